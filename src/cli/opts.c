@@ -1,0 +1,118 @@
+/* opts.c -- see opts.h. */
+#include "opts.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+
+void dsf_optparse_init(dsf_optparse *p, int argc, char **argv, int first,
+                       const char *cmd)
+{
+    p->argc = argc;
+    p->argv = argv;
+    p->i = first;
+    p->cmd = cmd;
+    p->only_positional = false;
+    p->arg_index = first;
+}
+
+static int usage_error(dsf_optparse *p, dsf_diags *d, const char *problem,
+                       const char *what)
+{
+    dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0, "%s '%s'", problem,
+                               what);
+    dsf_diag_set_hint(g, "try 'dsforge %s --help'", p->cmd);
+    return DSF_EUSAGE;
+}
+
+int dsf_opt_next(dsf_optparse *p, const dsf_opt *opts, const char **arg,
+                 dsf_diags *d)
+{
+    *arg = NULL;
+    if (p->i >= p->argc)
+        return DSF_OPT_END;
+    p->arg_index = p->i;
+    char *a = p->argv[p->i++];
+    if (p->only_positional || a[0] != '-' || !a[1]) {
+        *arg = a;
+        return DSF_OPT_POS;
+    }
+    if (!strcmp(a, "--")) {
+        p->only_positional = true;
+        return dsf_opt_next(p, opts, arg, d);
+    }
+    const dsf_opt *o = NULL;
+    const char *inline_val = NULL;
+    if (a[1] == '-') {
+        const char *name = a + 2;
+        const char *eq = strchr(name, '=');
+        size_t n = eq ? (size_t)(eq - name) : strlen(name);
+        for (const dsf_opt *it = opts; it->id; it++)
+            if (strlen(it->name) == n && !strncmp(it->name, name, n))
+                o = it;
+        if (!o)
+            return usage_error(p, d, "unknown option", a);
+        if (eq) {
+            if (!o->has_arg)
+                return usage_error(p, d, "option takes no value:",
+                                   a);
+            inline_val = eq + 1;
+        }
+    } else {
+        for (const dsf_opt *it = opts; it->id; it++)
+            if (it->short_name && it->short_name == a[1])
+                o = it;
+        if (!o)
+            return usage_error(p, d, "unknown option", a);
+        if (a[2]) {
+            if (!o->has_arg)
+                return usage_error(p, d, "unknown option", a);
+            inline_val = a + 2;
+        }
+    }
+    if (o->has_arg) {
+        if (inline_val) {
+            *arg = inline_val;
+        } else if (p->i < p->argc) {
+            *arg = p->argv[p->i++];
+        } else {
+            return usage_error(p, d, "option needs a value:", a);
+        }
+    }
+    return o->id;
+}
+
+int dsf_opt_int(long long *out, const char *s, long long min, long long max,
+                const char *opt, dsf_diags *d)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < min || v > max) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "%s: '%s' is not a whole number between "
+                                   "%lld and %lld", opt, s, min, max);
+        (void)g;
+        return DSF_EUSAGE;
+    }
+    *out = v;
+    return 0;
+}
+
+int dsf_opt_double(double *out, const char *s, double min, double max,
+                   const char *opt, dsf_diags *d)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= min && v <= max)) {
+        dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                     "%s: '%s' is not a number between %g and %g", opt, s,
+                     min, max);
+        return DSF_EUSAGE;
+    }
+    *out = v;
+    return 0;
+}

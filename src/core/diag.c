@@ -1,0 +1,223 @@
+/* diag.c -- see diag.h. */
+#include "diag.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "xalloc.h"
+
+static char *vformat(const char *fmt, va_list ap)
+{
+    va_list cp;
+    va_copy(cp, ap);
+    int n = vsnprintf(NULL, 0, fmt, cp);
+    va_end(cp);
+    if (n < 0)
+        return dsf_xstrdup(fmt);
+    char *s = dsf_xmalloc((size_t)n + 1);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    return s;
+}
+
+static dsf_diag *vadd(dsf_diags *d, dsf_severity sev, const char *file,
+                      int line, int col, const char *fmt, va_list ap)
+{
+    dsf_xgrow((void **)&d->items, &d->cap, d->len + 1, sizeof *d->items);
+    dsf_diag *g = &d->items[d->len++];
+    memset(g, 0, sizeof *g);
+    g->severity = sev;
+    g->file = dsf_xstrdup(file);
+    g->line = line;
+    g->col = col;
+    g->message = vformat(fmt, ap);
+    return g;
+}
+
+dsf_diag *dsf_diag_add(dsf_diags *d, dsf_severity sev, const char *file,
+                       int line, int col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    dsf_diag *g = vadd(d, sev, file, line, col, fmt, ap);
+    va_end(ap);
+    return g;
+}
+
+int dsf_diag_error(dsf_diags *d, int code, const char *file, int line,
+                   int col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vadd(d, DSF_ERROR, file, line, col, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void dsf_diag_set_hint(dsf_diag *g, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    free(g->hint);
+    g->hint = vformat(fmt, ap);
+    va_end(ap);
+}
+
+static void replace(char **slot, const char *s)
+{
+    free(*slot);
+    *slot = dsf_xstrdup(s);
+}
+
+void dsf_diag_set_rule(dsf_diag *g, const char *rule) { replace(&g->rule, rule); }
+void dsf_diag_set_path(dsf_diag *g, const char *path) { replace(&g->path, path); }
+void dsf_diag_set_trace(dsf_diag *g, const char *t) { replace(&g->trace, t); }
+
+void dsf_diag_set_excerpt(dsf_diag *g, const char *line_start, size_t len)
+{
+    free(g->excerpt);
+    g->excerpt = dsf_xstrndup(line_start, len);
+}
+
+dsf_diag *dsf_diags_last(dsf_diags *d)
+{
+    return d->len ? &d->items[d->len - 1] : NULL;
+}
+
+size_t dsf_diags_count(const dsf_diags *d, dsf_severity sev)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->len; i++)
+        n += d->items[i].severity == sev;
+    return n;
+}
+
+void dsf_diags_move(dsf_diags *dst, dsf_diags *src)
+{
+    if (!src->len)
+        return;
+    dsf_xgrow((void **)&dst->items, &dst->cap, dst->len + src->len,
+              sizeof *dst->items);
+    memcpy(dst->items + dst->len, src->items, src->len * sizeof *src->items);
+    dst->len += src->len;
+    src->len = 0;
+}
+
+static int strcmp_null(const char *a, const char *b)
+{
+    if (!a || !b)
+        return (a != NULL) - (b != NULL);
+    return strcmp(a, b);
+}
+
+static int cmp_diag(const dsf_diag *a, const dsf_diag *b)
+{
+    int c = strcmp_null(a->file, b->file);
+    if (c)
+        return c;
+    if (a->line != b->line)
+        return a->line < b->line ? -1 : 1;
+    if (a->col != b->col)
+        return a->col < b->col ? -1 : 1;
+    c = strcmp_null(a->rule, b->rule);
+    if (c)
+        return c;
+    return strcmp_null(a->path, b->path);
+}
+
+void dsf_diags_sort(dsf_diags *d)
+{
+    /* Insertion sort: stable, and lists are short. */
+    for (size_t i = 1; i < d->len; i++) {
+        dsf_diag tmp = d->items[i];
+        size_t j = i;
+        while (j > 0 && cmp_diag(&d->items[j - 1], &tmp) > 0) {
+            d->items[j] = d->items[j - 1];
+            j--;
+        }
+        d->items[j] = tmp;
+    }
+}
+
+const char *dsf_severity_name(dsf_severity sev)
+{
+    switch (sev) {
+    case DSF_NOTE:
+        return "note";
+    case DSF_WARNING:
+        return "warning";
+    case DSF_ERROR:
+        return "error";
+    }
+    return "error";
+}
+
+static const char *sev_color(dsf_severity sev)
+{
+    switch (sev) {
+    case DSF_NOTE:
+        return "\033[1;36m";
+    case DSF_WARNING:
+        return "\033[1;35m";
+    case DSF_ERROR:
+        return "\033[1;31m";
+    }
+    return "";
+}
+
+static void print_one(const dsf_diag *g, FILE *out, bool color)
+{
+    const char *bold = color ? "\033[1m" : "";
+    const char *reset = color ? "\033[0m" : "";
+    fputs(bold, out);
+    if (g->file) {
+        fputs(g->file, out);
+        if (g->line > 0) {
+            fprintf(out, ":%d", g->line);
+            if (g->col > 0)
+                fprintf(out, ":%d", g->col);
+        }
+    } else {
+        fputs("dsforge", out);
+    }
+    fprintf(out, ":%s %s%s:%s %s", reset, color ? sev_color(g->severity) : "",
+            dsf_severity_name(g->severity), reset, g->message);
+    if (g->rule)
+        fprintf(out, " [%s]", g->rule);
+    fputc('\n', out);
+    if (g->excerpt) {
+        fprintf(out, "    %s\n    ", g->excerpt);
+        /* Tabs keep their width so the caret lines up. */
+        for (int i = 1; i < g->col && g->excerpt[i - 1]; i++)
+            fputc(g->excerpt[i - 1] == '\t' ? '\t' : ' ', out);
+        fprintf(out, "%s^%s\n", color ? sev_color(g->severity) : "", reset);
+    }
+    if (g->hint)
+        fprintf(out, "  %shint:%s %s\n", bold, reset, g->hint);
+    if (g->trace)
+        fprintf(out, "%s\n", g->trace);
+}
+
+void dsf_diags_print(const dsf_diags *d, FILE *out, bool color)
+{
+    for (size_t i = 0; i < d->len; i++)
+        print_one(&d->items[i], out, color);
+}
+
+void dsf_diags_free(dsf_diags *d)
+{
+    for (size_t i = 0; i < d->len; i++) {
+        dsf_diag *g = &d->items[i];
+        free(g->file);
+        free(g->rule);
+        free(g->message);
+        free(g->hint);
+        free(g->path);
+        free(g->excerpt);
+        free(g->trace);
+    }
+    free(d->items);
+    d->items = NULL;
+    d->len = d->cap = 0;
+}

@@ -1,0 +1,238 @@
+/* fsutil.c -- see fsutil.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "fsutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "xalloc.h"
+
+int dsf_read_file(char **out, size_t *len, const char *path, size_t max,
+                  dsf_diags *d)
+{
+    *out = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return dsf_diag_error(d, DSF_EINPUT, path, 0, 0, "cannot open: %s",
+                              strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+        int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
+        close(fd);
+        return dsf_diag_error(d, DSF_EINPUT, path, 0, 0, "cannot read: %s",
+                              strerror(e));
+    }
+    size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096;
+    if (cap > max + 1)
+        cap = max + 1;
+    char *buf = dsf_xmalloc(cap + 1);
+    size_t n = 0;
+    for (;;) {
+        if (n == cap) {
+            if (cap > max) {
+                free(buf);
+                close(fd);
+                return dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
+                                      "file is larger than the limit of "
+                                      "%zu bytes", max);
+            }
+            cap *= 2;
+            buf = dsf_xrealloc(buf, cap + 1);
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            free(buf);
+            close(fd);
+            return dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
+                                  "cannot read: %s", strerror(e));
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (n > max) {
+        free(buf);
+        return dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
+                              "file is larger than the limit of %zu bytes",
+                              max);
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+    while (len) {
+        ssize_t w = write(fd, data, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        data += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+int dsf_write_temp(char **tmp_out, const char *final_path, const char *data,
+                   size_t len, dsf_diags *d)
+{
+    *tmp_out = NULL;
+    char *tmp = dsf_xasprintf("%s.tmp-XXXXXX", final_path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(tmp);
+        return dsf_diag_error(d, DSF_EINPUT, final_path, 0, 0,
+                              "cannot create a temporary file: %s",
+                              strerror(e));
+    }
+    if (fchmod(fd, 0644) != 0 || write_all(fd, data, len) != 0 ||
+        fsync(fd) != 0) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        return dsf_diag_error(d, DSF_EINPUT, final_path, 0, 0,
+                              "cannot write: %s", strerror(e));
+    }
+    if (close(fd) != 0) {
+        int e = errno;
+        unlink(tmp);
+        free(tmp);
+        return dsf_diag_error(d, DSF_EINPUT, final_path, 0, 0,
+                              "cannot write: %s", strerror(e));
+    }
+    *tmp_out = tmp;
+    return 0;
+}
+
+int dsf_write_atomic(const char *path, const char *data, size_t len,
+                     dsf_diags *d)
+{
+    char *tmp;
+    int rc = dsf_write_temp(&tmp, path, data, len, d);
+    if (rc)
+        return rc;
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        free(tmp);
+        return dsf_diag_error(d, DSF_EINPUT, path, 0, 0, "cannot write: %s",
+                              strerror(e));
+    }
+    free(tmp);
+    return 0;
+}
+
+int dsf_mkdir_p(const char *dir, bool *created, dsf_diags *d)
+{
+    if (created)
+        *created = false;
+    if (dsf_is_dir(dir))
+        return 0;
+    char *p = dsf_xstrdup(dir);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+            int e = errno;
+            int rc = dsf_diag_error(d, DSF_EINPUT, p, 0, 0,
+                                    "cannot create directory: %s",
+                                    strerror(e));
+            free(p);
+            return rc;
+        }
+        *s = '/';
+    }
+    free(p);
+    if (mkdir(dir, 0755) != 0) {
+        if (errno == EEXIST && dsf_is_dir(dir))
+            return 0;
+        return dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
+                              "cannot create directory: %s", strerror(errno));
+    }
+    if (created)
+        *created = true;
+    return 0;
+}
+
+bool dsf_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool dsf_is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+char *dsf_path_join(const char *a, const char *b)
+{
+    if (b[0] == '/' || !a[0])
+        return dsf_xstrdup(b);
+    size_t la = strlen(a);
+    bool slash = a[la - 1] == '/';
+    return dsf_xasprintf("%s%s%s", a, slash ? "" : "/", b);
+}
+
+char *dsf_path_dirname(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    if (!s)
+        return dsf_xstrdup(".");
+    if (s == path)
+        return dsf_xstrdup("/");
+    return dsf_xstrndup(path, (size_t)(s - path));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int dsf_list_dir(char ***names, size_t *n, const char *dir)
+{
+    *names = NULL;
+    *n = 0;
+    DIR *dh = opendir(dir);
+    if (!dh)
+        return 0;
+    size_t cap = 0;
+    struct dirent *e;
+    while ((e = readdir(dh)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        dsf_xgrow((void **)names, &cap, *n + 1, sizeof **names);
+        (*names)[(*n)++] = dsf_xstrdup(e->d_name);
+    }
+    closedir(dh);
+    if (*n)
+        qsort(*names, *n, sizeof **names, cmp_str);
+    return 0;
+}
+
+void dsf_free_strv(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}

@@ -1,0 +1,49 @@
+/*
+** fsutil.h -- files and directories: bounded reads, atomic writes, listing.
+*/
+#ifndef DSF_FSUTIL_H
+#define DSF_FSUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "diag.h"
+
+/* Reads all of path (at most max bytes) into *out (NUL-terminated; caller
+** frees) and its length into *len. DSF_EINPUT with a diagnostic when the
+** file is missing, unreadable, a directory or larger than max. */
+int dsf_read_file(char **out, size_t *len, const char *path, size_t max,
+                  dsf_diags *d);
+
+/* Writes data to a new temporary file in the directory of final_path
+** (same file system, so a rename is atomic) and returns its name in
+** *tmp_out (caller frees; caller renames or unlinks it). */
+int dsf_write_temp(char **tmp_out, const char *final_path, const char *data,
+                   size_t len, dsf_diags *d);
+
+/* Writes data to path atomically: temporary file, fsync, rename. Readers
+** see the old content or the new, never a mix. */
+int dsf_write_atomic(const char *path, const char *data, size_t len,
+                     dsf_diags *d);
+
+/* Creates dir and its missing parents (mode 0755). *created (may be NULL)
+** is set to true when dir itself did not exist before. */
+int dsf_mkdir_p(const char *dir, bool *created, dsf_diags *d);
+
+bool dsf_is_dir(const char *path);
+bool dsf_is_file(const char *path);
+
+/* a + "/" + b (b absolute: a copy of b). Caller frees. */
+char *dsf_path_join(const char *a, const char *b);
+
+/* The directory part of path ("." when none). Caller frees. */
+char *dsf_path_dirname(const char *path);
+
+/* Sorted names of the entries of dir (no "." or ".."); *names is an array
+** of *n strings, freed with dsf_free_strv. A missing dir gives 0 names and
+** returns 0. */
+int dsf_list_dir(char ***names, size_t *n, const char *dir);
+void dsf_free_strv(char **v, size_t n);
+
+#endif

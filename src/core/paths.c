@@ -1,0 +1,103 @@
+/* paths.c -- see paths.h. */
+#include "paths.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/fsutil.h"
+#include "core/xalloc.h"
+#include "version.h"
+
+void dsf_dirs_add(dsf_dirs *dirs, const char *path, const char *origin)
+{
+    for (size_t i = 0; i < dirs->len; i++)
+        if (!strcmp(dirs->items[i].path, path))
+            return;
+    dsf_xgrow((void **)&dirs->items, &dirs->cap, dirs->len + 1,
+              sizeof *dirs->items);
+    dsf_dir *d = &dirs->items[dirs->len++];
+    d->path = dsf_xstrdup(path);
+    d->origin = dsf_xstrdup(origin);
+}
+
+static void add_if_dir(dsf_dirs *dirs, const char *path, const char *origin)
+{
+    if (path && *path && dsf_is_dir(path))
+        dsf_dirs_add(dirs, path, origin);
+}
+
+static char *home_dir(const char *xdg_var, const char *fallback)
+{
+    const char *x = getenv(xdg_var);
+    if (x && x[0] == '/')
+        return dsf_path_join(x, "dsforge");
+    const char *home = getenv("HOME");
+    if (!home || !*home)
+        return NULL;
+    return dsf_xasprintf("%s/%s/dsforge", home, fallback);
+}
+
+char *dsf_config_home(void) { return home_dir("XDG_CONFIG_HOME", ".config"); }
+char *dsf_cache_home(void) { return home_dir("XDG_CACHE_HOME", ".cache"); }
+
+char *dsf_builtin_dir(const char *kind)
+{
+    const char *over = getenv("DSFORGE_DATADIR");
+    if (over && *over)
+        return dsf_path_join(over, kind);
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *bindir = dsf_path_dirname(exe);
+        char *installed = dsf_xasprintf("%s/../share/dsforge/%s", bindir,
+                                        kind);
+        free(bindir);
+        if (dsf_is_dir(installed))
+            return installed;
+        free(installed);
+    }
+    return dsf_path_join(DSF_SOURCE_DIR, kind);
+}
+
+void dsf_dirs_build(dsf_dirs *out, const char *kind,
+                    const char *const *explicit_dirs, size_t n_explicit,
+                    const char *option_name, const char *env_var)
+{
+    for (size_t i = 0; i < n_explicit; i++)
+        add_if_dir(out, explicit_dirs[i], option_name);
+    const char *env = getenv(env_var);
+    if (env && *env) {
+        char *copy = dsf_xstrdup(env);
+        for (char *s = copy, *next; s; s = next) {
+            next = strchr(s, ':');
+            if (next)
+                *next++ = '\0';
+            add_if_dir(out, s, env_var);
+        }
+        free(copy);
+    }
+    add_if_dir(out, kind, "project");
+    char *cfg = dsf_config_home();
+    if (cfg) {
+        char *user = dsf_path_join(cfg, kind);
+        add_if_dir(out, user, "user");
+        free(user);
+        free(cfg);
+    }
+    char *builtin = dsf_builtin_dir(kind);
+    add_if_dir(out, builtin, "built-in");
+    free(builtin);
+}
+
+void dsf_dirs_free(dsf_dirs *dirs)
+{
+    for (size_t i = 0; i < dirs->len; i++) {
+        free(dirs->items[i].path);
+        free(dirs->items[i].origin);
+    }
+    free(dirs->items);
+    dirs->items = NULL;
+    dirs->len = dirs->cap = 0;
+}

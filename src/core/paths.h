@@ -1,0 +1,47 @@
+/*
+** paths.h -- search paths for profiles and plugins, highest priority first.
+*/
+#ifndef DSF_PATHS_H
+#define DSF_PATHS_H
+
+#include <stddef.h>
+
+typedef struct dsf_dir {
+    char *path;    /* directory */
+    char *origin;  /* where it came from: "--profile-path", "DSFORGE_PATH",
+                      "project", "user", "built-in", "repo NAME" */
+} dsf_dir;
+
+typedef struct dsf_dirs {
+    dsf_dir *items;
+    size_t len, cap;
+} dsf_dirs;
+
+#define DSF_DIRS_INIT {NULL, 0, 0}
+
+/* Appends (copies) a directory, unless the same path is already listed. */
+void dsf_dirs_add(dsf_dirs *dirs, const char *path, const char *origin);
+
+/* Builds the search path for kind ("profiles" or "plugins"): the explicit
+** directories (option_name names their option), each directory of the
+** colon-separated environment variable env_var, ./<kind>, then
+** $XDG_CONFIG_HOME/dsforge/<kind> (default ~/.config), then the built-in
+** directory. Directories that do not exist are left out. */
+void dsf_dirs_build(dsf_dirs *out, const char *kind,
+                    const char *const *explicit_dirs, size_t n_explicit,
+                    const char *option_name, const char *env_var);
+
+/* The built-in directory for kind: $DSFORGE_DATADIR/<kind> when set, the
+** installed share/dsforge/<kind> next to the executable when present,
+** else the source tree's (running from the build tree). Caller frees. */
+char *dsf_builtin_dir(const char *kind);
+
+/* $XDG_CONFIG_HOME/dsforge (or ~/.config/dsforge), and the cache
+** counterpart $XDG_CACHE_HOME/dsforge (or ~/.cache/dsforge). Caller
+** frees. */
+char *dsf_config_home(void);
+char *dsf_cache_home(void);
+
+void dsf_dirs_free(dsf_dirs *dirs);
+
+#endif

@@ -1,0 +1,65 @@
+/* prov.c -- see prov.h. */
+#include "prov.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+#include "json/jsonout.h"
+
+void dsf_prov_add(dsf_prov *p, const char *path, dsf_prov_action action,
+                  const dsf_layer *layer, int line, int col,
+                  const cJSON *value)
+{
+    dsf_xgrow((void **)&p->ev, &p->cap, p->len + 1, sizeof *p->ev);
+    dsf_prov_event *e = &p->ev[p->len++];
+    e->path = dsf_xstrdup(path);
+    e->action = action;
+    e->layer = layer;
+    e->line = line ? line : layer->line;
+    e->col = line ? col : layer->col;
+    e->value = value ? dsf_json_print(value, false) : NULL;
+}
+
+/* Is a a prefix of b at a step boundary? */
+static bool is_prefix(const char *a, const char *b)
+{
+    size_t n = strlen(a);
+    if (strncmp(a, b, n) != 0)
+        return false;
+    return b[n] == '\0' || b[n] == '.' || b[n] == '[' || n == 0;
+}
+
+int dsf_prov_related(const char *a, const char *b)
+{
+    return is_prefix(a, b) || is_prefix(b, a);
+}
+
+const dsf_prov_event *dsf_prov_origin(const dsf_prov *p, const char *path)
+{
+    const dsf_prov_event *best = NULL;
+    size_t best_len = 0;
+    for (size_t i = 0; i < p->len; i++) {
+        const dsf_prov_event *e = &p->ev[i];
+        if (!is_prefix(e->path, path))
+            continue;
+        size_t n = strlen(e->path);
+        if (!best || n >= best_len) {
+            best = e;
+            best_len = n;
+        }
+    }
+    return best;
+}
+
+void dsf_prov_free(dsf_prov *p)
+{
+    for (size_t i = 0; i < p->len; i++) {
+        free(p->ev[i].path);
+        free(p->ev[i].value);
+    }
+    free(p->ev);
+    p->ev = NULL;
+    p->len = p->cap = 0;
+}

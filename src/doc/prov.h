@@ -1,0 +1,55 @@
+/*
+** prov.h -- provenance: which layer set, overrode or deleted each value.
+*/
+#ifndef DSF_PROV_H
+#define DSF_PROV_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+typedef enum dsf_prov_action {
+    DSF_PROV_SET,       /* a new value */
+    DSF_PROV_OVERRIDE,  /* replaced an earlier layer's value */
+    DSF_PROV_DELETE     /* removed the value */
+} dsf_prov_action;
+
+/* A layer of the merge, lowest first. Strings are borrowed for the
+** lifetime of the provenance record that refers to it. */
+typedef struct dsf_layer {
+    const char *kind;   /* "profile", "tier", "file", "edit", "plugin" */
+    const char *label;  /* e.g. "profile 8xa100", "-f team.json" */
+    const char *file;   /* source file or "argument #4"; may be NULL */
+    int line, col;      /* where the layer's value comes from, if known */
+} dsf_layer;
+
+typedef struct dsf_prov_event {
+    char *path;            /* canonical path (jpath syntax) */
+    dsf_prov_action action;
+    const dsf_layer *layer;
+    int line, col;         /* of this value, when known (else layer's) */
+    char *value;           /* compact JSON; NULL for a delete */
+} dsf_prov_event;
+
+typedef struct dsf_prov {
+    dsf_prov_event *ev;
+    size_t len, cap;
+} dsf_prov;
+
+#define DSF_PROV_INIT {NULL, 0, 0}
+
+/* Records an event (copies path and the JSON text of value, if any). */
+void dsf_prov_add(dsf_prov *p, const char *path, dsf_prov_action action,
+                  const dsf_layer *layer, int line, int col,
+                  const cJSON *value);
+
+/* The last event for path or for its nearest recorded ancestor (the
+** layer that is responsible for the value now), or NULL. Borrowed. */
+const dsf_prov_event *dsf_prov_origin(const dsf_prov *p, const char *path);
+
+/* True when event path a is path b, an ancestor or a descendant of it. */
+int dsf_prov_related(const char *a, const char *b);
+
+void dsf_prov_free(dsf_prov *p);
+
+#endif

@@ -1,0 +1,655 @@
+/* jsonc.c -- see jsonc.h. A recursive-descent parser with a depth cap. */
+#include "jsonc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/xalloc.h"
+
+typedef struct posent {
+    const cJSON *node;
+    dsf_jpos val, key;
+} posent;
+
+struct dsf_jsrc {
+    char *file;
+    char *text;
+    size_t len;
+    posent *slots;  /* open addressing, keyed by node pointer */
+    size_t nslots, used;
+    dsf_jdup *dups;
+    size_t ndups, capdups;
+};
+
+typedef struct parser {
+    const char *p, *end, *text;
+    int line;
+    const char *line_start;
+    dsf_jsrc *src;
+    dsf_diags *d;
+    const char *file;
+    int depth;
+    dsf_buf path;  /* dotted path of the value being parsed */
+} parser;
+
+/* ---- position map ---- */
+
+static size_t hash_ptr(const void *p)
+{
+    uintptr_t x = (uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return (size_t)x;
+}
+
+static posent *slot_for(dsf_jsrc *s, const cJSON *node)
+{
+    size_t mask = s->nslots - 1;
+    for (size_t i = hash_ptr(node) & mask;; i = (i + 1) & mask)
+        if (s->slots[i].node == node || s->slots[i].node == NULL)
+            return &s->slots[i];
+}
+
+static void grow_map(dsf_jsrc *s)
+{
+    size_t old_n = s->nslots;
+    posent *old = s->slots;
+    s->nslots = old_n ? old_n * 2 : 64;
+    s->slots = dsf_xcalloc(s->nslots, sizeof *s->slots);
+    for (size_t i = 0; i < old_n; i++)
+        if (old[i].node)
+            *slot_for(s, old[i].node) = old[i];
+    free(old);
+}
+
+static posent *record(dsf_jsrc *s, const cJSON *node)
+{
+    if ((s->used + 1) * 2 > s->nslots)
+        grow_map(s);
+    posent *e = slot_for(s, node);
+    if (!e->node) {
+        e->node = node;
+        s->used++;
+    }
+    return e;
+}
+
+static const posent *lookup(const dsf_jsrc *s, const cJSON *node)
+{
+    if (!s || !s->nslots)
+        return NULL;
+    size_t mask = s->nslots - 1;
+    for (size_t i = hash_ptr(node) & mask;; i = (i + 1) & mask) {
+        if (s->slots[i].node == node)
+            return &s->slots[i];
+        if (!s->slots[i].node)
+            return NULL;
+    }
+}
+
+/* ---- errors ---- */
+
+static dsf_jpos here(const parser *ps)
+{
+    dsf_jpos pos = {ps->line, (int)(ps->p - ps->line_start) + 1};
+    return pos;
+}
+
+static int fail_at(parser *ps, dsf_jpos pos, const char *msg)
+{
+    dsf_diag *g = dsf_diag_add(ps->d, DSF_ERROR, ps->file, pos.line, pos.col,
+                               "%s", msg);
+    /* Show the offending line (at most 200 bytes of it). */
+    const char *ls = ps->text;
+    for (int l = 1; l < pos.line && ls < ps->end; ls++)
+        if (*ls == '\n')
+            l++;
+    const char *le = ls;
+    while (le < ps->end && *le != '\n' && *le != '\r' && le - ls < 200)
+        le++;
+    dsf_diag_set_excerpt(g, ls, (size_t)(le - ls));
+    return DSF_EINPUT;
+}
+
+static int fail(parser *ps, const char *msg)
+{
+    return fail_at(ps, here(ps), msg);
+}
+
+/* ---- lexing ---- */
+
+static void newline(parser *ps)
+{
+    ps->line++;
+    ps->line_start = ps->p;
+}
+
+static int skip_space(parser *ps)
+{
+    while (ps->p < ps->end) {
+        char c = *ps->p;
+        if (c == '\n') {
+            ps->p++;
+            newline(ps);
+        } else if (c == ' ' || c == '\t' || c == '\r') {
+            ps->p++;
+        } else if (c == '/' && ps->p + 1 < ps->end && ps->p[1] == '/') {
+            while (ps->p < ps->end && *ps->p != '\n')
+                ps->p++;
+        } else if (c == '/' && ps->p + 1 < ps->end && ps->p[1] == '*') {
+            dsf_jpos start = here(ps);
+            ps->p += 2;
+            for (;;) {
+                if (ps->p >= ps->end)
+                    return fail_at(ps, start, "unterminated /* comment");
+                if (*ps->p == '*' && ps->p + 1 < ps->end && ps->p[1] == '/') {
+                    ps->p += 2;
+                    break;
+                }
+                if (*ps->p++ == '\n')
+                    newline(ps);
+            }
+        } else {
+            break;
+        }
+    }
+    return 0;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static int read_hex4(parser *ps, unsigned *out)
+{
+    if (ps->end - ps->p < 4)
+        return -1;
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = hexval(ps->p[i]);
+        if (h < 0)
+            return -1;
+        v = v << 4 | (unsigned)h;
+    }
+    ps->p += 4;
+    *out = v;
+    return 0;
+}
+
+static void put_utf8(dsf_buf *b, unsigned cp)
+{
+    char s[4];
+    size_t n;
+    if (cp < 0x80) {
+        s[0] = (char)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        s[0] = (char)(0xC0 | cp >> 6);
+        s[1] = (char)(0x80 | (cp & 0x3F));
+        n = 2;
+    } else if (cp < 0x10000) {
+        s[0] = (char)(0xE0 | cp >> 12);
+        s[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+        s[2] = (char)(0x80 | (cp & 0x3F));
+        n = 3;
+    } else {
+        s[0] = (char)(0xF0 | cp >> 18);
+        s[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+        s[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+        s[3] = (char)(0x80 | (cp & 0x3F));
+        n = 4;
+    }
+    dsf_buf_add(b, s, n);
+}
+
+/* Parses a string at ps->p (which is '"') into a new heap string. */
+static int parse_string(parser *ps, char **out)
+{
+    dsf_jpos start = here(ps);
+    dsf_buf b = DSF_BUF_INIT;
+    ps->p++;
+    for (;;) {
+        if (ps->p >= ps->end || *ps->p == '\n') {
+            dsf_buf_free(&b);
+            return fail_at(ps, start, "unterminated string");
+        }
+        unsigned char c = (unsigned char)*ps->p;
+        if (c == '"') {
+            ps->p++;
+            break;
+        }
+        if (c < 0x20) {
+            dsf_buf_free(&b);
+            return fail(ps, "control character in string (escape it)");
+        }
+        if (c != '\\') {
+            dsf_buf_putc(&b, (char)c);
+            ps->p++;
+            continue;
+        }
+        ps->p++;
+        if (ps->p >= ps->end)
+            continue;
+        char e = *ps->p++;
+        switch (e) {
+        case '"': dsf_buf_putc(&b, '"'); break;
+        case '\\': dsf_buf_putc(&b, '\\'); break;
+        case '/': dsf_buf_putc(&b, '/'); break;
+        case 'b': dsf_buf_putc(&b, '\b'); break;
+        case 'f': dsf_buf_putc(&b, '\f'); break;
+        case 'n': dsf_buf_putc(&b, '\n'); break;
+        case 'r': dsf_buf_putc(&b, '\r'); break;
+        case 't': dsf_buf_putc(&b, '\t'); break;
+        case 'u': {
+            unsigned cp;
+            if (read_hex4(ps, &cp) != 0) {
+                dsf_buf_free(&b);
+                return fail(ps, "bad \\u escape (4 hex digits expected)");
+            }
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                unsigned lo;
+                if (ps->end - ps->p < 6 || ps->p[0] != '\\' ||
+                    ps->p[1] != 'u') {
+                    dsf_buf_free(&b);
+                    return fail(ps, "unpaired UTF-16 surrogate");
+                }
+                ps->p += 2;
+                if (read_hex4(ps, &lo) != 0 || lo < 0xDC00 || lo > 0xDFFF) {
+                    dsf_buf_free(&b);
+                    return fail(ps, "unpaired UTF-16 surrogate");
+                }
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                dsf_buf_free(&b);
+                return fail(ps, "unpaired UTF-16 surrogate");
+            }
+            if (cp == 0) {
+                dsf_buf_free(&b);
+                return fail(ps, "\\u0000 is not allowed in strings");
+            }
+            put_utf8(&b, cp);
+            break;
+        }
+        default:
+            dsf_buf_free(&b);
+            ps->p--;
+            return fail(ps, "invalid escape in string");
+        }
+    }
+    *out = dsf_buf_take(&b);
+    return 0;
+}
+
+static int parse_number(parser *ps, cJSON **out)
+{
+    const char *s = ps->p;
+    const char *q = s;
+    if (q < ps->end && *q == '-')
+        q++;
+    if (q >= ps->end || !(*q >= '0' && *q <= '9'))
+        return fail(ps, "invalid number");
+    if (*q == '0' && q + 1 < ps->end && q[1] >= '0' && q[1] <= '9')
+        return fail(ps, "numbers may not have leading zeros");
+    while (q < ps->end && *q >= '0' && *q <= '9')
+        q++;
+    if (q < ps->end && *q == '.') {
+        q++;
+        if (q >= ps->end || !(*q >= '0' && *q <= '9')) {
+            ps->p = q;
+            return fail(ps, "digit expected after '.'");
+        }
+        while (q < ps->end && *q >= '0' && *q <= '9')
+            q++;
+    }
+    if (q < ps->end && (*q == 'e' || *q == 'E')) {
+        q++;
+        if (q < ps->end && (*q == '+' || *q == '-'))
+            q++;
+        if (q >= ps->end || !(*q >= '0' && *q <= '9')) {
+            ps->p = q;
+            return fail(ps, "digit expected in exponent");
+        }
+        while (q < ps->end && *q >= '0' && *q <= '9')
+            q++;
+    }
+    char *lit = dsf_xstrndup(s, (size_t)(q - s));
+    errno = 0;
+    double v = strtod(lit, NULL);
+    if (!isfinite(v)) {
+        free(lit);
+        return fail(ps, "number out of range");
+    }
+    cJSON *n = cJSON_CreateNumber(v);
+    if (!n) {
+        free(lit);
+        return fail(ps, "out of memory");
+    }
+    n->valuestring = lit;
+    ps->p = q;
+    *out = n;
+    return 0;
+}
+
+static int parse_value(parser *ps, cJSON **out);
+
+static bool word(parser *ps, const char *w)
+{
+    size_t n = strlen(w);
+    if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, w, n) != 0)
+        return false;
+    const char *after = ps->p + n;
+    if (after < ps->end &&
+        ((*after >= 'a' && *after <= 'z') || (*after >= 'A' && *after <= 'Z')
+         || (*after >= '0' && *after <= '9') || *after == '_'))
+        return false;
+    ps->p += n;
+    return true;
+}
+
+static void note_duplicate(parser *ps, const cJSON *old, dsf_jpos again)
+{
+    dsf_jsrc *s = ps->src;
+    dsf_xgrow((void **)&s->dups, &s->capdups, s->ndups + 1, sizeof *s->dups);
+    dsf_jdup *dp = &s->dups[s->ndups++];
+    dp->path = dsf_xstrdup(dsf_buf_str(&ps->path));
+    const posent *e = lookup(s, old);
+    dp->first = e ? e->key : again;
+    dp->again = again;
+}
+
+static int parse_object(parser *ps, cJSON *obj)
+{
+    ps->p++; /* '{' */
+    for (;;) {
+        int rc = skip_space(ps);
+        if (rc)
+            return rc;
+        if (ps->p >= ps->end)
+            return fail(ps, "unexpected end of input: '}' expected");
+        if (*ps->p == '}') {
+            ps->p++;
+            return 0;
+        }
+        if (*ps->p != '"')
+            return fail(ps, "object key (a double-quoted string) expected");
+        dsf_jpos kpos = here(ps);
+        char *key;
+        if ((rc = parse_string(ps, &key)))
+            return rc;
+        if ((rc = skip_space(ps))) {
+            free(key);
+            return rc;
+        }
+        if (ps->p >= ps->end || *ps->p != ':') {
+            free(key);
+            return fail(ps, "':' expected after object key");
+        }
+        ps->p++;
+        if ((rc = skip_space(ps))) {
+            free(key);
+            return rc;
+        }
+        size_t mark = ps->path.len;
+        if (mark)
+            dsf_buf_putc(&ps->path, '.');
+        dsf_buf_puts(&ps->path, key);
+        cJSON *val = NULL;
+        rc = parse_value(ps, &val);
+        if (rc) {
+            free(key);
+            return rc;
+        }
+        cJSON *old = cJSON_GetObjectItemCaseSensitive(obj, key);
+        if (old) {
+            note_duplicate(ps, old, kpos);
+            cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+        }
+        ps->path.len = mark;
+        ps->path.data[mark] = '\0';
+        record(ps->src, val)->key = kpos;
+        if (!cJSON_AddItemToObject(obj, key, val)) {
+            cJSON_Delete(val);
+            free(key);
+            return fail(ps, "out of memory");
+        }
+        free(key);
+        if ((rc = skip_space(ps)))
+            return rc;
+        if (ps->p < ps->end && *ps->p == ',') {
+            ps->p++;
+            continue;
+        }
+        if (ps->p < ps->end && *ps->p == '}') {
+            ps->p++;
+            return 0;
+        }
+        return fail(ps, ps->p >= ps->end
+                            ? "unexpected end of input: '}' expected"
+                            : "',' or '}' expected after object member");
+    }
+}
+
+static int parse_array(parser *ps, cJSON *arr)
+{
+    ps->p++; /* '[' */
+    for (int index = 0;; index++) {
+        int rc = skip_space(ps);
+        if (rc)
+            return rc;
+        if (ps->p >= ps->end)
+            return fail(ps, "unexpected end of input: ']' expected");
+        if (*ps->p == ']') {
+            ps->p++;
+            return 0;
+        }
+        size_t mark = ps->path.len;
+        dsf_buf_printf(&ps->path, "[%d]", index);
+        cJSON *val = NULL;
+        if ((rc = parse_value(ps, &val)))
+            return rc;
+        ps->path.len = mark;
+        ps->path.data[mark] = '\0';
+        if (!cJSON_AddItemToArray(arr, val)) {
+            cJSON_Delete(val);
+            return fail(ps, "out of memory");
+        }
+        if ((rc = skip_space(ps)))
+            return rc;
+        if (ps->p < ps->end && *ps->p == ',') {
+            ps->p++;
+            continue;
+        }
+        if (ps->p < ps->end && *ps->p == ']') {
+            ps->p++;
+            return 0;
+        }
+        return fail(ps, ps->p >= ps->end
+                            ? "unexpected end of input: ']' expected"
+                            : "',' or ']' expected after array element");
+    }
+}
+
+static int parse_value(parser *ps, cJSON **out)
+{
+    *out = NULL;
+    if (ps->p >= ps->end)
+        return fail(ps, "unexpected end of input: a value expected");
+    dsf_jpos pos = here(ps);
+    cJSON *v = NULL;
+    int rc = 0;
+    char c = *ps->p;
+    if (c == '{' || c == '[') {
+        if (++ps->depth > DSF_JSON_MAX_DEPTH)
+            return fail(ps, "nesting is too deep");
+        v = c == '{' ? cJSON_CreateObject() : cJSON_CreateArray();
+        if (!v)
+            return fail(ps, "out of memory");
+        rc = c == '{' ? parse_object(ps, v) : parse_array(ps, v);
+        ps->depth--;
+    } else if (c == '"') {
+        char *s;
+        if ((rc = parse_string(ps, &s)))
+            return rc;
+        v = cJSON_CreateString(s);
+        free(s);
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+        rc = parse_number(ps, &v);
+    } else if (word(ps, "true")) {
+        v = cJSON_CreateTrue();
+    } else if (word(ps, "false")) {
+        v = cJSON_CreateFalse();
+    } else if (word(ps, "null")) {
+        v = cJSON_CreateNull();
+    } else if (word(ps, "NaN") || word(ps, "Infinity")) {
+        ps->p = ps->line_start + pos.col - 1;
+        return fail(ps, "NaN and Infinity are not JSON numbers");
+    } else {
+        return fail(ps, "a value (object, array, string, number, true, "
+                        "false or null) expected");
+    }
+    if (rc) {
+        cJSON_Delete(v);
+        return rc;
+    }
+    if (!v)
+        return fail(ps, "out of memory");
+    record(ps->src, v)->val = pos;
+    *out = v;
+    return 0;
+}
+
+int dsf_json_parse(cJSON **out, dsf_jsrc **src_out, const char *file,
+                   const char *text, size_t len, dsf_diags *d)
+{
+    *out = NULL;
+    if (src_out)
+        *src_out = NULL;
+    dsf_jsrc *src = dsf_xcalloc(1, sizeof *src);
+    src->file = dsf_xstrdup(file);
+    src->text = dsf_xstrndup(text, len);
+    src->len = len;
+    parser ps = {0};
+    ps.text = ps.p = ps.line_start = src->text;
+    ps.end = src->text + len;
+    ps.line = 1;
+    ps.src = src;
+    ps.d = d;
+    ps.file = file;
+    if (len >= 3 && memcmp(ps.p, "\xEF\xBB\xBF", 3) == 0)
+        ps.p += 3, ps.line_start += 3;
+    cJSON *doc = NULL;
+    int rc = skip_space(&ps);
+    if (!rc)
+        rc = parse_value(&ps, &doc);
+    if (!rc)
+        rc = skip_space(&ps);
+    if (!rc && ps.p < ps.end)
+        rc = fail(&ps, "unexpected text after the JSON value");
+    dsf_buf_free(&ps.path);
+    if (rc) {
+        cJSON_Delete(doc);
+        dsf_jsrc_free(src);
+        return rc;
+    }
+    *out = doc;
+    if (src_out)
+        *src_out = src;
+    else
+        dsf_jsrc_free(src);
+    return 0;
+}
+
+int dsf_json_load_file(cJSON **out, dsf_jsrc **src_out, const char *path,
+                       dsf_diags *d)
+{
+    char *text;
+    size_t len;
+    *out = NULL;
+    if (src_out)
+        *src_out = NULL;
+    int rc = dsf_read_file(&text, &len, path, DSF_JSON_MAX_FILE, d);
+    if (rc)
+        return rc;
+    rc = dsf_json_parse(out, src_out, path, text, len, d);
+    free(text);
+    return rc;
+}
+
+bool dsf_jsrc_pos(const dsf_jsrc *s, const cJSON *node, dsf_jpos *out)
+{
+    const posent *e = lookup(s, node);
+    if (!e || !e->val.line)
+        return false;
+    *out = e->val;
+    return true;
+}
+
+bool dsf_jsrc_key_pos(const dsf_jsrc *s, const cJSON *node, dsf_jpos *out)
+{
+    const posent *e = lookup(s, node);
+    if (!e || !e->key.line)
+        return false;
+    *out = e->key;
+    return true;
+}
+
+const char *dsf_jsrc_file(const dsf_jsrc *s) { return s->file; }
+
+bool dsf_jsrc_line(const dsf_jsrc *s, int line, const char **start,
+                   size_t *len)
+{
+    const char *p = s->text, *end = s->text + s->len;
+    for (int l = 1; l < line; p++) {
+        if (p >= end)
+            return false;
+        if (*p == '\n')
+            l++;
+    }
+    const char *e = p;
+    while (e < end && *e != '\n' && *e != '\r')
+        e++;
+    *start = p;
+    *len = (size_t)(e - p);
+    return true;
+}
+
+const dsf_jdup *dsf_jsrc_duplicates(const dsf_jsrc *s, size_t *n)
+{
+    *n = s->ndups;
+    return s->dups;
+}
+
+void dsf_jsrc_free(dsf_jsrc *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->ndups; i++)
+        free(s->dups[i].path);
+    free(s->dups);
+    free(s->slots);
+    free(s->text);
+    free(s->file);
+    free(s);
+}
+
+bool dsf_json_is_integer_literal(const cJSON *num)
+{
+    if (num->valuestring)
+        return strpbrk(num->valuestring, ".eE") == NULL;
+    double v = num->valuedouble;
+    return v == floor(v) && fabs(v) <= 9007199254740992.0;
+}

@@ -1,0 +1,73 @@
+/*
+** jsonc.h -- JSON with comments, parsed into cJSON with source positions.
+**
+** Accepts standard JSON plus line (//) and block comments, trailing commas
+** and a UTF-8 byte-order mark (what DeepSpeed's hjson reader accepts in
+** practice). Every value and every object key keeps its line and column,
+** so later stages can point at the exact place; duplicate keys are kept
+** (the last one wins, as in most JSON readers) and listed, because
+** DeepSpeed rejects them.
+**
+** Numbers keep their source text in cJSON's valuestring, so `5e8` (a float
+** in Lua) and `500000000` (an integer) stay distinguishable.
+*/
+#ifndef DSF_JSONC_H
+#define DSF_JSONC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/diag.h"
+
+#define DSF_JSON_MAX_DEPTH 512
+#define DSF_JSON_MAX_FILE (64u << 20)
+
+typedef struct dsf_jpos {
+    int line, col; /* 1-based */
+} dsf_jpos;
+
+typedef struct dsf_jdup {
+    char *path;      /* dotted path of the repeated key */
+    dsf_jpos first;  /* where it first appeared */
+    dsf_jpos again;  /* where it appeared again */
+} dsf_jdup;
+
+/* Source information of one parsed document. */
+typedef struct dsf_jsrc dsf_jsrc;
+
+/* Parses text[0..len) named file (for messages). On success *out is the
+** document (caller frees with cJSON_Delete) and, when src_out is not NULL,
+** *src_out its positions (caller frees with dsf_jsrc_free; it copies text).
+** A syntax error returns DSF_EINPUT with file:line:col and the source line. */
+int dsf_json_parse(cJSON **out, dsf_jsrc **src_out, const char *file,
+                   const char *text, size_t len, dsf_diags *d);
+
+/* Reads and parses path (at most DSF_JSON_MAX_FILE bytes). As above. */
+int dsf_json_load_file(cJSON **out, dsf_jsrc **src_out, const char *path,
+                       dsf_diags *d);
+
+/* Position of node's value / of its key inside its object. false when the
+** node did not come from this source. */
+bool dsf_jsrc_pos(const dsf_jsrc *s, const cJSON *node, dsf_jpos *out);
+bool dsf_jsrc_key_pos(const dsf_jsrc *s, const cJSON *node, dsf_jpos *out);
+
+/* The file name given to dsf_json_parse (borrowed). */
+const char *dsf_jsrc_file(const dsf_jsrc *s);
+
+/* The text of line (1-based) without its newline: *start and *len are
+** borrowed from s. false when out of range. */
+bool dsf_jsrc_line(const dsf_jsrc *s, int line, const char **start,
+                   size_t *len);
+
+/* Duplicate keys found while parsing (borrowed array of *n entries). */
+const dsf_jdup *dsf_jsrc_duplicates(const dsf_jsrc *s, size_t *n);
+
+void dsf_jsrc_free(dsf_jsrc *s);
+
+/* True when a number node was written as an integer literal (no '.', 'e'
+** or 'E'), or, for nodes built in memory, holds an integral value. */
+bool dsf_json_is_integer_literal(const cJSON *num);
+
+#endif

@@ -1,0 +1,31 @@
+/*
+** jsonout.h -- canonical JSON text: sorted keys, integers as integers.
+**
+** The same document always gives the same bytes: object members are
+** printed in byte order of their keys (never in insertion or Lua `pairs`
+** order), integral numbers without a fraction or exponent, other numbers
+** in the shortest form that reads back to the same double.
+*/
+#ifndef DSF_JSONOUT_H
+#define DSF_JSONOUT_H
+
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/buf.h"
+
+/* Appends item as JSON to out: pretty (2-space indent, trailing newline
+** at top level) or compact (one line, no spaces). */
+void dsf_json_write(dsf_buf *out, const cJSON *item, bool pretty);
+
+/* Returns item as JSON text; caller frees. */
+char *dsf_json_print(const cJSON *item, bool pretty);
+
+/* Appends a JSON string literal for s (quoted and escaped) to out. */
+void dsf_json_write_string(dsf_buf *out, const char *s);
+
+/* Appends the canonical text of a number node to out. */
+void dsf_json_write_number(dsf_buf *out, const cJSON *num);
+
+#endif

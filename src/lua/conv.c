@@ -1,0 +1,356 @@
+/* conv.c -- see conv.h. Recursive, with the depth capped and a stack of
+** the tables being converted for cycle detection (as Neovim's converter
+** does). */
+#include "conv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "core/buf.h"
+#include "core/xalloc.h"
+#include "doc/doc.h"
+
+#define MAX_SAFE_INT 9007199254740992.0 /* 2^53 */
+
+typedef struct conv {
+    lua_State *L;
+    unsigned flags;
+    const void *open[DSF_CONV_MAX_DEPTH + 1]; /* tables being converted */
+    int depth;
+    dsf_buf path;
+    char *err;
+} conv;
+
+static int failf(conv *c, const char *what)
+{
+    if (!c->err)
+        c->err = dsf_xasprintf("%s%s%s", what, c->path.len ? " at " : "",
+                               c->path.len ? dsf_buf_str(&c->path)
+                                           : "");
+    return -1;
+}
+
+static bool valid_utf8(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned char b = s[i];
+        size_t len;
+        uint32_t cp;
+        if (b < 0x80) {
+            i++;
+            continue;
+        } else if ((b & 0xE0) == 0xC0) {
+            len = 2;
+            cp = b & 0x1F;
+        } else if ((b & 0xF0) == 0xE0) {
+            len = 3;
+            cp = b & 0x0F;
+        } else if ((b & 0xF8) == 0xF0) {
+            len = 4;
+            cp = b & 0x07;
+        } else {
+            return false;
+        }
+        if (i + len > n)
+            return false;
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return false;
+            cp = cp << 6 | (s[i + k] & 0x3F);
+        }
+        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
+            (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+            (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+static int convert(conv *c, int idx, cJSON **out);
+
+static void push_path_key(conv *c, const char *key)
+{
+    if (c->path.len)
+        dsf_buf_putc(&c->path, '.');
+    dsf_buf_puts(&c->path, key);
+}
+
+static void pop_path(conv *c, size_t mark)
+{
+    c->path.len = mark;
+    if (c->path.data)
+        c->path.data[mark] = '\0';
+}
+
+typedef struct member {
+    const char *key;
+    size_t keylen;
+} member;
+
+static int cmp_member(const void *a, const void *b)
+{
+    const member *x = a, *y = b;
+    int r = memcmp(x->key, y->key, x->keylen < y->keylen ? x->keylen
+                                                          : y->keylen);
+    if (r)
+        return r;
+    return (x->keylen > y->keylen) - (x->keylen < y->keylen);
+}
+
+static int convert_table(conv *c, int idx, cJSON **out)
+{
+    lua_State *L = c->L;
+    const void *self = lua_topointer(L, idx);
+    for (int i = 0; i < c->depth; i++)
+        if (c->open[i] == self)
+            return failf(c, "a table contains itself (cycle)");
+    if (c->depth >= DSF_CONV_MAX_DEPTH)
+        return failf(c, "tables are nested too deeply");
+    if (!lua_checkstack(L, 6))
+        return failf(c, "Lua stack overflow");
+
+    /* Classify the keys: strings, positive integers, or anything else. */
+    size_t nstr = 0, nint = 0;
+    lua_Integer maxint = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            nstr++;
+        } else if (lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1) {
+            nint++;
+            if (lua_tointeger(L, -1) > maxint)
+                maxint = lua_tointeger(L, -1);
+        } else {
+            lua_pop(L, 1);
+            return failf(c, lua_type(L, -1) == LUA_TNUMBER
+                                ? "a table key is not a positive integer "
+                                  "or a string"
+                                : "a table key is not a positive integer "
+                                  "or a string");
+        }
+    }
+    if (nstr && nint)
+        return failf(c, "a table mixes array items and object keys");
+    if (nint && (lua_Integer)nint != maxint)
+        return failf(c, "an array has holes (keys must be 1..n)");
+
+    c->open[c->depth++] = self;
+    int rc = 0;
+    if (nint || (!nstr && dsf_lua_marker(L, idx) == 1)) {
+        cJSON *arr = cJSON_CreateArray();
+        if (!arr)
+            dsf_xoom();
+        for (lua_Integer i = 1; i <= maxint && !rc; i++) {
+            size_t mark = c->path.len;
+            dsf_buf_printf(&c->path, "[%lld]", (long long)(i - 1));
+            lua_rawgeti(L, idx, i);
+            cJSON *v = NULL;
+            rc = convert(c, lua_gettop(L), &v);
+            lua_pop(L, 1);
+            pop_path(c, mark);
+            if (!rc && dsf_doc_is_tombstone(v)) {
+                cJSON_Delete(v);
+                rc = failf(c, "dsforge.delete cannot be an array item");
+            }
+            if (!rc)
+                cJSON_AddItemToArray(arr, v);
+        }
+        *out = rc ? (cJSON_Delete(arr), NULL) : arr;
+    } else {
+        member *ms = nstr ? dsf_xmalloc(nstr * sizeof *ms) : NULL;
+        size_t n = 0;
+        lua_pushnil(L);
+        while (lua_next(L, idx)) {
+            lua_pop(L, 1);
+            ms[n].key = lua_tolstring(L, -1, &ms[n].keylen);
+            n++;
+        }
+        /* The strings stay alive: they are keys of the table. */
+        qsort(ms, n, sizeof *ms, cmp_member);
+        cJSON *obj = cJSON_CreateObject();
+        if (!obj)
+            dsf_xoom();
+        for (size_t i = 0; i < n && !rc; i++) {
+            if (strlen(ms[i].key) != ms[i].keylen ||
+                !valid_utf8((const unsigned char *)ms[i].key, ms[i].keylen)) {
+                rc = failf(c, "an object key is not valid UTF-8 text");
+                break;
+            }
+            size_t mark = c->path.len;
+            push_path_key(c, ms[i].key);
+            lua_pushlstring(L, ms[i].key, ms[i].keylen);
+            lua_rawget(L, idx);
+            cJSON *v = NULL;
+            rc = convert(c, lua_gettop(L), &v);
+            lua_pop(L, 1);
+            pop_path(c, mark);
+            if (!rc)
+                cJSON_AddItemToObject(obj, ms[i].key, v);
+        }
+        free(ms);
+        *out = rc ? (cJSON_Delete(obj), NULL) : obj;
+    }
+    c->depth--;
+    return rc;
+}
+
+static cJSON *number(double v, const char *literal)
+{
+    cJSON *n = cJSON_CreateNumber(v);
+    if (!n)
+        dsf_xoom();
+    n->valuestring = literal ? dsf_xstrdup(literal) : NULL;
+    return n;
+}
+
+static int convert(conv *c, int idx, cJSON **out)
+{
+    lua_State *L = c->L;
+    *out = NULL;
+    switch (lua_type(L, idx)) {
+    case LUA_TTABLE:
+        return convert_table(c, idx, out);
+    case LUA_TBOOLEAN:
+        *out = cJSON_CreateBool(lua_toboolean(L, idx));
+        break;
+    case LUA_TNUMBER: {
+        char lit[32];
+        if (lua_isinteger(L, idx)) {
+            lua_Integer v = lua_tointeger(L, idx);
+            if (v > (lua_Integer)MAX_SAFE_INT || v < -(lua_Integer)MAX_SAFE_INT)
+                return failf(c, "an integer beyond +-2^53 cannot be "
+                                "represented exactly in JSON");
+            snprintf(lit, sizeof lit, "%lld", (long long)v);
+            *out = number((double)v, lit);
+            return 0;
+        }
+        double v = lua_tonumber(L, idx);
+        if (isnan(v) || isinf(v))
+            return failf(c, "NaN and infinities are not JSON numbers");
+        if (v == floor(v)) {
+            if (fabs(v) > MAX_SAFE_INT)
+                return failf(c, "an integral number beyond +-2^53 cannot "
+                                "be represented exactly in JSON");
+            snprintf(lit, sizeof lit, "%lld", (long long)v);
+            *out = number(v, lit);
+        } else {
+            *out = number(v, NULL);
+        }
+        return 0;
+    }
+    case LUA_TSTRING: {
+        size_t len;
+        const char *s = lua_tolstring(L, idx, &len);
+        if (strlen(s) != len)
+            return failf(c, "a string contains a NUL byte");
+        if (!valid_utf8((const unsigned char *)s, len))
+            return failf(c, "a string is not valid UTF-8 text");
+        *out = cJSON_CreateString(s);
+        break;
+    }
+    case LUA_TLIGHTUSERDATA:
+        if (dsf_lua_is_null(L, idx)) {
+            *out = cJSON_CreateNull();
+            break;
+        }
+        if (dsf_lua_is_delete(L, idx)) {
+            if (!(c->flags & DSF_CONV_ALLOW_DELETE))
+                return failf(c, "dsforge.delete is only meaningful in a "
+                                "config layer");
+            *out = dsf_doc_tombstone();
+            return 0;
+        }
+        return failf(c, "a userdata value cannot be converted to JSON");
+    case LUA_TNIL:
+        return failf(c, "nil cannot be converted to JSON (use dsforge.null)");
+    default: {
+        char *m = dsf_xasprintf("a %s value cannot be converted to JSON",
+                                lua_typename(L, lua_type(L, idx)));
+        failf(c, m);
+        free(m);
+        return -1;
+    }
+    }
+    if (!*out)
+        dsf_xoom();
+    return 0;
+}
+
+int dsf_lua_to_json(cJSON **out, char **err, lua_State *L, int idx,
+                    unsigned flags)
+{
+    conv c;
+    memset(&c, 0, sizeof c);
+    c.L = L;
+    c.flags = flags;
+    int top = lua_gettop(L);
+    int rc = convert(&c, lua_absindex(L, idx), out);
+    lua_settop(L, top);
+    dsf_buf_free(&c.path);
+    if (rc) {
+        *out = NULL;
+        *err = c.err ? c.err : dsf_xstrdup("conversion failed");
+        return -1;
+    }
+    *err = NULL;
+    return 0;
+}
+
+static void push_number(lua_State *L, const cJSON *item)
+{
+    if (item->valuestring && !strpbrk(item->valuestring, ".eE")) {
+        errno = 0;
+        char *end;
+        long long v = strtoll(item->valuestring, &end, 10);
+        if (!errno && !*end) {
+            lua_pushinteger(L, (lua_Integer)v);
+            return;
+        }
+    } else if (!item->valuestring) {
+        double v = item->valuedouble;
+        if (v == floor(v) && fabs(v) <= MAX_SAFE_INT) {
+            lua_pushinteger(L, (lua_Integer)v);
+            return;
+        }
+    }
+    lua_pushnumber(L, item->valuedouble);
+}
+
+void dsf_json_push(lua_State *L, const cJSON *item)
+{
+    luaL_checkstack(L, 4, "JSON nesting");
+    if (dsf_doc_is_tombstone(item)) {
+        lua_pushlightuserdata(L, (void *)&dsf_delete_sentinel);
+    } else if (cJSON_IsObject(item)) {
+        lua_createtable(L, 0, cJSON_GetArraySize(item));
+        for (const cJSON *ch = item->child; ch; ch = ch->next) {
+            dsf_json_push(L, ch);
+            lua_setfield(L, -2, ch->string);
+        }
+        dsf_lua_mark(L, -1, false);
+    } else if (cJSON_IsArray(item)) {
+        lua_createtable(L, cJSON_GetArraySize(item), 0);
+        lua_Integer i = 1;
+        for (const cJSON *ch = item->child; ch; ch = ch->next) {
+            dsf_json_push(L, ch);
+            lua_rawseti(L, -2, i++);
+        }
+        dsf_lua_mark(L, -1, true);
+    } else if (cJSON_IsString(item)) {
+        lua_pushstring(L, item->valuestring);
+    } else if (cJSON_IsNumber(item)) {
+        push_number(L, item);
+    } else if (cJSON_IsBool(item)) {
+        lua_pushboolean(L, cJSON_IsTrue(item));
+    } else {
+        lua_pushlightuserdata(L, (void *)&dsf_null_sentinel);
+    }
+}

@@ -1,0 +1,58 @@
+/* srccache.c -- see srccache.h. Runs read a handful of files: a list is
+** enough. */
+#include "srccache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fsutil.h"
+#include "core/sha256.h"
+#include "core/xalloc.h"
+
+struct dsf_srccache {
+    dsf_source **items;
+    size_t len, cap;
+};
+
+dsf_srccache *dsf_srccache_new(void)
+{
+    return dsf_xcalloc(1, sizeof(dsf_srccache));
+}
+
+int dsf_srccache_get(dsf_srccache *c, const char *path,
+                     const dsf_source **out, dsf_diags *d)
+{
+    for (size_t i = 0; i < c->len; i++) {
+        if (!strcmp(c->items[i]->path, path)) {
+            *out = c->items[i];
+            return 0;
+        }
+    }
+    char *text;
+    size_t len;
+    int rc = dsf_read_file(&text, &len, path, DSF_SCRIPT_MAX_BYTES, d);
+    if (rc)
+        return rc;
+    dsf_source *s = dsf_xcalloc(1, sizeof *s);
+    s->path = dsf_xstrdup(path);
+    s->text = text;
+    s->len = len;
+    dsf_sha256_hex(s->sha256, text, len);
+    dsf_xgrow((void **)&c->items, &c->cap, c->len + 1, sizeof *c->items);
+    c->items[c->len++] = s;
+    *out = s;
+    return 0;
+}
+
+void dsf_srccache_free(dsf_srccache *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->len; i++) {
+        free((char *)c->items[i]->path);
+        free((char *)c->items[i]->text);
+        free(c->items[i]);
+    }
+    free(c->items);
+    free(c);
+}

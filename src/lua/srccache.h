@@ -1,0 +1,38 @@
+/*
+** srccache.h -- the script files one dsforge run reads, each read once.
+**
+** Every profile evaluation gets a fresh Lua state, but the sources behind
+** it do not change during a run: the cache keeps their text and sha256 so
+** a 1,000-variant matrix reads each file once, and the manifest can name
+** exactly the bytes that were run.
+*/
+#ifndef DSF_SRCCACHE_H
+#define DSF_SRCCACHE_H
+
+#include <stddef.h>
+
+#include "core/diag.h"
+
+#define DSF_SCRIPT_MAX_BYTES (4u << 20)
+
+typedef struct dsf_srccache dsf_srccache;
+
+typedef struct dsf_source {
+    const char *path;  /* as given to dsf_srccache_get */
+    const char *text;  /* NUL-terminated */
+    size_t len;
+    char sha256[65];   /* lower-case hex of text */
+} dsf_source;
+
+/* A new, empty cache; free with dsf_srccache_free. */
+dsf_srccache *dsf_srccache_new(void);
+
+/* The source at path, read on first use (at most DSF_SCRIPT_MAX_BYTES).
+** *out is borrowed from the cache until it is freed. DSF_EINPUT when the
+** file cannot be read. */
+int dsf_srccache_get(dsf_srccache *c, const char *path,
+                     const dsf_source **out, dsf_diags *d);
+
+void dsf_srccache_free(dsf_srccache *c);
+
+#endif
