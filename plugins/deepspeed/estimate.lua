@@ -1,0 +1,111 @@
+-- plugins/deepspeed/estimate.lua -- the data behind `dsforge estimate`.
+--
+-- M.run(opts) -> result table. opts (from the command line):
+--   model (catalog name) | hf_config (a decoded config.json table) |
+--   params (+ largest_layer), gpus (per node, default 1), nodes (1),
+--   stage, offload_optimizer, offload_param, zero_init, seq_len,
+--   micro_batch.
+-- Bad input is returned, not raised: { error = "...", hint = "...",
+-- code = 2 (usage) or 3 (input) }, so the CLI can pick the exit code.
+
+local memory = require("deepspeed.memory")
+local models = require("deepspeed.models")
+local activations = require("deepspeed.activations")
+
+local M = {}
+
+local function fail(code, msg, hint)
+  return { error = msg, hint = hint, code = code }
+end
+
+local function model_of(opts)
+  if opts.model then
+    local m = models.get(opts.model)
+    if not m then
+      local s = models.suggest(opts.model)
+      return nil, fail(2, "unknown model '" .. opts.model .. "'",
+        #s > 0 and ("did you mean: " .. table.concat(s, ", ") .. "? (or pass a config.json path)")
+          or "known models: " .. table.concat(models.names(), ", "))
+    end
+    return m
+  end
+  if opts.hf_config then
+    local ok, m = pcall(models.from_hf_config, opts.hf_config)
+    if not ok then
+      return nil, fail(3, "config.json: " .. tostring(m):gsub("^[^:]*:%d+: ", ""),
+        "a Hugging Face config.json needs hidden_size, num_hidden_layers, "
+        .. "num_attention_heads, intermediate_size and vocab_size (or the GPT-2/T5 names)")
+    end
+    return m
+  end
+  local p = opts.params
+  if math.type(p) ~= "integer" or p <= 0 then
+    return nil, fail(2, "--params must be a positive whole number")
+  end
+  local L = opts.largest_layer or 0
+  if math.type(L) ~= "integer" or L < 0 or L > p then
+    return nil, fail(2, "--largest-layer must be a whole number between 0 and --params")
+  end
+  return { name = "custom", params = p, largest_layer = L }
+end
+
+function M.run(opts)
+  local m, err = model_of(opts)
+  if not m then return err end
+  local n, nodes = opts.gpus or 1, opts.nodes or 1
+  if math.type(n) ~= "integer" or n < 1 then return fail(2, "--gpus must be at least 1") end
+  if math.type(nodes) ~= "integer" or nodes < 1 then return fail(2, "--nodes must be at least 1") end
+  local out = {
+    inputs = {
+      model = m.name, params = m.params, largest_layer = m.largest_layer,
+      gpus_per_node = n, nodes = nodes, seq_len = opts.seq_len, micro_batch = opts.micro_batch,
+    },
+    rows = dsforge.array{},
+  }
+  local rows
+  if opts.stage ~= nil then
+    local ok, est = pcall(memory.estimate, {
+      stage = opts.stage, params = m.params, largest_layer = m.largest_layer,
+      gpus_per_node = n, nodes = nodes,
+      offload_optimizer = opts.offload_optimizer or "none",
+      offload_param = opts.offload_param or "none",
+      zero_init = opts.zero_init ~= false,
+    })
+    if not ok then return fail(2, tostring(est):gsub("^[^:]*:%d+: ", "")) end
+    rows = { { stage = opts.stage, offload_optimizer = opts.offload_optimizer or "none",
+      offload_param = opts.offload_param or "none",
+      zero_init = opts.stage == 3 and (opts.zero_init ~= false) or nil,
+      gpu = est.gpu, cpu = est.cpu } }
+  else
+    rows = memory.all_cold(m.params, m.largest_layer, n, nodes)
+  end
+  local act_plain, act_ckpt
+  if opts.seq_len then
+    if not m.hidden_size then
+      return fail(2, "--seq-len needs a model with known dimensions (--model or a config.json)")
+    end
+    local a = { seq_len = opts.seq_len, micro_batch = opts.micro_batch or 1,
+      hidden_size = m.hidden_size, layers = m.layers, heads = m.heads, vocab = m.vocab }
+    local ok, v = pcall(activations.bytes, a)
+    if not ok then return fail(2, tostring(v):gsub("^[^:]*:%d+: ", "")) end
+    act_plain = v
+    a.checkpointing = true
+    act_ckpt = activations.bytes(a)
+    out.activation_bytes = act_plain
+    out.activation_bytes_checkpointed = act_ckpt
+  end
+  for _, r in ipairs(rows) do
+    local row = { stage = r.stage, offload_optimizer = r.offload_optimizer,
+      offload_param = r.offload_param, zero_init = r.zero_init,
+      gpu_bytes = r.gpu, cpu_bytes = r.cpu,
+      gpu_text = memory.format_gib(r.gpu), cpu_text = memory.format_gib(r.cpu) }
+    if act_plain then
+      row.gpu_total_bytes = r.gpu + act_plain
+      row.gpu_total_checkpointed_bytes = r.gpu + act_ckpt
+    end
+    out.rows[#out.rows + 1] = row
+  end
+  return out
+end
+
+return M

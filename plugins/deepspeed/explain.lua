@@ -1,0 +1,92 @@
+-- Explains every key of a DeepSpeed config: meaning, default and whether the
+-- value differs from DeepSpeed's default, in English or Chinese.
+
+local schema = require("deepspeed.schema")
+local sc = require("deepspeed.schema_check")
+
+local M = {}
+
+local UNKNOWN_DOC = {
+  en = "Not a DeepSpeed key (DeepSpeed ignores it, or rejects it inside a pydantic section).",
+  zh = "不是 DeepSpeed 的配置键（DeepSpeed 会忽略它；在 pydantic 配置段中会拒绝它）。",
+}
+local FREE_DOC = {
+  en = "Free-form entry passed through by DeepSpeed.",
+  zh = "自由格式的条目，由 DeepSpeed 原样传递。",
+}
+
+local function lang_of(lang)
+  if lang == "zh" then return "zh" end
+  return "en"
+end
+
+local function is_object(v)
+  if type(v) ~= "table" or v == dsforge.null then return false end
+  local k = dsforge.kind(v)
+  return k == "object"
+end
+
+local function status_of(node, v)
+  if node.default == nil then return "no-default" end
+  if sc.values_equal(v, node.default, node.case_insensitive) then return "default" end
+  return "changed"
+end
+
+-- Rows for every key present in cfg, in sorted path order.
+function M.rows(cfg, lang)
+  lang = lang_of(lang)
+  local rows = {}
+  local function visit(tbl, node, path, free)
+    for _, key in ipairs(dsforge.sorted_keys(tbl)) do
+      local v = tbl[key]
+      local p = {}
+      for i, x in ipairs(path) do p[i] = x end
+      p[#p + 1] = key
+      local f
+      if node then
+        f = sc.lookup(node, key)
+        if not f and node.type == "map" then f = node.values end
+      end
+      local row = { path = dsforge.array(p), value = v }
+      local child_node, child_free = nil, false
+      if f then
+        row.doc = sc.text(f.doc, lang)
+        row.default = f.default
+        row.default_text = sc.default_text(f, lang)
+        row.status = status_of(f, v)
+        if f.fields or f.type == "map" then
+          child_node = f
+          child_free = f.open == true or (f.type == "map" and f.values == nil)
+        else
+          child_free = true
+        end
+      elseif free or (node and (node.open or node.type == "map")) then
+        row.doc = FREE_DOC[lang]
+        row.default_text = "none"
+        row.status = "no-default"
+        child_free = true
+      else
+        row.doc = UNKNOWN_DOC[lang]
+        row.default_text = "none"
+        row.status = "unknown"
+      end
+      rows[#rows + 1] = row
+      if is_object(v) then
+        visit(v, child_node, p, child_free)
+      end
+    end
+  end
+  if is_object(cfg) then visit(cfg, schema.root, {}, false) end
+  return rows
+end
+
+-- The doc of the schema node at path (field names or aliases), or nil.
+function M.section_doc(path, lang)
+  if type(path) ~= "table" then return nil end
+  local node
+  if #path == 0 then node = schema.root else node = sc.resolve(path) end
+  if not node or not node.doc then return nil end
+  return sc.text(node.doc, lang_of(lang))
+end
+
+return M

@@ -1,0 +1,34 @@
+-- plugins/deepspeed/init.lua -- DeepSpeed knowledge for dsforge.
+--
+-- The schema (schema.lua) drives the key/type/value rules
+-- (schema_check.lua); cross-field rules and lint live in rules.lua; the
+-- "auto" resolver uses the Hugging Face formulas in hf.lua. Helper modules
+-- (memory, activations, models, planner, hf, batch) are loaded by profiles
+-- and commands with require("deepspeed.<module>") when they need them.
+
+local schema_check = require("deepspeed.schema_check")
+local cross = require("deepspeed.rules")
+
+local rules = {}
+for _, r in ipairs(schema_check.rules) do rules[#rules + 1] = r end
+for _, r in ipairs(cross.rules) do rules[#rules + 1] = r end
+
+return {
+  name = "deepspeed",
+  version = "0.19.6-1",
+  summary = "DeepSpeed 0.19.6 config schema, rules, memory model and \"auto\" resolution",
+  rules = rules,
+  resolvers = {
+    {
+      -- At --target deepspeed, replace every "auto" with what Hugging Face
+      -- would fill, computed from the variant's params; what cannot be
+      -- computed stays "auto" and the auto-value rule reports it.
+      name = "hf-auto",
+      run = function(cfg, ctx)
+        if ctx.target ~= "deepspeed" or not ctx.params then return nil end
+        local resolve = require("deepspeed.resolve")
+        return resolve.auto(cfg, ctx.params, ctx.world_size)
+      end,
+    },
+  },
+}

@@ -1,0 +1,158 @@
+-- JSON Schema (draft 2020-12) for the DeepSpeed config, generated from
+-- deepspeed.schema. "auto" is accepted exactly on the keys Hugging Face fills.
+
+local schema = require("deepspeed.schema")
+local sc = require("deepspeed.schema_check")
+
+local M = {}
+
+local NULL = dsforge.null
+local A, O = dsforge.array, dsforge.object
+
+local JSON_TYPE = {
+  int = "integer", float = "number", bool = "boolean", string = "string",
+  object = "object", map = "object", array = "array",
+}
+
+local LUA_TYPE = { int = "number", float = "number", bool = "boolean", string = "string" }
+
+-- The spellings of an enum value DeepSpeed accepts (case-insensitive enums
+-- get lower, upper and capitalised forms).
+local function enum_values(node, lua_type)
+  local out, seen = {}, {}
+  local function add(v)
+    if not seen[v] then seen[v] = true; out[#out + 1] = v end
+  end
+  for _, e in ipairs(node.enum) do
+    if type(e) == lua_type then
+      if lua_type == "string" and node.case_insensitive then
+        add(e:lower()); add(e:upper()); add(e:sub(1, 1):upper() .. e:sub(2):lower())
+      else
+        add(e)
+      end
+    end
+  end
+  if lua_type == "string" then table.sort(out) end
+  return out
+end
+
+local function add_bounds(s, node)
+  if node.min ~= nil then s.minimum = node.min end
+  if node.max ~= nil then s.maximum = node.max end
+  if node.exclusive_min ~= nil then s.exclusiveMinimum = node.exclusive_min end
+  if node.exclusive_max ~= nil then s.exclusiveMaximum = node.exclusive_max end
+end
+
+local object_schema
+
+-- Schema of one type of a scalar/union node, without null.
+local function type_schema(node, t)
+  if t == "any" then return O {} end
+  if t == "object" then return object_schema(node) end
+  if t == "map" then
+    local s = { type = "object" }
+    if node.values then s.additionalProperties = M.node_schema(node.values, nil) else s.additionalProperties = true end
+    return s
+  end
+  if t == "array" then
+    local s = { type = "array" }
+    if node.items then s.items = M.node_schema(node.items, nil) end
+    return s
+  end
+  local s = { type = JSON_TYPE[t] }
+  if node.enum then
+    local vals = enum_values(node, LUA_TYPE[t])
+    if #vals > 0 then s.enum = A(vals) end
+  end
+  if t == "int" or t == "float" then add_bounds(s, node) end
+  return s
+end
+
+local function base_schema(node)
+  local types = sc.types_of(node)
+  local s
+  if #types == 1 then
+    local t = types[1]
+    s = type_schema(node, t)
+    if node.legacy_bool then
+      -- object keywords only constrain objects, so a type list keeps the
+      -- error messages for the object form precise
+      s.type = A { s.type, "boolean" }
+    end
+    if node.nullable and t ~= "any" then
+      if s.anyOf then
+        table.insert(s.anyOf, { type = "null" })
+      elseif type(s.type) == "table" then
+        table.insert(s.type, "null")
+      elseif type(s.type) == "string" then
+        s.type = A { s.type, "null" }
+        if s.enum then table.insert(s.enum, NULL) end
+      end
+    end
+    return s
+  end
+  local alts = {}
+  for _, t in ipairs(types) do alts[#alts + 1] = type_schema(node, t) end
+  if node.nullable then alts[#alts + 1] = { type = "null" } end
+  return { anyOf = A(alts) }
+end
+
+-- Schema of a node as the value of key `key` (nil for array items / map values).
+function M.node_schema(node, key)
+  local s = base_schema(node)
+  local auto_ok = node.hf_auto and key ~= nil and (node.hf_auto_key == nil or node.hf_auto_key == key)
+  if auto_ok then
+    s = { anyOf = A { s, { const = "auto" } } }
+  end
+  s.description = sc.text(node.doc, "en")
+  if node.default ~= nil then s.default = node.default end
+  if node.deprecated then s.deprecated = true end
+  return s
+end
+
+object_schema = function(node)
+  local props = O {}
+  local exclusive = {}
+  for _, name in ipairs(dsforge.sorted_keys(node.fields or {})) do
+    local f = node.fields[name]
+    props[name] = M.node_schema(f, name)
+    for _, a in ipairs(f.aliases or {}) do
+      props[a] = M.node_schema(f, a)
+      if node.strict then exclusive[#exclusive + 1] = { name, a } end
+    end
+    local dep = f.deprecated
+    if dep and node.strict and dep.copies ~= false and dep.both ~= "ignored" then
+      local rnode, rname = sc.lookup(node, dep.replacement)
+      if rnode then
+        exclusive[#exclusive + 1] = { name, rname }
+        for _, a in ipairs(rnode.aliases or {}) do exclusive[#exclusive + 1] = { name, a } end
+      end
+    end
+  end
+  local s = {
+    type = "object",
+    properties = props,
+    additionalProperties = not (node.strict == true and not node.open),
+  }
+  if #exclusive > 0 then
+    local all = {}
+    for _, pair in ipairs(exclusive) do
+      all[#all + 1] = { ["not"] = { type = "object", required = A { pair[1], pair[2] } } }
+    end
+    s.allOf = A(all)
+  end
+  return s
+end
+
+-- The whole JSON Schema document as a Lua table.
+function M.generate()
+  local s = object_schema(schema.root)
+  s["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+  s["$id"] = "https://dsforge.dev/schema/deepspeed.json"
+  s.title = "DeepSpeed configuration (DeepSpeed " .. schema.deepspeed_version .. ")"
+  s.description = sc.text(schema.root.doc, "en")
+    .. " \"auto\" is accepted only on the keys the Hugging Face Trainer/Accelerate fill."
+  return s
+end
+
+return M

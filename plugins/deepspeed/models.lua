@@ -1,0 +1,619 @@
+-- deepspeed.models: a catalog of common models and a parameter counter for
+-- Hugging Face config.json files.
+--
+-- The catalog stores, per model, the config.json fields that determine the
+-- parameter count (copied from the model's config.json on the Hugging Face
+-- Hub) and the total its authors / the Hub publish. `params` and
+-- `largest_layer` of every catalog entry are computed from those stored fields
+-- by M.from_hf_config, the same function users call on a downloaded
+-- config.json, so the catalog and a config.json always agree.
+--
+-- What is counted (mirrors DeepSpeed's model_to_params in
+-- deepspeed/runtime/zero/stage3.py, applied to the *ForCausalLM /
+-- T5ForConditionalGeneration model):
+--   params        every trainable parameter once; a tied lm_head shares the
+--                 input embedding and is not counted again
+--                 (sum(dict((p.data_ptr(), p.numel()) ...))).
+--   largest_layer the largest sum(p.numel() for p in m.parameters(recurse=False))
+--                 over modules m: the parameters a module owns directly (a
+--                 Linear's weight + bias). Usually the token embedding or an
+--                 untied lm_head. ZeRO-3 gathers this much at once (4 bytes
+--                 per parameter, see deepspeed.memory).
+-- Buffers (rotary inv_freq, GPT-2's causal-mask `attn.bias`) are not parameters.
+--
+-- Architectures (parameter shapes as in transformers' modeling files):
+--   llama / mistral / qwen2  token embedding V*h; per layer q_proj h*(a*d),
+--       k_proj and v_proj h*(kv*d) (GQA via num_key_value_heads, default a),
+--       o_proj (a*d)*h, gated MLP gate/up h*I and down I*h, two RMSNorms h;
+--       final norm h; lm_head V*h unless tie_word_embeddings. d = head_dim or
+--       h/a. Biases: qwen2 has q/k/v biases (no o_proj bias); llama has
+--       biases on q/k/v/o when attention_bias and on the MLP when mlp_bias;
+--       mistral has none. tie_word_embeddings defaults to false.
+--   gpt2  wte V*h, wpe n_positions*h; per layer ln_1, ln_2 (weight+bias 2h
+--       each), c_attn h*3h+3h, attn c_proj h*h+h, mlp c_fc h*I+I and c_proj
+--       I*h+h with I = n_inner or 4h; ln_f 2h; lm_head tied (default).
+--   t5  shared embedding V*d_model; attention q,k,v d_model*(num_heads*d_kv),
+--       o (num_heads*d_kv)*d_model, no biases; relative_attention_bias
+--       (num_buckets*num_heads) in the first layer of encoder and decoder;
+--       feed-forward wi d_model*d_ff (wi_0 and wi_1 when feed_forward_proj is
+--       "gated-*") and wo d_ff*d_model; LayerNorms weight-only d_model (2 per
+--       encoder layer, 3 per decoder layer, 1 final each); lm_head V*d_model
+--       unless tied (default tied; T5 v1.1 / T0 are untied).
+--       num_decoder_layers defaults to num_layers. `layers` of a t5 entry is
+--       encoder + decoder blocks (both hold activations).
+--
+-- Public API
+--   M.get(name)            -> entry (a fresh copy) or nil; name is a catalog key
+--                             (case-insensitive) or the Hub id, e.g. "gpt2-xl",
+--                             "meta-llama/Llama-2-7b-hf"
+--   M.suggest(name)        -> up to 3 catalog names closest by edit distance
+--   M.names()              -> sorted list of catalog keys
+--   M.from_hf_config(cfg)  -> entry-shaped table from a decoded config.json
+-- Entry fields: name, hf_id, arch, params, largest_layer, largest_layer_name,
+--   hidden_size, layers, heads, kv_heads, head_dim, intermediate_size, vocab,
+--   context, tie_word_embeddings, published_params, source, hf_config
+--   (t5 also encoder_layers, decoder_layers). from_hf_config returns the same
+--   without name, hf_id, published_params, source and hf_config.
+
+local M = {}
+
+-- Catalog ------------------------------------------------------------------
+
+local META_SRC = "Hugging Face Hub parameter count of %s (safetensors metadata); " ..
+  "Meta's model card rounds to %s"
+local QWEN_SRC = "Hugging Face Hub parameter count of Qwen/%s (safetensors " ..
+  "metadata); the model card says \"Number of Parameters: %s\"; the Hub shows %s"
+local CATALOG = {
+  ["llama-2-7b"] = {
+    hf_id = "meta-llama/Llama-2-7b-hf",
+    published_params = 6738415616,
+    source = META_SRC:format("meta-llama/Llama-2-7b-hf", "7B"),
+    config = { model_type = "llama", hidden_size = 4096, intermediate_size = 11008,
+      num_hidden_layers = 32, num_attention_heads = 32, num_key_value_heads = 32,
+      vocab_size = 32000, max_position_embeddings = 4096, tie_word_embeddings = false },
+  },
+  ["llama-2-13b"] = {
+    hf_id = "meta-llama/Llama-2-13b-hf",
+    published_params = 13015864320,
+    source = META_SRC:format("meta-llama/Llama-2-13b-hf", "13B"),
+    config = { model_type = "llama", hidden_size = 5120, intermediate_size = 13824,
+      num_hidden_layers = 40, num_attention_heads = 40, num_key_value_heads = 40,
+      vocab_size = 32000, max_position_embeddings = 4096, tie_word_embeddings = false },
+  },
+  ["llama-2-70b"] = {
+    hf_id = "meta-llama/Llama-2-70b-hf",
+    published_params = 68976648192,
+    source = META_SRC:format("meta-llama/Llama-2-70b-hf", "70B"),
+    config = { model_type = "llama", hidden_size = 8192, intermediate_size = 28672,
+      num_hidden_layers = 80, num_attention_heads = 64, num_key_value_heads = 8,
+      vocab_size = 32000, max_position_embeddings = 4096, tie_word_embeddings = false },
+  },
+  ["llama-3-8b"] = {
+    hf_id = "meta-llama/Meta-Llama-3-8B",
+    published_params = 8030261248,
+    source = META_SRC:format("meta-llama/Meta-Llama-3-8B", "8B"),
+    config = { model_type = "llama", hidden_size = 4096, intermediate_size = 14336,
+      num_hidden_layers = 32, num_attention_heads = 32, num_key_value_heads = 8,
+      vocab_size = 128256, max_position_embeddings = 8192, tie_word_embeddings = false },
+  },
+  ["llama-3-70b"] = {
+    hf_id = "meta-llama/Meta-Llama-3-70B",
+    published_params = 70553706496,
+    source = META_SRC:format("meta-llama/Meta-Llama-3-70B", "70B"),
+    config = { model_type = "llama", hidden_size = 8192, intermediate_size = 28672,
+      num_hidden_layers = 80, num_attention_heads = 64, num_key_value_heads = 8,
+      vocab_size = 128256, max_position_embeddings = 8192, tie_word_embeddings = false },
+  },
+  ["llama-3.1-8b"] = {
+    hf_id = "meta-llama/Llama-3.1-8B",
+    published_params = 8030261248,
+    source = META_SRC:format("meta-llama/Llama-3.1-8B", "8B"),
+    config = { model_type = "llama", hidden_size = 4096, intermediate_size = 14336,
+      num_hidden_layers = 32, num_attention_heads = 32, num_key_value_heads = 8,
+      vocab_size = 128256, max_position_embeddings = 131072, tie_word_embeddings = false },
+  },
+  ["llama-3.1-70b"] = {
+    hf_id = "meta-llama/Llama-3.1-70B",
+    published_params = 70553706496,
+    source = META_SRC:format("meta-llama/Llama-3.1-70B", "70B"),
+    config = { model_type = "llama", hidden_size = 8192, intermediate_size = 28672,
+      num_hidden_layers = 80, num_attention_heads = 64, num_key_value_heads = 8,
+      vocab_size = 128256, max_position_embeddings = 131072, tie_word_embeddings = false },
+  },
+  ["llama-3.1-405b"] = {
+    hf_id = "meta-llama/Llama-3.1-405B",
+    published_params = 405853388800,
+    source = META_SRC:format("meta-llama/Llama-3.1-405B", "405B"),
+    config = { model_type = "llama", hidden_size = 16384, intermediate_size = 53248,
+      num_hidden_layers = 126, num_attention_heads = 128, num_key_value_heads = 8,
+      vocab_size = 128256, max_position_embeddings = 131072, tie_word_embeddings = false },
+  },
+  ["llama-3.2-1b"] = {
+    hf_id = "meta-llama/Llama-3.2-1B",
+    published_params = 1235814400,
+    source = META_SRC:format("meta-llama/Llama-3.2-1B", "1.23B"),
+    config = { model_type = "llama", hidden_size = 2048, intermediate_size = 8192,
+      num_hidden_layers = 16, num_attention_heads = 32, num_key_value_heads = 8,
+      head_dim = 64, vocab_size = 128256, max_position_embeddings = 131072,
+      tie_word_embeddings = true },
+  },
+  ["llama-3.2-3b"] = {
+    hf_id = "meta-llama/Llama-3.2-3B",
+    published_params = 3212749824,
+    source = META_SRC:format("meta-llama/Llama-3.2-3B", "3.21B"),
+    config = { model_type = "llama", hidden_size = 3072, intermediate_size = 8192,
+      num_hidden_layers = 28, num_attention_heads = 24, num_key_value_heads = 8,
+      head_dim = 128, vocab_size = 128256, max_position_embeddings = 131072,
+      tie_word_embeddings = true },
+  },
+  ["mistral-7b"] = {
+    hf_id = "mistralai/Mistral-7B-v0.1",
+    published_params = 7241732096,
+    source = "Hugging Face Hub parameter count of mistralai/Mistral-7B-v0.1 " ..
+      "(safetensors metadata); Mistral AI's announcement rounds to 7.3B",
+    config = { model_type = "mistral", hidden_size = 4096, intermediate_size = 14336,
+      num_hidden_layers = 32, num_attention_heads = 32, num_key_value_heads = 8,
+      vocab_size = 32000, max_position_embeddings = 32768, tie_word_embeddings = false },
+  },
+  ["mistral-7b-v0.3"] = {
+    hf_id = "mistralai/Mistral-7B-v0.3",
+    published_params = 7248023552,
+    source = "Hugging Face Hub parameter count of mistralai/Mistral-7B-v0.3 " ..
+      "(safetensors metadata; vocabulary extended to 32768)",
+    config = { model_type = "mistral", hidden_size = 4096, intermediate_size = 14336,
+      num_hidden_layers = 32, num_attention_heads = 32, num_key_value_heads = 8,
+      vocab_size = 32768, max_position_embeddings = 32768, tie_word_embeddings = false },
+  },
+  ["qwen2.5-0.5b"] = {
+    hf_id = "Qwen/Qwen2.5-0.5B",
+    published_params = 494032768,
+    source = QWEN_SRC:format("Qwen2.5-0.5B", "0.49B",
+      "494M"),
+    config = { model_type = "qwen2", hidden_size = 896, intermediate_size = 4864,
+      num_hidden_layers = 24, num_attention_heads = 14, num_key_value_heads = 2,
+      vocab_size = 151936, max_position_embeddings = 32768, tie_word_embeddings = true },
+  },
+  ["qwen2.5-1.5b"] = {
+    hf_id = "Qwen/Qwen2.5-1.5B",
+    published_params = 1543714304,
+    source = QWEN_SRC:format("Qwen2.5-1.5B", "1.54B",
+      "1.54B"),
+    config = { model_type = "qwen2", hidden_size = 1536, intermediate_size = 8960,
+      num_hidden_layers = 28, num_attention_heads = 12, num_key_value_heads = 2,
+      vocab_size = 151936, max_position_embeddings = 131072, tie_word_embeddings = true },
+  },
+  ["qwen2.5-3b"] = {
+    hf_id = "Qwen/Qwen2.5-3B",
+    published_params = 3085938688,
+    source = QWEN_SRC:format("Qwen2.5-3B", "3.09B",
+      "3.09B"),
+    config = { model_type = "qwen2", hidden_size = 2048, intermediate_size = 11008,
+      num_hidden_layers = 36, num_attention_heads = 16, num_key_value_heads = 2,
+      vocab_size = 151936, max_position_embeddings = 32768, tie_word_embeddings = true },
+  },
+  ["qwen2.5-7b"] = {
+    hf_id = "Qwen/Qwen2.5-7B",
+    published_params = 7615616512,
+    source = QWEN_SRC:format("Qwen2.5-7B", "7.61B",
+      "7.62B; Open LLM Leaderboard request files: 7.616B"),
+    config = { model_type = "qwen2", hidden_size = 3584, intermediate_size = 18944,
+      num_hidden_layers = 28, num_attention_heads = 28, num_key_value_heads = 4,
+      vocab_size = 152064, max_position_embeddings = 131072, tie_word_embeddings = false },
+  },
+  ["qwen2.5-14b"] = {
+    hf_id = "Qwen/Qwen2.5-14B",
+    published_params = 14770033664,
+    source = QWEN_SRC:format("Qwen2.5-14B", "14.7B",
+      "14.8B"),
+    config = { model_type = "qwen2", hidden_size = 5120, intermediate_size = 13824,
+      num_hidden_layers = 48, num_attention_heads = 40, num_key_value_heads = 8,
+      vocab_size = 152064, max_position_embeddings = 131072, tie_word_embeddings = false },
+  },
+  ["qwen2.5-32b"] = {
+    hf_id = "Qwen/Qwen2.5-32B",
+    published_params = 32763876352,
+    source = QWEN_SRC:format("Qwen2.5-32B", "32.5B",
+      "32.8B; leaderboard request files: 32.764B"),
+    config = { model_type = "qwen2", hidden_size = 5120, intermediate_size = 27648,
+      num_hidden_layers = 64, num_attention_heads = 40, num_key_value_heads = 8,
+      vocab_size = 152064, max_position_embeddings = 131072, tie_word_embeddings = false },
+  },
+  ["qwen2.5-72b"] = {
+    hf_id = "Qwen/Qwen2.5-72B",
+    published_params = 72706203648,
+    source = QWEN_SRC:format("Qwen2.5-72B", "72.7B",
+      "72.7B; leaderboard request files for Qwen2-72B, same shapes: 72.706B"),
+    config = { model_type = "qwen2", hidden_size = 8192, intermediate_size = 29568,
+      num_hidden_layers = 80, num_attention_heads = 64, num_key_value_heads = 8,
+      vocab_size = 152064, max_position_embeddings = 131072, tie_word_embeddings = false },
+  },
+  ["gpt2"] = {
+    hf_id = "openai-community/gpt2",
+    published_params = 124439808,
+    source = "transformers GPT2LMHeadModel(openai-community/gpt2).num_parameters(); " ..
+      "the GPT-2 paper's table says 117M",
+    config = { model_type = "gpt2", n_embd = 768, n_layer = 12, n_head = 12,
+      n_positions = 1024, vocab_size = 50257 },
+  },
+  ["gpt2-medium"] = {
+    hf_id = "openai-community/gpt2-medium",
+    published_params = 354823168,
+    source = "transformers GPT2LMHeadModel(openai-community/gpt2-medium).num_parameters(); " ..
+      "the GPT-2 paper's table says 345M",
+    config = { model_type = "gpt2", n_embd = 1024, n_layer = 24, n_head = 16,
+      n_positions = 1024, vocab_size = 50257 },
+  },
+  ["gpt2-large"] = {
+    hf_id = "openai-community/gpt2-large",
+    published_params = 774030080,
+    source = "transformers GPT2LMHeadModel(openai-community/gpt2-large).num_parameters(); " ..
+      "the GPT-2 paper's table says 762M",
+    config = { model_type = "gpt2", n_embd = 1280, n_layer = 36, n_head = 20,
+      n_positions = 1024, vocab_size = 50257 },
+  },
+  ["gpt2-xl"] = {
+    hf_id = "openai-community/gpt2-xl",
+    published_params = 1557611200,
+    source = "transformers GPT2LMHeadModel(openai-community/gpt2-xl).num_parameters(); " ..
+      "the GPT-2 paper's table says 1542M",
+    config = { model_type = "gpt2", n_embd = 1600, n_layer = 48, n_head = 25,
+      n_positions = 1024, vocab_size = 50257 },
+  },
+  ["t5-large"] = {
+    hf_id = "google-t5/t5-large",
+    published_params = 737668096,
+    source = "DeepSpeed docs/code-docs/source/memory.rst, live t5-large: " ..
+      "\"total params: 737.67M, largest layer params: 32.90M\" (T5 paper: ~770M)",
+    config = { model_type = "t5", d_model = 1024, d_ff = 4096, d_kv = 64, num_heads = 16,
+      num_layers = 24, vocab_size = 32128, n_positions = 512,
+      relative_attention_num_buckets = 32, feed_forward_proj = "relu" },
+  },
+  ["t5-3b"] = {
+    hf_id = "google-t5/t5-3b",
+    published_params = 2851598336,
+    source = "DeepSpeed docs/code-docs/source/memory.rst, live t5-3b: \"2851M total " ..
+      "params, 32M largest layer params\"; exact count of T5ForConditionalGeneration",
+    config = { model_type = "t5", d_model = 1024, d_ff = 16384, d_kv = 128, num_heads = 32,
+      num_layers = 24, vocab_size = 32128, n_positions = 512,
+      relative_attention_num_buckets = 32, feed_forward_proj = "relu" },
+  },
+}
+
+-- config.json reading helpers ----------------------------------------------
+
+local SUPPORTED = "gpt2, llama, mistral, qwen2, t5"
+
+local ARCH_BY_CLASS = {
+  LlamaForCausalLM = "llama", LlamaModel = "llama",
+  MistralForCausalLM = "mistral", MistralModel = "mistral",
+  Qwen2ForCausalLM = "qwen2", Qwen2Model = "qwen2",
+  GPT2LMHeadModel = "gpt2", GPT2Model = "gpt2",
+  T5ForConditionalGeneration = "t5", T5Model = "t5", T5WithLMHeadModel = "t5",
+}
+
+local function present(v)
+  return v ~= nil and not (dsforge ~= nil and v == dsforge.null)
+end
+
+local function field(cfg, key)
+  local v = cfg[key]
+  if present(v) then return v end
+  return nil
+end
+
+local function as_count(v, key, arch)
+  local i = type(v) == "number" and math.tointeger(v) or nil
+  if i == nil or i <= 0 then
+    error(("config.json (%s): '%s' must be a positive integer, got %s"):format(
+      arch, key, tostring(v)), 4)
+  end
+  return i
+end
+
+-- Required positive integer; `alias` is a second accepted spelling.
+local function req(cfg, key, arch, alias)
+  local v = field(cfg, key)
+  if v == nil and alias then v = field(cfg, alias) end
+  if v == nil then
+    error(("config.json (%s) is missing the required field '%s'"):format(arch, key), 3)
+  end
+  return as_count(v, key, arch)
+end
+
+local function opt(cfg, key, arch, default)
+  local v = field(cfg, key)
+  if v == nil then return default end
+  return as_count(v, key, arch)
+end
+
+local function opt_bool(cfg, key, arch, default)
+  local v = field(cfg, key)
+  if v == nil then return default end
+  if type(v) ~= "boolean" then
+    error(("config.json (%s): '%s' must be true or false, got %s"):format(
+      arch, key, tostring(v)), 3)
+  end
+  return v
+end
+
+-- Largest of a list of {name, count}; the first wins ties (deterministic).
+local function largest(mods)
+  local best, name = -1, nil
+  for _, m in ipairs(mods) do
+    if m[2] > best then best, name = m[2], m[1] end
+  end
+  return best, name
+end
+
+-- Architectures --------------------------------------------------------------
+
+local function llama_like(cfg, arch)
+  local h = req(cfg, "hidden_size", arch)
+  local L = req(cfg, "num_hidden_layers", arch)
+  local a = req(cfg, "num_attention_heads", arch)
+  local I = req(cfg, "intermediate_size", arch)
+  local V = req(cfg, "vocab_size", arch)
+  local kv = opt(cfg, "num_key_value_heads", arch, a)
+  local d = opt(cfg, "head_dim", arch, nil)
+  if d == nil then
+    if h % a ~= 0 then
+      error(("config.json (%s): hidden_size %d is not a multiple of num_attention_heads %d " ..
+        "and there is no 'head_dim'"):format(arch, h, a), 2)
+    end
+    d = h // a
+  end
+  local tie = opt_bool(cfg, "tie_word_embeddings", arch, false)
+  local qkv_bias, o_bias, mlp_bias = false, false, false
+  if arch == "qwen2" then
+    qkv_bias = true
+  elseif arch == "llama" then
+    qkv_bias = opt_bool(cfg, "attention_bias", arch, false)
+    o_bias = qkv_bias
+    mlp_bias = opt_bool(cfg, "mlp_bias", arch, false)
+  end
+  local q = h * a * d + (qkv_bias and a * d or 0)
+  local k = h * kv * d + (qkv_bias and kv * d or 0)
+  local v = k
+  local o = a * d * h + (o_bias and h or 0)
+  local gate = h * I + (mlp_bias and I or 0)
+  local up = gate
+  local down = I * h + (mlp_bias and h or 0)
+  local layer = q + k + v + o + gate + up + down + 2 * h
+  local embed = V * h
+  local params = embed + L * layer + h + (tie and 0 or V * h)
+  local big, big_name = largest({
+    { "model.embed_tokens", embed }, { "lm_head", V * h },
+    { "self_attn.q_proj", q }, { "self_attn.k_proj", k }, { "self_attn.v_proj", v },
+    { "self_attn.o_proj", o }, { "mlp.gate_proj", gate }, { "mlp.up_proj", up },
+    { "mlp.down_proj", down }, { "norm", h },
+  })
+  return {
+    arch = arch, params = params, largest_layer = big, largest_layer_name = big_name,
+    hidden_size = h, layers = L, heads = a, kv_heads = kv, head_dim = d,
+    intermediate_size = I, vocab = V,
+    context = opt(cfg, "max_position_embeddings", arch, nil),
+    tie_word_embeddings = tie,
+  }
+end
+
+local function gpt2(cfg)
+  local arch = "gpt2"
+  local h = req(cfg, "n_embd", arch, "hidden_size")
+  local L = req(cfg, "n_layer", arch, "num_hidden_layers")
+  local a = req(cfg, "n_head", arch, "num_attention_heads")
+  local P = req(cfg, "n_positions", arch, "max_position_embeddings")
+  local V = req(cfg, "vocab_size", arch)
+  local I = opt(cfg, "n_inner", arch, 4 * h)
+  local tie = opt_bool(cfg, "tie_word_embeddings", arch, true)
+  if opt_bool(cfg, "add_cross_attention", arch, false) then
+    error("config.json (gpt2): add_cross_attention = true is not supported", 2)
+  end
+  if h % a ~= 0 then
+    error(("config.json (gpt2): n_embd %d is not a multiple of n_head %d"):format(h, a), 2)
+  end
+  local c_attn = h * 3 * h + 3 * h
+  local attn_proj = h * h + h
+  local c_fc = h * I + I
+  local mlp_proj = I * h + h
+  local layer = 2 * h + c_attn + attn_proj + 2 * h + c_fc + mlp_proj
+  local wte, wpe = V * h, P * h
+  local params = wte + wpe + L * layer + 2 * h + (tie and 0 or V * h)
+  local big, big_name = largest({
+    { "transformer.wte", wte }, { "lm_head", V * h }, { "transformer.wpe", wpe },
+    { "attn.c_attn", c_attn }, { "attn.c_proj", attn_proj }, { "mlp.c_fc", c_fc },
+    { "mlp.c_proj", mlp_proj }, { "ln_f", 2 * h },
+  })
+  return {
+    arch = arch, params = params, largest_layer = big, largest_layer_name = big_name,
+    hidden_size = h, layers = L, heads = a, kv_heads = a, head_dim = h // a,
+    intermediate_size = I, vocab = V, context = P, tie_word_embeddings = tie,
+  }
+end
+
+local function t5(cfg)
+  local arch = "t5"
+  local dm = req(cfg, "d_model", arch)
+  local F = req(cfg, "d_ff", arch)
+  local dk = req(cfg, "d_kv", arch)
+  local H = req(cfg, "num_heads", arch)
+  local Le = req(cfg, "num_layers", arch)
+  local Ld = opt(cfg, "num_decoder_layers", arch, Le)
+  local V = req(cfg, "vocab_size", arch)
+  local B = opt(cfg, "relative_attention_num_buckets", arch, 32)
+  local ffp = field(cfg, "feed_forward_proj") or "relu"
+  if type(ffp) ~= "string" then
+    error("config.json (t5): 'feed_forward_proj' must be a string, got " .. tostring(ffp), 2)
+  end
+  local gated = ffp:sub(1, 6) == "gated-"
+  local tie = opt_bool(cfg, "tie_word_embeddings", arch, true)
+  local inner = H * dk
+  local attn = 3 * dm * inner + inner * dm
+  local wi = dm * F
+  local ff = (gated and 2 or 1) * wi + F * dm
+  local rel = B * H
+  local enc_layer = attn + ff + 2 * dm
+  local dec_layer = 2 * attn + ff + 3 * dm
+  local shared = V * dm
+  local params = shared + Le * enc_layer + rel + dm + Ld * dec_layer + rel + dm +
+    (tie and 0 or V * dm)
+  local big, big_name = largest({
+    { "shared", shared }, { "lm_head", V * dm },
+    { "SelfAttention.q", dm * inner }, { "SelfAttention.o", inner * dm },
+    { gated and "DenseReluDense.wi_0" or "DenseReluDense.wi", wi },
+    { "DenseReluDense.wo", F * dm }, { "relative_attention_bias", rel },
+    { "layer_norm", dm },
+  })
+  return {
+    arch = arch, params = params, largest_layer = big, largest_layer_name = big_name,
+    hidden_size = dm, layers = Le + Ld, encoder_layers = Le, decoder_layers = Ld,
+    heads = H, kv_heads = H, head_dim = dk, intermediate_size = F, vocab = V,
+    context = opt(cfg, "n_positions", arch, 512), tie_word_embeddings = tie,
+  }
+end
+
+local function detect_arch(cfg)
+  local mt = field(cfg, "model_type")
+  if mt ~= nil then
+    if type(mt) ~= "string" then
+      error("config.json: 'model_type' must be a string, got " .. tostring(mt), 3)
+    end
+    if mt == "llama" or mt == "mistral" or mt == "qwen2" or mt == "gpt2" or mt == "t5" then
+      return mt
+    end
+    error(("config.json: unsupported model_type '%s' (supported: %s)"):format(mt, SUPPORTED), 3)
+  end
+  local archs = field(cfg, "architectures")
+  if type(archs) == "table" and type(archs[1]) == "string" then
+    local a = ARCH_BY_CLASS[archs[1]]
+    if a then return a end
+    error(("config.json: unsupported architecture '%s' (supported model types: %s)"):format(
+      archs[1], SUPPORTED), 3)
+  end
+  error("config.json is missing the required field 'model_type' " ..
+    "(and has no known 'architectures' entry)", 3)
+end
+
+--- Parameter count and shape of a model from its decoded config.json.
+function M.from_hf_config(cfg)
+  if type(cfg) ~= "table" then
+    error("deepspeed.models.from_hf_config: expected the decoded config.json table, got " ..
+      type(cfg), 2)
+  end
+  local arch = detect_arch(cfg)
+  if arch == "gpt2" then return gpt2(cfg) end
+  if arch == "t5" then return t5(cfg) end
+  return llama_like(cfg, arch)
+end
+
+-- Catalog access -------------------------------------------------------------
+
+local function copy(v)
+  if type(v) ~= "table" then return v end
+  local t = {}
+  for _, k in ipairs(dsforge.sorted_keys(v)) do t[k] = copy(v[k]) end
+  return t
+end
+
+local ENTRIES, NAMES, BY_HF_ID = {}, {}, {}
+for _, name in ipairs(dsforge.sorted_keys(CATALOG)) do
+  local c = CATALOG[name]
+  local e = M.from_hf_config(c.config)
+  e.name = name
+  e.hf_id = c.hf_id
+  e.published_params = c.published_params
+  e.source = c.source
+  e.hf_config = copy(c.config)
+  ENTRIES[name] = e
+  NAMES[#NAMES + 1] = name
+  BY_HF_ID[c.hf_id:lower()] = name
+end
+
+--- Catalog entry by name (case-insensitive) or Hub id; a fresh copy, or nil.
+function M.get(name)
+  if type(name) ~= "string" then return nil end
+  local key = name:lower()
+  local e = ENTRIES[key] or ENTRIES[BY_HF_ID[key] or ""]
+  if e == nil then return nil end
+  return copy(e)
+end
+
+--- Sorted list of catalog names.
+function M.names()
+  local t = {}
+  for i, n in ipairs(NAMES) do t[i] = n end
+  return t
+end
+
+-- Levenshtein distance over bytes.
+local function distance(a, b)
+  local la, lb = #a, #b
+  if la == 0 then return lb end
+  if lb == 0 then return la end
+  local prev, cur = {}, {}
+  for j = 0, lb do prev[j] = j end
+  for i = 1, la do
+    cur[0] = i
+    local ca = a:byte(i)
+    for j = 1, lb do
+      local cost = (ca == b:byte(j)) and 0 or 1
+      local x = prev[j] + 1
+      local y = cur[j - 1] + 1
+      local z = prev[j - 1] + cost
+      if y < x then x = y end
+      if z < x then x = z end
+      cur[j] = x
+    end
+    prev, cur = cur, prev
+  end
+  return prev[lb]
+end
+
+M.edit_distance = distance
+
+-- Hub spellings the catalog keys leave out: "meta-" in front, a variant suffix.
+local VARIANT_SUFFIXES = { "-instruct", "-chat", "-hf", "-base", "-it" }
+
+local function normalise(q)
+  if q:sub(1, 5) == "meta-" then q = q:sub(6) end
+  local changed = true
+  while changed do
+    changed = false
+    for _, suf in ipairs(VARIANT_SUFFIXES) do
+      if #q > #suf and q:sub(-#suf) == suf then
+        q = q:sub(1, #q - #suf)
+        changed = true
+      end
+    end
+  end
+  return q
+end
+
+--- Up to 3 catalog names close to `name`, nearest first, ties by name.
+--- Closeness is the edit distance to the lower-cased name, or to the name
+--- without an "org/" prefix, a "meta-" prefix and "-instruct"/"-chat"/"-hf"/
+--- "-base"/"-it" suffixes, whichever is smaller; names farther than
+--- max(3, #name // 3) are not suggested unless they start with `name`.
+function M.suggest(name)
+  if type(name) ~= "string" then return {} end
+  local q = name:lower()
+  -- a Hub id "org/Model-Name" is compared by its model part
+  local slash = q:find("/[^/]*$")
+  if slash then q = q:sub(slash + 1) end
+  local nq = normalise(q)
+  local limit = math.max(3, #q // 3)
+  local cands = {}
+  for _, n in ipairs(NAMES) do
+    local d = math.min(distance(q, n), distance(nq, n))
+    local prefix = #q >= 2 and n:sub(1, #q) == q
+    if d <= limit or prefix then cands[#cands + 1] = { n, d } end
+  end
+  table.sort(cands, function(x, y)
+    if x[2] ~= y[2] then return x[2] < y[2] end
+    return x[1] < y[1]
+  end)
+  local out = {}
+  for i = 1, math.min(3, #cands) do out[i] = cands[i][1] end
+  return out
+end
+
+return M

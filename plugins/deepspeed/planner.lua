@@ -1,0 +1,332 @@
+-- deepspeed.planner: pick the cheapest DeepSpeed ZeRO configuration that fits
+-- a GPU/CPU memory budget.
+--
+-- Order of preference (cheapest first; the first candidate that fits wins):
+--   1. offload: none, then optimizer offload to CPU, then optimizer +
+--      parameter offload to CPU. Offload moves data over PCIe every step and
+--      runs the optimizer on the CPU: by far the largest slowdown.
+--   2. ZeRO stage, lowest first (0, 1, 2, 3): less communication and
+--      bookkeeping. (ZeRO paper: stages 1 and 2 keep plain data
+--      parallelism's communication volume but replace one all-reduce by
+--      bucketed reduce-scatter + all-gather; stage 3 all-gathers the
+--      parameters in forward and backward, 1.5x the volume.)
+--      Optimizer offload exists for stages 1-3, parameter offload only for 3.
+--   3. no activation checkpointing before full activation checkpointing
+--      (recomputing the forward pass costs about 1/3 more compute).
+--   4. the largest micro batch (fewer gradient-accumulation steps, better
+--      GPU utilisation).
+-- The candidates, in order: (none, ZeRO-0) (none, ZeRO-1) (none, ZeRO-2)
+-- (none, ZeRO-3) (opt, ZeRO-1) (opt, ZeRO-2) (opt, ZeRO-3) (opt+param,
+-- ZeRO-3); each first without, then with activation checkpointing, each with
+-- micro batches from the largest allowed down to 1. ZeRO-3 uses zero.Init
+-- (zero_init = true, as the Hugging Face integration does).
+--
+-- Fit test, per candidate:
+--   model states (deepspeed.memory.estimate, DeepSpeed's formulas)
+--     + activations (deepspeed.activations.bytes, Korthikanti et al. 2022)
+--     <= floor(gpu_mem_bytes * (1 - margin))             per GPU
+--   model-state host RAM <= floor(cpu_mem_bytes * (1 - margin))   per node
+-- dtype_bytes sizes the activations only; DeepSpeed's model-state formulas
+-- assume 16-bit (fp16/bf16) training with fp32 master weights and Adam.
+-- Micro batch candidates divide global_batch / (gpus_per_node * nodes) and are
+-- at most max_micro_batch; gradient_accumulation = that quotient / micro batch.
+-- Because the candidate order is fixed and every fit test is monotone in the
+-- budgets, more memory never selects a costlier candidate.
+--
+-- Public API
+--   M.ORDER          the order of preference above, as text
+--   M.CANDIDATES     the (offload, stage) candidates in order
+--   M.plan{ model, gpus_per_node, nodes = 1, gpu_mem_bytes, cpu_mem_bytes,
+--           seq_len, global_batch, margin = 0.10, dtype_bytes = 2,
+--           max_micro_batch = 64 }
+--     -> { fits = true, stage, offload_optimizer, offload_param, zero_init,
+--          micro_batch, gradient_accumulation, activation_checkpointing,
+--          gpu_bytes (states + activations, per GPU), cpu_bytes (per node),
+--          activation_bytes, model_states_gpu_bytes, gpu_limit_bytes,
+--          cpu_limit_bytes, reasons = { ... } }
+--     or { fits = false, reasons = { ... } }
+--     reasons[1] is the summary (the choice, or why nothing fits); the
+--     following lines explain each cheaper candidate that was rejected.
+--   M.rank(result)   -> { offload level 0-2, stage, checkpointing 0/1, -micro }
+--     (compare lexicographically; smaller is cheaper)
+
+local memory = require("deepspeed.memory")
+local activations = require("deepspeed.activations")
+
+local M = {}
+
+M.ORDER = table.concat({
+  "1. no offload, then optimizer offload to CPU, then optimizer + parameter offload " ..
+    "to CPU (offload is PCIe-bound and runs the optimizer on the CPU: the costliest)",
+  "2. lower ZeRO stage first: 0, 1, 2, 3 (less communication; stage 3 " ..
+    "all-gathers the parameters in forward and backward)",
+  "3. no activation checkpointing before full activation checkpointing " ..
+    "(recomputation costs about 1/3 more compute)",
+  "4. the largest micro batch that fits (fewer gradient-accumulation steps)",
+}, "\n")
+
+M.CANDIDATES = {
+  { level = 0, stage = 0, offload_optimizer = "none", offload_param = "none" },
+  { level = 0, stage = 1, offload_optimizer = "none", offload_param = "none" },
+  { level = 0, stage = 2, offload_optimizer = "none", offload_param = "none" },
+  { level = 0, stage = 3, offload_optimizer = "none", offload_param = "none" },
+  { level = 1, stage = 1, offload_optimizer = "cpu",  offload_param = "none" },
+  { level = 1, stage = 2, offload_optimizer = "cpu",  offload_param = "none" },
+  { level = 1, stage = 3, offload_optimizer = "cpu",  offload_param = "none" },
+  { level = 2, stage = 3, offload_optimizer = "cpu",  offload_param = "cpu" },
+}
+
+local KEYS = {
+  model = true, gpus_per_node = true, nodes = true, gpu_mem_bytes = true,
+  cpu_mem_bytes = true, seq_len = true, global_batch = true, margin = true,
+  dtype_bytes = true, max_micro_batch = true,
+}
+
+local MODEL_FIELDS = { "params", "largest_layer", "hidden_size", "layers", "heads", "vocab" }
+
+local function fail(msg)
+  error("deepspeed.planner.plan: " .. msg, 3)
+end
+
+local function count(v, name, default)
+  if v == nil then v = default end
+  if v == nil then fail(name .. " is required") end
+  local i = type(v) == "number" and math.tointeger(v) or nil
+  if i == nil or i <= 0 then
+    fail(("%s must be a positive whole number, got %s"):format(name, tostring(v)))
+  end
+  return i
+end
+
+local function bytes_budget(v, name)
+  if v == nil then fail(name .. " is required") end
+  if type(v) ~= "number" or v ~= v or v <= 0 or v == math.huge then
+    fail(("%s must be a positive number of bytes, got %s"):format(name, tostring(v)))
+  end
+  return v
+end
+
+local function gib(b)
+  return string.format("%.2f GiB", b / 2 ^ 30)
+end
+
+local function label(c)
+  local off
+  if c.level == 0 then
+    off = "no offload"
+  elseif c.level == 1 then
+    off = "optimizer offload to CPU"
+  else
+    off = "optimizer + parameter offload to CPU"
+  end
+  return ("ZeRO-%d, %s"):format(c.stage, off)
+end
+
+-- Divisors of n that are <= limit, largest first.
+local function micro_candidates(n, limit)
+  local out = {}
+  for m = math.min(n, limit), 1, -1 do
+    if n % m == 0 then out[#out + 1] = m end
+  end
+  return out
+end
+
+function M.plan(opts)
+  if type(opts) ~= "table" then fail("expected a table of options") end
+  for _, k in ipairs(dsforge.sorted_keys(opts)) do
+    if not KEYS[k] then fail("unknown option '" .. tostring(k) .. "'") end
+  end
+  local model = opts.model
+  if type(model) ~= "table" then
+    fail("model is required (an entry from deepspeed.models.get or from_hf_config)")
+  end
+  for _, f in ipairs(MODEL_FIELDS) do
+    local v = model[f]
+    if type(v) ~= "number" or math.tointeger(v) == nil or v <= 0 then
+      fail(("model.%s must be a positive whole number, got %s"):format(f, tostring(v)))
+    end
+  end
+  local n = count(opts.gpus_per_node, "gpus_per_node")
+  local nodes = count(opts.nodes, "nodes", 1)
+  local gpu_mem = bytes_budget(opts.gpu_mem_bytes, "gpu_mem_bytes")
+  local cpu_mem = bytes_budget(opts.cpu_mem_bytes, "cpu_mem_bytes")
+  local seq = count(opts.seq_len, "seq_len")
+  local global_batch = count(opts.global_batch, "global_batch")
+  local dtype = count(opts.dtype_bytes, "dtype_bytes", 2)
+  local max_mb = count(opts.max_micro_batch, "max_micro_batch", 64)
+  local margin = opts.margin
+  if margin == nil then margin = 0.10 end
+  if type(margin) ~= "number" or margin ~= margin or margin < 0 or margin >= 1 then
+    fail("margin must be a number in [0, 1), got " .. tostring(margin))
+  end
+
+  local dp = n * nodes
+  local gpu_limit = math.floor(gpu_mem * (1 - margin))
+  local cpu_limit = math.floor(cpu_mem * (1 - margin))
+  local params = math.tointeger(model.params)
+  local name = model.name or model.arch or "model"
+  local header = ("%s: %.2fB params, largest layer %.2fM; %d GPU(s) (%d per node x %d node(s)); " ..
+    "usable %s per GPU (%s x %.2f) and %s CPU RAM per node (%s x %.2f)"):format(
+    name, params / 1e9, model.largest_layer / 1e6, dp, n, nodes,
+    gib(gpu_limit), gib(gpu_mem), 1 - margin, gib(cpu_limit), gib(cpu_mem), 1 - margin)
+
+  if global_batch % dp ~= 0 then
+    return {
+      fits = false,
+      reasons = {
+        ("nothing fits: global_batch %d is not a multiple of the data-parallel size %d " ..
+          "(%d GPUs per node x %d nodes); DeepSpeed requires train_batch_size = " ..
+          "micro_batch x gradient_accumulation x %d"):format(global_batch, dp, n, nodes, dp),
+        header,
+      },
+    }
+  end
+
+  local per_gpu = global_batch // dp
+  local micros = micro_candidates(per_gpu, max_mb)
+  local smallest_mb = micros[#micros]
+
+  local function act(mb, ckpt)
+    return activations.bytes{
+      seq_len = seq, micro_batch = mb, hidden_size = model.hidden_size,
+      layers = model.layers, heads = model.heads, vocab = model.vocab,
+      checkpointing = ckpt, dtype_bytes = dtype,
+    }
+  end
+
+  local notes = {}
+  if type(model.context) == "number" and seq > model.context then
+    notes[#notes + 1] = ("note: seq_len %d exceeds the model's context length %d"):format(
+      seq, model.context)
+  end
+
+  local rejected = {}
+  -- smallest per-GPU need and smallest host RAM seen, for the "nothing fits" summary
+  local best_gpu, least_cpu = nil, nil
+  local best_in_cpu = nil -- smallest per-GPU need among those within the CPU budget
+  for _, c in ipairs(M.CANDIDATES) do
+    local states = memory.estimate{
+      stage = c.stage, params = params, largest_layer = model.largest_layer,
+      gpus_per_node = n, nodes = nodes, offload_optimizer = c.offload_optimizer,
+      offload_param = c.offload_param, zero_init = true,
+    }
+    local min_need = states.gpu + act(smallest_mb, true)
+    if best_gpu == nil or min_need < best_gpu.need then
+      best_gpu = { need = min_need, cand = c, cpu = states.cpu }
+    end
+    if least_cpu == nil or states.cpu < least_cpu.cpu then
+      least_cpu = { cpu = states.cpu, cand = c }
+    end
+    if states.cpu <= cpu_limit and (best_in_cpu == nil or min_need < best_in_cpu.need) then
+      best_in_cpu = { need = min_need, cand = c }
+    end
+    if states.cpu > cpu_limit and states.gpu > gpu_limit then
+      rejected[#rejected + 1] = ("%s: rejected, its model states need %s per GPU and %s of " ..
+        "CPU RAM per node but only %s and %s are usable"):format(label(c), gib(states.gpu),
+        gib(states.cpu), gib(gpu_limit), gib(cpu_limit))
+    elseif states.cpu > cpu_limit then
+      rejected[#rejected + 1] = ("%s: rejected, its model states need %s of CPU RAM per node " ..
+        "but only %s is usable"):format(label(c), gib(states.cpu), gib(cpu_limit))
+    elseif states.gpu > gpu_limit then
+      rejected[#rejected + 1] = ("%s: rejected, model states alone need %s per GPU " ..
+        "but only %s is usable"):format(label(c), gib(states.gpu), gib(gpu_limit))
+    else
+      for _, ckpt in ipairs({ false, true }) do
+        local too_big = nil -- the next larger micro batch, which did not fit
+        for _, mb in ipairs(micros) do
+          local a = act(mb, ckpt)
+          local need = states.gpu + a
+          if need <= gpu_limit then
+            local reasons = {}
+            local ga = per_gpu // mb
+            reasons[1] = ("chosen: %s, activation checkpointing %s, micro batch %d x " ..
+              "gradient accumulation %d x %d GPU(s) = global batch %d; %s of %s per GPU " ..
+              "(model states %s + activations %s), %s of %s CPU RAM per node"):format(
+              label(c), ckpt and "on" or "off", mb, ga, dp, global_batch, gib(need),
+              gib(gpu_limit), gib(states.gpu), gib(a), gib(states.cpu), gib(cpu_limit))
+            reasons[2] = header
+            for _, r in ipairs(rejected) do reasons[#reasons + 1] = r end
+            if ckpt then
+              local a1 = act(smallest_mb, false)
+              reasons[#reasons + 1] = ("%s without activation checkpointing: rejected, even " ..
+                "micro batch %d needs %s per GPU (model states %s + activations %s) but only " ..
+                "%s is usable"):format(label(c), smallest_mb, gib(states.gpu + a1),
+                gib(states.gpu), gib(a1), gib(gpu_limit))
+            end
+            if too_big then
+              reasons[#reasons + 1] = ("micro batch %d would need %s per GPU (activations %s) " ..
+                "but only %s is usable"):format(too_big.mb, gib(too_big.need), gib(too_big.a),
+                gib(gpu_limit))
+            elseif mb == micros[1] and mb < per_gpu then
+              reasons[#reasons + 1] = ("micro batch %d is the largest divisor of %d " ..
+                "(global_batch / data-parallel size) allowed by max_micro_batch %d"):format(
+                mb, per_gpu, max_mb)
+            end
+            for _, nt in ipairs(notes) do reasons[#reasons + 1] = nt end
+            return {
+              fits = true,
+              stage = c.stage,
+              offload_optimizer = c.offload_optimizer,
+              offload_param = c.offload_param,
+              zero_init = c.stage == 3 or nil,
+              micro_batch = mb,
+              gradient_accumulation = ga,
+              activation_checkpointing = ckpt,
+              gpu_bytes = need,
+              cpu_bytes = states.cpu,
+              activation_bytes = a,
+              model_states_gpu_bytes = states.gpu,
+              gpu_limit_bytes = gpu_limit,
+              cpu_limit_bytes = cpu_limit,
+              reasons = reasons,
+            }
+          end
+          too_big = { mb = mb, need = need, a = a }
+        end
+      end
+      local a1 = act(smallest_mb, true)
+      rejected[#rejected + 1] = ("%s: rejected, even micro batch %d with activation " ..
+        "checkpointing needs %s per GPU (model states %s + activations %s) but only %s " ..
+        "is usable"):format(label(c), smallest_mb, gib(states.gpu + a1), gib(states.gpu),
+        gib(a1), gib(gpu_limit))
+    end
+  end
+
+  local summary
+  local c = best_gpu.cand
+  if best_gpu.need > gpu_limit then
+    summary = ("nothing fits: the smallest configuration (%s, micro batch %d, activation " ..
+      "checkpointing) needs %s per GPU but only %s is usable"):format(
+      label(c), smallest_mb, gib(best_gpu.need), gib(gpu_limit))
+  elseif least_cpu.cpu > cpu_limit then
+    summary = ("nothing fits: every configuration needs more CPU RAM per node than is " ..
+      "usable; the least, %s, needs %s but only %s is usable"):format(
+      label(least_cpu.cand), gib(least_cpu.cpu), gib(cpu_limit))
+  else
+    summary = ("nothing fits: %s with micro batch %d and activation checkpointing would fit " ..
+      "the GPU (%s of %s) but needs %s of CPU RAM per node, only %s is usable; within the " ..
+      "CPU budget the smallest, %s, needs %s per GPU"):format(
+      label(c), smallest_mb, gib(best_gpu.need), gib(gpu_limit), gib(best_gpu.cpu),
+      gib(cpu_limit), label(best_in_cpu.cand), gib(best_in_cpu.need))
+  end
+  local reasons = { summary, header }
+  for _, r in ipairs(rejected) do reasons[#reasons + 1] = r end
+  for _, nt in ipairs(notes) do reasons[#reasons + 1] = nt end
+  return { fits = false, reasons = reasons }
+end
+
+--- Cost rank of a successful plan: compare lexicographically, smaller is cheaper.
+function M.rank(result)
+  if type(result) ~= "table" or not result.fits then
+    error("deepspeed.planner.rank: expected a plan with fits = true", 2)
+  end
+  local level = 0
+  if result.offload_param == "cpu" then
+    level = 2
+  elseif result.offload_optimizer == "cpu" then
+    level = 1
+  end
+  return { level, result.stage, result.activation_checkpointing and 1 or 0, -result.micro_batch }
+end
+
+return M

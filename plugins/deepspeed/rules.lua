@@ -1,0 +1,1051 @@
+-- deepspeed.rules: cross-field checks and lint for DeepSpeed configs.
+--
+-- Every rule is grounded in DeepSpeed's own behaviour (reference:
+-- docs deepspeed.md, DeepSpeed runtime/config.py, runtime/engine.py,
+-- runtime/zero/config.py, runtime/lr_schedules.py). Single-key problems
+-- (unknown keys, types, enums, ranges, deprecated keys, "auto" outside the
+-- HF Trainer) belong to schema_check.lua and are deliberately skipped here:
+-- a rule ignores any value whose type it does not expect.
+--
+-- Exported: M.rules (the rule list the C core runs), plus the helpers
+-- M.zero_stage, M.pybool, M.classify_optimizer, M.DS_SCHEDULERS,
+-- M.TORCH_SCHEDULERS, M.DS_OPTIMIZERS, M.TORCH_OPTIMIZERS.
+
+local batch = require("deepspeed.batch")
+
+local M = {}
+
+local NULL = dsforge.null
+local pynum = batch.pynum
+
+---------------------------------------------------------------------------
+-- Value helpers (never raise)
+---------------------------------------------------------------------------
+
+-- A JSON object (a table that is not null, not the delete marker and has
+-- no array part), else nil.
+local function obj(v)
+  if type(v) ~= "table" or v == NULL or v == dsforge.delete then return nil end
+  if rawget(v, 1) ~= nil then return nil end
+  return v
+end
+
+-- t[k] when t is a JSON object, else nil.
+local function get(t, k)
+  if obj(t) == nil then return nil end
+  return rawget(t, k)
+end
+
+local function is_num(v) return type(v) == "number" and v == v end
+local function is_str(v) return type(v) == "string" end
+
+-- pydantic v2 (lax mode) bool coercion: true/false, 0/1, 0.0/1.0 and the
+-- strings 0 off f false n no / 1 on t true y yes (any case). Anything else
+-- (including "auto", which DeepSpeed's models drop) gives nil.
+local TRUE_WORDS = { ["1"] = true, on = true, t = true, ["true"] = true, y = true, yes = true }
+local FALSE_WORDS = { ["0"] = true, off = true, f = true, ["false"] = true, n = true, no = true }
+local function pybool(v)
+  if v == true or v == false then return v end
+  if is_num(v) then
+    if v == 1 then return true end
+    if v == 0 then return false end
+    return nil
+  end
+  if is_str(v) then
+    local s = v:lower():match("^%s*(.-)%s*$")
+    if TRUE_WORDS[s] then return true end
+    if FALSE_WORDS[s] then return false end
+  end
+  return nil
+end
+M.pybool = pybool
+
+-- Python truthiness, for the sections DeepSpeed reads with dict.get.
+local function pytruthy(v)
+  if v == nil or v == NULL or v == false then return false end
+  if is_num(v) then return v ~= 0 end
+  if is_str(v) then return v ~= "" end
+  if type(v) == "table" then return next(v) ~= nil end
+  return true
+end
+
+-- The effective ZeRO stage (0-3), or nil when it cannot be known (invalid
+-- value, null). Missing means 0; "auto" is dropped by pydantic, so 0;
+-- pydantic accepts 2, "2", 2.0 and true (=1); legacy
+-- "zero_optimization": true/false means stage 1/0.
+local function zero_stage(cfg)
+  if not obj(cfg) then return nil end
+  local z = rawget(cfg, "zero_optimization")
+  if z == nil then return 0 end
+  if z == true then return 1 end
+  if z == false then return 0 end
+  if not obj(z) then return nil end
+  local s = rawget(z, "stage")
+  if s == nil or s == "auto" then return 0 end
+  if s == true then return 1 end
+  if s == false then return 0 end
+  if is_num(s) then
+    local i = math.tointeger(s)
+    if i and i >= 0 and i <= 3 then return i end
+    return nil
+  end
+  if is_str(s) then
+    local d = s:match("^%s*([0-3])%s*$")
+    if d then return tonumber(d) end
+  end
+  return nil
+end
+M.zero_stage = zero_stage
+
+local function zero_section(cfg)
+  return obj(get(cfg, "zero_optimization"))
+end
+
+-- bf16 wins over the old name bfloat16 when both are present.
+local function bf16_section(cfg)
+  local b = rawget(cfg, "bf16")
+  if b ~= nil then return obj(b), "bf16" end
+  return obj(rawget(cfg, "bfloat16")), "bfloat16"
+end
+
+local function elasticity_enabled(cfg)
+  local e = obj(rawget(cfg, "elasticity"))
+  if not e then return false end
+  local en = rawget(e, "enabled")
+  if en == "auto" then return false end
+  return pytruthy(en)
+end
+
+local function offload_device(sec)
+  local s = obj(sec)
+  if not s then return nil end
+  local d = rawget(s, "device")
+  if d == "cpu" or d == "nvme" then return d end
+  return nil
+end
+
+local function fmt(v)
+  if is_num(v) then return pynum(v) end
+  if is_str(v) then return string.format("%q", v) end
+  if v == NULL then return "null" end
+  return tostring(v)
+end
+
+local function valid_world(ctx)
+  local w = math.tointeger(ctx.world_size)
+  if w and w >= 1 then return w end
+  return nil
+end
+
+---------------------------------------------------------------------------
+-- Optimizer and scheduler names
+---------------------------------------------------------------------------
+
+-- DeepSpeed's built-in optimizer names (matched case-insensitively).
+M.DS_OPTIMIZERS = { "adagrad", "adam", "adamw", "lamb", "lion", "muadam",
+  "muadamw", "muon", "musgd", "onebitadam", "onebitlamb", "zerooneadam" }
+-- torch.optim optimizer classes (looked up case-sensitively with getattr).
+M.TORCH_OPTIMIZERS = { "ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam",
+  "AdamW", "Adamax", "LBFGS", "Muon", "NAdam", "RAdam", "RMSprop", "Rprop",
+  "SGD", "SparseAdam" }
+-- deepspeed.runtime.lr_schedules classes (VALID_LR_SCHEDULES).
+M.DS_SCHEDULERS = { "LRRangeTest", "OneCycle", "WarmupCosineLR",
+  "WarmupDecayLR", "WarmupLR" }
+-- torch.optim.lr_scheduler classes.
+M.TORCH_SCHEDULERS = { "ChainedScheduler", "ConstantLR",
+  "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "CyclicLR",
+  "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR",
+  "MultiplicativeLR", "OneCycleLR", "PolynomialLR", "ReduceLROnPlateau",
+  "SequentialLR", "StepLR", "_LRScheduler" }
+
+local function set_of(list)
+  local s = {}
+  for _, v in ipairs(list) do s[v] = true end
+  return s
+end
+local DS_OPT = set_of(M.DS_OPTIMIZERS)
+local TORCH_OPT = set_of(M.TORCH_OPTIMIZERS)
+local DS_SCHED = set_of(M.DS_SCHEDULERS)
+local TORCH_SCHED = set_of(M.TORCH_SCHEDULERS)
+
+-- The class each built-in resolves to, and whether that class is in
+-- ZERO_SUPPORTED_OPTIMIZERS (torch Adam/AdamW/Adagrad, FusedAdam,
+-- DeepSpeedCPUAdam, DeepSpeedCPUAdagrad, DeepSpeedCPULion, FusedLion, Muon).
+local DS_OPT_CLASS = {
+  adam = { "FusedAdam (DeepSpeedCPUAdam with offload)", true },
+  adamw = { "FusedAdam (DeepSpeedCPUAdam with offload)", true },
+  adagrad = { "torch.optim.Adagrad (DeepSpeedCPUAdagrad with offload)", true },
+  lion = { "FusedLion (DeepSpeedCPULion with offload)", true },
+  muon = { "Muon", true },
+  lamb = { "FusedLamb", false },
+  muadam = { "mup.MuAdam", false },
+  muadamw = { "mup.MuAdamW", false },
+  musgd = { "mup.MuSGD", false },
+  onebitadam = { "OnebitAdam", false },
+  zerooneadam = { "ZeroOneAdam", false },
+  onebitlamb = { "OnebitLamb", false },
+}
+local TORCH_ZERO_OK = { Adam = true, AdamW = true, Adagrad = true }
+
+local ONEBIT = {
+  onebitadam = "1bit-Adam is not compatible with ZeRO",
+  zerooneadam = "0/1 Adam is not compatible with ZeRO",
+  onebitlamb = "1bit-Lamb is not compatible with ZeRO",
+}
+
+-- M.classify_optimizer(name) -> { kind = "deepspeed"|"torch", name =,
+-- class =, zero_supported = bool } or nil when DeepSpeed cannot build it.
+function M.classify_optimizer(name)
+  if not is_str(name) then return nil end
+  local low = name:lower()
+  if DS_OPT[low] then
+    local c = DS_OPT_CLASS[low]
+    return { kind = "deepspeed", name = low, class = c[1], zero_supported = c[2] }
+  end
+  if TORCH_OPT[name] then
+    return { kind = "torch", name = name, class = "torch.optim." .. name,
+      zero_supported = TORCH_ZERO_OK[name] == true }
+  end
+  return nil
+end
+
+local function case_match(name, list)
+  local low = name:lower()
+  for _, v in ipairs(list) do
+    if v:lower() == low then return v end
+  end
+  return nil
+end
+
+---------------------------------------------------------------------------
+-- Rule table
+---------------------------------------------------------------------------
+
+local rules = {}
+local function def(r) rules[#rules + 1] = r end
+
+local function emit(ctx, rule, path, message, fix, severity)
+  ctx.report {
+    rule = rule,
+    path = dsforge.array(path),
+    message = message,
+    fix = fix,
+    severity = severity,
+  }
+end
+
+-- batch ------------------------------------------------------------------
+
+local function derivation_text(key, tb, mb, gas, w, res)
+  if key == batch.GAS then
+    if tb ~= nil and mb ~= nil then
+      return "gradient_accumulation_steps = train_batch_size // micro // world_size = "
+        .. pynum(tb) .. " // " .. pynum(mb) .. " // " .. pynum(w) .. " = "
+        .. pynum(res.gradient_accumulation_steps)
+    end
+    return "gradient_accumulation_steps = 1 (only one of train_batch_size and"
+      .. " train_micro_batch_size_per_gpu is given)"
+  elseif key == batch.MB then
+    if gas ~= nil then
+      return "train_micro_batch_size_per_gpu = train_batch_size // world_size // gas = "
+        .. pynum(tb) .. " // " .. pynum(w) .. " // " .. pynum(gas) .. " = "
+        .. pynum(res.train_micro_batch_size_per_gpu)
+    end
+    return "train_micro_batch_size_per_gpu = train_batch_size // world_size = "
+      .. pynum(tb) .. " // " .. pynum(w) .. " = " .. pynum(res.train_micro_batch_size_per_gpu)
+  end
+  if gas ~= nil then
+    return "train_batch_size = micro * gas * world_size = " .. pynum(mb) .. " * "
+      .. pynum(gas) .. " * " .. pynum(w) .. " = " .. pynum(res.train_batch_size)
+  end
+  return "train_batch_size = micro * world_size = " .. pynum(mb) .. " * " .. pynum(w)
+    .. " = " .. pynum(res.train_batch_size)
+end
+
+def {
+  id = "batch-identity",
+  severity = "error",
+  summary = "train_batch_size, micro batch and gradient accumulation must satisfy"
+    .. " DeepSpeed's batch derivation and train_batch_size == micro * gas * world_size",
+  fix = "make train_batch_size = train_micro_batch_size_per_gpu *"
+    .. " gradient_accumulation_steps * data-parallel world size, or give only two of them",
+  check = function(cfg, ctx)
+    if not obj(cfg) or elasticity_enabled(cfg) then return end
+    local w = valid_world(ctx)
+    if not w then return end
+    local tb, mb, gas, bad = batch.read(cfg)
+    if bad or (tb == nil and mb == nil) then return end
+    local res, msg, which = batch.resolve(tb, mb, gas, w)
+    if not res then
+      local what
+      if msg:find("^ZeroDivisionError") then
+        what = "DeepSpeed crashes while deriving the batch sizes (" .. msg .. ")"
+      else
+        what = "DeepSpeed rejects the batch sizes with AssertionError '" .. msg .. "'"
+      end
+      emit(ctx, "batch-identity", { which }, what .. " at data-parallel world size "
+        .. pynum(w) .. ". DeepSpeed derives missing values with floor division and then"
+        .. " requires every value > 0 and train_batch_size == micro * gas * world_size;"
+        .. " the world size is the data-parallel size, so the same file can pass on one"
+        .. " GPU count and fail on another.", batch.suggest(tb, mb, gas, w))
+      return
+    end
+    for _, key in ipairs(res.derived) do
+      local v = res[key]
+      emit(ctx, "batch-derived", { key }, "DeepSpeed derives "
+        .. derivation_text(key, tb, mb, gas, w, res) .. " at data-parallel world size "
+        .. pynum(w) .. "; with another world size it derives a different value.",
+        "to pin it, add \"" .. key .. "\": " .. pynum(v), "note")
+    end
+  end,
+}
+
+def {
+  id = "batch-derived",
+  severity = "note",
+  summary = "which batch values DeepSpeed derives from the given ones, and to what",
+  fix = "state the derived value explicitly if it must not depend on the world size",
+}
+
+def {
+  id = "batch-missing",
+  severity = "error",
+  summary = "neither train_batch_size nor train_micro_batch_size_per_gpu is set (plain DeepSpeed)",
+  fix = "add train_micro_batch_size_per_gpu (and optionally gradient_accumulation_steps)",
+  check = function(cfg, ctx)
+    if ctx.target ~= "deepspeed" or not obj(cfg) or elasticity_enabled(cfg) then return end
+    local tb, mb = rawget(cfg, batch.TB), rawget(cfg, batch.MB)
+    if (tb ~= nil and tb ~= NULL) or (mb ~= nil and mb ~= NULL) then return end
+    emit(ctx, "batch-missing", { batch.MB }, "neither train_batch_size nor"
+      .. " train_micro_batch_size_per_gpu is set: DeepSpeed raises AssertionError '"
+      .. batch.MSG_MISSING .. "' (gradient_accumulation_steps alone is not enough).",
+      batch.suggest(nil, nil, nil, valid_world(ctx) or 1))
+  end,
+}
+
+-- precision ----------------------------------------------------------------
+
+def {
+  id = "precision-conflict",
+  severity = "error",
+  summary = "fp16 and bf16 enabled together",
+  fix = "enable only one of fp16.enabled and bf16.enabled",
+  check = function(cfg, ctx)
+    if not obj(cfg) then return end
+    local fp = obj(rawget(cfg, "fp16"))
+    local bf, bkey = bf16_section(cfg)
+    if not fp or not bf then return end
+    if pybool(rawget(fp, "enabled")) ~= true or pybool(rawget(bf, "enabled")) ~= true then
+      return
+    end
+    emit(ctx, "precision-conflict", { bkey, "enabled" }, "fp16.enabled and " .. bkey
+      .. ".enabled are both true: DeepSpeed raises AssertionError 'bfloat16 and fp16"
+      .. " modes cannot be simultaneously enabled' while reading the config.",
+      "keep one: set fp16.enabled to false for bf16 training (Ampere or newer GPUs), or "
+      .. bkey .. ".enabled to false for fp16 training")
+  end,
+}
+
+def {
+  id = "master-weights-stage",
+  severity = "error",
+  summary = "fp16/bf16 master-weights options need ZeRO stage 1-3; bf16_optimizer_states"
+    .. " also needs bf16_master_weights_and_grads",
+  fix = "use ZeRO stage 1-3 (and bf16_master_weights_and_grads with bf16_optimizer_states),"
+    .. " or remove the option",
+  check = function(cfg, ctx)
+    if not obj(cfg) then return end
+    local stage = zero_stage(cfg)
+    if stage == nil then return end
+    local fp = obj(rawget(cfg, "fp16"))
+    if fp and stage == 0 and pybool(rawget(fp, "fp16_master_weights_and_grads")) == true then
+      emit(ctx, "master-weights-stage", { "fp16", "fp16_master_weights_and_grads" },
+        "fp16.fp16_master_weights_and_grads is true at ZeRO stage 0: DeepSpeed's config"
+        .. " check requires ZeRO stage 1-3 for it and refuses the config.",
+        "set zero_optimization.stage to 1, 2 or 3, or remove fp16_master_weights_and_grads")
+    end
+    local bf, bkey = bf16_section(cfg)
+    if not bf then return end
+    local master = pybool(rawget(bf, "bf16_master_weights_and_grads")) == true
+    if stage == 0 and master then
+      emit(ctx, "master-weights-stage", { bkey, "bf16_master_weights_and_grads" },
+        bkey .. ".bf16_master_weights_and_grads is true at ZeRO stage 0: DeepSpeed's config"
+        .. " check requires ZeRO stage 1-3 for it and refuses the config.",
+        "set zero_optimization.stage to 1, 2 or 3, or remove bf16_master_weights_and_grads")
+    end
+    if pybool(rawget(bf, "bf16_optimizer_states")) == true and (stage == 0 or not master) then
+      local need = {}
+      if stage == 0 then need[#need + 1] = "ZeRO stage 1-3" end
+      if not master then need[#need + 1] = bkey .. ".bf16_master_weights_and_grads: true" end
+      emit(ctx, "master-weights-stage", { bkey, "bf16_optimizer_states" },
+        bkey .. ".bf16_optimizer_states is true without " .. table.concat(need, " and ")
+        .. ": DeepSpeed's config check requires both and refuses the config.",
+        "add " .. table.concat(need, " and ") .. ", or remove bf16_optimizer_states")
+    end
+  end,
+}
+
+def {
+  id = "amp-with-zero",
+  severity = "error",
+  summary = "apex amp enabled together with ZeRO",
+  fix = "disable amp and use fp16 (or bf16) mode with ZeRO",
+  check = function(cfg, ctx)
+    if not obj(cfg) then return end
+    local amp = obj(rawget(cfg, "amp"))
+    if not amp then return end
+    local en = rawget(amp, "enabled")
+    if en == "auto" or not pytruthy(en) then return end
+    local stage = zero_stage(cfg)
+    if stage == nil or stage == 0 then return end
+    emit(ctx, "amp-with-zero", { "amp", "enabled" }, "amp.enabled with ZeRO stage "
+      .. stage .. ": DeepSpeed asserts 'Amp and ZeRO are not currently compatible, please"
+      .. " use (legacy) fp16 mode which performs similar to amp opt_mode=O2'.",
+      "remove the amp section and set \"fp16\": {\"enabled\": true} (or bf16)")
+  end,
+}
+
+def {
+  id = "amp-with-fp16",
+  severity = "error",
+  summary = "apex amp enabled together with fp16 or bf16 mode",
+  fix = "use either amp or DeepSpeed's fp16/bf16 mode, not both",
+  check = function(cfg, ctx)
+    if not obj(cfg) then return end
+    local amp = obj(rawget(cfg, "amp"))
+    if not amp then return end
+    local en = rawget(amp, "enabled")
+    if en == "auto" or not pytruthy(en) then return end
+    if zero_stage(cfg) ~= 0 then return end -- with ZeRO, amp-with-zero fires first
+    local fp = obj(rawget(cfg, "fp16"))
+    local bf, bkey = bf16_section(cfg)
+    local which
+    if fp and pybool(rawget(fp, "enabled")) == true then which = "fp16"
+    elseif bf and pybool(rawget(bf, "enabled")) == true then which = bkey end
+    if not which then return end
+    emit(ctx, "amp-with-fp16", { which, "enabled" }, "amp.enabled and " .. which
+      .. ".enabled are both on: DeepSpeed raises NotImplementedError 'Cannot enable both"
+      .. " amp with (legacy) fp16 or bfloat16 mode'.",
+      "drop the amp section (DeepSpeed's " .. which .. " mode replaces it) or set "
+      .. which .. ".enabled to false")
+  end,
+}
+
+-- ZeRO offload ------------------------------------------------------------
+
+def {
+  id = "offload-param-ignored",
+  severity = "error",
+  summary = "offload_param below ZeRO stage 3 is accepted and silently ignored",
+  fix = "use ZeRO stage 3 to offload parameters, or remove offload_param",
+  check = function(cfg, ctx)
+    local stage = zero_stage(cfg)
+    if stage ~= 1 and stage ~= 2 then return end
+    local z = zero_section(cfg)
+    local dev = offload_device(get(z, "offload_param"))
+    if not dev then return end
+    emit(ctx, "offload-param-ignored", { "zero_optimization", "offload_param" },
+      "offload_param (device " .. dev .. ") has no effect at ZeRO stage " .. stage
+      .. ": DeepSpeed accepts it, but only stage 3 partitions parameters and the stage"
+      .. " 1/2 optimizer never receives offload_param, so parameters stay on the GPU and"
+      .. " the memory this section seems to save is not saved.",
+      "set zero_optimization.stage to 3 to offload parameters, or remove offload_param"
+      .. " (offload_optimizer works at stages 1-3)")
+  end,
+}
+
+def {
+  id = "offload-requires-zero",
+  severity = "error",
+  summary = "offload_optimizer/offload_param with device cpu/nvme at ZeRO stage 0",
+  fix = "enable ZeRO (stage 1-3 for offload_optimizer, 3 for offload_param) or remove the offload section",
+  check = function(cfg, ctx)
+    if zero_stage(cfg) ~= 0 then return end
+    local z = zero_section(cfg)
+    if not z then return end
+    for _, key in ipairs({ "offload_optimizer", "offload_param" }) do
+      local dev = offload_device(rawget(z, key))
+      if dev then
+        local need = key == "offload_param" and "3" or "1, 2 or 3"
+        emit(ctx, "offload-requires-zero", { "zero_optimization", key }, key
+          .. " (device " .. dev .. ") at ZeRO stage 0: offloading is done by the ZeRO"
+          .. " optimizers, which stage 0 does not use, so this does not offload anything"
+          .. " (DeepSpeed issue #1403).",
+          "set zero_optimization.stage to " .. need .. ", or remove " .. key)
+      end
+    end
+  end,
+}
+
+def {
+  id = "partial-offload-stage",
+  severity = "error",
+  summary = "offload_optimizer.ratio < 1 (partial offload) needs ZeRO stage 3",
+  fix = "use ZeRO stage 3 or remove offload_optimizer.ratio",
+  check = function(cfg, ctx)
+    local stage = zero_stage(cfg)
+    if stage == nil or stage == 3 then return end
+    local oo = obj(get(zero_section(cfg), "offload_optimizer"))
+    local ratio = get(oo, "ratio")
+    if not is_num(ratio) or ratio >= 1 then return end
+    emit(ctx, "partial-offload-stage", { "zero_optimization", "offload_optimizer", "ratio" },
+      "offload_optimizer.ratio " .. pynum(ratio) .. " at ZeRO stage " .. stage
+      .. ": DeepSpeed's ZeRO config validator raises 'Partial offloading only supported"
+      .. " for ZeRO Stage 3.'",
+      "set zero_optimization.stage to 3, or remove ratio (default 1.0 offloads all"
+      .. " optimizer states)")
+  end,
+}
+
+def {
+  id = "offload-pin-memory",
+  severity = "note",
+  summary = "CPU offload with pin_memory false",
+  fix = "set pin_memory to true if host RAM and the memlock limit allow it",
+  check = function(cfg, ctx)
+    local z = zero_section(cfg)
+    if not z then return end
+    for _, key in ipairs({ "offload_optimizer", "offload_param" }) do
+      local sec = obj(rawget(z, key))
+      if offload_device(sec) == "cpu" and pybool(rawget(sec, "pin_memory")) == false then
+        emit(ctx, "offload-pin-memory", { "zero_optimization", key, "pin_memory" },
+          key .. " offloads to cpu with pin_memory false: host-device copies go"
+          .. " through pageable memory and are slower. (Pinned memory is the default"
+          .. " since DeepSpeed v0.19.5; it is page-locked, so it can exhaust host RAM or"
+          .. " the container's memlock limit, which is a valid reason to keep false.)",
+          "set zero_optimization." .. key .. ".pin_memory to true if host RAM and"
+          .. " `ulimit -l` allow it; otherwise keep false")
+      end
+    end
+  end,
+}
+
+def {
+  id = "offload-pin-memory-default",
+  severity = "note",
+  summary = "CPU offload without pin_memory: its default changed from false to true in v0.19.5",
+  fix = "state pin_memory explicitly",
+  check = function(cfg, ctx)
+    local z = zero_section(cfg)
+    if not z then return end
+    for _, key in ipairs({ "offload_optimizer", "offload_param" }) do
+      local sec = obj(rawget(z, key))
+      if offload_device(sec) == "cpu" and rawget(sec, "pin_memory") == nil then
+        emit(ctx, "offload-pin-memory-default", { "zero_optimization", key },
+          key .. " offloads to cpu without pin_memory: DeepSpeed < v0.19.5 uses pageable"
+          .. " memory, v0.19.5+ pins it (page-locked host memory can exhaust host RAM or"
+          .. " the memlock limit), so the same file behaves differently across versions.",
+          "add \"pin_memory\": true (faster copies) or false (safer on memory-tight"
+          .. " hosts) to zero_optimization." .. key)
+      end
+    end
+  end,
+}
+
+-- ZeRO knobs ---------------------------------------------------------------
+
+def {
+  id = "reduce-bucket-zero",
+  severity = "error",
+  summary = "zero_optimization.reduce_bucket_size 0 passes validation but crashes",
+  fix = "use a positive reduce_bucket_size (default 5e8 elements)",
+  check = function(cfg, ctx)
+    local stage = zero_stage(cfg)
+    if stage == nil or stage == 0 then return end
+    local v = get(zero_section(cfg), "reduce_bucket_size")
+    if not is_num(v) or v ~= 0 then return end
+    emit(ctx, "reduce-bucket-zero", { "zero_optimization", "reduce_bucket_size" },
+      "reduce_bucket_size is 0: DeepSpeed's validator accepts it (ge=0) but ZeRO divides"
+      .. " by it during backward and training crashes with ZeroDivisionError"
+      .. " (DeepSpeed issue #8260).",
+      "remove reduce_bucket_size (default 5e8 elements) or set a positive element count"
+      .. " such as hidden_size * hidden_size")
+  end,
+}
+
+local BUCKET_LOW, BUCKET_HIGH = 1e6, 2e9
+
+def {
+  id = "bucket-size",
+  severity = "warning",
+  summary = "ZeRO bucket sizes far from sensible (below 1e6 or above 2e9 elements)",
+  fix = "use a bucket size between 1e6 and 2e9 elements (default 5e8; hidden_size^2 is a common choice)",
+  check = function(cfg, ctx)
+    local stage = zero_stage(cfg)
+    if stage == nil or stage == 0 then return end
+    local z = zero_section(cfg)
+    if not z then return end
+    local keys = { "reduce_bucket_size" }
+    if stage <= 2 then keys[#keys + 1] = "allgather_bucket_size" end
+    if stage == 3 then
+      keys[#keys + 1] = "stage3_prefetch_bucket_size"
+      keys[#keys + 1] = "prefetch_bucket_size"
+    end
+    for _, key in ipairs(keys) do
+      local v = rawget(z, key)
+      if is_num(v) and not (key == "reduce_bucket_size" and v == 0) then
+        local fix = "set zero_optimization." .. key .. " between 1e6 and 2e9 elements"
+          .. " (DeepSpeed's default is " .. ((key:find("prefetch")) and "5e7" or "5e8") .. ")"
+        if v < BUCKET_LOW then
+          emit(ctx, "bucket-size", { "zero_optimization", key }, key .. " is "
+            .. pynum(v) .. " elements (the unit is elements, not bytes): buckets this small"
+            .. " split communication into many tiny collectives whose launch latency"
+            .. " dominates, so bandwidth is wasted.", fix)
+        elseif v > BUCKET_HIGH then
+          emit(ctx, "bucket-size", { "zero_optimization", key }, key .. " is "
+            .. pynum(v) .. " elements: each bucket buffer takes " .. pynum(v)
+            .. " x 2 bytes (fp16/bf16) or x 4 bytes (fp32) of GPU memory, several GB,"
+            .. " and overlap_comm allocates more than one such buffer.", fix)
+        end
+      end
+    end
+  end,
+}
+
+def {
+  id = "overlap-comm-off",
+  severity = "warning",
+  summary = "overlap_comm false (or left at its false default) at ZeRO stage 2/3",
+  fix = "set zero_optimization.overlap_comm to true",
+  check = function(cfg, ctx)
+    local stage = zero_stage(cfg)
+    if stage ~= 2 and stage ~= 3 then return end
+    local z = zero_section(cfg)
+    local v = get(z, "overlap_comm")
+    local what = stage == 2 and "gradient reduce-scatter" or
+      "parameter all-gather and gradient reduce-scatter"
+    if pybool(v) == false then
+      emit(ctx, "overlap-comm-off", { "zero_optimization", "overlap_comm" },
+        "overlap_comm is false at ZeRO stage " .. stage .. ": " .. what .. " does not"
+        .. " overlap with the backward pass, so communication time adds directly to"
+        .. " every step" .. (stage == 3 and " (stage 3 defaults it to true)" or "") .. ".",
+        "set zero_optimization.overlap_comm to true; it needs extra bucket buffers, so"
+        .. " lower reduce_bucket_size/allgather_bucket_size if GPU memory is tight")
+    elseif v == nil and stage == 2 and z then
+      emit(ctx, "overlap-comm-off", { "zero_optimization", "overlap_comm" },
+        "overlap_comm is not set at ZeRO stage 2: DeepSpeed's validator defaults it to"
+        .. " (stage == 3), i.e. false, so gradient reduce-scatter does not overlap with"
+        .. " the backward pass.",
+        "add \"overlap_comm\": true to zero_optimization (or false to make the choice explicit)",
+        "note")
+    end
+  end,
+}
+
+def {
+  id = "overlap-comm-ignored",
+  severity = "note",
+  summary = "overlap_comm true at ZeRO stage 1, where DeepSpeed forces it off",
+  fix = "remove overlap_comm, or use ZeRO stage 2 to overlap gradient reduction",
+  check = function(cfg, ctx)
+    if zero_stage(cfg) ~= 1 then return end
+    if pybool(get(zero_section(cfg), "overlap_comm")) ~= true then return end
+    emit(ctx, "overlap-comm-ignored", { "zero_optimization", "overlap_comm" },
+      "overlap_comm is true at ZeRO stage 1: DeepSpeed forces it to false there"
+      .. " ('Overlap and contiguous grads are meaningless in stage 1 and are ignored'),"
+      .. " so the setting does nothing.",
+      "remove overlap_comm, or use ZeRO stage 2 if you want gradient reduction overlapped")
+  end,
+}
+
+local STAGE3_ONLY = {
+  "allgather_sequential", "gather_16bit_weights_on_model_save",
+  "max_live_parameters", "max_reuse_distance", "model_persistence_threshold",
+  "module_granularity_threshold", "param_persistence_threshold",
+  "prefetch_bucket_size", "stage3_allgather_sequential",
+  "stage3_gather_16bit_weights_on_model_save",
+  "stage3_gather_fp16_weights_on_model_save", "stage3_max_live_parameters",
+  "stage3_max_reuse_distance", "stage3_model_persistence_threshold",
+  "stage3_module_granularity_threshold", "stage3_param_persistence_threshold",
+  "stage3_prefetch_bucket_size", "stage3_use_all_reduce_for_fetch_params",
+  "sub_group_size", "use_all_reduce_for_fetch_params",
+}
+
+def {
+  id = "stage3-option-ignored",
+  severity = "note",
+  summary = "ZeRO-3-only options set below stage 3 have no effect",
+  fix = "remove the stage-3 options or switch to ZeRO stage 3",
+  check = function(cfg, ctx)
+    local stage = zero_stage(cfg)
+    if stage == nil or stage == 3 then return end
+    local z = zero_section(cfg)
+    if not z then return end
+    local found = {}
+    for _, key in ipairs(STAGE3_ONLY) do
+      local v = rawget(z, key)
+      if v ~= nil and v ~= NULL and v ~= "auto" then found[#found + 1] = key end
+    end
+    if #found == 0 then return end
+    emit(ctx, "stage3-option-ignored", { "zero_optimization", found[1] },
+      table.concat(found, ", ") .. (#found == 1 and " is" or " are") .. " set at ZeRO stage "
+      .. stage .. ": only the stage-3 engine reads " .. (#found == 1 and "it" or "them")
+      .. ", so the value does nothing here.",
+      "remove " .. table.concat(found, ", ") .. ", or set zero_optimization.stage to 3")
+  end,
+}
+
+def {
+  id = "allreduce-sum-stage3",
+  severity = "error",
+  summary = "gradient_allreduce_op \"sum\" with ZeRO stage 3",
+  fix = "use the default gradient_allreduce_op \"mean\" with ZeRO stage 3",
+  check = function(cfg, ctx)
+    local op = get(obj(cfg), "gradient_allreduce_op")
+    if not is_str(op) or op:lower() ~= "sum" or zero_stage(cfg) ~= 3 then return end
+    emit(ctx, "allreduce-sum-stage3", { "gradient_allreduce_op" },
+      "gradient_allreduce_op \"" .. op .. "\" with ZeRO stage 3: DeepSpeed rejects \"sum\""
+      .. " gradient reduction at stage 3 (it only supports mean there).",
+      "remove gradient_allreduce_op (default \"mean\"), or use ZeRO stage 1/2 for sum reduction")
+  end,
+}
+
+def {
+  id = "allreduce-sum-unsupported",
+  severity = "error",
+  summary = "gradient_allreduce_op \"sum\" with zenflow or compile.deepcompile",
+  fix = "use the default gradient_allreduce_op \"mean\"",
+  check = function(cfg, ctx)
+    local op = get(obj(cfg), "gradient_allreduce_op")
+    if not is_str(op) or op:lower() ~= "sum" then return end
+    local z = zero_section(cfg)
+    local zen = get(z, "zenflow")
+    if obj(zen) then
+      emit(ctx, "allreduce-sum-unsupported", { "gradient_allreduce_op" },
+        "gradient_allreduce_op \"" .. op .. "\" with zero_optimization.zenflow: DeepSpeed"
+        .. " rejects sum reduction together with ZenFlow.",
+        "remove gradient_allreduce_op (default \"mean\") or the zenflow section")
+    end
+    local comp = obj(rawget(cfg, "compile"))
+    if comp and pybool(rawget(comp, "deepcompile")) == true then
+      emit(ctx, "allreduce-sum-unsupported", { "gradient_allreduce_op" },
+        "gradient_allreduce_op \"" .. op .. "\" with compile.deepcompile: DeepSpeed"
+        .. " rejects sum reduction together with DeepCompile.",
+        "remove gradient_allreduce_op (default \"mean\") or set compile.deepcompile to false")
+    end
+  end,
+}
+
+-- optimizer ------------------------------------------------------------------
+
+local function optimizer_type(cfg)
+  local opt = obj(get(obj(cfg), "optimizer"))
+  local t = get(opt, "type")
+  if is_str(t) then return t, opt end
+  return nil, opt
+end
+
+def {
+  id = "max-grad-norm-in-optimizer",
+  severity = "error",
+  summary = "optimizer.params.max_grad_norm is rejected; DeepSpeed clips via gradient_clipping",
+  fix = "move the value to top-level gradient_clipping",
+  check = function(cfg, ctx)
+    local _, opt = optimizer_type(cfg)
+    local params = obj(get(opt, "params"))
+    if not params then return end
+    local v = rawget(params, "max_grad_norm")
+    if v == nil then return end
+    local clip = is_num(v) and pynum(v) or "1.0"
+    emit(ctx, "max-grad-norm-in-optimizer", { "optimizer", "params", "max_grad_norm" },
+      "optimizer.params.max_grad_norm is set: DeepSpeed raises ValueError \"'max_grad_norm'"
+      .. " is not supported as an optimizer parameter, please switch to using the deepspeed"
+      .. " parameter 'gradient_clipping'\" before building the optimizer.",
+      "remove optimizer.params.max_grad_norm and set \"gradient_clipping\": " .. clip)
+  end,
+}
+
+def {
+  id = "unknown-optimizer",
+  severity = "warning",
+  summary = "optimizer.type is neither a DeepSpeed built-in nor a torch.optim class",
+  fix = "use a DeepSpeed optimizer name (Adam, AdamW, Lamb, Lion, Adagrad, ...) or a torch.optim class name",
+  check = function(cfg, ctx)
+    local t = optimizer_type(cfg)
+    if not t or t == "auto" or M.classify_optimizer(t) then return end
+    local fix
+    local torch_name = case_match(t, M.TORCH_OPTIMIZERS)
+    if t:lower() == "fusedadam" or t:lower() == "deepspeedcpuadam" then
+      fix = "use \"type\": \"AdamW\" (or \"Adam\"): DeepSpeed builds FusedAdam from it,"
+        .. " or DeepSpeedCPUAdam when the optimizer is offloaded"
+    elseif t:lower() == "fusedlamb" then
+      fix = "use \"type\": \"Lamb\" (DeepSpeed builds FusedLamb from it)"
+    elseif torch_name then
+      fix = "use \"type\": \"" .. torch_name .. "\" (torch.optim names are case-sensitive)"
+    else
+      fix = "use one of DeepSpeed's built-ins (" .. table.concat(M.DS_OPTIMIZERS, ", ")
+        .. ", any case) or a torch.optim class (" .. table.concat(M.TORCH_OPTIMIZERS, ", ") .. ")"
+    end
+    emit(ctx, "unknown-optimizer", { "optimizer", "type" }, "optimizer type \"" .. t
+      .. "\" is not a DeepSpeed built-in (matched case-insensitively) nor a torch.optim"
+      .. " class (matched case-sensitively): DeepSpeed asserts '" .. t .. " is not a"
+      .. " supported DeepSpeed Optimizer' (or fails with AttributeError). A warning, not an"
+      .. " error, because torch.optim's contents depend on the torch version.", fix)
+  end,
+}
+
+def {
+  id = "untested-optimizer",
+  severity = "error",
+  summary = "ZeRO with an optimizer outside ZERO_SUPPORTED_OPTIMIZERS needs zero_allow_untested_optimizer",
+  fix = "add \"zero_allow_untested_optimizer\": true, or use a ZeRO-tested optimizer (Adam/AdamW/Adagrad/Lion)",
+  check = function(cfg, ctx)
+    local stage = zero_stage(cfg)
+    if stage == nil or stage == 0 then return end
+    local t = optimizer_type(cfg)
+    local c = M.classify_optimizer(t)
+    if not c or c.zero_supported or ONEBIT[c.name] then return end
+    if pytruthy(rawget(cfg, "zero_allow_untested_optimizer")) then return end
+    emit(ctx, "untested-optimizer", { "optimizer", "type" }, "optimizer \"" .. t
+      .. "\" (" .. c.class .. ") with ZeRO stage " .. stage .. " is not in DeepSpeed's"
+      .. " ZERO_SUPPORTED_OPTIMIZERS: DeepSpeed asserts 'You are using an untested ZeRO"
+      .. " Optimizer. Please add <\"zero_allow_untested_optimizer\": true> in the"
+      .. " configuration file to use it.'",
+      "add \"zero_allow_untested_optimizer\": true at the top level (DeepSpeed then only"
+      .. " warns), or switch to AdamW")
+  end,
+}
+
+def {
+  id = "onebit-with-zero",
+  severity = "error",
+  summary = "1-bit Adam, 0/1 Adam and 1-bit Lamb cannot be used with ZeRO",
+  fix = "use ZeRO stage 0 with these optimizers, or switch to Adam/AdamW/Lamb",
+  check = function(cfg, ctx)
+    local stage = zero_stage(cfg)
+    if stage == nil or stage == 0 then return end
+    local t = optimizer_type(cfg)
+    local text = t and ONEBIT[t:lower()]
+    if not text then return end
+    emit(ctx, "onebit-with-zero", { "optimizer", "type" }, "optimizer \"" .. t
+      .. "\" with ZeRO stage " .. stage .. ": DeepSpeed asserts '" .. text .. "'.",
+      "set zero_optimization.stage to 0 to keep " .. t .. ", or use AdamW with ZeRO")
+  end,
+}
+
+def {
+  id = "lamb-static-loss-scale",
+  severity = "error",
+  summary = "Lamb / OneBitLamb require dynamic fp16 loss scaling",
+  fix = "set fp16.loss_scale to 0 (dynamic)",
+  check = function(cfg, ctx)
+    local t = optimizer_type(cfg)
+    if not t then return end
+    local low = t:lower()
+    if low ~= "lamb" and low ~= "onebitlamb" then return end
+    local fp = obj(rawget(cfg, "fp16"))
+    if not fp or pybool(rawget(fp, "enabled")) ~= true then return end
+    local ls = rawget(fp, "loss_scale")
+    if not is_num(ls) or ls == 0 then return end
+    emit(ctx, "lamb-static-loss-scale", { "fp16", "loss_scale" }, "optimizer \"" .. t
+      .. "\" with a static fp16.loss_scale " .. pynum(ls) .. ": DeepSpeed asserts 'DeepSpeed "
+      .. low .. " optimizer requires dynamic loss scaling'.",
+      "set fp16.loss_scale to 0 (dynamic loss scaling)")
+  end,
+}
+
+def {
+  id = "adam-is-adamw",
+  severity = "note",
+  summary = "DeepSpeed's \"Adam\" applies decoupled (AdamW) weight decay unless adam_w_mode is false",
+  fix = "write \"AdamW\", or set optimizer.params.adam_w_mode to false for L2-style Adam",
+  check = function(cfg, ctx)
+    local t, opt = optimizer_type(cfg)
+    if not t or t:lower() ~= "adam" then return end
+    local params = obj(get(opt, "params"))
+    if not params or rawget(params, "adam_w_mode") ~= nil then return end
+    local wd = rawget(params, "weight_decay")
+    if wd == nil or wd == NULL or (is_num(wd) and wd == 0) then return end
+    emit(ctx, "adam-is-adamw", { "optimizer", "type" }, "optimizer \"" .. t
+      .. "\" with weight_decay " .. fmt(wd) .. ": DeepSpeed's adam_w_mode defaults to true,"
+      .. " so \"Adam\" applies decoupled weight decay exactly like AdamW, not the L2 penalty"
+      .. " of torch.optim.Adam.",
+      "write \"type\": \"AdamW\" to say what runs, or add \"adam_w_mode\": false to"
+      .. " optimizer.params for classic Adam")
+  end,
+}
+
+def {
+  id = "zero-no-optimizer",
+  severity = "warning",
+  summary = "ZeRO stage 1/2 without an optimizer section (plain DeepSpeed)",
+  fix = "add an optimizer section, or pass an optimizer to deepspeed.initialize",
+  check = function(cfg, ctx)
+    if ctx.target ~= "deepspeed" or not obj(cfg) then return end
+    local stage = zero_stage(cfg)
+    if stage ~= 1 and stage ~= 2 then return end
+    local opt = rawget(cfg, "optimizer")
+    if opt ~= nil and opt ~= NULL then return end
+    emit(ctx, "zero-no-optimizer", { "optimizer" }, "ZeRO stage " .. stage
+      .. " without an optimizer section: unless the training script passes an optimizer"
+      .. " to deepspeed.initialize, DeepSpeed asserts 'zero stage " .. stage
+      .. " requires an optimizer'.",
+      "add \"optimizer\": {\"type\": \"AdamW\", \"params\": {\"lr\": 1e-4}} (or pass"
+      .. " optimizer= to deepspeed.initialize)")
+  end,
+}
+
+-- scheduler ----------------------------------------------------------------
+
+local SCHED_REQUIRED = {
+  OneCycle = { "cycle_min_lr", "cycle_max_lr" },
+  WarmupDecayLR = { "total_num_steps" },
+  WarmupCosineLR = { "total_num_steps" },
+}
+
+def {
+  id = "scheduler-missing-param",
+  severity = "error",
+  summary = "OneCycle needs cycle_min_lr/cycle_max_lr; WarmupDecayLR/WarmupCosineLR need total_num_steps",
+  fix = "add the required scheduler.params entries",
+  check = function(cfg, ctx)
+    local sch = obj(get(obj(cfg), "scheduler"))
+    local t = get(sch, "type")
+    if not is_str(t) or not SCHED_REQUIRED[t] then return end
+    local params = rawget(sch, "params")
+    if params == nil or params == NULL then params = {} end
+    params = obj(params)
+    if not params then return end
+    for _, key in ipairs(SCHED_REQUIRED[t]) do
+      local v = rawget(params, key)
+      local why
+      if v == nil then
+        why = "is missing: DeepSpeed calls " .. t .. "(optimizer, **params) and the"
+          .. " constructor has no default for it (TypeError)"
+      elseif v == NULL then
+        why = "is null: DeepSpeed passes None to " .. t .. " and the LR arithmetic crashes"
+      elseif v == "auto" and ctx.target ~= "hf" then
+        why = "is \"auto\", which only the Hugging Face Trainer replaces: plain DeepSpeed"
+          .. " passes the string to " .. t .. " and crashes"
+      end
+      if why then
+        local fix
+        if key == "total_num_steps" then
+          fix = "set scheduler.params.total_num_steps to the number of optimizer steps"
+            .. " in the run" .. (ctx.target == "hf" and " (or \"auto\" to let the HF Trainer fill it)" or "")
+        else
+          fix = "set scheduler.params." .. key .. " to a learning rate (e.g. "
+            .. (key == "cycle_min_lr" and "1e-5" or "1e-4") .. ")"
+        end
+        emit(ctx, "scheduler-missing-param", { "scheduler", "params", key },
+          "scheduler " .. t .. ": params." .. key .. " " .. why .. ".", fix)
+      end
+    end
+  end,
+}
+
+def {
+  id = "unknown-scheduler",
+  severity = "error",
+  summary = "scheduler.type is neither a DeepSpeed lr_schedules class nor a torch.optim.lr_scheduler class",
+  fix = "use WarmupLR, WarmupDecayLR, WarmupCosineLR, OneCycle, LRRangeTest or a torch.optim.lr_scheduler class",
+  check = function(cfg, ctx)
+    local sch = obj(get(obj(cfg), "scheduler"))
+    local t = get(sch, "type")
+    if not is_str(t) or t == "auto" or DS_SCHED[t] or TORCH_SCHED[t] then return end
+    local fix
+    local m = case_match(t, M.DS_SCHEDULERS) or case_match(t, M.TORCH_SCHEDULERS)
+    if m then
+      fix = "use \"type\": \"" .. m .. "\" (scheduler names are case-sensitive)"
+    else
+      fix = "use one of DeepSpeed's " .. table.concat(M.DS_SCHEDULERS, ", ")
+        .. " or a torch.optim.lr_scheduler class (" .. table.concat(M.TORCH_SCHEDULERS, ", ") .. ")"
+    end
+    emit(ctx, "unknown-scheduler", { "scheduler", "type" }, "scheduler type \"" .. t
+      .. "\" is not in deepspeed.runtime.lr_schedules nor torch.optim.lr_scheduler (both"
+      .. " looked up case-sensitively): DeepSpeed asserts 'DeepSpeed does not recognize LR"
+      .. " scheduler " .. t .. "'.", fix)
+  end,
+}
+
+def {
+  id = "scheduler-warmup-exceeds-total",
+  severity = "warning",
+  summary = "warmup_num_steps larger than total_num_steps in WarmupDecayLR/WarmupCosineLR",
+  fix = "make warmup_num_steps smaller than total_num_steps",
+  check = function(cfg, ctx)
+    local sch = obj(get(obj(cfg), "scheduler"))
+    local t = get(sch, "type")
+    if t ~= "WarmupDecayLR" and t ~= "WarmupCosineLR" then return end
+    local params = obj(rawget(sch, "params"))
+    local total = get(params, "total_num_steps")
+    if not is_num(total) then return end
+    local warm = get(params, "warmup_num_steps")
+    local defaulted = false
+    if warm == nil then warm, defaulted = 1000, true end
+    if not is_num(warm) or warm <= total then return end
+    emit(ctx, "scheduler-warmup-exceeds-total", { "scheduler", "params",
+      defaulted and "total_num_steps" or "warmup_num_steps" },
+      "scheduler " .. t .. ": warmup_num_steps " .. pynum(warm)
+      .. (defaulted and " (the default)" or "") .. " exceeds total_num_steps "
+      .. pynum(total) .. ": DeepSpeed only logs a warning, and the run ends before the"
+      .. " warmup finishes, so the learning rate never reaches its peak nor decays.",
+      "set scheduler.params.warmup_num_steps below total_num_steps (commonly 1-10% of it)")
+  end,
+}
+
+-- misc -----------------------------------------------------------------------
+
+def {
+  id = "elasticity-batch",
+  severity = "error",
+  summary = "elasticity enabled while batch keys are set, without ignore_non_elastic_batch_info",
+  fix = "remove the batch keys or set elasticity.ignore_non_elastic_batch_info to true",
+  check = function(cfg, ctx)
+    if not obj(cfg) or not elasticity_enabled(cfg) then return end
+    local e = obj(rawget(cfg, "elasticity"))
+    if pytruthy(rawget(e, "ignore_non_elastic_batch_info")) then return end
+    local present = batch.present(cfg)
+    if #present == 0 then return end
+    emit(ctx, "elasticity-batch", { present[1] }, "elasticity is enabled and "
+      .. table.concat(present, ", ") .. (#present == 1 and " is" or " are") .. " set:"
+      .. " DeepSpeed raises ElasticityConfigError 'One or more batch related parameters"
+      .. " were found in your ds_config ... These parameters *will not be used* since"
+      .. " elastic training is enabled'.",
+      "remove " .. table.concat(present, ", ") .. ", or set"
+      .. " elasticity.ignore_non_elastic_batch_info to true to let elasticity override them")
+  end,
+}
+
+def {
+  id = "steps-per-print",
+  severity = "warning",
+  summary = "steps_per_print below 10 (logging overhead) or above 10000 (practically never prints)",
+  fix = "remove steps_per_print (default: no periodic print) or use a value such as 100",
+  check = function(cfg, ctx)
+    local v = get(obj(cfg), "steps_per_print")
+    if not is_num(v) then return end
+    if v < 10 then
+      emit(ctx, "steps-per-print", { "steps_per_print" }, "steps_per_print " .. pynum(v)
+        .. ": DeepSpeed logs step, learning rate and loss-scale information every "
+        .. pynum(v) .. " step(s), which floods the log and adds host work to nearly every"
+        .. " step. Since v0.15.2 the default is None (no periodic print).",
+        "use a larger interval such as 100, or remove steps_per_print")
+    elseif v > 10000 and ctx.target == "deepspeed" then
+      emit(ctx, "steps-per-print", { "steps_per_print" }, "steps_per_print " .. pynum(v)
+        .. ": DeepSpeed practically never prints its periodic progress line. If the aim"
+        .. " is silence, note the default is already None (no periodic print) since v0.15.2.",
+        "remove steps_per_print for no periodic print, or use a reachable interval such as 100")
+    end
+  end,
+}
+
+def {
+  id = "gradient-clipping-default",
+  severity = "note",
+  summary = "gradient_clipping unset: its default changed from 0.0 (off) to 1.0 in v0.19.3",
+  fix = "set gradient_clipping explicitly",
+  check = function(cfg, ctx)
+    if ctx.target ~= "deepspeed" or not obj(cfg) then return end
+    if rawget(cfg, "gradient_clipping") ~= nil then return end
+    emit(ctx, "gradient-clipping-default", { "gradient_clipping" },
+      "gradient_clipping is not set: DeepSpeed < v0.19.3 does not clip (default 0.0),"
+      .. " v0.19.3+ clips the gradient norm at 1.0, so the same file trains differently"
+      .. " across versions.",
+      "add \"gradient_clipping\": 1.0 (or 0.0 to disable clipping)")
+  end,
+}
+
+M.rules = rules
+
+return M

@@ -1,0 +1,778 @@
+-- Walks a parsed DeepSpeed config against deepspeed.schema and reports
+-- findings with DeepSpeed's own acceptance rules (pydantic v2 lax coercion in
+-- the pydantic sections, no coercion at the top level and in dict.get
+-- sections). Never raises on any input shape.
+
+local schema = require("deepspeed.schema")
+
+local M = {}
+
+local NULL = dsforge.null
+local ROOT = schema.root
+
+---------------------------------------------------------------------------
+-- small helpers (also used by explain.lua and jsonschema.lua)
+---------------------------------------------------------------------------
+
+local function kind(v)
+  return dsforge.kind(v)
+end
+
+-- The list of types of a node.
+function M.types_of(node)
+  if type(node.type) == "table" then return node.type end
+  return { node.type }
+end
+
+local function has_type(node, t)
+  for _, x in ipairs(M.types_of(node)) do
+    if x == t then return true end
+  end
+  return false
+end
+
+-- Text in the requested language from a {en=,zh=} table or a plain string.
+function M.text(t, lang)
+  if type(t) == "table" then return t[lang or "en"] or t.en end
+  return t
+end
+
+local function json_string(s)
+  s = s:gsub('[%c"\\]', function(c)
+    if c == '"' then return '\\"' end
+    if c == "\\" then return "\\\\" end
+    if c == "\n" then return "\\n" end
+    if c == "\t" then return "\\t" end
+    return string.format("\\u%04x", string.byte(c))
+  end)
+  return '"' .. s .. '"'
+end
+
+local function format_number(v)
+  if math.type(v) == "integer" then return string.format("%d", v) end
+  if v ~= v then return "NaN" end
+  if v == math.huge then return "Infinity" end
+  if v == -math.huge then return "-Infinity" end
+  if v == math.floor(v) and math.abs(v) < 2^63 then
+    return string.format("%d", math.tointeger(v) or 0)
+  end
+  for p = 1, 17 do
+    local s = string.format("%." .. p .. "g", v)
+    if tonumber(s) == v then return s end
+  end
+  return string.format("%.17g", v)
+end
+
+-- Compact JSON-like text of a value (deterministic: sorted object keys).
+function M.format_value(v, depth)
+  depth = depth or 0
+  if v == NULL then return "null" end
+  local tv = type(v)
+  if tv == "string" then return json_string(v) end
+  if tv == "number" then return format_number(v) end
+  if tv == "boolean" then return tostring(v) end
+  if tv == "table" then
+    if depth > 3 then return "..." end
+    local k = kind(v)
+    local parts = {}
+    if k == "array" then
+      for i = 1, #v do
+        parts[#parts + 1] = M.format_value(v[i], depth + 1)
+        if i >= 8 and #v > 8 then parts[#parts + 1] = "..."; break end
+      end
+      return "[" .. table.concat(parts, ", ") .. "]"
+    end
+    local keys = dsforge.sorted_keys(v)
+    for i, key in ipairs(keys) do
+      parts[#parts + 1] = json_string(tostring(key)) .. ": " .. M.format_value(v[key], depth + 1)
+      if i >= 8 and #keys > 8 then parts[#parts + 1] = "..."; break end
+    end
+    return "{" .. table.concat(parts, ", ") .. "}"
+  end
+  return tostring(v)
+end
+
+-- "zero_optimization.offload_param.device", "optimizer.params.betas[1]", or
+-- "the top level" for the empty path.
+function M.path_text(path)
+  local out = {}
+  for _, p in ipairs(path) do
+    if math.type(p) == "integer" then
+      out[#out + 1] = "[" .. p .. "]"
+    else
+      if #out > 0 then out[#out + 1] = "." end
+      out[#out + 1] = tostring(p)
+    end
+  end
+  if #out == 0 then return "the top level" end
+  return table.concat(out)
+end
+
+local alias_cache = setmetatable({}, { __mode = "k" })
+
+-- Field lookup in an object node: returns field node, canonical field name,
+-- and "field" or "alias".
+function M.lookup(obj, key)
+  if type(obj) ~= "table" or type(obj.fields) ~= "table" or type(key) ~= "string" then return nil end
+  local f = obj.fields[key]
+  if f then return f, key, "field" end
+  local amap = alias_cache[obj]
+  if not amap then
+    amap = {}
+    for _, name in ipairs(dsforge.sorted_keys(obj.fields)) do
+      local fn = obj.fields[name]
+      if fn.aliases then
+        for _, a in ipairs(fn.aliases) do amap[a] = name end
+      end
+    end
+    alias_cache[obj] = amap
+  end
+  local name = amap[key]
+  if name then return obj.fields[name], name, "alias" end
+  return nil
+end
+
+-- The schema node at a path of keys (aliases allowed; integers index arrays).
+function M.resolve(path)
+  local node = ROOT
+  for _, p in ipairs(path) do
+    if type(node) ~= "table" then return nil end
+    local field = M.lookup(node, p)
+    if math.type(p) == "integer" then
+      node = node.items
+    elseif field then
+      node = field
+    elseif node.type == "map" then
+      node = node.values
+    else
+      return nil
+    end
+  end
+  return node
+end
+
+-- Human text for a node's default.
+function M.default_text(node, lang)
+  if node.default_text ~= nil then return M.text(node.default_text, lang) end
+  if node.default ~= nil then return M.format_value(node.default) end
+  return "none"
+end
+
+local function values_equal(a, b, ci)
+  if type(a) == "number" and type(b) == "number" then return a == b end
+  if type(a) == "string" and type(b) == "string" then
+    if ci then return a:lower() == b:lower() end
+    return a == b
+  end
+  if type(a) == "table" and type(b) == "table" and a ~= NULL and b ~= NULL then
+    for _, k in ipairs(dsforge.sorted_keys(a)) do
+      if not values_equal(a[k], b[k], ci) then return false end
+    end
+    for _, k in ipairs(dsforge.sorted_keys(b)) do
+      if a[k] == nil then return false end
+    end
+    return true
+  end
+  return a == b
+end
+M.values_equal = values_equal
+
+---------------------------------------------------------------------------
+-- edit distance / suggestions
+---------------------------------------------------------------------------
+
+local function levenshtein(a, b)
+  local la, lb = #a, #b
+  if la == 0 then return lb end
+  if lb == 0 then return la end
+  local prev = {}
+  for j = 0, lb do prev[j] = j end
+  for i = 1, la do
+    local cur = { [0] = i }
+    local ca = a:byte(i)
+    for j = 1, lb do
+      local cost = (ca == b:byte(j)) and 0 or 1
+      local d = prev[j] + 1
+      if cur[j - 1] + 1 < d then d = cur[j - 1] + 1 end
+      if prev[j - 1] + cost < d then d = prev[j - 1] + cost end
+      cur[j] = d
+    end
+    prev = cur
+  end
+  return prev[lb]
+end
+M.levenshtein = levenshtein
+
+-- Closest candidate (sorted list of strings) when it is close enough.
+function M.suggest(word, candidates)
+  if type(word) ~= "string" then return nil end
+  local lw = word:lower()
+  local limit = math.max(1, math.min(3, #word // 4))
+  local best, bestd
+  for _, c in ipairs(candidates) do
+    if c ~= word then
+      local d = (c:lower() == lw) and 0 or levenshtein(lw, c:lower())
+      if d <= limit and (bestd == nil or d < bestd) then best, bestd = c, d end
+    end
+  end
+  return best
+end
+
+local function field_candidates(obj)
+  local out = {}
+  for _, name in ipairs(dsforge.sorted_keys(obj.fields or {})) do
+    out[#out + 1] = name
+    local f = obj.fields[name]
+    if f.aliases then
+      for _, a in ipairs(f.aliases) do out[#out + 1] = a end
+    end
+  end
+  table.sort(out)
+  return out
+end
+
+-- name -> sorted list of path texts where it is a key (for misplaced keys).
+local key_index
+local function build_key_index()
+  if key_index then return key_index end
+  key_index = {}
+  local seen = {}
+  local function visit(node, path)
+    if type(node) ~= "table" or seen[node] then return end
+    seen[node] = true
+    if node.fields then
+      for _, name in ipairs(dsforge.sorted_keys(node.fields)) do
+        local f = node.fields[name]
+        local names = { name }
+        for _, a in ipairs(f.aliases or {}) do names[#names + 1] = a end
+        for _, n in ipairs(names) do
+          key_index[n] = key_index[n] or {}
+          table.insert(key_index[n], M.path_text(path))
+        end
+        local sub = {}
+        for i, p in ipairs(path) do sub[i] = p end
+        sub[#sub + 1] = name
+        visit(f, sub)
+      end
+    end
+    if node.items then visit(node.items, path) end
+  end
+  visit(ROOT, {})
+  for _, n in ipairs(dsforge.sorted_keys(key_index)) do table.sort(key_index[n]) end
+  return key_index
+end
+
+---------------------------------------------------------------------------
+-- coercion
+---------------------------------------------------------------------------
+
+local TYPE_WORD = {
+  int = "an integer", float = "a number", bool = "a boolean (true/false)", string = "a string",
+  object = "an object", map = "an object", array = "an array", any = "any value",
+}
+
+local BOOL_STRINGS = {
+  ["0"] = false, off = false, f = false, ["false"] = false, n = false, no = false,
+  ["1"] = true, on = true, t = true, ["true"] = true, y = true, yes = true,
+}
+
+local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
+
+local function is_finite(x) return x == x and x ~= math.huge and x ~= -math.huge end
+
+local function parse_float_string(s)
+  local t = trim(s):lower()
+  if t:find("x", 1, true) or t == "" then return nil end
+  if t == "inf" or t == "+inf" or t == "infinity" or t == "+infinity" then return math.huge end
+  if t == "-inf" or t == "-infinity" then return -math.huge end
+  if t == "nan" then return 0 / 0 end
+  if not t:match("^[+-]?[%d%.]+[e]?[+-]?%d*$") then return nil end
+  return tonumber(t)
+end
+
+local function is_empty_table(v)
+  return type(v) == "table" and v ~= NULL and next(v) == nil
+end
+
+-- Pydantic v2 (lax mode) acceptance. Returns ok, coerced value or message.
+local function coerce_pydantic(v, t, node)
+  local k = kind(v)
+  if t == "any" then return true, v end
+  if t == "int" then
+    if k == "integer" then return true, v end
+    if k == "number" then
+      if is_finite(v) and v == math.floor(v) then return true, math.tointeger(v) or v end
+      return false, string.format("pydantic rejects %s for an integer field (int_from_float: the value has a fractional part)", format_number(v))
+    end
+    if k == "boolean" then
+      if node.no_bool then return false, "a bool is rejected here; give an integer" end
+      return true, v and 1 or 0
+    end
+    if k == "string" then
+      local s = trim(v)
+      if s:match("^[+-]?%d+$") then
+        local n = math.tointeger(tonumber(s)) or tonumber(s)
+        return true, n
+      end
+      return false, string.format("pydantic cannot parse the string %s as an integer (int_parsing; strings like \"5e8\" or \"1.5\" are rejected)", json_string(v))
+    end
+    return false, "pydantic expects an integer here"
+  end
+  if t == "float" then
+    if k == "integer" or k == "number" then
+      if node.no_bool and not is_finite(v) then return false, "the value must be finite" end
+      return true, v
+    end
+    if k == "boolean" then
+      if node.no_bool then return false, "a bool is rejected here; give a number" end
+      return true, v and 1 or 0
+    end
+    if k == "string" then
+      local n = parse_float_string(v)
+      if n ~= nil then
+        if node.no_bool and not is_finite(n) then return false, "the value must be finite" end
+        return true, n
+      end
+      return false, string.format("pydantic cannot parse the string %s as a number (float_parsing)", json_string(v))
+    end
+    return false, "pydantic expects a number here"
+  end
+  if t == "bool" then
+    if k == "boolean" then return true, v end
+    if (k == "integer" or k == "number") and (v == 0 or v == 1) then return true, v == 1 end
+    if k == "string" then
+      local b = BOOL_STRINGS[trim(v):lower()]
+      if b ~= nil then return true, b end
+      return false, string.format("pydantic cannot parse the string %s as a boolean (bool_parsing)", json_string(v))
+    end
+    if k == "integer" or k == "number" then
+      return false, string.format("pydantic rejects %s for a boolean field (only 0 and 1 are accepted as numbers)", format_number(v))
+    end
+    return false, "pydantic expects a boolean here"
+  end
+  if t == "string" then
+    if k == "string" then return true, v end
+    return false, "pydantic expects a string here (numbers and bools are not converted)"
+  end
+  if t == "object" or t == "map" then
+    if k == "object" or is_empty_table(v) then return true, v end
+    return false, "pydantic expects an object (dict) here"
+  end
+  if t == "array" then
+    if k == "array" then return true, v end
+    return false, "pydantic expects a list here"
+  end
+  return false, "unsupported type " .. tostring(t)
+end
+
+-- dict.get sections: no coercion. Returns ok, coerced or message, severity.
+local function coerce_lenient(v, t, node)
+  local k = kind(v)
+  if t == "any" then return true, v end
+  if t == "int" then
+    if k == "integer" then return true, v end
+    if k == "number" then
+      if is_finite(v) and v == math.floor(v) then return true, v end
+      return false, string.format("%s has a fractional part where DeepSpeed needs a whole number", format_number(v)), "error"
+    end
+    if k == "boolean" then
+      return false, "a bool where DeepSpeed expects an integer (Python would treat it as 0/1)", "warning"
+    end
+    if k == "string" then
+      return false, string.format("DeepSpeed does no type conversion here; the string %s makes it crash (TypeError) when the value is used as a number", json_string(v)), "error"
+    end
+    return false, "DeepSpeed expects an integer here", "error"
+  end
+  if t == "float" then
+    if k == "integer" or k == "number" then return true, v end
+    if k == "boolean" then
+      return false, "a bool where DeepSpeed expects a number (Python would treat it as 0/1)", "warning"
+    end
+    if k == "string" then
+      return false, string.format("DeepSpeed does no type conversion here; the string %s makes it crash (TypeError) when the value is used as a number", json_string(v)), "error"
+    end
+    return false, "DeepSpeed expects a number here", "error"
+  end
+  if t == "bool" then
+    if k == "boolean" then return true, v end
+    if k == "integer" or k == "number" then
+      if v == 0 or v == 1 then return true, v == 1 end
+      return false, string.format("%s is not a boolean; Python treats any non-zero number as true", format_number(v)), "warning"
+    end
+    if k == "string" then
+      return false, string.format("DeepSpeed does no type conversion here; the string %s is a non-empty string, which Python treats as true (even \"false\")", json_string(v)), "error"
+    end
+    return false, "DeepSpeed expects a boolean here", "error"
+  end
+  if t == "string" then
+    if k == "string" then return true, v end
+    return false, "DeepSpeed expects a string here", "error"
+  end
+  if t == "object" or t == "map" then
+    if k == "object" or is_empty_table(v) then return true, v end
+    return false, "DeepSpeed expects an object here and fails when it reads this section", "error"
+  end
+  if t == "array" then
+    if k == "array" then return true, v end
+    return false, "DeepSpeed expects a list here", "error"
+  end
+  return false, "unsupported type " .. tostring(t), "error"
+end
+
+---------------------------------------------------------------------------
+-- the walk
+---------------------------------------------------------------------------
+
+local function copy_path(path, key)
+  local p = {}
+  for i, x in ipairs(path) do p[i] = x end
+  if key ~= nil then p[#p + 1] = key end
+  return dsforge.array(p)
+end
+
+local function enum_text(enum)
+  local parts = {}
+  for _, e in ipairs(enum) do parts[#parts + 1] = M.format_value(e) end
+  return table.concat(parts, ", ")
+end
+
+local function enum_allows_auto(node)
+  if not node.enum then return false end
+  for _, e in ipairs(node.enum) do
+    if e == "auto" then return true end
+  end
+  return false
+end
+
+local function default_phrase(node, name)
+  local dt = M.default_text(node, "en")
+  if node.default_text == nil and node.default == nil then
+    return string.format("%s = None", name)
+  end
+  return string.format("%s = %s", name, dt)
+end
+
+-- What plain DeepSpeed does with the string "auto" at this node.
+local function auto_behaviour(node, pinfo, name)
+  if pinfo.auto_drop or node.auto_dropped then
+    return string.format("DeepSpeed's pydantic model silently drops \"auto\" here, so the default applies (%s)", default_phrase(node, name))
+  end
+  local types = M.types_of(node)
+  if pinfo.strict then
+    if has_type(node, "string") or has_type(node, "any") then
+      return "DeepSpeed keeps the literal string \"auto\", which is not a meaningful value here"
+    end
+    return string.format("this nested pydantic model does not drop \"auto\", so DeepSpeed fails with a ValidationError (\"auto\" is not %s)", TYPE_WORD[types[1]] or types[1])
+  end
+  local t = types[1]
+  if t == "object" or t == "map" then
+    return "DeepSpeed expects a section here and crashes when it reads the string \"auto\""
+  end
+  if t == "array" then
+    return "DeepSpeed expects a list here and fails when it uses the string \"auto\" (e.g. as optimizer betas)"
+  end
+  if t == "bool" then
+    return "DeepSpeed does not interpret it: the non-empty string \"auto\" is truthy in Python, so this acts as true"
+  end
+  if t == "int" or t == "float" then
+    return "DeepSpeed does not interpret it and crashes with a TypeError when it computes with the string (e.g. '>' not supported between 'str' and 'int')"
+  end
+  return "DeepSpeed uses the literal string \"auto\", which is not a valid value here"
+end
+
+local function report(st, rule, path, message, fix, severity)
+  st.ctx.report({ rule = rule, path = path, message = message, fix = fix, severity = severity })
+end
+
+local check_value
+
+local function handle_auto(st, node, path, pinfo, key)
+  local hf_ok = node.hf_auto and (node.hf_auto_key == nil or node.hf_auto_key == key)
+  if st.target == "hf" and hf_ok then return end
+  local where = M.path_text(path)
+  local name = key ~= nil and tostring(key) or where
+  local behaviour = auto_behaviour(node, pinfo, name)
+  local msg, fix
+  if st.target == "hf" then
+    if node.hf_auto and not hf_ok then
+      msg = string.format("Hugging Face only fills \"auto\" under the spelling \"%s\", not \"%s\", so %s stays \"auto\": %s",
+        node.hf_auto_key, name, where, behaviour)
+      fix = string.format("rename the key to \"%s\" or give a concrete value", node.hf_auto_key)
+    else
+      msg = string.format("Hugging Face does not fill \"auto\" at %s, so DeepSpeed sees the string: %s", where, behaviour)
+      fix = "replace \"auto\" with a concrete value"
+    end
+  else
+    msg = string.format("\"auto\" at %s is a Hugging Face placeholder that plain DeepSpeed does not resolve: %s", where, behaviour)
+    if hf_ok then
+      fix = "give a concrete value, or validate with target \"hf\" if the config is only used through the Hugging Face Trainer/Accelerate"
+    else
+      fix = "replace \"auto\" with a concrete value"
+    end
+  end
+  report(st, "auto-value", path, msg, fix, "error")
+end
+
+local function check_enum(st, node, v, path)
+  if not node.enum then return end
+  local relevant, ok = false, false
+  for _, e in ipairs(node.enum) do
+    if type(e) == type(v) then
+      relevant = true
+      if values_equal(e, v, node.case_insensitive) then ok = true; break end
+    end
+  end
+  if not relevant or ok then return end
+  local where = M.path_text(path)
+  local msg = string.format("%s is not a valid value for %s; allowed: %s", M.format_value(v), where, enum_text(node.enum))
+  local fix = "use one of " .. enum_text(node.enum)
+  if type(v) == "string" then
+    local cands = {}
+    for _, e in ipairs(node.enum) do if type(e) == "string" then cands[#cands + 1] = e end end
+    table.sort(cands)
+    local s = M.suggest(v, cands)
+    if s then
+      if s:lower() == v:lower() then
+        msg = msg .. string.format(" (the value is case-sensitive: did you mean \"%s\"?)", s)
+      else
+        msg = msg .. string.format(" (did you mean \"%s\"?)", s)
+      end
+      fix = string.format("use \"%s\"", s)
+    end
+  end
+  if node.enum_severity == "warning" then
+    msg = msg .. "; DeepSpeed warns and falls back to its default"
+  end
+  report(st, "invalid-value", path, msg, fix, node.enum_severity or "error")
+end
+
+local function check_range(st, node, v, path)
+  if type(v) ~= "number" or v ~= v then return end
+  local where = M.path_text(path)
+  local function bad(bound_text, fix)
+    report(st, "out-of-range", path,
+      string.format("%s = %s is out of range: it must be %s", where, format_number(v), bound_text), fix, "error")
+  end
+  if node.min ~= nil and v < node.min then
+    return bad(">= " .. format_number(node.min), "use a value >= " .. format_number(node.min))
+  end
+  if node.exclusive_min ~= nil and v <= node.exclusive_min then
+    return bad("> " .. format_number(node.exclusive_min), "use a value > " .. format_number(node.exclusive_min))
+  end
+  if node.max ~= nil and v > node.max then
+    return bad("<= " .. format_number(node.max), "use a value <= " .. format_number(node.max))
+  end
+  if node.exclusive_max ~= nil and v >= node.exclusive_max then
+    return bad("< " .. format_number(node.exclusive_max), "use a value < " .. format_number(node.exclusive_max))
+  end
+end
+
+local function check_object(st, v, node, path)
+  local pinfo = { strict = node.strict == true, auto_drop = node.pydantic_root == true }
+  local where = M.path_text(path)
+  local in_where = (#path == 0) and "at the top level" or ("in " .. where)
+  local keys = dsforge.sorted_keys(v)
+  local present = {} -- canonical name -> list of keys used
+  for _, key in ipairs(keys) do
+    local child = v[key]
+    local kp = copy_path(path, key)
+    local f, canonical = M.lookup(node, key)
+    if f then
+      present[canonical] = present[canonical] or {}
+      table.insert(present[canonical], key)
+      if f.rejected then
+        report(st, "rejected-key", kp, M.text(f.rejected, "en"),
+          string.format("remove %s", M.path_text(kp)), "error")
+      end
+      check_value(st, child, f, kp, pinfo, key)
+    elseif not node.open then
+      local msg
+      local ktext = type(key) == "string" and json_string(key) or tostring(key)
+      if node.strict then
+        msg = string.format("%s is not a valid key %s; DeepSpeed rejects unknown keys in this section (pydantic: Extra inputs are not permitted) and fails at startup", ktext, in_where)
+      else
+        msg = string.format("%s is not a DeepSpeed key %s; DeepSpeed silently ignores it, so it has no effect", ktext, in_where)
+      end
+      local fix = "remove it"
+      local s = M.suggest(key, field_candidates(node))
+      if s then
+        msg = msg .. string.format(" (did you mean \"%s\"?)", s)
+        fix = string.format("rename it to \"%s\"", s)
+      else
+        local idx = build_key_index()
+        local locs = type(key) == "string" and idx[key] or nil
+        if locs and #locs > 0 then
+          local shown = {}
+          for i = 1, math.min(3, #locs) do shown[i] = locs[i] end
+          msg = msg .. string.format(" (\"%s\" is a key of %s: wrong section?)", key, table.concat(shown, ", "))
+          fix = "move it to " .. shown[1]
+        end
+      end
+      local hint = node.unknown_hints and type(key) == "string" and node.unknown_hints[key]
+      if hint then msg = msg .. "; " .. M.text(hint, "en") end
+      report(st, "unknown-key", kp, msg, fix, node.strict and "error" or "warning")
+    end
+  end
+  -- alias + field name (or two aliases) for the same field
+  for _, canonical in ipairs(dsforge.sorted_keys(present)) do
+    local used = present[canonical]
+    if #used > 1 then
+      table.sort(used)
+      local sev = node.strict and "error" or "warning"
+      report(st, "alias-with-field", copy_path(path, used[2]),
+        string.format("%s are %s names of the same field \"%s\" %s; %s",
+          table.concat((function() local q = {} for i, u in ipairs(used) do q[i] = json_string(u) end return q end)(), " and "),
+          #used == 2 and "both" or "all", canonical, in_where,
+          node.strict and "DeepSpeed rejects giving more than one (extra_forbidden)" or "only one of them is used"),
+        string.format("keep only one of them (e.g. \"%s\")", used[1]), sev)
+    end
+  end
+  -- deprecated keys
+  for _, key in ipairs(keys) do
+    local f = M.lookup(node, key)
+    if f and f.deprecated then
+      local dep = f.deprecated
+      local kp = copy_path(path, key)
+      local note = dep.note and ("; " .. M.text(dep.note, "en")) or ""
+      report(st, "deprecated-key", kp,
+        string.format("\"%s\" is deprecated; use \"%s\" instead%s", key, dep.replacement, note),
+        string.format("replace \"%s\" with \"%s\"", key, dep.replacement), "warning")
+      local rnode, rcanon = M.lookup(node, dep.replacement)
+      local rkeys = rnode and present[rcanon]
+      if rkeys and #rkeys > 0 then
+        if dep.both == "ignored" then
+          report(st, "deprecated-with-replacement", kp,
+            string.format("both \"%s\" and \"%s\" are given; DeepSpeed uses \"%s\" and ignores \"%s\"",
+              key, rkeys[1], rkeys[1], key),
+            string.format("remove \"%s\"", key), "warning")
+        elseif dep.copies ~= false and node.strict then
+          report(st, "deprecated-with-replacement", kp,
+            string.format("both the deprecated \"%s\" and its replacement \"%s\" are given; DeepSpeed raises AssertionError \"Cannot provide deprecated parameter '%s' and replacing parameter '%s' together\"",
+              key, rkeys[1], key, rcanon),
+            string.format("remove \"%s\" and keep \"%s\"", key, rkeys[1]), "error")
+        end
+      end
+    end
+  end
+end
+
+check_value = function(st, v, node, path, pinfo, key)
+  local where = M.path_text(path)
+  -- "auto"
+  if v == "auto" and not enum_allows_auto(node) then
+    return handle_auto(st, node, path, pinfo, key)
+  end
+  -- legacy bool form of a section
+  if node.legacy_bool and type(v) == "boolean" then
+    report(st, "deprecated-key", path,
+      string.format("the bool form of %s is deprecated: true means stage 1 and false stage 0 (DeepSpeed logs a warning)", where),
+      string.format("write %s as an object, e.g. {\"stage\": %d}", where, v and 1 or 0), "warning")
+    return
+  end
+  -- null
+  if v == NULL then
+    local scalar = not (has_type(node, "object") or has_type(node, "map") or has_type(node, "array"))
+    if node.nullable or has_type(node, "any")
+       or (not pinfo.strict and scalar and node.default == nil and node.default_text == nil) then
+      return
+    end
+    local msg
+    if pinfo.strict then
+      msg = string.format("null is not allowed for %s (pydantic expects %s)", where, TYPE_WORD[M.types_of(node)[1]] or "a value")
+    else
+      msg = string.format("null at %s gives DeepSpeed None where it needs %s", where, TYPE_WORD[M.types_of(node)[1]] or "a value")
+    end
+    report(st, "type-mismatch", path, msg, "remove the key to get the default (" .. M.default_text(node, "en") .. ") or give a value", "error")
+    return
+  end
+  -- type with coercion
+  local types = M.types_of(node)
+  local ok, coerced, first_msg, first_sev = false, nil, nil, nil
+  for _, t in ipairs(types) do
+    local good, res, sev
+    if pinfo.strict then
+      good, res = coerce_pydantic(v, t, node)
+      sev = "error"
+    else
+      good, res, sev = coerce_lenient(v, t, node)
+    end
+    if good then ok, coerced = true, res; break end
+    if first_msg == nil then first_msg, first_sev = res, sev end
+  end
+  if not ok then
+    local expected = {}
+    for i, t in ipairs(types) do expected[i] = TYPE_WORD[t] or t end
+    report(st, "type-mismatch", path,
+      string.format("%s = %s: expected %s; %s", where, M.format_value(v), table.concat(expected, " or "), first_msg),
+      "give " .. table.concat(expected, " or ") .. (node.default ~= nil and (" (default " .. M.default_text(node, "en") .. ")") or ""),
+      first_sev or "error")
+    return
+  end
+  if type(coerced) ~= "table" then
+    check_enum(st, node, coerced, path)
+    check_range(st, node, coerced, path)
+    return
+  end
+  -- containers
+  local k = kind(v)
+  if (k == "object" or is_empty_table(v)) and has_type(node, "object") and node.fields then
+    check_object(st, v, node, path)
+  elseif (k == "object" or is_empty_table(v)) and has_type(node, "map") and node.values then
+    for _, mk in ipairs(dsforge.sorted_keys(v)) do
+      check_value(st, v[mk], node.values, copy_path(path, mk), pinfo, mk)
+    end
+  elseif k == "array" and node.items then
+    for i = 1, #v do
+      check_value(st, v[i], node.items, copy_path(path, i), pinfo, nil)
+    end
+  end
+end
+
+---------------------------------------------------------------------------
+-- public API
+---------------------------------------------------------------------------
+
+-- Walks cfg against the schema; findings go to ctx.report.
+function M.check(cfg, ctx)
+  local st = { ctx = ctx, target = (ctx and ctx.target) or "deepspeed" }
+  local k = kind(cfg)
+  if k ~= "object" and not is_empty_table(cfg) then
+    report(st, "type-mismatch", dsforge.array {},
+      string.format("the DeepSpeed config must be a JSON object, got %s", k), "write the config as a JSON object {...}", "error")
+    return
+  end
+  check_object(st, cfg, ROOT, {})
+end
+
+M.rules = {
+  { id = "unknown-key", severity = "error",
+    summary = "keys DeepSpeed does not know: rejected in pydantic sections, silently ignored elsewhere",
+    fix = "rename the key to the suggested DeepSpeed key or remove it",
+    check = function(cfg, ctx) M.check(cfg, ctx) end },
+  { id = "type-mismatch", severity = "error",
+    summary = "value type DeepSpeed would reject or misread (pydantic coercion in pydantic sections, none elsewhere)",
+    fix = "give a value of the expected type" },
+  { id = "invalid-value", severity = "error",
+    summary = "value outside the set DeepSpeed accepts (enums such as offload device or ZeRO stage)",
+    fix = "use one of the allowed values" },
+  { id = "out-of-range", severity = "error",
+    summary = "number outside the range DeepSpeed accepts (ge=0 fields, ratios in [0,1], positive batch sizes)",
+    fix = "use a value inside the allowed range" },
+  { id = "deprecated-key", severity = "warning",
+    summary = "deprecated key or legacy form that DeepSpeed still reads but warns about",
+    fix = "use the replacement key" },
+  { id = "deprecated-with-replacement", severity = "error",
+    summary = "a deprecated key together with its replacement (AssertionError in DeepSpeed)",
+    fix = "remove the deprecated key" },
+  { id = "alias-with-field", severity = "error",
+    summary = "a pydantic alias and its field name given together (e.g. stage3_prefetch_bucket_size and prefetch_bucket_size)",
+    fix = "keep only one spelling" },
+  { id = "auto-value", severity = "error",
+    summary = "\"auto\" where nothing fills it (plain DeepSpeed, or a key Hugging Face does not fill)",
+    fix = "replace \"auto\" with a concrete value" },
+  { id = "rejected-key", severity = "error",
+    summary = "a key DeepSpeed reads only to raise an error (e.g. max_grad_norm in optimizer.params)",
+    fix = "remove the key and use the supported setting" },
+}
+
+return M

@@ -1,0 +1,93 @@
+-- plugins/deepspeed/summary.lua -- what gen reports for each variant:
+-- estimated memory per GPU and per CPU node, whether the variant fits the
+-- declared GPU memory, and the matching Hugging Face TrainingArguments.
+--
+-- Params used (the conventions of docs/profiles.md): model (a catalog
+-- name), gpu_mem_gb, world_size, gpus_per_node (default min(world, 8)),
+-- seq_len, micro_batch_size (else the config's), activation_checkpointing
+-- or gradient_checkpointing (bool).
+
+local memory = require("deepspeed.memory")
+local models = require("deepspeed.models")
+local activations = require("deepspeed.activations")
+local hf = require("deepspeed.hf")
+
+local M = {}
+
+local GIB = 1024 * 1024 * 1024
+
+local function device(section)
+  if type(section) ~= "table" then return "none" end
+  local d = section.device
+  if d == "cpu" or d == "nvme" then return "cpu" end
+  return "none"
+end
+
+local function stage_of(cfg)
+  local z = cfg.zero_optimization
+  if type(z) ~= "table" then return 0 end
+  local s = tonumber(z.stage)
+  if s and s >= 0 and s <= 3 then return math.tointeger(s) or 0 end
+  return 0
+end
+
+-- M.memory(cfg, params) -> { gpu_bytes, cpu_bytes, activation_bytes,
+-- model_states_gpu_bytes, fits, fit_message } or nil without a model.
+function M.memory(cfg, params)
+  local model = type(params.model) == "string" and models.get(params.model) or nil
+  if not model then return nil end
+  local world = math.tointeger(params.world_size) or 1
+  local per_node = math.tointeger(params.gpus_per_node) or math.min(world, 8)
+  if per_node < 1 then per_node = 1 end
+  local nodes = math.max(1, world // per_node)
+  local stage = stage_of(cfg)
+  local z = type(cfg.zero_optimization) == "table" and cfg.zero_optimization or {}
+  local oo, op = device(z.offload_optimizer), device(z.offload_param)
+  if stage < 3 then op = "none" end
+  if stage == 0 then oo = "none" end
+  local est = memory.estimate{
+    stage = stage, params = model.params, largest_layer = model.largest_layer,
+    gpus_per_node = per_node, nodes = nodes, offload_optimizer = oo,
+    offload_param = op, zero_init = true,
+  }
+  local micro = math.tointeger(cfg.train_micro_batch_size_per_gpu)
+    or math.tointeger(params.micro_batch_size) or 1
+  local act = 0
+  local seq = math.tointeger(params.seq_len)
+  if seq and seq > 0 then
+    local ckpt = params.activation_checkpointing == true or params.gradient_checkpointing == true
+    act = activations.bytes{
+      seq_len = seq, micro_batch = micro, hidden_size = model.hidden_size,
+      layers = model.layers, heads = model.heads, vocab = model.vocab,
+      checkpointing = ckpt,
+    }
+  end
+  local out = {
+    gpu_bytes = est.gpu + act, cpu_bytes = est.cpu,
+    activation_bytes = act, model_states_gpu_bytes = est.gpu,
+  }
+  local budget = tonumber(params.gpu_mem_gb)
+  if budget and budget > 0 then
+    out.fits = out.gpu_bytes <= budget * GIB
+    if not out.fits then
+      out.fit_message = string.format(
+        "needs about %.1f GiB per GPU (%.1f model states + %.1f activations) "
+        .. "but gpu_mem_gb is %g", out.gpu_bytes / GIB, est.gpu / GIB, act / GIB, budget)
+    end
+  end
+  return out
+end
+
+-- M.variant(cfg, params) -> the summary gen records in the manifest.
+function M.variant(cfg, params)
+  local out = M.memory(cfg, params) or {}
+  local args = hf.training_args(cfg, {
+    world_size = params.world_size,
+    gradient_checkpointing = params.activation_checkpointing == true
+      or params.gradient_checkpointing == true,
+  })
+  if args then out.hf_training_args = args end
+  return out
+end
+
+return M

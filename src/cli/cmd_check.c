@@ -1,0 +1,241 @@
+/* cmd_check.c -- `dsforge check FILE...`: validate DeepSpeed configs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/opts.h"
+#include "core/error.h"
+#include "core/xalloc.h"
+#include "doc/jpath.h"
+#include "json/jsonc.h"
+#include "json/jsonout.h"
+#include "plugin/plugin.h"
+
+static const char help[] =
+    "Usage: dsforge check [options] FILE...\n"
+    "\n"
+    "Validates DeepSpeed config files with the rules of every plugin\n"
+    "(built in: plugins/deepspeed). Prints file:line:col: severity: message\n"
+    "[rule-id] and a suggested fix for each finding.\n"
+    "\n"
+    "Options:\n"
+    "  --world-size N          data-parallel world size for the batch rules\n"
+    "                          (default 1)\n"
+    "  --target deepspeed|hf   deepspeed (default): the file is given to\n"
+    "                          deepspeed.initialize as is, so \"auto\" is an\n"
+    "                          error; hf: Hugging Face Trainer/Accelerate\n"
+    "                          fill \"auto\" on the keys they own\n"
+    "  --format text|json      output format (default text)\n"
+    "\n"
+    "Exit status: 0 no errors, 1 errors found, 3 a file cannot be read or\n"
+    "parsed.\n\n" DSF_COMMON_HELP;
+
+enum { OPT_WORLD = 1, OPT_TARGET, OPT_FORMAT };
+
+static const dsf_opt opts[] = {{"world-size", 0, true, OPT_WORLD},
+                               {"target", 0, true, OPT_TARGET},
+                               {"format", 0, true, OPT_FORMAT},
+                               DSF_COMMON_OPTS,
+                               {NULL, 0, false, 0}};
+
+/* The position of path in the file: its key when it is a member, else its
+** value; for a missing path the nearest existing ancestor. */
+static dsf_jpos locate(cJSON *doc, const dsf_jsrc *src, const char *path)
+{
+    dsf_jpos pos = {1, 1};
+    dsf_jpath jp;
+    char *err;
+    if (!*path || dsf_jpath_parse(&jp, path, &err) != 0) {
+        if (*path)
+            free(err);
+        dsf_jsrc_pos(src, doc, &pos);
+        return pos;
+    }
+    for (size_t n = jp.len + 1; n-- > 0;) {
+        dsf_jpath prefix = {jp.steps, n};
+        cJSON *node = dsf_jpath_get(doc, &prefix);
+        if (node && (dsf_jsrc_key_pos(src, node, &pos) ||
+                     dsf_jsrc_pos(src, node, &pos)))
+            break;
+    }
+    dsf_jpath_free(&jp);
+    return pos;
+}
+
+static void add_excerpt(dsf_diag *g, const dsf_jsrc *src)
+{
+    const char *line;
+    size_t len;
+    if (g->line > 0 && dsf_jsrc_line(src, g->line, &line, &len) && len < 300)
+        dsf_diag_set_excerpt(g, line, len);
+}
+
+static int check_file(const char *file, dsf_plugins *plugins,
+                      const dsf_validate_opts *vo, dsf_diags *out)
+{
+    cJSON *doc;
+    dsf_jsrc *src;
+    int rc = dsf_json_load_file(&doc, &src, file, out);
+    if (rc)
+        return rc;
+    size_t nd;
+    const dsf_jdup *dups = dsf_jsrc_duplicates(src, &nd);
+    for (size_t i = 0; i < nd; i++) {
+        dsf_diag *g = dsf_diag_add(out, DSF_ERROR, file, dups[i].again.line,
+                                   dups[i].again.col,
+                                   "duplicate key '%s' (first at line %d): "
+                                   "DeepSpeed rejects duplicate keys when "
+                                   "it reads a file, and most JSON readers "
+                                   "silently keep only the last one",
+                                   dups[i].path, dups[i].first.line);
+        dsf_diag_set_rule(g, "duplicate-key");
+        dsf_diag_set_path(g, dups[i].path);
+        dsf_diag_set_hint(g, "remove one of the two keys");
+        add_excerpt(g, src);
+    }
+    if (!cJSON_IsObject(doc)) {
+        rc = dsf_diag_error(out, DSF_EINPUT, file, 1, 1,
+                            "a DeepSpeed config must be a JSON object");
+    } else {
+        dsf_findings f = DSF_FINDINGS_INIT;
+        rc = dsf_plugins_validate(plugins, doc, vo, &f, out);
+        for (size_t i = 0; i < f.len; i++) {
+            dsf_jpos pos = locate(doc, src, f.items[i].path);
+            dsf_diag *g = dsf_diag_add(out, f.items[i].severity, file,
+                                       pos.line, pos.col, "%s%s%s",
+                                       f.items[i].path,
+                                       f.items[i].path[0] ? ": " : "",
+                                       f.items[i].message);
+            dsf_diag_set_rule(g, f.items[i].rule);
+            dsf_diag_set_path(g, f.items[i].path);
+            if (f.items[i].fix)
+                dsf_diag_set_hint(g, "%s", f.items[i].fix);
+            add_excerpt(g, src);
+        }
+        dsf_findings_free(&f);
+    }
+    cJSON_Delete(doc);
+    dsf_jsrc_free(src);
+    return rc;
+}
+
+static void print_json(const dsf_diags *d)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; i < d->len; i++) {
+        const dsf_diag *g = &d->items[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "file", g->file ? g->file : "");
+        cJSON_AddNumberToObject(o, "line", g->line);
+        cJSON_AddNumberToObject(o, "col", g->col);
+        cJSON_AddStringToObject(o, "severity", dsf_severity_name(g->severity));
+        if (g->rule)
+            cJSON_AddStringToObject(o, "rule", g->rule);
+        if (g->path)
+            cJSON_AddStringToObject(o, "path", g->path);
+        cJSON_AddStringToObject(o, "message", g->message);
+        if (g->hint)
+            cJSON_AddStringToObject(o, "fix", g->hint);
+        cJSON_AddItemToArray(arr, o);
+    }
+    char *s = dsf_json_print(arr, true);
+    fputs(s, stdout);
+    free(s);
+    cJSON_Delete(arr);
+}
+
+int dsf_cmd_check(int argc, char **argv)
+{
+    dsf_cli_env env;
+    dsf_cli_env_init(&env);
+    dsf_diags d = DSF_DIAGS_INIT;
+    dsf_optparse p;
+    dsf_optparse_init(&p, argc, argv, 1, "check");
+    const char **files = dsf_xcalloc((size_t)argc + 1, sizeof *files);
+    size_t nfiles = 0;
+    long long world = 1;
+    const char *target = "deepspeed";
+    bool json = false;
+    int rc = 0, id;
+    const char *arg;
+    while (!rc && (id = dsf_opt_next(&p, opts, &arg, &d)) != DSF_OPT_END) {
+        if (id < 0 && id != DSF_OPT_POS) {
+            rc = id;
+            break;
+        }
+        int c = dsf_cli_env_option(&env, id, arg, &d);
+        if (c < 0)
+            rc = c;
+        if (c)
+            continue;
+        switch (id) {
+        case DSF_OPT_HELP:
+            fputs(help, stdout);
+            free(files);
+            return 0;
+        case DSF_OPT_POS:
+            files[nfiles++] = arg;
+            break;
+        case OPT_WORLD:
+            rc = dsf_opt_int(&world, arg, 1, 1000000, "--world-size", &d);
+            break;
+        case OPT_TARGET:
+            if (strcmp(arg, "deepspeed") && strcmp(arg, "hf"))
+                rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
+                                    "--target must be 'deepspeed' or 'hf'");
+            target = arg;
+            break;
+        case OPT_FORMAT:
+            if (strcmp(arg, "text") && strcmp(arg, "json"))
+                rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
+                                    "--format must be 'text' or 'json'");
+            json = !strcmp(arg, "json");
+            break;
+        default:
+            break;
+        }
+    }
+    if (!rc && !nfiles) {
+        dsf_diag *g = dsf_diag_add(&d, DSF_ERROR, NULL, 0, 0,
+                                   "check needs at least one FILE");
+        dsf_diag_set_hint(g, "try 'dsforge check --help'");
+        rc = DSF_EUSAGE;
+    }
+    dsf_plugins *plugins = NULL;
+    dsf_srccache *sources = dsf_srccache_new();
+    dsf_diags warnings = DSF_DIAGS_INIT;
+    if (!rc) {
+        dsf_cli_env_finish(&env);
+        rc = dsf_plugins_load(&plugins, &env.plugin_dirs, sources,
+                              env.limits, &warnings, &d);
+    }
+    int input_error = 0;
+    dsf_diags found = DSF_DIAGS_INIT;
+    for (size_t i = 0; i < nfiles && !rc; i++) {
+        dsf_validate_opts vo = {world, target, "check", NULL};
+        int frc = check_file(files[i], plugins, &vo, &found);
+        if (frc == DSF_EINPUT)
+            input_error = frc;
+        else if (frc)
+            rc = frc;
+    }
+    dsf_diags_move(&found, &warnings);
+    dsf_diags_sort(&found);
+    bool errors = dsf_diags_count(&found, DSF_ERROR) > 0;
+    if (json && !rc) {
+        print_json(&found);
+        dsf_diags_free(&found);
+    } else {
+        dsf_diags_move(&d, &found);
+    }
+    if (!rc)
+        rc = input_error ? input_error : errors ? DSF_EVALID : 0;
+    dsf_plugins_free(plugins);
+    dsf_srccache_free(sources);
+    dsf_diags_free(&warnings);
+    free(files);
+    int status = dsf_cli_finish(&env, &d, rc);
+    dsf_cli_env_free(&env);
+    return status;
+}

@@ -1,0 +1,262 @@
+/* cmd_estimate.c -- `dsforge estimate`: model-state (and activation)
+** memory per GPU and per CPU node, as DeepSpeed's estimators compute it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/opts.h"
+#include "cli/plugin_env.h"
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "json/jsonc.h"
+#include "json/jsonout.h"
+
+static const char help[] =
+    "Usage: dsforge estimate (--model NAME|PATH/config.json | --params N\n"
+    "                         [--largest-layer N]) [--gpus N] [--nodes N]\n"
+    "                        [--stage 0..3] [--offload-optimizer none|cpu]\n"
+    "                        [--offload-param none|cpu] [--zero-init 0|1]\n"
+    "                        [--seq-len N --micro-batch N] [--json]\n"
+    "\n"
+    "Without --stage: a table of every ZeRO stage and offload choice, like\n"
+    "DeepSpeed's estimate_zero3_model_states_mem_needs_all_cold (bytes /\n"
+    "2^30, printed as GB). With --stage: that one row. --seq-len adds the\n"
+    "activation memory per GPU (Korthikanti et al. 2022), with and without\n"
+    "activation checkpointing.\n\n"
+    "Options:\n"
+    "  --model NAME|FILE       a catalog model (e.g. llama-2-7b) or a\n"
+    "                          Hugging Face config.json\n"
+    "  --params N              total parameters (instead of --model)\n"
+    "  --largest-layer N       parameters of the largest layer\n"
+    "  --gpus N                GPUs per node (default 1)\n"
+    "  --nodes N               nodes (default 1)\n"
+    "  --json                  bytes as JSON, with the inputs echoed\n"
+    "\n" DSF_COMMON_HELP;
+
+enum {
+    OPT_MODEL = 1,
+    OPT_PARAMS,
+    OPT_LARGEST,
+    OPT_GPUS,
+    OPT_NODES,
+    OPT_STAGE,
+    OPT_OFF_OPT,
+    OPT_OFF_PARAM,
+    OPT_ZERO_INIT,
+    OPT_SEQ,
+    OPT_MICRO,
+    OPT_JSON
+};
+
+static const dsf_opt opts[] = {{"model", 0, true, OPT_MODEL},
+                               {"params", 0, true, OPT_PARAMS},
+                               {"largest-layer", 0, true, OPT_LARGEST},
+                               {"gpus", 0, true, OPT_GPUS},
+                               {"nodes", 0, true, OPT_NODES},
+                               {"stage", 0, true, OPT_STAGE},
+                               {"offload-optimizer", 0, true, OPT_OFF_OPT},
+                               {"offload-param", 0, true, OPT_OFF_PARAM},
+                               {"zero-init", 0, true, OPT_ZERO_INIT},
+                               {"seq-len", 0, true, OPT_SEQ},
+                               {"micro-batch", 0, true, OPT_MICRO},
+                               {"json", 0, false, OPT_JSON},
+                               DSF_COMMON_OPTS,
+                               {NULL, 0, false, 0}};
+
+static int add_int(cJSON *o, const char *key, const char *arg, long long min,
+                   long long max, const char *opt, dsf_diags *d)
+{
+    long long v;
+    if (dsf_opt_int(&v, arg, min, max, opt, d))
+        return DSF_EUSAGE;
+    cJSON_DeleteItemFromObjectCaseSensitive(o, key);
+    cJSON *n = cJSON_CreateNumber((double)v);
+    n->valuestring = NULL;
+    cJSON_AddItemToObject(o, key, n);
+    return 0;
+}
+
+static const char *row_label(const cJSON *r)
+{
+    static char buf[96];
+    const cJSON *z = cJSON_GetObjectItemCaseSensitive(r, "zero_init");
+    snprintf(buf, sizeof buf, "ZeRO-%d offload_optimizer=%s offload_param=%s%s",
+             (int)cJSON_GetObjectItemCaseSensitive(r, "stage")->valuedouble,
+             cJSON_GetObjectItemCaseSensitive(r, "offload_optimizer")
+                 ->valuestring,
+             cJSON_GetObjectItemCaseSensitive(r, "offload_param")->valuestring,
+             cJSON_IsBool(z) ? (cJSON_IsTrue(z) ? " zero_init=1"
+                                                : " zero_init=0")
+                             : "");
+    return buf;
+}
+
+static void print_table(const cJSON *res)
+{
+    const cJSON *in = cJSON_GetObjectItemCaseSensitive(res, "inputs");
+    const cJSON *act = cJSON_GetObjectItemCaseSensitive(res,
+                                                        "activation_bytes");
+    const cJSON *actc = cJSON_GetObjectItemCaseSensitive(
+        res, "activation_bytes_checkpointed");
+    printf("Estimated memory needed for params, optim states and gradients "
+           "for a:\nHW: Setup with %d node%s, %d GPU%s per node.\n"
+           "SW: Model with %.0fM total params, %.0fM largest layer params.\n",
+           (int)cJSON_GetObjectItemCaseSensitive(in, "nodes")->valuedouble,
+           cJSON_GetObjectItemCaseSensitive(in, "nodes")->valuedouble > 1
+               ? "s" : "",
+           (int)cJSON_GetObjectItemCaseSensitive(in, "gpus_per_node")
+               ->valuedouble,
+           cJSON_GetObjectItemCaseSensitive(in, "gpus_per_node")->valuedouble
+                   > 1 ? "s" : "",
+           cJSON_GetObjectItemCaseSensitive(in, "params")->valuedouble / 1e6,
+           cJSON_GetObjectItemCaseSensitive(in, "largest_layer")->valuedouble /
+               1e6);
+    printf("  per CPU  |  per GPU |   Options\n");
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(res, "rows");
+    for (const cJSON *r = rows ? rows->child : NULL; r; r = r->next)
+        printf("  %7s  | %7s  | %s\n",
+               cJSON_GetObjectItemCaseSensitive(r, "cpu_text")->valuestring,
+               cJSON_GetObjectItemCaseSensitive(r, "gpu_text")->valuestring,
+               row_label(r));
+    if (cJSON_IsNumber(act))
+        printf("Activations per GPU: %.2fGB (with activation checkpointing: "
+               "%.2fGB); add them to the per-GPU column.\n",
+               act->valuedouble / 1073741824.0,
+               actc->valuedouble / 1073741824.0);
+}
+
+int dsf_cmd_estimate(int argc, char **argv)
+{
+    dsf_cli_env env;
+    dsf_cli_env_init(&env);
+    dsf_diags d = DSF_DIAGS_INIT;
+    dsf_optparse p;
+    dsf_optparse_init(&p, argc, argv, 1, "estimate");
+    cJSON *o = cJSON_CreateObject();
+    bool json = false;
+    int rc = 0, id;
+    const char *arg;
+    while (!rc && (id = dsf_opt_next(&p, opts, &arg, &d)) != DSF_OPT_END) {
+        if (id < 0 && id != DSF_OPT_POS) {
+            rc = id;
+            break;
+        }
+        int c = dsf_cli_env_option(&env, id, arg, &d);
+        if (c < 0)
+            rc = c;
+        if (c)
+            continue;
+        switch (id) {
+        case DSF_OPT_HELP:
+            fputs(help, stdout);
+            cJSON_Delete(o);
+            return 0;
+        case OPT_MODEL:
+            if (strchr(arg, '/') || strstr(arg, ".json")) {
+                cJSON *hc;
+                rc = dsf_json_load_file(&hc, NULL, arg, &d);
+                if (!rc)
+                    cJSON_AddItemToObject(o, "hf_config", hc);
+            } else {
+                cJSON_AddStringToObject(o, "model", arg);
+            }
+            break;
+        case OPT_PARAMS:
+            rc = add_int(o, "params", arg, 1, (long long)1e15, "--params", &d);
+            break;
+        case OPT_LARGEST:
+            rc = add_int(o, "largest_layer", arg, 0, (long long)1e15,
+                         "--largest-layer", &d);
+            break;
+        case OPT_GPUS:
+            rc = add_int(o, "gpus", arg, 1, 1000000, "--gpus", &d);
+            break;
+        case OPT_NODES:
+            rc = add_int(o, "nodes", arg, 1, 1000000, "--nodes", &d);
+            break;
+        case OPT_STAGE:
+            rc = add_int(o, "stage", arg, 0, 3, "--stage", &d);
+            break;
+        case OPT_SEQ:
+            rc = add_int(o, "seq_len", arg, 1, 100000000, "--seq-len", &d);
+            break;
+        case OPT_MICRO:
+            rc = add_int(o, "micro_batch", arg, 1, 1000000, "--micro-batch",
+                         &d);
+            break;
+        case OPT_ZERO_INIT:
+            if (strcmp(arg, "0") && strcmp(arg, "1"))
+                rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
+                                    "--zero-init must be 0 or 1");
+            cJSON_AddBoolToObject(o, "zero_init", !strcmp(arg, "1"));
+            break;
+        case OPT_OFF_OPT:
+        case OPT_OFF_PARAM:
+            if (strcmp(arg, "none") && strcmp(arg, "cpu"))
+                rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
+                                    "%s must be 'none' or 'cpu'",
+                                    id == OPT_OFF_OPT ? "--offload-optimizer"
+                                                      : "--offload-param");
+            cJSON_AddStringToObject(o, id == OPT_OFF_OPT ? "offload_optimizer"
+                                                         : "offload_param",
+                                    arg);
+            break;
+        case OPT_JSON:
+            json = true;
+            break;
+        default:
+            rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
+                                "unexpected argument '%s'", arg);
+        }
+    }
+    if (!rc && !cJSON_GetObjectItem(o, "model") &&
+        !cJSON_GetObjectItem(o, "hf_config") &&
+        !cJSON_GetObjectItem(o, "params")) {
+        dsf_diag *g = dsf_diag_add(&d, DSF_ERROR, NULL, 0, 0,
+                                   "estimate needs --model or --params");
+        dsf_diag_set_hint(g, "try 'dsforge estimate --model llama-2-7b "
+                             "--gpus 8'");
+        rc = DSF_EUSAGE;
+    }
+    if (!rc && cJSON_GetObjectItem(o, "micro_batch") &&
+        !cJSON_GetObjectItem(o, "seq_len"))
+        rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
+                            "--micro-batch goes with --seq-len");
+    dsf_plugin_env pe;
+    memset(&pe, 0, sizeof pe);
+    if (!rc) {
+        dsf_cli_env_finish(&env);
+        rc = dsf_plugin_env_load(&pe, &env, &d);
+    }
+    if (!rc) {
+        cJSON *args = cJSON_CreateArray(), *res = NULL;
+        cJSON_AddItemToArray(args, cJSON_Duplicate(o, 1));
+        rc = dsf_plugins_call(pe.plugins, "deepspeed.estimate", "run", args,
+                              &res, &d);
+        const cJSON *err = cJSON_GetObjectItemCaseSensitive(res, "error");
+        if (!rc && cJSON_IsString(err)) {
+            const cJSON *code = cJSON_GetObjectItemCaseSensitive(res, "code");
+            const cJSON *hint = cJSON_GetObjectItemCaseSensitive(res, "hint");
+            dsf_diag *g = dsf_diag_add(&d, DSF_ERROR, NULL, 0, 0, "%s",
+                                       err->valuestring);
+            if (cJSON_IsString(hint))
+                dsf_diag_set_hint(g, "%s", hint->valuestring);
+            rc = cJSON_IsNumber(code) && code->valuedouble == 3 ? DSF_EINPUT
+                                                               : DSF_EUSAGE;
+        } else if (!rc && json) {
+            char *s = dsf_json_print(res, true);
+            fputs(s, stdout);
+            free(s);
+        } else if (!rc) {
+            print_table(res);
+        }
+        cJSON_Delete(res);
+        cJSON_Delete(args);
+    }
+    cJSON_Delete(o);
+    dsf_plugin_env_free(&pe, &d);
+    int status = dsf_cli_finish(&env, &d, rc);
+    dsf_cli_env_free(&env);
+    return status;
+}

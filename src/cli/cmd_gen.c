@@ -1,0 +1,300 @@
+/* cmd_gen.c -- `dsforge gen`: argument parsing only; the work is in
+** profile/gen.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/opts.h"
+#include "core/error.h"
+#include "core/xalloc.h"
+#include "profile/gen.h"
+
+static const char help[] =
+    "Usage: dsforge gen PROFILE [options] [EDIT...]\n"
+    "\n"
+    "Generates DeepSpeed configs for a profile's tiers (default: all) or a\n"
+    "sweep matrix. Every variant is computed and validated before anything\n"
+    "is written; a failure leaves the output directory as it was.\n"
+    "\n"
+    "Layers, lowest first: the profile chain's build results (parent\n"
+    "first), the tier's config overlay, -f files (left to right), then the\n"
+    "command-line edits (left to right).\n"
+    "\n"
+    "Options:\n"
+    "  --tier NAME[,NAME]      generate these tiers (repeatable)\n"
+    "  --matrix KEY=V1,V2,...  sweep a param; the cartesian product over\n"
+    "                          all --matrix options, for each tier\n"
+    "  --param KEY=VALUE       set a profile input before build runs\n"
+    "  -f FILE                 override file (JSON with comments;\n"
+    "                          {\"$delete\": true} deletes a key)\n"
+    "  --set PATH=VALUE        same as the edit PATH=VALUE\n"
+    "  --unset PATH            same as the edit ~PATH\n"
+    "  -o, --output DIR        write DIR/<profile>-<variant>.json and\n"
+    "                          DIR/manifest.json\n"
+    "  --stdout                print the one selected variant\n"
+    "  --why PATH              print which layers set PATH, and stop\n"
+    "  --target deepspeed|hf   'hf' keeps \"auto\" where Hugging Face fills\n"
+    "                          it (default: deepspeed)\n"
+    "  --strict-fit            a variant that does not fit the declared\n"
+    "                          GPU memory is an error, not a warning\n"
+    "\n"
+    "Edits: PATH=VALUE sets, +PATH=VALUE adds (error if present), ~PATH\n"
+    "deletes (error if absent). VALUE is JSON when it parses as JSON, else\n"
+    "a string. PATH is dotted keys; [N] indexes an array and [\"a.b\"]\n"
+    "quotes a key containing dots.\n"
+    "\n" DSF_COMMON_HELP;
+
+enum {
+    OPT_TIER = 1,
+    OPT_MATRIX,
+    OPT_PARAM,
+    OPT_FILE,
+    OPT_SET,
+    OPT_UNSET,
+    OPT_OUTPUT,
+    OPT_STDOUT,
+    OPT_WHY,
+    OPT_TARGET,
+    OPT_STRICT_FIT
+};
+
+static const dsf_opt opts[] = {{"tier", 0, true, OPT_TIER},
+                               {"matrix", 0, true, OPT_MATRIX},
+                               {"param", 0, true, OPT_PARAM},
+                               {"file", 'f', true, OPT_FILE},
+                               {"set", 0, true, OPT_SET},
+                               {"unset", 0, true, OPT_UNSET},
+                               {"output", 'o', true, OPT_OUTPUT},
+                               {"stdout", 0, false, OPT_STDOUT},
+                               {"why", 0, true, OPT_WHY},
+                               {"target", 0, true, OPT_TARGET},
+                               {"strict-fit", 0, false, OPT_STRICT_FIT},
+                               DSF_COMMON_OPTS,
+                               {NULL, 0, false, 0}};
+
+typedef struct args {
+    const char **tiers;
+    size_t ntiers;
+    char **tier_copies;
+    size_t ntier_copies;
+    dsf_matrix_axis *matrix;
+    size_t nmatrix;
+    dsf_param_arg *params;
+    size_t nparams;
+    const char **files;
+    size_t nfiles;
+    dsf_edit *edits;
+    size_t nedits;
+} args;
+
+static int split_kv(const char *arg, char **key, char **value,
+                    const char *opt, dsf_diags *d)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg)
+        return dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                              "%s expects KEY=VALUE, got '%s'", opt, arg);
+    *key = dsf_xstrndup(arg, (size_t)(eq - arg));
+    *value = dsf_xstrdup(eq + 1);
+    return 0;
+}
+
+static int add_edit(args *a, const char *text, int argno, dsf_diags *d)
+{
+    a->edits = dsf_xrealloc(a->edits, (a->nedits + 1) * sizeof *a->edits);
+    char *err;
+    if (dsf_edit_parse(&a->edits[a->nedits], text, argno, &err) != 0) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "argument #%d: %s", argno, err);
+        dsf_diag_set_hint(g, "edits are PATH=VALUE, +PATH=VALUE or ~PATH");
+        free(err);
+        return DSF_EUSAGE;
+    }
+    a->nedits++;
+    return 0;
+}
+
+static void free_args(args *a)
+{
+    free(a->tiers);
+    for (size_t i = 0; i < a->ntier_copies; i++)
+        free(a->tier_copies[i]);
+    free(a->tier_copies);
+    for (size_t i = 0; i < a->nmatrix; i++) {
+        free(a->matrix[i].key);
+        for (size_t k = 0; k < a->matrix[i].n; k++)
+            free(a->matrix[i].values[k]);
+        free(a->matrix[i].values);
+    }
+    free(a->matrix);
+    for (size_t i = 0; i < a->nparams; i++) {
+        free(a->params[i].key);
+        free(a->params[i].value);
+    }
+    free(a->params);
+    free(a->files);
+    for (size_t i = 0; i < a->nedits; i++)
+        dsf_edit_free(&a->edits[i]);
+    free(a->edits);
+}
+
+int dsf_cmd_gen(int argc, char **argv)
+{
+    dsf_cli_env env;
+    dsf_cli_env_init(&env);
+    dsf_diags d = DSF_DIAGS_INIT;
+    args a;
+    memset(&a, 0, sizeof a);
+    dsf_gen_request r;
+    memset(&r, 0, sizeof r);
+    r.target = "deepspeed";
+    dsf_optparse p;
+    dsf_optparse_init(&p, argc, argv, 1, "gen");
+    int rc = 0, id;
+    const char *arg;
+    while (!rc && (id = dsf_opt_next(&p, opts, &arg, &d)) != DSF_OPT_END) {
+        int argno = p.arg_index + 1; /* count "gen" as argument #1 */
+        if (id < 0 && id != DSF_OPT_POS) {
+            rc = id;
+            break;
+        }
+        int c = dsf_cli_env_option(&env, id, arg, &d);
+        if (c < 0) {
+            rc = c;
+            break;
+        }
+        if (c)
+            continue;
+        switch (id) {
+        case DSF_OPT_HELP:
+            fputs(help, stdout);
+            free_args(&a);
+            dsf_cli_env_free(&env);
+            return 0;
+        case DSF_OPT_POS:
+            if (!r.profile)
+                r.profile = arg;
+            else
+                rc = add_edit(&a, arg, argno, &d);
+            break;
+        case OPT_TIER: {
+            char *copy = dsf_xstrdup(arg);
+            a.tier_copies = dsf_xrealloc(a.tier_copies,
+                                         (a.ntier_copies + 1) *
+                                             sizeof *a.tier_copies);
+            a.tier_copies[a.ntier_copies++] = copy;
+            for (char *s = copy, *next; s; s = next) {
+                next = strchr(s, ',');
+                if (next)
+                    *next++ = '\0';
+                if (!*s)
+                    continue;
+                a.tiers = dsf_xrealloc(a.tiers,
+                                       (a.ntiers + 1) * sizeof *a.tiers);
+                a.tiers[a.ntiers++] = s;
+            }
+            break;
+        }
+        case OPT_MATRIX: {
+            char *key, *vals;
+            if ((rc = split_kv(arg, &key, &vals, "--matrix", &d)))
+                break;
+            a.matrix = dsf_xrealloc(a.matrix,
+                                    (a.nmatrix + 1) * sizeof *a.matrix);
+            dsf_matrix_axis *ax = &a.matrix[a.nmatrix++];
+            memset(ax, 0, sizeof *ax);
+            ax->key = key;
+            ax->argno = argno;
+            for (char *s = vals, *next; s; s = next) {
+                next = strchr(s, ',');
+                if (next)
+                    *next++ = '\0';
+                ax->values = dsf_xrealloc(ax->values,
+                                          (ax->n + 1) * sizeof *ax->values);
+                ax->values[ax->n++] = dsf_xstrdup(s);
+            }
+            free(vals);
+            break;
+        }
+        case OPT_PARAM: {
+            char *key, *val;
+            if ((rc = split_kv(arg, &key, &val, "--param", &d)))
+                break;
+            a.params = dsf_xrealloc(a.params,
+                                    (a.nparams + 1) * sizeof *a.params);
+            a.params[a.nparams].key = key;
+            a.params[a.nparams].value = val;
+            a.params[a.nparams].argno = argno;
+            a.nparams++;
+            break;
+        }
+        case OPT_FILE:
+            a.files = dsf_xrealloc(a.files, (a.nfiles + 1) * sizeof *a.files);
+            a.files[a.nfiles++] = arg;
+            break;
+        case OPT_SET:
+            rc = add_edit(&a, arg, argno, &d);
+            break;
+        case OPT_UNSET: {
+            char *e = dsf_xasprintf("~%s", arg);
+            rc = add_edit(&a, e, argno, &d);
+            free(e);
+            break;
+        }
+        case OPT_OUTPUT:
+            r.outdir = arg;
+            break;
+        case OPT_STDOUT:
+            r.to_stdout = true;
+            break;
+        case OPT_WHY:
+            r.why = arg;
+            break;
+        case OPT_TARGET:
+            if (strcmp(arg, "deepspeed") && strcmp(arg, "hf"))
+                rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
+                                    "--target must be 'deepspeed' or 'hf'");
+            r.target = arg;
+            break;
+        case OPT_STRICT_FIT:
+            r.strict_fit = true;
+            break;
+        default:
+            break;
+        }
+    }
+    if (!rc && !r.profile) {
+        dsf_diag *g = dsf_diag_add(&d, DSF_ERROR, NULL, 0, 0,
+                                   "gen needs a PROFILE");
+        dsf_diag_set_hint(g, "try 'dsforge list' for the profiles, "
+                             "'dsforge gen --help' for the options");
+        rc = DSF_EUSAGE;
+    }
+    if (!rc && r.to_stdout && r.outdir)
+        rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
+                            "--stdout and -o cannot be combined");
+    if (!rc) {
+        dsf_cli_env_finish(&env);
+        r.tiers = a.tiers;
+        r.ntiers = a.ntiers;
+        r.matrix = a.matrix;
+        r.nmatrix = a.nmatrix;
+        r.params = a.params;
+        r.nparams = a.nparams;
+        r.files = a.files;
+        r.nfiles = a.nfiles;
+        r.edits = a.edits;
+        r.nedits = a.nedits;
+        r.color = env.color;
+        r.profile_dirs = &env.profile_dirs;
+        r.plugin_dirs = &env.plugin_dirs;
+        r.limits = env.limits;
+        rc = dsf_gen_run(&r, &d);
+    }
+    dsf_diags_sort(&d);
+    int status = dsf_cli_finish(&env, &d, rc);
+    free_args(&a);
+    dsf_cli_env_free(&env);
+    return status;
+}

@@ -1,0 +1,123 @@
+/* cmd_list.c -- `dsforge list`: the profiles on the search path. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/opts.h"
+#include "core/buf.h"
+#include "core/error.h"
+#include "json/jsonout.h"
+#include "profile/profile.h"
+
+static const char help[] =
+    "Usage: dsforge list [--json]\n"
+    "\n"
+    "Lists every profile on the search path: name, tiers, where it comes\n"
+    "from and its summary. Search path, highest first: --profile-path\n"
+    "DIRs, DSFORGE_PATH, ./profiles, $XDG_CONFIG_HOME/dsforge/profiles,\n"
+    "built-in. A profile shadowed by a higher directory is marked.\n"
+    "\n"
+    "Options:\n"
+    "  --json                  machine-readable output\n"
+    "\n" DSF_COMMON_HELP;
+
+enum { OPT_JSON = 1 };
+static const dsf_opt opts[] = {{"json", 0, false, OPT_JSON},
+                               DSF_COMMON_OPTS,
+                               {NULL, 0, false, 0}};
+
+int dsf_cmd_list(int argc, char **argv)
+{
+    dsf_cli_env env;
+    dsf_cli_env_init(&env);
+    dsf_diags d = DSF_DIAGS_INIT;
+    dsf_optparse p;
+    dsf_optparse_init(&p, argc, argv, 1, "list");
+    bool json = false;
+    int rc = 0, id;
+    const char *arg;
+    while (!rc && (id = dsf_opt_next(&p, opts, &arg, &d)) != DSF_OPT_END) {
+        if (id < 0 && id != DSF_OPT_POS) {
+            rc = id;
+            break;
+        }
+        int c = dsf_cli_env_option(&env, id, arg, &d);
+        if (c < 0)
+            rc = c;
+        if (c)
+            continue;
+        if (id == DSF_OPT_HELP) {
+            fputs(help, stdout);
+            return 0;
+        } else if (id == OPT_JSON) {
+            json = true;
+        } else {
+            rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
+                                "list takes no arguments");
+        }
+    }
+    if (!rc) {
+        dsf_cli_env_finish(&env);
+        dsf_profile_entry *e;
+        size_t n;
+        dsf_profile_list(&e, &n, &env.profile_dirs);
+        dsf_srccache *sources = dsf_srccache_new();
+        dsf_diags warnings = DSF_DIAGS_INIT;
+        dsf_profile_ctx pc = {&env.profile_dirs, &env.plugin_dirs, sources,
+                              env.limits, &warnings};
+        cJSON *arr = cJSON_CreateArray();
+        if (!json)
+            printf("%-20s %-22s %-10s %s\n", "NAME", "TIERS", "FROM",
+                   "SUMMARY");
+        for (size_t i = 0; i < n; i++) {
+            dsf_profile *prof = NULL;
+            dsf_diags ld = DSF_DIAGS_INIT;
+            dsf_buf tiers = DSF_BUF_INIT;
+            const char *summary = "";
+            if (!e[i].shadowed &&
+                dsf_profile_load(&prof, &pc, e[i].name, &ld) == 0) {
+                for (size_t t = 0; t < prof->ntiers; t++)
+                    dsf_buf_printf(&tiers, "%s%s", t ? "," : "",
+                                   prof->tiers[t].name);
+                summary = prof->chain[prof->nchain - 1].summary;
+            } else if (!e[i].shadowed) {
+                summary = "(cannot be loaded: run 'dsforge show' on it)";
+            } else {
+                summary = "(shadowed by a higher directory)";
+            }
+            if (json) {
+                cJSON *o = cJSON_CreateObject();
+                cJSON_AddStringToObject(o, "name", e[i].name);
+                cJSON_AddStringToObject(o, "path", e[i].path);
+                cJSON_AddStringToObject(o, "origin", e[i].origin);
+                cJSON_AddBoolToObject(o, "shadowed", e[i].shadowed);
+                cJSON_AddStringToObject(o, "summary", summary);
+                cJSON *ta = cJSON_AddArrayToObject(o, "tiers");
+                for (size_t t = 0; prof && t < prof->ntiers; t++)
+                    cJSON_AddItemToArray(
+                        ta, cJSON_CreateString(prof->tiers[t].name));
+                cJSON_AddItemToArray(arr, o);
+            } else {
+                printf("%-20s %-22s %-10s %s\n", e[i].name,
+                       tiers.len ? tiers.data : "-", e[i].origin, summary);
+            }
+            dsf_buf_free(&tiers);
+            dsf_profile_free(prof);
+            dsf_diags_free(&ld);
+        }
+        if (json) {
+            char *s = dsf_json_print(arr, true);
+            fputs(s, stdout);
+            free(s);
+        }
+        cJSON_Delete(arr);
+        dsf_profile_entries_free(e, n);
+        dsf_srccache_free(sources);
+        dsf_diags_move(&d, &warnings);
+        dsf_diags_free(&warnings);
+    }
+    int status = dsf_cli_finish(&env, &d, rc);
+    dsf_cli_env_free(&env);
+    return status;
+}

@@ -1,0 +1,69 @@
+/* cmd_schema.c -- `dsforge schema`: a JSON Schema of DeepSpeed's config. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/opts.h"
+#include "cli/plugin_env.h"
+#include "core/error.h"
+#include "json/jsonout.h"
+
+static const char help[] =
+    "Usage: dsforge schema\n"
+    "\n"
+    "Prints a JSON Schema (draft 2020-12) of DeepSpeed's config, generated\n"
+    "from the deepspeed plugin's schema, for editors and CI validators.\n"
+    "\n" DSF_COMMON_HELP;
+
+static const dsf_opt opts[] = {DSF_COMMON_OPTS, {NULL, 0, false, 0}};
+
+int dsf_cmd_schema(int argc, char **argv)
+{
+    dsf_cli_env env;
+    dsf_cli_env_init(&env);
+    dsf_diags d = DSF_DIAGS_INIT;
+    dsf_optparse p;
+    dsf_optparse_init(&p, argc, argv, 1, "schema");
+    int rc = 0, id;
+    const char *arg;
+    while (!rc && (id = dsf_opt_next(&p, opts, &arg, &d)) != DSF_OPT_END) {
+        if (id < 0 && id != DSF_OPT_POS) {
+            rc = id;
+            break;
+        }
+        int c = dsf_cli_env_option(&env, id, arg, &d);
+        if (c < 0)
+            rc = c;
+        if (c)
+            continue;
+        if (id == DSF_OPT_HELP) {
+            fputs(help, stdout);
+            return 0;
+        }
+        rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
+                            "schema takes no arguments");
+    }
+    dsf_plugin_env pe;
+    memset(&pe, 0, sizeof pe);
+    if (!rc) {
+        dsf_cli_env_finish(&env);
+        rc = dsf_plugin_env_load(&pe, &env, &d);
+    }
+    if (!rc) {
+        cJSON *args = cJSON_CreateArray(), *schema = NULL;
+        rc = dsf_plugins_call(pe.plugins, "deepspeed.jsonschema", "generate",
+                              args, &schema, &d);
+        if (!rc) {
+            char *s = dsf_json_print(schema, true);
+            fputs(s, stdout);
+            free(s);
+        }
+        cJSON_Delete(schema);
+        cJSON_Delete(args);
+    }
+    dsf_plugin_env_free(&pe, &d);
+    int status = dsf_cli_finish(&env, &d, rc);
+    dsf_cli_env_free(&env);
+    return status;
+}

@@ -1,0 +1,115 @@
+/* cmd_show.c -- `dsforge show PROFILE`: chain, params, tiers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/opts.h"
+#include "core/error.h"
+#include "json/jsonout.h"
+#include "profile/profile.h"
+
+static const char help[] =
+    "Usage: dsforge show PROFILE\n"
+    "\n"
+    "Shows a profile: its parent chain (with where each file comes from),\n"
+    "every param with its type, default and doc, and each tier with what\n"
+    "it changes.\n\n" DSF_COMMON_HELP;
+
+static const dsf_opt opts[] = {DSF_COMMON_OPTS, {NULL, 0, false, 0}};
+
+static void print_profile(const dsf_profile *p)
+{
+    const dsf_profile_src *leaf = &p->chain[p->nchain - 1];
+    printf("%s: %s\n\nchain (parent first):\n", leaf->name, leaf->summary);
+    for (size_t i = 0; i < p->nchain; i++)
+        printf("  %zu. %-20s %s (%s, sha256 %.12s)\n", i + 1,
+               p->chain[i].name, p->chain[i].path, p->chain[i].origin,
+               p->chain[i].sha256);
+    printf("\nparams:\n");
+    for (size_t i = 0; i < p->nparams; i++) {
+        const dsf_param *par = &p->params[i];
+        char *def = dsf_json_print(par->def, false);
+        printf("  %-24s %-8s default %-10s %s\n", par->name,
+               dsf_param_type_name(par->type), def,
+               *par->doc ? par->doc : "(no doc)");
+        if (par->values) {
+            char *vals = dsf_json_print(par->values, false);
+            printf("  %-24s one of %s\n", "", vals);
+            free(vals);
+        }
+        if (par->has_min || par->has_max)
+            printf("  %-24s range %g .. %g\n", "",
+                   par->has_min ? par->min : -1e308,
+                   par->has_max ? par->max : 1e308);
+        free(def);
+    }
+    printf("\ntiers:\n");
+    for (size_t i = 0; i < p->ntiers; i++) {
+        const dsf_tier *t = &p->tiers[i];
+        char *params = dsf_json_print(t->params, false);
+        printf("  %-10s %s\n", t->name, *t->summary ? t->summary : "");
+        printf("  %-10s params %s\n", "", params);
+        if (t->config) {
+            char *cfg = dsf_json_print(t->config, false);
+            printf("  %-10s config overlay %s\n", "", cfg);
+            free(cfg);
+        }
+        free(params);
+    }
+    if (!p->ntiers)
+        printf("  (none: gen produces one variant, \"default\")\n");
+}
+
+int dsf_cmd_show(int argc, char **argv)
+{
+    dsf_cli_env env;
+    dsf_cli_env_init(&env);
+    dsf_diags d = DSF_DIAGS_INIT;
+    dsf_optparse p;
+    dsf_optparse_init(&p, argc, argv, 1, "show");
+    const char *name = NULL;
+    int rc = 0, id;
+    const char *arg;
+    while (!rc && (id = dsf_opt_next(&p, opts, &arg, &d)) != DSF_OPT_END) {
+        if (id < 0 && id != DSF_OPT_POS) {
+            rc = id;
+            break;
+        }
+        int c = dsf_cli_env_option(&env, id, arg, &d);
+        if (c < 0)
+            rc = c;
+        if (c)
+            continue;
+        if (id == DSF_OPT_HELP) {
+            fputs(help, stdout);
+            return 0;
+        }
+        if (name)
+            rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
+                                "show takes one PROFILE");
+        name = arg;
+    }
+    if (!rc && !name)
+        rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
+                            "show needs a PROFILE");
+    if (!rc) {
+        dsf_cli_env_finish(&env);
+        dsf_srccache *sources = dsf_srccache_new();
+        dsf_diags warnings = DSF_DIAGS_INIT;
+        dsf_profile_ctx pc = {&env.profile_dirs, &env.plugin_dirs, sources,
+                              env.limits, &warnings};
+        dsf_profile *prof;
+        rc = dsf_profile_load(&prof, &pc, name, &d);
+        if (!rc) {
+            print_profile(prof);
+            dsf_profile_free(prof);
+        }
+        dsf_srccache_free(sources);
+        dsf_diags_move(&d, &warnings);
+        dsf_diags_free(&warnings);
+    }
+    int status = dsf_cli_finish(&env, &d, rc);
+    dsf_cli_env_free(&env);
+    return status;
+}

@@ -1,0 +1,21 @@
+/* plugin_env.c -- see plugin_env.h. */
+#include "plugin_env.h"
+
+#include <string.h>
+
+int dsf_plugin_env_load(dsf_plugin_env *pe, const dsf_cli_env *env,
+                        dsf_diags *d)
+{
+    memset(pe, 0, sizeof *pe);
+    pe->sources = dsf_srccache_new();
+    return dsf_plugins_load(&pe->plugins, &env->plugin_dirs, pe->sources,
+                            env->limits, &pe->warnings, d);
+}
+
+void dsf_plugin_env_free(dsf_plugin_env *pe, dsf_diags *d)
+{
+    dsf_plugins_free(pe->plugins);
+    dsf_srccache_free(pe->sources);
+    dsf_diags_move(d, &pe->warnings);
+    dsf_diags_free(&pe->warnings);
+}

@@ -1,0 +1,18 @@
+/*
+** strutil.h -- small string helpers: edit distance and "did you mean".
+*/
+#ifndef DSF_STRUTIL_H
+#define DSF_STRUTIL_H
+
+#include <stddef.h>
+
+/* The Levenshtein distance between a and b. */
+size_t dsf_edit_distance(const char *a, const char *b);
+
+/* The candidate closest to word when it is close enough to be a likely
+** typo (distance at most a third of the word's length, at least 1), or
+** NULL. Borrowed from candidates. */
+const char *dsf_closest(const char *word, const char *const *candidates,
+                        size_t n);
+
+#endif

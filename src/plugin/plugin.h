@@ -1,0 +1,98 @@
+/*
+** plugin.h -- plugins: folders with an init.lua that declare rules
+** (validators), resolvers (run after merging) and helper modules.
+**
+** All plugins of a run load into one sandboxed state (they are the same
+** code for every variant); each rule, resolver and helper call is a
+** separate protected call with its own limits. See docs/plugins.md.
+*/
+#ifndef DSF_PLUGIN_H
+#define DSF_PLUGIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/diag.h"
+#include "core/paths.h"
+#include "doc/prov.h"
+#include "lua/host.h"
+
+typedef struct dsf_rule {
+    char *id;
+    char *plugin;
+    dsf_severity severity;
+    char *summary;
+    char *fix;         /* generic fix, or NULL */
+    int check_ref;     /* registry reference, or LUA_NOREF */
+} dsf_rule;
+
+typedef struct dsf_plugin_info {
+    char *name;
+    char *version;
+    char *summary;
+    char *dir;
+    char *origin;
+    char sha256[65];   /* of init.lua */
+} dsf_plugin_info;
+
+typedef struct dsf_finding {
+    char *rule;
+    char *plugin;
+    dsf_severity severity;
+    char *path;        /* canonical config path ("" for the whole config) */
+    char *message;
+    char *fix;         /* or NULL */
+} dsf_finding;
+
+typedef struct dsf_findings {
+    dsf_finding *items;
+    size_t len, cap;
+} dsf_findings;
+
+#define DSF_FINDINGS_INIT {NULL, 0, 0}
+
+typedef struct dsf_plugins dsf_plugins;
+
+/* Discovers the plugins on dirs (first directory wins for a name) and
+** loads each. *out is freed with dsf_plugins_free. A broken plugin gives a
+** diagnostic naming the plugin and file: DSF_EINPUT for a bad declaration,
+** DSF_ESCRIPT for a Lua error. warnings receives dsforge.warn output. */
+int dsf_plugins_load(dsf_plugins **out, const dsf_dirs *dirs,
+                     dsf_srccache *sources, dsf_limits limits,
+                     dsf_diags *warnings, dsf_diags *d);
+void dsf_plugins_free(dsf_plugins *p);
+
+/* The loaded plugins and all declared rules (borrowed). */
+const dsf_plugin_info *dsf_plugins_list(const dsf_plugins *p, size_t *n);
+const dsf_rule *dsf_plugins_rules(const dsf_plugins *p, size_t *n);
+
+typedef struct dsf_validate_opts {
+    long long world_size;    /* data-parallel size (>= 1) */
+    const char *target;      /* "deepspeed" or "hf" */
+    const char *mode;        /* "check" or "gen" */
+    const cJSON *params;     /* the variant's params (gen), or NULL */
+} dsf_validate_opts;
+
+/* Runs every rule on doc, appending findings (sorted by path, then rule).
+** Returns 0 or a script error. */
+int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
+                         const dsf_validate_opts *o, dsf_findings *out,
+                         dsf_diags *d);
+
+/* Runs every resolver (plugin order, then declaration order) on *doc,
+** replacing it with each resolver's result and recording what changed in
+** prov (may be NULL) against layers of kind "plugin". */
+int dsf_plugins_resolve(dsf_plugins *p, cJSON **doc,
+                        const dsf_validate_opts *o, dsf_prov *prov,
+                        dsf_diags *d);
+
+/* Calls require(module)[fn](args...) where args is a JSON array, and
+** converts the single result to *result (caller frees). */
+int dsf_plugins_call(dsf_plugins *p, const char *module, const char *fn,
+                     const cJSON *args, cJSON **result, dsf_diags *d);
+
+void dsf_findings_free(dsf_findings *f);
+
+#endif

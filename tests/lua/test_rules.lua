@@ -1,0 +1,679 @@
+-- Unit tests for plugins/deepspeed/rules.lua (cross-field rules and lint).
+
+local NULL = dsforge.null
+local SEVERITIES = { error = true, warning = true, note = true }
+
+-- Runs every rule the way the C core does and returns the reports, each
+-- { id, severity, path, message, fix }. Fails on undeclared ids, missing
+-- messages/fixes and malformed paths.
+local function run(cfg, target, w)
+  local rules = require("deepspeed.rules").rules
+  local declared = {}
+  for _, r in ipairs(rules) do declared[r.id] = r end
+  local out = {}
+  for _, r in ipairs(rules) do
+    if r.check then
+      local ctx = { world_size = w or 1, target = target or "deepspeed" }
+      ctx.report = function(rep)
+        local id = rep.rule or r.id
+        local d = declared[id]
+        if not d then T.fail("rule " .. r.id .. " emitted undeclared id " .. tostring(id)) end
+        T.truthy(type(rep.message) == "string" and #rep.message > 20, id .. ": message")
+        T.truthy(type(rep.fix) == "string" and #rep.fix > 5, id .. ": fix")
+        T.truthy(type(rep.path) == "table", id .. ": path")
+        for i, k in ipairs(rep.path) do
+          T.truthy(type(k) == "string" or math.type(k) == "integer", id .. ": path element " .. i)
+        end
+        local sev = rep.severity or d.severity
+        T.truthy(SEVERITIES[sev], id .. ": severity")
+        out[#out + 1] = { id = id, severity = sev, path = rep.path, message = rep.message, fix = rep.fix }
+      end
+      r.check(cfg, ctx)
+    end
+  end
+  return out
+end
+
+local function find(out, id)
+  local hits = {}
+  for _, r in ipairs(out) do if r.id == id then hits[#hits + 1] = r end end
+  return hits
+end
+
+local function has(out, id) return #find(out, id) > 0 end
+
+local function errors(out)
+  local e = {}
+  for _, r in ipairs(out) do
+    if r.severity == "error" then e[#e + 1] = r.id .. ": " .. r.message end
+  end
+  return e
+end
+
+local function ids(out)
+  local s = {}
+  for _, r in ipairs(out) do s[#s + 1] = r.id end
+  return table.concat(s, ",")
+end
+
+-- Real-world configs (/work/shared/realworld-configs), as the JSON reader
+-- delivers them: 5e8 / 1e9 / 1e5 are floats, plain digits are integers.
+local REAL = {
+  ["axolotl__zero1"] = {
+    zero_optimization = { stage = 1, overlap_comm = true },
+    bf16 = { enabled = "auto" },
+    fp16 = { enabled = "auto", auto_cast = false, loss_scale = 0, initial_scale_power = 32,
+      loss_scale_window = 1000, hysteresis = 2, min_loss_scale = 1 },
+    gradient_accumulation_steps = "auto", gradient_clipping = "auto",
+    train_batch_size = "auto", train_micro_batch_size_per_gpu = "auto",
+    wall_clock_breakdown = false,
+  },
+  ["axolotl__zero3_bf16_cpuoffload_all"] = {
+    zero_force_ds_cpu_optimizer = false,
+    zero_allow_untested_optimizer = true,
+    zero_optimization = {
+      stage = 3,
+      offload_optimizer = { device = "cpu", pin_memory = true },
+      offload_param = { device = "cpu", pin_memory = true },
+      overlap_comm = true, contiguous_gradients = true, sub_group_size = 0,
+      reduce_bucket_size = "auto", stage3_prefetch_bucket_size = "auto",
+      stage3_param_persistence_threshold = "auto", max_live_parameters = 0,
+      max_reuse_distance = 0, gather_16bit_weights_on_model_save = true,
+    },
+    bf16 = { enabled = true },
+    gradient_accumulation_steps = "auto", gradient_clipping = "auto",
+    train_batch_size = "auto", train_micro_batch_size_per_gpu = "auto",
+    wall_clock_breakdown = false,
+  },
+  ["llama-factory__ds_z0_config"] = {
+    train_batch_size = "auto", train_micro_batch_size_per_gpu = "auto",
+    gradient_accumulation_steps = "auto", gradient_clipping = "auto",
+    zero_allow_untested_optimizer = true,
+    fp16 = { enabled = "auto", loss_scale = 0, loss_scale_window = 1000,
+      initial_scale_power = 16, hysteresis = 2, min_loss_scale = 1 },
+    bf16 = { enabled = "auto" },
+    zero_optimization = { stage = 0, allgather_partitions = true, allgather_bucket_size = 5e8,
+      overlap_comm = false, reduce_scatter = true, reduce_bucket_size = 5e8,
+      contiguous_gradients = true, round_robin_gradients = true },
+  },
+  ["llama-factory__ds_z2_offload_config"] = {
+    train_batch_size = "auto", train_micro_batch_size_per_gpu = "auto",
+    gradient_accumulation_steps = "auto", gradient_clipping = "auto",
+    zero_allow_untested_optimizer = true,
+    fp16 = { enabled = "auto", loss_scale = 0, loss_scale_window = 1000,
+      initial_scale_power = 16, hysteresis = 2, min_loss_scale = 1 },
+    bf16 = { enabled = "auto" },
+    zero_optimization = { stage = 2,
+      offload_optimizer = { device = "cpu", pin_memory = true },
+      allgather_partitions = true, allgather_bucket_size = 5e8, overlap_comm = false,
+      reduce_scatter = true, reduce_bucket_size = 5e8, contiguous_gradients = true,
+      round_robin_gradients = true },
+  },
+  ["llama-factory__ds_z3_fp8_config"] = {
+    train_micro_batch_size_per_gpu = "auto", gradient_clipping = "auto",
+    zero_allow_untested_optimizer = true, zero_force_ds_cpu_optimizer = true,
+    fp16 = { enabled = false, loss_scale = 0, loss_scale_window = 1000,
+      initial_scale_power = 16, hysteresis = 2, min_loss_scale = 1 },
+    bf16 = { enabled = "auto" },
+    zero_optimization = { stage = 3,
+      offload_optimizer = { device = "cpu", pin_memory = false },
+      overlap_comm = false, contiguous_gradients = true, sub_group_size = 1000000000,
+      reduce_bucket_size = 12845056, stage3_prefetch_bucket_size = 11560550,
+      stage3_param_persistence_threshold = 35840, stage3_max_live_parameters = 1000000000,
+      stage3_max_reuse_distance = 1000000000, stage3_gather_16bit_weights_on_model_save = true },
+    steps_per_print = 10000000,
+    gradient_accumulation_steps = "auto",
+    comms_config = { verbose = false },
+    monitor_config = { enabled = true, tag = "DeepSpeedMonitor", csv_monitor = { enabled = false } },
+  },
+  ["llava__zero2"] = {
+    fp16 = { enabled = "auto", loss_scale = 0, loss_scale_window = 1000,
+      initial_scale_power = 16, hysteresis = 2, min_loss_scale = 1 },
+    bf16 = { enabled = "auto" },
+    train_micro_batch_size_per_gpu = "auto", train_batch_size = "auto",
+    gradient_accumulation_steps = "auto",
+    zero_optimization = { stage = 2, overlap_comm = true, contiguous_gradients = true,
+      sub_group_size = 1e9, reduce_bucket_size = "auto" },
+  },
+  ["llava__zero3_offload"] = {
+    fp16 = { enabled = "auto", loss_scale = 0, loss_scale_window = 1000,
+      initial_scale_power = 16, hysteresis = 2, min_loss_scale = 1 },
+    bf16 = { enabled = "auto" },
+    optimizer = { type = "AdamW", params = { lr = "auto", betas = "auto", eps = "auto",
+      weight_decay = "auto" } },
+    scheduler = { type = "WarmupLR", params = { warmup_min_lr = "auto", warmup_max_lr = "auto",
+      warmup_num_steps = "auto" } },
+    zero_optimization = { stage = 3,
+      offload_optimizer = { device = "cpu", pin_memory = true },
+      offload_param = { device = "cpu", pin_memory = true },
+      overlap_comm = true, contiguous_gradients = true, sub_group_size = 1e9,
+      reduce_bucket_size = "auto", stage3_prefetch_bucket_size = "auto",
+      stage3_param_persistence_threshold = "auto", stage3_max_live_parameters = 1e9,
+      stage3_max_reuse_distance = 1e9, gather_16bit_weights_on_model_save = true },
+    gradient_accumulation_steps = "auto", gradient_clipping = "auto",
+    train_batch_size = "auto", train_micro_batch_size_per_gpu = "auto",
+    steps_per_print = 1e5, wall_clock_breakdown = false,
+  },
+}
+
+-- Seed 002's "zero2 示例": ZeRO-2 with offload_param (which stage 2 ignores).
+local SEED002_ZERO2 = {
+  fp16 = { enabled = "auto", loss_scale = 0, loss_scale_window = 1000,
+    initial_scale_power = 16, hysteresis = 2, min_loss_scale = 1 },
+  optimizer = { type = "AdamW", params = { lr = "auto", betas = "auto", eps = "auto",
+    weight_decay = "auto" } },
+  scheduler = { type = "WarmupDecayLR", params = { last_batch_iteration = -1,
+    total_num_steps = "auto", warmup_min_lr = "auto", warmup_max_lr = "auto",
+    warmup_num_steps = "auto" } },
+  zero_optimization = { stage = 2,
+    offload_optimizer = { device = "cpu", pin_memory = true },
+    offload_param = { device = "cpu", pin_memory = true },
+    allgather_partitions = true, allgather_bucket_size = 5e8, overlap_comm = true,
+    reduce_scatter = true, reduce_bucket_size = 5e8, contiguous_gradients = true },
+  activation_checkpointing = { partition_activations = false, cpu_checkpointing = false,
+    contiguous_memory_optimization = false, number_checkpoints = NULL,
+    synchronize_checkpoint_boundary = false, profile = false },
+  gradient_accumulation_steps = "auto", gradient_clipping = "auto", steps_per_print = 2000,
+  train_batch_size = "auto", min_lr = 5e-7, train_micro_batch_size_per_gpu = "auto",
+  wall_clock_breakdown = false,
+}
+
+-- Seed 003's original config (8 GPUs x 8 x 4 = 256), with the two values
+-- its problem table names: overlap_comm false and steps_per_print 2000.
+local function seed003()
+  return {
+    train_batch_size = 256, train_micro_batch_size_per_gpu = 8, gradient_accumulation_steps = 4,
+    zero_optimization = { stage = 2, allgather_partitions = true, allgather_bucket_size = 5e8,
+      overlap_comm = false, reduce_scatter = true, reduce_bucket_size = 5e8,
+      contiguous_gradients = true, round_robin_gradients = true },
+    bf16 = { enabled = true },
+    gradient_clipping = 1.0,
+    steps_per_print = 2000,
+  }
+end
+
+return {
+  every_rule_is_declared_well = function()
+    local rules = require("deepspeed.rules").rules
+    local seen = {}
+    T.truthy(#rules >= 30, "rule count " .. #rules)
+    for _, r in ipairs(rules) do
+      T.truthy(type(r.id) == "string" and r.id:match("^[a-z0-9]+[a-z0-9-]*$"), tostring(r.id))
+      T.falsy(seen[r.id], "duplicate id " .. r.id)
+      seen[r.id] = true
+      T.truthy(SEVERITIES[r.severity], r.id .. " severity")
+      T.truthy(type(r.summary) == "string" and #r.summary > 10, r.id .. " summary")
+      T.truthy(type(r.fix) == "string" and #r.fix > 5, r.id .. " fix")
+      T.truthy(r.check == nil or type(r.check) == "function", r.id .. " check")
+    end
+    T.truthy(seen["batch-derived"] and seen["batch-identity"] and seen["batch-missing"])
+  end,
+
+  realworld_configs_have_no_errors_at_target_hf = function()
+    local names = dsforge.sorted_keys(REAL)
+    T.eq(#names, 7)
+    for _, name in ipairs(names) do
+      for _, w in ipairs({ 1, 2, 8 }) do
+        T.eq(errors(run(REAL[name], "hf", w)), {}, name .. " at world size " .. w)
+      end
+    end
+  end,
+
+  realworld_lint_is_what_we_expect = function()
+    local out = run(REAL["llama-factory__ds_z2_offload_config"], "hf", 8)
+    T.eq(find(out, "overlap-comm-off")[1].severity, "warning")
+    out = run(REAL["axolotl__zero1"], "hf", 8)
+    T.truthy(has(out, "overlap-comm-ignored"))
+    out = run(REAL["llama-factory__ds_z3_fp8_config"], "hf", 8)
+    T.truthy(has(out, "offload-pin-memory"))
+    T.falsy(has(out, "steps-per-print"), "huge steps_per_print is normal under the HF Trainer")
+    out = run(REAL["llava__zero2"], "hf", 8)
+    T.eq(find(out, "stage3-option-ignored")[1].path, { "zero_optimization", "sub_group_size" })
+  end,
+
+  seed002_zero2_example_offload_param_ignored = function()
+    for _, target in ipairs({ "hf", "deepspeed" }) do
+      local out = run(SEED002_ZERO2, target, 8)
+      local hits = find(out, "offload-param-ignored")
+      T.eq(#hits, 1, target)
+      T.eq(hits[1].severity, "error")
+      T.eq(hits[1].path, { "zero_optimization", "offload_param" })
+      T.truthy(hits[1].message:find("stage 2", 1, true))
+    end
+    -- under HF, total_num_steps "auto" is filled by the Trainer; plain DeepSpeed crashes
+    T.falsy(has(run(SEED002_ZERO2, "hf", 8), "scheduler-missing-param"))
+    T.truthy(has(run(SEED002_ZERO2, "deepspeed", 8), "scheduler-missing-param"))
+  end,
+
+  seed003_original_overlap_comm_off = function()
+    local out = run(seed003(), "deepspeed", 8)
+    local hits = find(out, "overlap-comm-off")
+    T.eq(#hits, 1)
+    T.eq(hits[1].severity, "warning")
+    T.eq(hits[1].path, { "zero_optimization", "overlap_comm" })
+    -- steps_per_print 2000 is a legitimate choice: no report
+    T.falsy(has(out, "steps-per-print"))
+    -- 8 x 4 x 8 = 256: the batch is consistent at 8 GPUs, no derivation
+    T.falsy(has(out, "batch-identity"))
+    T.falsy(has(out, "batch-derived"))
+    T.eq(errors(out), {})
+    -- the optimizer comes from the script in seed 003: plain DeepSpeed warns
+    T.truthy(has(out, "zero-no-optimizer"))
+    -- the same file on 4 GPUs fails DeepSpeed's batch assertion
+    out = run(seed003(), "deepspeed", 4)
+    local b = find(out, "batch-identity")
+    T.eq(#b, 1)
+    T.truthy(b[1].message:find("256 != 8 * 4 * 4", 1, true), b[1].message)
+    T.truthy(b[1].fix:find("128", 1, true), b[1].fix)
+    -- the optimized version (overlap_comm true) is clean
+    local fixed = seed003()
+    fixed.zero_optimization.overlap_comm = true
+    T.falsy(has(run(fixed, "deepspeed", 8), "overlap-comm-off"))
+  end,
+
+  batch_identity_and_derived = function()
+    local out = run({ train_batch_size = 33, train_micro_batch_size_per_gpu = 17,
+      gradient_accumulation_steps = 2 }, "deepspeed", 2)
+    local b = find(out, "batch-identity")
+    T.eq(#b, 1)
+    T.eq(b[1].path, { "train_batch_size" })
+    T.truthy(b[1].message:find("Check batch related parameters", 1, true))
+    T.truthy(b[1].fix:find("68", 1, true))
+    out = run({ train_batch_size = 32, train_micro_batch_size_per_gpu = 16,
+      gradient_accumulation_steps = 1 }, "deepspeed", 2)
+    T.falsy(has(out, "batch-identity"))
+    T.falsy(has(out, "batch-derived"))
+    -- derived values are notes, one per derived key, pointing at the key
+    out = run({ train_batch_size = 256, train_micro_batch_size_per_gpu = 8 }, "deepspeed", 8)
+    local d = find(out, "batch-derived")
+    T.eq(#d, 1)
+    T.eq(d[1].severity, "note")
+    T.eq(d[1].path, { "gradient_accumulation_steps" })
+    T.truthy(d[1].message:find("256 // 8 // 8 = 4", 1, true), d[1].message)
+    T.truthy(d[1].fix:find("\"gradient_accumulation_steps\": 4", 1, true))
+    out = run({ train_batch_size = 64 }, "deepspeed", 1)
+    T.eq(#find(out, "batch-derived"), 2)
+    -- floor to zero blames the given train_batch_size
+    out = run({ train_batch_size = 8, train_micro_batch_size_per_gpu = 16 }, "deepspeed", 1)
+    T.eq(find(out, "batch-identity")[1].path, { "train_batch_size" })
+    -- divide by zero is a crash, blamed on the divisor
+    out = run({ train_batch_size = 8, train_micro_batch_size_per_gpu = 0 }, "deepspeed", 1)
+    b = find(out, "batch-identity")[1]
+    T.eq(b.path, { "train_micro_batch_size_per_gpu" })
+    T.truthy(b.message:find("ZeroDivisionError", 1, true))
+  end,
+
+  batch_rules_skip_non_numbers_and_elasticity = function()
+    for _, v in ipairs({ "auto", "32", true, NULL }) do
+      local out = run({ train_batch_size = v, train_micro_batch_size_per_gpu = 17,
+        gradient_accumulation_steps = 2 }, "deepspeed", 2)
+      if v == NULL then
+        -- null is "not given": TB derived from 17 * 2 * 2
+        T.falsy(has(out, "batch-identity"))
+        T.truthy(has(out, "batch-derived"))
+      else
+        T.falsy(has(out, "batch-identity"), tostring(v))
+        T.falsy(has(out, "batch-derived"), tostring(v))
+      end
+    end
+    local out = run({ train_batch_size = 33, train_micro_batch_size_per_gpu = 17,
+      elasticity = { enabled = true, ignore_non_elastic_batch_info = true } }, "deepspeed", 2)
+    T.falsy(has(out, "batch-identity"), "elasticity overrides the batch keys")
+  end,
+
+  batch_missing_only_at_target_deepspeed = function()
+    local out = run({ gradient_accumulation_steps = 4 }, "deepspeed", 2)
+    local m = find(out, "batch-missing")
+    T.eq(#m, 1)
+    T.truthy(m[1].message:find("Either train_batch_size or train_micro_batch_size_per_gpu needs to be provided", 1, true))
+    T.truthy(has(run({}, "deepspeed", 1), "batch-missing"))
+    T.truthy(has(run({ train_batch_size = NULL }, "deepspeed", 1), "batch-missing"))
+    T.falsy(has(run({ gradient_accumulation_steps = 4 }, "hf", 2), "batch-missing"))
+    T.falsy(has(run({ train_micro_batch_size_per_gpu = 4 }, "deepspeed", 2), "batch-missing"))
+    T.falsy(has(run({ train_batch_size = "auto" }, "deepspeed", 2), "batch-missing"))
+  end,
+
+  precision_conflict = function()
+    for _, pair in ipairs({ { true, true }, { "true", "yes" }, { 1, true } }) do
+      local out = run({ fp16 = { enabled = pair[1] }, bf16 = { enabled = pair[2] } })
+      T.eq(#find(out, "precision-conflict"), 1, tostring(pair[1]) .. "/" .. tostring(pair[2]))
+    end
+    local out = run({ fp16 = { enabled = true }, bfloat16 = { enabled = true } })
+    T.eq(find(out, "precision-conflict")[1].path, { "bfloat16", "enabled" })
+    -- bf16 wins over bfloat16
+    T.falsy(has(run({ fp16 = { enabled = true }, bf16 = { enabled = false },
+      bfloat16 = { enabled = true } }), "precision-conflict"))
+    T.falsy(has(run({ fp16 = { enabled = "auto" }, bf16 = { enabled = "auto" } }, "hf"), "precision-conflict"))
+    T.falsy(has(run({ fp16 = { enabled = "auto" }, bf16 = { enabled = true } }, "hf"), "precision-conflict"))
+    T.falsy(has(run({ fp16 = { enabled = false }, bf16 = { enabled = true } }), "precision-conflict"))
+    T.falsy(has(run({ fp16 = { enabled = 2 }, bf16 = { enabled = true } }), "precision-conflict"))
+  end,
+
+  offload_param_ignored_below_stage3 = function()
+    for _, stage in ipairs({ 1, 2, "2", 2.0, true }) do
+      local out = run({ zero_optimization = { stage = stage, offload_param = { device = "nvme" } } })
+      T.eq(#find(out, "offload-param-ignored"), 1, tostring(stage))
+    end
+    T.falsy(has(run({ zero_optimization = { stage = 3, offload_param = { device = "cpu" } } }),
+      "offload-param-ignored"))
+    T.falsy(has(run({ zero_optimization = { stage = 2, offload_param = { device = "none" } } }),
+      "offload-param-ignored"))
+    -- an empty offload dict means no offload (device defaults to "none")
+    T.falsy(has(run({ zero_optimization = { stage = 2, offload_param = dsforge.object({}) } }),
+      "offload-param-ignored"))
+    T.falsy(has(run({ zero_optimization = { stage = 4, offload_param = { device = "cpu" } } }),
+      "offload-param-ignored"))
+  end,
+
+  offload_requires_zero_at_stage0 = function()
+    local out = run({ zero_optimization = { stage = 0,
+      offload_optimizer = { device = "cpu" }, offload_param = { device = "nvme" } } })
+    local hits = find(out, "offload-requires-zero")
+    T.eq(#hits, 2)
+    T.eq(hits[1].path, { "zero_optimization", "offload_optimizer" })
+    T.eq(hits[2].path, { "zero_optimization", "offload_param" })
+    T.falsy(has(out, "offload-param-ignored"))
+    -- "auto" stage is dropped by pydantic: stage 0
+    T.truthy(has(run({ zero_optimization = { stage = "auto", offload_optimizer = { device = "cpu" } } }, "hf"),
+      "offload-requires-zero"))
+    T.falsy(has(run({ zero_optimization = { stage = 1, offload_optimizer = { device = "cpu" } } }),
+      "offload-requires-zero"))
+    T.falsy(has(run({ zero_optimization = { stage = 0, offload_optimizer = { device = "none" } } }),
+      "offload-requires-zero"))
+  end,
+
+  partial_offload_needs_stage3 = function()
+    local out = run({ zero_optimization = { stage = 2, offload_optimizer = { device = "cpu", ratio = 0.3 } } })
+    local h = find(out, "partial-offload-stage")
+    T.eq(#h, 1)
+    T.truthy(h[1].message:find("Partial offloading only supported for ZeRO Stage 3.", 1, true))
+    T.falsy(has(run({ zero_optimization = { stage = 3, offload_optimizer = { device = "cpu", ratio = 0.3 } } }),
+      "partial-offload-stage"))
+    T.falsy(has(run({ zero_optimization = { stage = 2, offload_optimizer = { device = "cpu", ratio = 1 } } }),
+      "partial-offload-stage"))
+    T.falsy(has(run({ zero_optimization = { stage = 2, offload_optimizer = { ratio = "auto" } } }, "hf"),
+      "partial-offload-stage"))
+  end,
+
+  max_grad_norm_in_optimizer = function()
+    local out = run({ optimizer = { type = "AdamW", params = { lr = 1e-4, max_grad_norm = 0.5 } } })
+    local h = find(out, "max-grad-norm-in-optimizer")
+    T.eq(#h, 1)
+    T.truthy(h[1].fix:find("\"gradient_clipping\": 0.5", 1, true))
+    T.truthy(has(run({ optimizer = { type = "AdamW", params = { max_grad_norm = NULL } } }),
+      "max-grad-norm-in-optimizer"))
+    T.falsy(has(run({ optimizer = { type = "AdamW", params = { lr = 1e-4 } }, gradient_clipping = 0.5 }),
+      "max-grad-norm-in-optimizer"))
+  end,
+
+  scheduler_missing_param = function()
+    local out = run({ scheduler = { type = "OneCycle", params = { cycle_max_lr = 1e-3 } } })
+    local h = find(out, "scheduler-missing-param")
+    T.eq(#h, 1)
+    T.eq(h[1].path, { "scheduler", "params", "cycle_min_lr" })
+    T.eq(#find(run({ scheduler = { type = "OneCycle" } }), "scheduler-missing-param"), 2)
+    T.truthy(has(run({ scheduler = { type = "WarmupDecayLR", params = { warmup_num_steps = 10 } } }),
+      "scheduler-missing-param"))
+    T.truthy(has(run({ scheduler = { type = "WarmupCosineLR", params = { total_num_steps = NULL } } }, "hf"),
+      "scheduler-missing-param"))
+    -- "auto" counts as given only under the HF Trainer
+    local auto = { scheduler = { type = "WarmupCosineLR", params = { total_num_steps = "auto" } } }
+    T.falsy(has(run(auto, "hf"), "scheduler-missing-param"))
+    T.truthy(has(run(auto, "deepspeed"), "scheduler-missing-param"))
+    T.falsy(has(run({ scheduler = { type = "WarmupDecayLR", params = { total_num_steps = 1000 } } }),
+      "scheduler-missing-param"))
+    T.falsy(has(run({ scheduler = { type = "WarmupLR", params = {} } }), "scheduler-missing-param"))
+  end,
+
+  unknown_scheduler = function()
+    local out = run({ scheduler = { type = "warmuplr" } })
+    local h = find(out, "unknown-scheduler")
+    T.eq(#h, 1)
+    T.truthy(h[1].message:find("DeepSpeed does not recognize LR scheduler warmuplr", 1, true))
+    T.truthy(h[1].fix:find("\"WarmupLR\"", 1, true))
+    T.truthy(has(run({ scheduler = { type = "CosineWithWarmup" } }), "unknown-scheduler"))
+    for _, t in ipairs({ "WarmupLR", "OneCycle", "LRRangeTest", "CosineAnnealingLR", "StepLR",
+      "OneCycleLR", "ReduceLROnPlateau", "LinearLR" }) do
+      T.falsy(has(run({ scheduler = { type = t } }), "unknown-scheduler"), t)
+    end
+  end,
+
+  allreduce_sum_stage3 = function()
+    local out = run({ gradient_allreduce_op = "SUM", zero_optimization = { stage = 3 } })
+    T.eq(#find(out, "allreduce-sum-stage3"), 1)
+    T.falsy(has(run({ gradient_allreduce_op = "sum", zero_optimization = { stage = 2 } }), "allreduce-sum-stage3"))
+    T.falsy(has(run({ gradient_allreduce_op = "mean", zero_optimization = { stage = 3 } }), "allreduce-sum-stage3"))
+    out = run({ gradient_allreduce_op = "Sum", zero_optimization = { stage = 2, zenflow = { topk_ratio = 0.1 } },
+      compile = { deepcompile = true } })
+    T.eq(#find(out, "allreduce-sum-unsupported"), 2)
+    T.falsy(has(run({ gradient_allreduce_op = "mean", compile = { deepcompile = true } }), "allreduce-sum-unsupported"))
+  end,
+
+  reduce_bucket_zero = function()
+    T.truthy(has(run({ zero_optimization = { stage = 2, reduce_bucket_size = 0 } }), "reduce-bucket-zero"))
+    T.truthy(has(run({ zero_optimization = { stage = 1, reduce_bucket_size = 0.0 } }), "reduce-bucket-zero"))
+    T.falsy(has(run({ zero_optimization = { stage = 0, reduce_bucket_size = 0 } }), "reduce-bucket-zero"))
+    T.falsy(has(run({ zero_optimization = { stage = 2, reduce_bucket_size = 5e8 } }), "reduce-bucket-zero"))
+    -- not double-reported by the bucket-size lint
+    T.falsy(has(run({ zero_optimization = { stage = 2, reduce_bucket_size = 0 } }), "bucket-size"))
+  end,
+
+  untested_and_onebit_optimizers = function()
+    local out = run({ optimizer = { type = "Lamb" }, zero_optimization = { stage = 2 } })
+    local h = find(out, "untested-optimizer")
+    T.eq(#h, 1)
+    T.truthy(h[1].message:find("You are using an untested ZeRO Optimizer", 1, true))
+    T.truthy(has(run({ optimizer = { type = "SGD" }, zero_optimization = { stage = 1 } }), "untested-optimizer"))
+    T.falsy(has(run({ optimizer = { type = "Lamb" }, zero_optimization = { stage = 2 },
+      zero_allow_untested_optimizer = true }), "untested-optimizer"))
+    T.falsy(has(run({ optimizer = { type = "Lamb" }, zero_optimization = { stage = 0 } }), "untested-optimizer"))
+    for _, t in ipairs({ "AdamW", "adam", "Adagrad", "Lion", "muon" }) do
+      T.falsy(has(run({ optimizer = { type = t }, zero_optimization = { stage = 3 } }), "untested-optimizer"), t)
+    end
+    out = run({ optimizer = { type = "OneBitAdam" }, zero_optimization = { stage = 1 } })
+    T.truthy(find(out, "onebit-with-zero")[1].message:find("1bit-Adam is not compatible with ZeRO", 1, true))
+    T.falsy(has(out, "untested-optimizer"), "the 1-bit assertion fires first")
+    T.truthy(has(run({ optimizer = { type = "zerooneadam" }, zero_optimization = { stage = 3 } }), "onebit-with-zero"))
+    T.falsy(has(run({ optimizer = { type = "OneBitLamb" } }), "onebit-with-zero"))
+  end,
+
+  unknown_optimizer_warning = function()
+    local out = run({ optimizer = { type = "FusedAdam" } })
+    local h = find(out, "unknown-optimizer")
+    T.eq(#h, 1)
+    T.eq(h[1].severity, "warning")
+    T.truthy(h[1].fix:find("AdamW", 1, true))
+    h = find(run({ optimizer = { type = "sgd" } }), "unknown-optimizer")
+    T.truthy(h[1].fix:find("\"SGD\"", 1, true))
+    for _, t in ipairs({ "ADAMW", "Lamb", "SGD", "RMSprop", "OneBitAdam", "MuAdam" }) do
+      T.falsy(has(run({ optimizer = { type = t } }), "unknown-optimizer"), t)
+    end
+  end,
+
+  master_weights_stage = function()
+    local out = run({ fp16 = { enabled = true, fp16_master_weights_and_grads = true } })
+    T.eq(#find(out, "master-weights-stage"), 1)
+    T.falsy(has(run({ fp16 = { enabled = true, fp16_master_weights_and_grads = true },
+      zero_optimization = { stage = 2 } }), "master-weights-stage"))
+    out = run({ bf16 = { enabled = true, bf16_optimizer_states = true }, zero_optimization = { stage = 2 } })
+    local h = find(out, "master-weights-stage")
+    T.eq(#h, 1)
+    T.eq(h[1].path, { "bf16", "bf16_optimizer_states" })
+    out = run({ bf16 = { enabled = true, bf16_master_weights_and_grads = true, bf16_optimizer_states = true } })
+    T.eq(#find(out, "master-weights-stage"), 2)
+    T.falsy(has(run({ bf16 = { enabled = true, bf16_master_weights_and_grads = true,
+      bf16_optimizer_states = true }, zero_optimization = { stage = 1 } }), "master-weights-stage"))
+  end,
+
+  amp_rules = function()
+    local out = run({ amp = { enabled = true, opt_level = "O1" }, zero_optimization = { stage = 1 } })
+    T.truthy(find(out, "amp-with-zero")[1].message:find("Amp and ZeRO are not currently compatible", 1, true))
+    T.falsy(has(run({ amp = { enabled = false }, zero_optimization = { stage = 1 } }), "amp-with-zero"))
+    T.falsy(has(run({ amp = { enabled = "auto" }, zero_optimization = { stage = 1 } }, "hf"), "amp-with-zero"))
+    T.falsy(has(run({ amp = { enabled = true } }), "amp-with-zero"))
+    T.truthy(has(run({ amp = { enabled = true }, fp16 = { enabled = true } }), "amp-with-fp16"))
+    T.falsy(has(run({ amp = { enabled = true }, fp16 = { enabled = true }, zero_optimization = { stage = 2 } }),
+      "amp-with-fp16"))
+  end,
+
+  elasticity_batch = function()
+    local out = run({ elasticity = { enabled = true, max_train_batch_size = 2000 },
+      train_micro_batch_size_per_gpu = 4 })
+    local h = find(out, "elasticity-batch")
+    T.eq(#h, 1)
+    T.eq(h[1].path, { "train_micro_batch_size_per_gpu" })
+    T.falsy(has(run({ elasticity = { enabled = true, ignore_non_elastic_batch_info = true },
+      train_batch_size = 8 }), "elasticity-batch"))
+    T.falsy(has(run({ elasticity = { enabled = false }, train_batch_size = 8 }), "elasticity-batch"))
+    T.truthy(has(run({ elasticity = { enabled = true }, gradient_accumulation_steps = NULL }), "elasticity-batch"))
+  end,
+
+  overlap_comm_lint = function()
+    local out = run({ zero_optimization = { stage = 3, overlap_comm = false } })
+    T.eq(find(out, "overlap-comm-off")[1].severity, "warning")
+    out = run({ zero_optimization = { stage = 2 } })
+    T.eq(find(out, "overlap-comm-off")[1].severity, "note")
+    T.falsy(has(run({ zero_optimization = { stage = 3 } }), "overlap-comm-off"), "stage 3 defaults to true")
+    T.falsy(has(run({ zero_optimization = { stage = 2, overlap_comm = true } }), "overlap-comm-off"))
+    T.falsy(has(run({ zero_optimization = { stage = 1, overlap_comm = false } }), "overlap-comm-off"))
+    T.truthy(has(run({ zero_optimization = { stage = 1, overlap_comm = true } }), "overlap-comm-ignored"))
+    T.falsy(has(run({ zero_optimization = { stage = 2, overlap_comm = true } }), "overlap-comm-ignored"))
+  end,
+
+  bucket_size_lint = function()
+    local out = run({ zero_optimization = { stage = 2, reduce_bucket_size = 5e5, allgather_bucket_size = 5e9 } })
+    local h = find(out, "bucket-size")
+    T.eq(#h, 2)
+    T.eq(h[1].path, { "zero_optimization", "reduce_bucket_size" })
+    T.eq(h[2].path, { "zero_optimization", "allgather_bucket_size" })
+    T.eq(h[1].severity, "warning")
+    T.truthy(h[1].message:find("elements", 1, true))
+    T.truthy(has(run({ zero_optimization = { stage = 3, stage3_prefetch_bucket_size = 100 } }), "bucket-size"))
+    T.falsy(has(run({ zero_optimization = { stage = 2, reduce_bucket_size = 2e8, allgather_bucket_size = 2e8 } }),
+      "bucket-size"))
+    T.falsy(has(run({ zero_optimization = { stage = 0, reduce_bucket_size = 5e5 } }), "bucket-size"))
+    T.falsy(has(run({ zero_optimization = { stage = 3, reduce_bucket_size = "auto" } }, "hf"), "bucket-size"))
+  end,
+
+  steps_per_print_lint = function()
+    T.truthy(has(run({ steps_per_print = 1 }, "hf"), "steps-per-print"))
+    T.truthy(has(run({ steps_per_print = 50000 }, "deepspeed"), "steps-per-print"))
+    T.falsy(has(run({ steps_per_print = 50000 }, "hf"), "steps-per-print"))
+    T.falsy(has(run({ steps_per_print = 10 }), "steps-per-print"))
+    T.falsy(has(run({ steps_per_print = 10000 }), "steps-per-print"))
+    T.falsy(has(run({ steps_per_print = "auto" }, "hf"), "steps-per-print"))
+  end,
+
+  offload_pin_memory_notes = function()
+    local out = run({ zero_optimization = { stage = 3, offload_param = { device = "cpu", pin_memory = false } } })
+    local h = find(out, "offload-pin-memory")
+    T.eq(#h, 1)
+    T.eq(h[1].severity, "note")
+    T.truthy(h[1].message:find("v0.19.5", 1, true))
+    T.falsy(has(run({ zero_optimization = { stage = 3, offload_param = { device = "nvme", pin_memory = false } } }),
+      "offload-pin-memory"))
+    out = run({ zero_optimization = { stage = 2, offload_optimizer = { device = "cpu" } } })
+    T.truthy(has(out, "offload-pin-memory-default"))
+    T.falsy(has(out, "offload-pin-memory"))
+  end,
+
+  gradient_clipping_default_note = function()
+    local out = run({ train_micro_batch_size_per_gpu = 1 }, "deepspeed")
+    T.eq(find(out, "gradient-clipping-default")[1].severity, "note")
+    T.falsy(has(run({ train_micro_batch_size_per_gpu = 1 }, "hf"), "gradient-clipping-default"))
+    T.falsy(has(run({ gradient_clipping = 0.0 }, "deepspeed"), "gradient-clipping-default"))
+  end,
+
+  stage3_options_below_stage3 = function()
+    local out = run({ zero_optimization = { stage = 2, stage3_max_live_parameters = 1e9,
+      stage3_prefetch_bucket_size = "auto" } }, "hf")
+    local h = find(out, "stage3-option-ignored")
+    T.eq(#h, 1)
+    T.truthy(h[1].message:find("stage3_max_live_parameters", 1, true))
+    T.falsy(h[1].message:find("stage3_prefetch_bucket_size", 1, true), "\"auto\" is left to the hf module")
+    T.falsy(has(run({ zero_optimization = { stage = 3, stage3_max_live_parameters = 1e9 } }), "stage3-option-ignored"))
+  end,
+
+  lint_for_optimizers_and_schedules = function()
+    T.truthy(has(run({ optimizer = { type = "Lamb" }, fp16 = { enabled = true, loss_scale = 128 } }),
+      "lamb-static-loss-scale"))
+    T.falsy(has(run({ optimizer = { type = "Lamb" }, fp16 = { enabled = true, loss_scale = 0 } }),
+      "lamb-static-loss-scale"))
+    T.truthy(has(run({ optimizer = { type = "Adam", params = { weight_decay = 0.01 } } }), "adam-is-adamw"))
+    T.falsy(has(run({ optimizer = { type = "Adam", params = { weight_decay = 0.01, adam_w_mode = false } } }),
+      "adam-is-adamw"))
+    T.falsy(has(run({ optimizer = { type = "AdamW", params = { weight_decay = 0.01 } } }), "adam-is-adamw"))
+    T.falsy(has(run({ optimizer = { type = "Adam", params = { weight_decay = 0 } } }), "adam-is-adamw"))
+    local out = run({ scheduler = { type = "WarmupDecayLR", params = { total_num_steps = 500 } } })
+    T.eq(find(out, "scheduler-warmup-exceeds-total")[1].path, { "scheduler", "params", "total_num_steps" })
+    T.truthy(has(run({ scheduler = { type = "WarmupCosineLR", params = { total_num_steps = 500,
+      warmup_num_steps = 600 } } }), "scheduler-warmup-exceeds-total"))
+    T.falsy(has(run({ scheduler = { type = "WarmupDecayLR", params = { total_num_steps = 5000,
+      warmup_num_steps = 100 } } }), "scheduler-warmup-exceeds-total"))
+    T.truthy(has(run({ zero_optimization = { stage = 2 }, train_batch_size = 8 }, "deepspeed"), "zero-no-optimizer"))
+    T.falsy(has(run({ zero_optimization = { stage = 2 }, train_batch_size = 8 }, "hf"), "zero-no-optimizer"))
+    T.falsy(has(run({ zero_optimization = { stage = 3 }, train_batch_size = 8 }, "deepspeed"), "zero-no-optimizer"))
+  end,
+
+  zero_stage_parsing_matches_deepspeed = function()
+    local zs = require("deepspeed.rules").zero_stage
+    T.eq(zs({}), 0)
+    T.eq(zs({ zero_optimization = true }), 1)
+    T.eq(zs({ zero_optimization = false }), 0)
+    T.eq(zs({ zero_optimization = { stage = "2" } }), 2)
+    T.eq(zs({ zero_optimization = { stage = 2.0 } }), 2)
+    T.eq(zs({ zero_optimization = { stage = true } }), 1)
+    T.eq(zs({ zero_optimization = { stage = "auto" } }), 0)
+    T.eq(zs({ zero_optimization = { offload_optimizer = { device = "cpu" } } }), 0)
+    T.eq(zs({ zero_optimization = { stage = 4 } }), nil)
+    T.eq(zs({ zero_optimization = { stage = 2.5 } }), nil)
+    T.eq(zs({ zero_optimization = NULL }), nil)
+    T.eq(zs({ zero_optimization = { 1, 2 } }), nil)
+    T.eq(zs("nope"), nil)
+  end,
+
+  rules_never_raise_on_odd_shapes = function()
+    local odd = { NULL, "auto", "x", 0, -1, 1.5, true, false, { 1, 2 }, dsforge.object({}),
+      { type = NULL, params = "p", enabled = { 1 } } }
+    local keys = { "zero_optimization", "fp16", "bf16", "bfloat16", "optimizer", "scheduler",
+      "amp", "elasticity", "compile", "train_batch_size", "train_micro_batch_size_per_gpu",
+      "gradient_accumulation_steps", "steps_per_print", "gradient_allreduce_op",
+      "zero_allow_untested_optimizer", "gradient_clipping" }
+    local subkeys = { "stage", "offload_param", "offload_optimizer", "overlap_comm",
+      "reduce_bucket_size", "enabled", "type", "params", "zenflow", "ratio", "device" }
+    local n = 0
+    for _, target in ipairs({ "deepspeed", "hf" }) do
+      for _, k in ipairs(keys) do
+        for _, v in ipairs(odd) do
+          run({ [k] = v }, target, 2)
+          for _, sk in ipairs(subkeys) do
+            run({ [k] = { [sk] = v } }, target, 2)
+            run({ [k] = { [sk] = { [sk] = v, device = "cpu", ratio = v } }, zero_optimization = { stage = 2 } }, target, 2)
+            n = n + 3
+          end
+        end
+      end
+    end
+    for _, whole in ipairs({ NULL, "str", 5, { 1, 2, 3 }, dsforge.object({}) }) do
+      run(whole, "deepspeed", 1)
+    end
+    T.truthy(n > 1000)
+  end,
+
+  reports_are_deterministic = function()
+    local cfg = {
+      train_batch_size = 10, gradient_accumulation_steps = 1,
+      zero_optimization = { stage = 2, offload_param = { device = "cpu" },
+        offload_optimizer = { device = "cpu", ratio = 0.5 }, reduce_bucket_size = 10,
+        allgather_bucket_size = 1e10, sub_group_size = 1e9, stage3_max_live_parameters = 1e9 },
+      optimizer = { type = "Lamb", params = { max_grad_norm = 1.0 } },
+      fp16 = { enabled = true }, bf16 = { enabled = true },
+    }
+    local first = ids(run(cfg, "deepspeed", 4))
+    for _ = 1, 5 do T.eq(ids(run(cfg, "deepspeed", 4)), first) end
+    T.truthy(first:find("batch-identity", 1, true))
+    T.truthy(first:find("precision-conflict", 1, true))
+    T.truthy(first:find("partial-offload-stage", 1, true))
+    T.truthy(first:find("untested-optimizer", 1, true))
+  end,
+}
