@@ -40,13 +40,20 @@
 -- Caveats: the formula describes a GPT-style block (MHA, 4h GeLU MLP, dropout).
 -- Models with GQA, SwiGLU and no dropout differ somewhat; the estimate is
 -- used as published, uniformly, which keeps the planner's choices explainable.
--- Fused / flash attention kernels do not materialise the as^2b terms; we keep
--- them (conservative).
+-- 4. FlashAttention (T. Dao et al., "FlashAttention: Fast and Memory-Efficient
+--    Exact Attention with IO-Awareness", NeurIPS 2022, arXiv:2205.14135)
+--    never materialises the s x s attention scores, softmax output or its
+--    dropout mask: it recomputes them in the backward pass from O(s)
+--    statistics. With flash_attention = true the 5as^2b terms are dropped,
+--    leaving 34sbh per layer: the figure the paper gives for "selective
+--    activation recomputation" of exactly those terms (Section 5). Default
+--    false (eager attention, the conservative estimate).
 --
 -- Public API
 --   M.per_layer{ seq_len, micro_batch, hidden_size, heads, dtype_bytes = 2 } -> bytes
 --   M.breakdown{ seq_len, micro_batch, hidden_size, layers, heads, vocab,
---                checkpointing = false, dtype_bytes = 2 }
+--                checkpointing = false, dtype_bytes = 2,
+--                flash_attention = false }
 --        -> { per_layer, layers_bytes, logits, total }
 --   M.bytes{ ... same ... } -> total bytes per GPU (integer)
 
@@ -55,6 +62,7 @@ local M = {}
 local KEYS = {
   seq_len = true, micro_batch = true, hidden_size = true, layers = true,
   heads = true, vocab = true, checkpointing = true, dtype_bytes = true,
+  flash_attention = true,
 }
 
 local function positive(opts, name, default)
@@ -82,11 +90,20 @@ local function check_keys(opts, fname)
   end
 end
 
-local function layer_bytes(s, b, h, a, d)
+local function layer_bytes(s, b, h, a, d, flash)
   -- d*(16sbh + 2as^2b) + (2sbh + as^2b); = 34sbh + 5as^2b for d = 2 (Eq. 1)
   local sbh = s * b * h
-  local as2b = a * s * s * b
+  local as2b = flash and 0 or a * s * s * b
   return d * (16 * sbh + 2 * as2b) + 2 * sbh + as2b
+end
+
+local function flag(opts, name)
+  local v = opts[name]
+  if v == nil then return false end
+  if type(v) ~= "boolean" then
+    error("deepspeed.activations: " .. name .. " must be a boolean, got " .. type(v), 3)
+  end
+  return v
 end
 
 --- Activation bytes of one transformer layer without recomputation (Eq. 1).
@@ -97,7 +114,7 @@ function M.per_layer(opts)
   local h = positive(opts, "hidden_size")
   local a = positive(opts, "heads")
   local d = positive(opts, "dtype_bytes", 2)
-  return layer_bytes(s, b, h, a, d)
+  return layer_bytes(s, b, h, a, d, flag(opts, "flash_attention"))
 end
 
 --- Activation memory per GPU, itemised.
@@ -115,7 +132,7 @@ function M.breakdown(opts)
   if type(ckpt) ~= "boolean" then
     error("deepspeed.activations: checkpointing must be a boolean, got " .. type(ckpt), 2)
   end
-  local per_layer = layer_bytes(s, b, h, a, d)
+  local per_layer = layer_bytes(s, b, h, a, d, flag(opts, "flash_attention"))
   local layers_bytes
   if ckpt then
     -- stored layer inputs + one layer's activations during recomputation

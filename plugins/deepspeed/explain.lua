@@ -26,6 +26,23 @@ local function is_object(v)
   return k == "object"
 end
 
+-- Whether v converts to JSON exactly (the host refuses integral numbers
+-- beyond +-2^53, e.g. the default sys.maxsize of
+-- model_persistence_threshold, or a value like 1e20 in the file).
+local SAFE = 2^53
+local function json_safe(v)
+  if type(v) == "number" then
+    return not (v == math.floor(v) and (v > SAFE or v < -SAFE))
+  end
+  if type(v) == "table" and v ~= dsforge.null then
+    for _, k in ipairs(dsforge.sorted_keys(v)) do
+      if not json_safe(v[k]) then return false end
+    end
+  end
+  return true
+end
+M.json_safe = json_safe
+
 local function status_of(node, v)
   if node.default == nil then return "no-default" end
   if sc.values_equal(v, node.default, node.case_insensitive) then return "default" end
@@ -47,11 +64,13 @@ function M.rows(cfg, lang)
         f = sc.lookup(node, key)
         if not f and node.type == "map" then f = node.values end
       end
-      local row = { path = dsforge.array(p), value = v }
+      -- value_text stands in for value when value has no exact JSON form
+      local row = { path = dsforge.array(p) }
+      if json_safe(v) then row.value = v else row.value_text = sc.format_value(v) end
       local child_node, child_free = nil, false
       if f then
         row.doc = sc.text(f.doc, lang)
-        row.default = f.default
+        if json_safe(f.default) then row.default = f.default end
         row.default_text = sc.default_text(f, lang)
         row.status = status_of(f, v)
         if f.fields or f.type == "map" then

@@ -14,6 +14,21 @@ local JSON_TYPE = {
   object = "object", map = "object", array = "array",
 }
 
+-- Whether v converts to JSON exactly (integral numbers beyond +-2^53 do
+-- not: the host refuses them).
+local SAFE = 2^53
+local function json_safe(v)
+  if type(v) == "number" then
+    return not (v == math.floor(v) and (v > SAFE or v < -SAFE))
+  end
+  if type(v) == "table" and v ~= NULL then
+    for _, k in ipairs(dsforge.sorted_keys(v)) do
+      if not json_safe(v[k]) then return false end
+    end
+  end
+  return true
+end
+
 local LUA_TYPE = { int = "number", float = "number", bool = "boolean", string = "string" }
 
 -- The spellings of an enum value DeepSpeed accepts (case-insensitive enums
@@ -105,7 +120,14 @@ function M.node_schema(node, key)
     s = { anyOf = A { s, { const = "auto" } } }
   end
   s.description = sc.text(node.doc, "en")
-  if node.default ~= nil then s.default = node.default end
+  if node.default ~= nil then
+    if json_safe(node.default) then
+      s.default = node.default
+    else
+      -- e.g. sys.maxsize: no exact JSON number, so say it in words
+      s.description = s.description .. " Default: " .. sc.default_text(node, "en") .. "."
+    end
+  end
   if node.deprecated then s.deprecated = true end
   return s
 end

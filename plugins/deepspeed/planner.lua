@@ -38,6 +38,7 @@
 --   M.CANDIDATES     the (offload, stage) candidates in order
 --   M.plan{ model, gpus_per_node, nodes = 1, gpu_mem_bytes, cpu_mem_bytes,
 --           seq_len, global_batch, margin = 0.10, dtype_bytes = 2,
+--           flash_attention = false (see deepspeed.activations),
 --           max_micro_batch = 64 }
 --     -> { fits = true, stage, offload_optimizer, offload_param, zero_init,
 --          micro_batch, gradient_accumulation, activation_checkpointing,
@@ -79,7 +80,7 @@ M.CANDIDATES = {
 local KEYS = {
   model = true, gpus_per_node = true, nodes = true, gpu_mem_bytes = true,
   cpu_mem_bytes = true, seq_len = true, global_batch = true, margin = true,
-  dtype_bytes = true, max_micro_batch = true,
+  dtype_bytes = true, max_micro_batch = true, flash_attention = true,
 }
 
 local MODEL_FIELDS = { "params", "largest_layer", "hidden_size", "layers", "heads", "vocab" }
@@ -154,6 +155,10 @@ function M.plan(opts)
   local global_batch = count(opts.global_batch, "global_batch")
   local dtype = count(opts.dtype_bytes, "dtype_bytes", 2)
   local max_mb = count(opts.max_micro_batch, "max_micro_batch", 64)
+  local flash = opts.flash_attention
+  if flash ~= nil and type(flash) ~= "boolean" then
+    fail("flash_attention must be a boolean, got " .. type(flash))
+  end
   local margin = opts.margin
   if margin == nil then margin = 0.10 end
   if type(margin) ~= "number" or margin ~= margin or margin < 0 or margin >= 1 then
@@ -190,7 +195,7 @@ function M.plan(opts)
     return activations.bytes{
       seq_len = seq, micro_batch = mb, hidden_size = model.hidden_size,
       layers = model.layers, heads = model.heads, vocab = model.vocab,
-      checkpointing = ckpt, dtype_bytes = dtype,
+      checkpointing = ckpt, dtype_bytes = dtype, flash_attention = flash or false,
     }
   end
 

@@ -735,25 +735,7 @@ local function optimizer_type(cfg)
   return nil, opt
 end
 
-def {
-  id = "max-grad-norm-in-optimizer",
-  severity = "error",
-  summary = "optimizer.params.max_grad_norm is rejected; DeepSpeed clips via gradient_clipping",
-  fix = "move the value to top-level gradient_clipping",
-  check = function(cfg, ctx)
-    local _, opt = optimizer_type(cfg)
-    local params = obj(get(opt, "params"))
-    if not params then return end
-    local v = rawget(params, "max_grad_norm")
-    if v == nil then return end
-    local clip = is_num(v) and pynum(v) or "1.0"
-    emit(ctx, "max-grad-norm-in-optimizer", { "optimizer", "params", "max_grad_norm" },
-      "optimizer.params.max_grad_norm is set: DeepSpeed raises ValueError \"'max_grad_norm'"
-      .. " is not supported as an optimizer parameter, please switch to using the deepspeed"
-      .. " parameter 'gradient_clipping'\" before building the optimizer.",
-      "remove optimizer.params.max_grad_norm and set \"gradient_clipping\": " .. clip)
-  end,
-}
+-- optimizer.params.max_grad_norm is reported by schema_check (rejected-key).
 
 def {
   id = "unknown-optimizer",

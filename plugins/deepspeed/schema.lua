@@ -365,8 +365,9 @@ local optimizer = Obj({
     freeze_step = I(100000, "1-bit optimizers: warm-up steps before compression starts.", "1-bit 优化器：开始压缩前的预热步数。"),
     comm_backend_name = S("nccl", "1-bit optimizers: communication backend.", "1-bit 优化器：通信后端。"),
     max_grad_norm = F(nil, "Not supported by DeepSpeed: use the top-level gradient_clipping.",
-      "DeepSpeed 不支持：请使用顶层的 gradient_clipping。"),
-    -- Reported by the max-grad-norm-in-optimizer rule (rules.lua).
+      "DeepSpeed 不支持：请使用顶层的 gradient_clipping。",
+      { rejected = doc("DeepSpeed raises a ValueError for max_grad_norm in optimizer.params; use the top-level gradient_clipping instead",
+                       "optimizer.params 中的 max_grad_norm 会让 DeepSpeed 抛出 ValueError；请改用顶层的 gradient_clipping") }),
   }, "Keyword arguments passed to the optimizer's constructor (an argument the optimizer does not take raises TypeError).",
      "传给优化器构造函数的关键字参数（优化器不接受的参数会导致 TypeError）。", { open = true }),
   legacy_fusion = B(false, "Use the legacy fused fp16 optimizer path.", "使用旧的融合 fp16 优化器路径。"),

@@ -5,7 +5,7 @@
 -- Params used (the conventions of docs/profiles.md): model (a catalog
 -- name), gpu_mem_gb, world_size, gpus_per_node (default min(world, 8)),
 -- seq_len, micro_batch_size (else the config's), activation_checkpointing
--- or gradient_checkpointing (bool).
+-- or gradient_checkpointing (bool), flash_attention (bool).
 
 local memory = require("deepspeed.memory")
 local models = require("deepspeed.models")
@@ -59,7 +59,7 @@ function M.memory(cfg, params)
     act = activations.bytes{
       seq_len = seq, micro_batch = micro, hidden_size = model.hidden_size,
       layers = model.layers, heads = model.heads, vocab = model.vocab,
-      checkpointing = ckpt,
+      checkpointing = ckpt, flash_attention = params.flash_attention == true,
     }
   end
   local out = {

@@ -55,7 +55,11 @@ static void print_rows(const cJSON *rows, bool zh)
             : !strcmp(status, "unknown")  ? (zh ? "DeepSpeed 不认识的键"
                                                : "not a DeepSpeed key")
                                           : (zh ? "无默认值" : "no default");
-        printf("%s = %s  [%s; %s %s]\n", dsf_buf_str(&p), v ? v : "?", label,
+        /* value_text: the plugin's text for a value with no exact JSON
+        ** form (an integral number beyond 2^53) */
+        const char *vt = str(r, "value_text");
+        printf("%s = %s  [%s; %s %s]\n", dsf_buf_str(&p),
+               v ? v : *vt ? vt : "?", label,
                zh ? "默认" : "default", str(r, "default_text"));
         const char *doc = str(r, "doc");
         if (*doc)

@@ -35,8 +35,13 @@ void dsf_doc_mark_tombstones(cJSON *doc)
     for (cJSON *c = doc ? doc->child : NULL; c; c = c->next) {
         if (dsf_doc_is_delete_directive(c)) {
             cJSON *t = dsf_doc_tombstone();
-            if (!cJSON_ReplaceItemViaPointer(doc, c, t))
+            bool ok = c->string ? cJSON_ReplaceItemInObjectCaseSensitive(
+                                      doc, c->string, t)
+                                : cJSON_ReplaceItemViaPointer(doc, c, t);
+            if (!ok) {
                 cJSON_Delete(t);
+                return;
+            }
             c = t;
         } else {
             dsf_doc_mark_tombstones(c);

@@ -237,7 +237,10 @@ int dsf_edit_apply(cJSON *doc, const dsf_edit *e, cJSON **touched,
     cJSON *v = cJSON_Duplicate(e->value, 1);
     if (!v)
         dsf_xoom();
-    if (existing) {
+    if (existing && st->key) {
+        /* (ReplaceItemViaPointer would leave the new member without key) */
+        cJSON_ReplaceItemInObjectCaseSensitive(node, st->key, v);
+    } else if (existing) {
         cJSON_ReplaceItemViaPointer(node, existing, v);
     } else if (st->key) {
         cJSON_AddItemToObject(node, st->key, v);

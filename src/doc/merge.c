@@ -8,12 +8,15 @@
 #include "doc/doc.h"
 #include "doc/jpath.h"
 
+/* Where a value came from: its key when it is an object member (that is
+** what a message about the setting points at), else the value. */
 static void pos_of(const dsf_jsrc *src, const cJSON *node, int *line,
                    int *col)
 {
     dsf_jpos pos;
     *line = *col = 0;
-    if (src && dsf_jsrc_pos(src, node, &pos)) {
+    if (src && (dsf_jsrc_key_pos(src, node, &pos) ||
+                dsf_jsrc_pos(src, node, &pos))) {
         *line = pos.line;
         *col = pos.col;
     }

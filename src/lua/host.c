@@ -734,6 +734,15 @@ void dsf_host_free(dsf_host *h)
 
 lua_State *dsf_host_state(dsf_host *h) { return h->L; }
 
+void dsf_host_set_global(dsf_host *h, const char *name)
+{
+    lua_State *L = h->L;
+    lua_getfield(L, LUA_REGISTRYINDEX, BASE_KEY);
+    lua_insert(L, -2);
+    lua_setfield(L, -2, name);
+    lua_pop(L, 1);
+}
+
 dsf_diags *dsf_host_warnings(lua_State *L)
 {
     return host_of(L)->warnings;

@@ -80,6 +80,11 @@ int dsf_host_cpcall(dsf_host *h, lua_CFunction fn, void *ud, int nres,
 /* Where dsforge.warn reports for the state L (may be NULL: stderr). */
 dsf_diags *dsf_host_warnings(lua_State *L);
 
+/* Pops the value on top of the stack and adds it to the sandbox's base
+** environment as global name (for embedders and test harnesses; scripts
+** see it like any allow-listed global). DSF_LJMP */
+void dsf_host_set_global(dsf_host *h, const char *name) DSF_LJMP;
+
 /* The dsforge.null / dsforge.delete sentinels (light userdata keys). */
 extern const char dsf_null_sentinel;
 extern const char dsf_delete_sentinel;

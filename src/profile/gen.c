@@ -295,9 +295,8 @@ static void finding_to_diag(run *ru, const variant *v, const dsf_finding *f,
         line = leaf->build_line;
     }
     dsf_diag *g = dsf_diag_add(d, f->severity, file, line, col,
-                               "%s%s%s(variant %s) %s", f->path,
-                               f->path[0] ? ": " : "", "", v->name,
-                               f->message);
+                               "variant %s: %s%s%s", v->name, f->path,
+                               f->path[0] ? ": " : "", f->message);
     dsf_diag_set_rule(g, f->rule);
     dsf_diag_set_path(g, f->path);
     if (f->fix)
@@ -315,11 +314,15 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
     cJSON_AddStringToObject(extra, "variant", v->name);
     cJSON_AddStringToObject(extra, "tier", v->tier ? v->tier->name : "");
     cJSON_AddStringToObject(extra, "target", r->target);
-    int rc = dsf_profile_build(&v->doc, ru->profile, &pc, v->params, extra,
-                               ru->chain_layers, &v->prov, d);
+    cJSON *prepared = NULL;
+    int rc = dsf_profile_build(&v->doc, &prepared, ru->profile, &pc,
+                               v->params, extra, ru->chain_layers, &v->prov,
+                               d);
     cJSON_Delete(extra);
     if (rc)
         return rc;
+    cJSON_Delete(v->params);
+    v->params = prepared; /* what build saw, for resolvers and manifest */
     if (v->tier && v->tier->config) {
         ru->tier_layer.label = ru->tier_label;
         dsf_merge(v->doc, v->tier->config, &ru->tier_layer, NULL, &v->prov);
@@ -377,7 +380,7 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
                 &ru->profile->chain[ru->profile->nchain - 1];
             dsf_diag *g = dsf_diag_add(
                 d, r->strict_fit ? DSF_ERROR : DSF_WARNING, leaf->path,
-                leaf->build_line, 0, "(variant %s) %s", v->name,
+                leaf->build_line, 0, "variant %s: %s", v->name,
                 cJSON_IsString(why) ? why->valuestring
                                     : "does not fit the declared GPU memory");
             dsf_diag_set_rule(g, "memory-fit");

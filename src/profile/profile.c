@@ -20,8 +20,8 @@
 #define MAX_CHAIN 16
 
 static const char *const profile_fields[] = {
-    "build", "description", "extends", "name", "params", "summary",
-    "tier_order", "tiers", NULL};
+    "build", "description", "extends", "name", "params", "prepare",
+    "summary", "tier_order", "tiers", NULL};
 
 /* ------------------------------------------------------------------ */
 /* Discovery. */
@@ -413,7 +413,8 @@ static int read_decl(lua_State *L, decl *dc, const char *file, dsf_diags *d)
                                        : "known fields: %s",
                               close ? close
                                     : "name, summary, description, extends, "
-                                      "params, tiers, tier_order, build");
+                                      "params, tiers, tier_order, prepare, "
+                                      "build");
             lua_pop(L, 1);
             return DSF_EINPUT;
         }
@@ -430,8 +431,16 @@ static int read_decl(lua_State *L, decl *dc, const char *file, dsf_diags *d)
         decl_free(dc);
         return rc;
     }
-    lua_pushliteral(L, "build");
+    lua_pushliteral(L, "prepare");
     int ty = lua_rawget(L, t);
+    lua_pop(L, 1);
+    if (ty != LUA_TNIL && ty != LUA_TFUNCTION) {
+        decl_free(dc);
+        return bad(d, file, "profile field 'prepare' must be a function, "
+                            "not %s%s", lua_typename(L, ty), "");
+    }
+    lua_pushliteral(L, "build");
+    ty = lua_rawget(L, t);
     if (ty != LUA_TFUNCTION) {
         lua_pop(L, 1);
         decl_free(dc);
@@ -883,12 +892,57 @@ static int push_build_args(lua_State *L)
     return 2;
 }
 
-int dsf_profile_build(cJSON **doc_out, const dsf_profile *p,
-                      const dsf_profile_ctx *ctx, const cJSON *params,
-                      const cJSON *ctx_extra, const dsf_layer *layers,
-                      dsf_prov *prov, dsf_diags *d)
+/* Applies the param changes returned by a prepare function (on top of
+** the stack) to params, checking each against its declaration. */
+static int apply_prepared(const dsf_profile *p, const dsf_profile_src *s,
+                          lua_State *L, cJSON *params, dsf_diags *d)
+{
+    if (lua_isnil(L, -1))
+        return 0;
+    if (!lua_istable(L, -1))
+        return dsf_diag_error(d, DSF_EINPUT, s->path, 0, 0,
+                              "prepare must return a table of param "
+                              "changes (or nil), not %s",
+                              luaL_typename(L, -1));
+    cJSON *changes;
+    char *err;
+    if (dsf_lua_to_json(&changes, &err, L, -1, 0) != 0) {
+        dsf_diag_add(d, DSF_ERROR, s->path, 0, 0, "prepare's result: %s",
+                     err);
+        free(err);
+        return DSF_ESCRIPT;
+    }
+    int rc = 0;
+    for (const cJSON *m = cJSON_IsObject(changes) ? changes->child : NULL;
+         m && !rc; m = m->next) {
+        const dsf_param *par = dsf_profile_param(p, m->string);
+        if (!par) {
+            rc = dsf_diag_error(d, DSF_EINPUT, s->path, 0, 0,
+                                "prepare sets '%s', which is not a param "
+                                "of the profile", m->string);
+            break;
+        }
+        if (dsf_param_check(par, m, &err) != 0) {
+            dsf_diag_add(d, DSF_ERROR, s->path, 0, 0, "prepare: %s", err);
+            free(err);
+            rc = DSF_EINPUT;
+            break;
+        }
+        cJSON_ReplaceItemInObjectCaseSensitive(params, m->string,
+                                               cJSON_Duplicate(m, 1));
+    }
+    cJSON_Delete(changes);
+    return rc;
+}
+
+int dsf_profile_build(cJSON **doc_out, cJSON **params_out,
+                      const dsf_profile *p, const dsf_profile_ctx *ctx,
+                      const cJSON *params, const cJSON *ctx_extra,
+                      const dsf_layer *layers, dsf_prov *prov, dsf_diags *d)
 {
     *doc_out = NULL;
+    if (params_out)
+        *params_out = NULL;
     dsf_host_config hc = {ctx->limits, NULL, 0, ctx->sources, ctx->warnings};
     const char *mods[64];
     for (size_t i = 0; i < ctx->plugin_dirs->len && i < 64; i++)
@@ -900,9 +954,11 @@ int dsf_profile_build(cJSON **doc_out, const dsf_profile *p,
     if (rc)
         return rc;
     lua_State *L = dsf_host_state(h);
+    cJSON *final = cJSON_Duplicate(params, 1);
     cJSON *doc = cJSON_CreateObject();
-    if (!doc)
+    if (!doc || !final)
         dsf_xoom();
+    /* 1. Evaluate every file of the chain (root first): tables 1..n. */
     for (size_t i = 0; i < p->nchain && !rc; i++) {
         const dsf_profile_src *s = &p->chain[i];
         char *what = dsf_xasprintf("profile %s", s->name);
@@ -912,13 +968,36 @@ int dsf_profile_build(cJSON **doc_out, const dsf_profile *p,
         if (!rc && !lua_istable(L, -1))
             rc = dsf_diag_error(d, DSF_EINPUT, s->path, 0, 0,
                                 "a profile must return a table");
-        if (!rc) {
-            lua_pushliteral(L, "build");
-            if (lua_rawget(L, -2) != LUA_TFUNCTION)
-                rc = dsf_diag_error(d, DSF_EINPUT, s->path, 0, 0,
-                                    "a profile needs a 'build' function");
+        free(what);
+    }
+    /* 2. prepare(p, ctx), root first: param changes for every build. */
+    for (size_t i = 0; i < p->nchain && !rc; i++) {
+        const dsf_profile_src *s = &p->chain[i];
+        lua_pushliteral(L, "prepare");
+        if (lua_rawget(L, (int)i + 1) != LUA_TFUNCTION) {
+            lua_pop(L, 1);
+            continue;
         }
-        push_args args = {params, ctx_extra};
+        char *what = dsf_xasprintf("profile %s (prepare)", s->name);
+        push_args args = {final, ctx_extra};
+        rc = dsf_host_cpcall(h, push_build_args, &args, 2, what, d);
+        if (!rc)
+            rc = dsf_host_call(h, 2, 1, what, d);
+        if (!rc)
+            rc = apply_prepared(p, s, L, final, d);
+        if (!rc)
+            lua_pop(L, 1);
+        free(what);
+    }
+    /* 3. build(p, ctx), root first, each result merged over the last. */
+    for (size_t i = 0; i < p->nchain && !rc; i++) {
+        const dsf_profile_src *s = &p->chain[i];
+        char *what = dsf_xasprintf("profile %s", s->name);
+        lua_pushliteral(L, "build");
+        if (lua_rawget(L, (int)i + 1) != LUA_TFUNCTION)
+            rc = dsf_diag_error(d, DSF_EINPUT, s->path, 0, 0,
+                                "a profile needs a 'build' function");
+        push_args args = {final, ctx_extra};
         if (!rc)
             rc = dsf_host_cpcall(h, push_build_args, &args, 2, what, d);
         if (!rc)
@@ -944,15 +1023,20 @@ int dsf_profile_build(cJSON **doc_out, const dsf_profile *p,
                 dsf_merge(doc, part, &layers[i], NULL, prov);
                 cJSON_Delete(part);
             }
+            lua_pop(L, 1);
         }
-        lua_settop(L, 0);
         free(what);
     }
     dsf_host_free(h);
     if (rc) {
         cJSON_Delete(doc);
+        cJSON_Delete(final);
         return rc;
     }
     *doc_out = doc;
+    if (params_out)
+        *params_out = final;
+    else
+        cJSON_Delete(final);
     return 0;
 }

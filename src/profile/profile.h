@@ -111,16 +111,18 @@ int dsf_param_check(const dsf_param *param, const cJSON *v, char **err);
 /* The type's name ("integer", ...). */
 const char *dsf_param_type_name(dsf_param_type t);
 
-/* Runs the chain's build functions (root first) with params (an object of
-** every param's value) in a fresh sandboxed state and deep-merges their
-** results into a new document *doc_out (caller frees). layers must hold
-** p->nchain entries that outlive prov; each build's changes are recorded
-** in prov (may be NULL) against its layer. ctx_extra (may be NULL) is an
-** object passed to build as its second argument. */
-int dsf_profile_build(cJSON **doc_out, const dsf_profile *p,
-                      const dsf_profile_ctx *ctx, const cJSON *params,
-                      const cJSON *ctx_extra, const dsf_layer *layers,
-                      dsf_prov *prov, dsf_diags *d);
-
+/* Evaluates a variant in a fresh sandboxed state: runs each prepare
+** function of the chain (root first; each returns param changes, checked
+** against the declarations), then each build function (root first) with
+** the prepared params, deep-merging their results into a new document
+** *doc_out (caller frees). *params_out (when not NULL) receives the
+** prepared params (caller frees). layers must hold p->nchain entries that
+** outlive prov; each build's changes are recorded in prov (may be NULL).
+** ctx_extra (may be NULL) is passed to prepare and build as their second
+** argument. */
+int dsf_profile_build(cJSON **doc_out, cJSON **params_out,
+                      const dsf_profile *p, const dsf_profile_ctx *ctx,
+                      const cJSON *params, const cJSON *ctx_extra,
+                      const dsf_layer *layers, dsf_prov *prov, dsf_diags *d);
 
 #endif

@@ -395,16 +395,6 @@ return {
       "partial-offload-stage"))
   end,
 
-  max_grad_norm_in_optimizer = function()
-    local out = run({ optimizer = { type = "AdamW", params = { lr = 1e-4, max_grad_norm = 0.5 } } })
-    local h = find(out, "max-grad-norm-in-optimizer")
-    T.eq(#h, 1)
-    T.truthy(h[1].fix:find("\"gradient_clipping\": 0.5", 1, true))
-    T.truthy(has(run({ optimizer = { type = "AdamW", params = { max_grad_norm = NULL } } }),
-      "max-grad-norm-in-optimizer"))
-    T.falsy(has(run({ optimizer = { type = "AdamW", params = { lr = 1e-4 } }, gradient_clipping = 0.5 }),
-      "max-grad-norm-in-optimizer"))
-  end,
 
   scheduler_missing_param = function()
     local out = run({ scheduler = { type = "OneCycle", params = { cycle_max_lr = 1e-3 } } })

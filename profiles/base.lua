@@ -1,0 +1,137 @@
+-- profiles/base.lua -- what every built-in profile shares.
+--
+-- Sources: the seed documents (000/001 walk-throughs of ZeRO-2/ZeRO-3
+-- configs, 003 tuning guide, 004 generator) corrected by DeepSpeed's own
+-- behaviour (shared reference deepspeed.md). Each choice says why.
+--
+-- Conventions (docs/profiles.md): world_size is the data-parallel size
+-- used by the batch identity; params named like Hugging Face's
+-- TrainingArguments (learning_rate, max_grad_norm, ...) feed the "auto"
+-- resolution at --target deepspeed.
+
+local function enabled_precision(p)
+  -- bf16 first (seed 004's rule of thumb, DeepSpeed agrees: no loss
+  -- scaling needed); fp16 and bf16 are never enabled together.
+  return p.precision == "bf16", p.precision == "fp16"
+end
+
+return {
+  name = "base",
+  summary = "shared settings: batch identity, precision, AdamW + warmup/decay, ZeRO communication",
+  params = {
+    world_size = { default = 8, type = "integer", min = 1, max = 65536,
+      doc = "data-parallel GPUs (the batch identity uses this)" },
+    gpus_per_node = { default = 8, type = "integer", min = 1, max = 64,
+      doc = "GPUs per node (memory estimate: CPU memory is per node)" },
+    micro_batch_size = { default = 2, type = "integer", min = 1, max = 4096,
+      doc = "samples per GPU per forward pass (train_micro_batch_size_per_gpu)" },
+    gradient_accumulation = { default = 8, type = "integer", min = 1, max = 65536,
+      doc = "micro batches accumulated per optimizer step" },
+    precision = { default = "bf16", values = { "bf16", "fp16", "fp32" },
+      doc = "mixed precision mode" },
+    zero_stage = { default = 3, type = "integer", min = 0, max = 3,
+      doc = "ZeRO stage: 1 optimizer states, 2 + gradients, 3 + parameters" },
+    offload = { default = "none", values = { "none", "optimizer", "all" },
+      doc = "CPU offload: optimizer states, or optimizer states and parameters (ZeRO-3 only)" },
+    model = { default = "llama-2-7b",
+      doc = "catalog model (dsforge estimate --help) for the memory estimate and bucket sizes" },
+    gpu_mem_gb = { default = 80, type = "number", min = 1,
+      doc = "memory per GPU in GiB; variants that need more are flagged" },
+    cpu_mem_gb = { default = 512, type = "number", min = 1,
+      doc = "host memory per node in GiB (offload planning)" },
+    seq_len = { default = 2048, type = "integer", min = 1,
+      doc = "training sequence length (activation memory)" },
+    activation_checkpointing = { default = true, type = "boolean",
+      doc = "recompute activations in the backward pass (HF gradient_checkpointing)" },
+    flash_attention = { default = true, type = "boolean",
+      doc = "the model uses FlashAttention/SDPA (no s^2 attention activations in the estimate)" },
+    learning_rate = { default = 1e-4, type = "number", min = 0, doc = "peak learning rate" },
+    weight_decay = { default = 0.0, type = "number", min = 0, doc = "AdamW weight decay" },
+    adam_beta1 = { default = 0.9, type = "number", min = 0, max = 1, doc = "AdamW beta1" },
+    adam_beta2 = { default = 0.95, type = "number", min = 0, max = 1,
+      doc = "AdamW beta2 (0.95 as in seed 003's tuned betas)" },
+    adam_epsilon = { default = 1e-8, type = "number", min = 0, doc = "AdamW epsilon" },
+    max_grad_norm = { default = 1.0, type = "number", min = 0,
+      doc = "gradient clipping (explicit: DeepSpeed's default changed from 0 to 1.0 in v0.19.3)" },
+    warmup_steps = { default = 100, type = "integer", min = 0, doc = "learning-rate warmup steps" },
+    num_training_steps = { default = 10000, type = "integer", min = 1,
+      doc = "total optimizer steps (the decay schedule ends here)" },
+  },
+  tier_order = { "small", "medium", "large" },
+  tiers = {
+    small = { summary = "smallest batch per GPU", params = { micro_batch_size = 1, gradient_accumulation = 8 } },
+    medium = { summary = "the default batch", params = { micro_batch_size = 2, gradient_accumulation = 8 } },
+    large = { summary = "twice the micro batch, twice the accumulation",
+      params = { micro_batch_size = 4, gradient_accumulation = 16 } },
+  },
+  build = function(p)
+    local bf16, fp16 = enabled_precision(p)
+    local zero = {
+      stage = p.zero_stage,
+      -- Seed 003's key optimisation; DeepSpeed only defaults it to true at
+      -- stage 3, so say it explicitly.
+      overlap_comm = p.zero_stage >= 2,
+      contiguous_gradients = true,
+      -- "auto" = hidden_size^2, what Hugging Face fills; resolved from the
+      -- model's hidden size at --target deepspeed.
+      reduce_bucket_size = "auto",
+    }
+    if p.zero_stage >= 1 and p.zero_stage <= 2 then
+      zero.allgather_partitions = true
+      zero.reduce_scatter = true
+      -- Seed 003 lowers both buckets from 5e8 to 2e8 to save ~600 MB.
+      zero.allgather_bucket_size = 2e8
+    end
+    if p.zero_stage == 3 then
+      -- Seed 001's ZeRO-3 knobs. The prefetch bucket and persistence
+      -- threshold follow the hidden size (HF's formulas, as integers: a
+      -- float 0.9*h^2 is rejected by pydantic, DeepSpeed issue #6525).
+      zero.stage3_prefetch_bucket_size = "auto"
+      zero.stage3_param_persistence_threshold = "auto"
+      zero.stage3_max_live_parameters = 1e9
+      zero.stage3_max_reuse_distance = 1e9
+      zero.sub_group_size = 1e9
+      zero.stage3_gather_16bit_weights_on_model_save = true
+    end
+    if p.offload ~= "none" and p.zero_stage >= 1 then
+      -- pin_memory is DeepSpeed's default since v0.19.5; stated for older
+      -- versions, where it defaulted to false.
+      zero.offload_optimizer = { device = "cpu", pin_memory = true }
+    end
+    if p.offload == "all" and p.zero_stage == 3 then
+      -- Parameter offload only exists at ZeRO-3: below it DeepSpeed
+      -- accepts the section and silently ignores it (seed 002's error).
+      zero.offload_param = { device = "cpu", pin_memory = true }
+    end
+    return {
+      train_micro_batch_size_per_gpu = p.micro_batch_size,
+      gradient_accumulation_steps = p.gradient_accumulation,
+      -- The data-parallel size is part of the identity (seed 004 left it
+      -- out; DeepSpeed asserts TB == micro * GAS * world).
+      train_batch_size = p.micro_batch_size * p.gradient_accumulation * p.world_size,
+      gradient_clipping = p.max_grad_norm,
+      bf16 = { enabled = bf16 },
+      fp16 = fp16 and {
+        -- Seed 000's dynamic loss scaling values.
+        enabled = true, loss_scale = 0, initial_scale_power = 16,
+        loss_scale_window = 1000, hysteresis = 2, min_loss_scale = 1,
+      } or { enabled = false },
+      optimizer = {
+        -- "AdamW" maps to DeepSpeed's FusedAdam (or CPU Adam with
+        -- offload); seed 003's "FusedAdam" is not a type DeepSpeed knows.
+        type = "AdamW",
+        params = { lr = "auto", betas = "auto", eps = "auto", weight_decay = "auto" },
+      },
+      scheduler = {
+        type = "WarmupDecayLR",
+        params = { warmup_min_lr = "auto", warmup_max_lr = "auto",
+          warmup_num_steps = "auto", total_num_steps = "auto" },
+      },
+      zero_optimization = zero,
+      -- Seed 003: 2000 is too rare to monitor; DeepSpeed now prints
+      -- nothing unless this is set.
+      steps_per_print = 50,
+      wall_clock_breakdown = false,
+    }
+  end,
+}

@@ -1,0 +1,88 @@
+"""Helpers for the command-line tests: run the dsforge binary, make
+temporary profiles and plugins, find the shared reference material.
+
+Environment (set by tests/CMakeLists.txt): DSFORGE (the binary),
+DSF_SOURCE_DIR (the repository), DSF_SHARED_DIR (../shared, may be absent),
+HOME/XDG_* pointing into the build tree so no user file leaks in.
+"""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+DSFORGE = os.environ.get("DSFORGE", "dsforge")
+SOURCE_DIR = os.environ.get(
+    "DSF_SOURCE_DIR",
+    os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
+SHARED_DIR = os.environ.get("DSF_SHARED_DIR",
+                            os.path.join(SOURCE_DIR, "..", "shared"))
+GOLDEN_DIR = os.path.join(SOURCE_DIR, "tests", "golden")
+BUILTIN_PROFILES = ["base", "8xa100", "small-gpu-offload", "long-sequence",
+                    "high-performance"]
+TIERS = ["small", "medium", "large"]
+
+
+class Result:
+    def __init__(self, rc, out, err):
+        self.rc, self.out, self.err = rc, out, err
+
+    def json(self):
+        return json.loads(self.out)
+
+    def __repr__(self):
+        return "rc=%d\nstdout:\n%s\nstderr:\n%s" % (self.rc, self.out,
+                                                    self.err)
+
+
+def run(*args, cwd=None, env=None, timeout=60, stdin=None):
+    """Runs dsforge with args; returns a Result (text stdout/stderr)."""
+    e = dict(os.environ)
+    if env:
+        e.update(env)
+    p = subprocess.run([DSFORGE] + [str(a) for a in args], cwd=cwd, env=e,
+                       capture_output=True, text=True, timeout=timeout,
+                       stdin=subprocess.DEVNULL if stdin is None else stdin)
+    return Result(p.returncode, p.stdout, p.stderr)
+
+
+def shared(*parts):
+    """A path under the shared reference folder, or None when absent."""
+    path = os.path.join(SHARED_DIR, *parts)
+    return path if os.path.exists(path) else None
+
+
+class TempDirTest(unittest.TestCase):
+    """A test case with self.tmp, a fresh directory removed afterwards."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="dsforge-test-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def write(self, rel, text):
+        path = os.path.join(self.tmp, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    def profile(self, name, body, dirname="profiles"):
+        """Writes <tmp>/<dirname>/<name>.lua and returns its directory."""
+        self.write(os.path.join(dirname, name + ".lua"), body)
+        return os.path.join(self.tmp, dirname)
+
+    def listing(self, path):
+        """Every file below path with its bytes, to compare snapshots."""
+        snap = {}
+        for root, _, files in os.walk(path):
+            for f in files:
+                full = os.path.join(root, f)
+                with open(full, "rb") as fh:
+                    snap[os.path.relpath(full, path)] = fh.read()
+        return snap
+
+    def assertExit(self, res, code):
+        self.assertEqual(res.rc, code, repr(res))
