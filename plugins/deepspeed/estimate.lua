@@ -32,7 +32,10 @@ local function model_of(opts)
   if opts.hf_config then
     local ok, m = pcall(models.from_hf_config, opts.hf_config)
     if not ok then
-      return nil, fail(3, "config.json: " .. tostring(m):gsub("^[^:]*:%d+: ", ""),
+      local msg = tostring(m):gsub("^[^:]*:%d+: ", "")
+      -- models.lua's messages already start with "config.json"
+      if not msg:find("^config%.json") then msg = "config.json: " .. msg end
+      return nil, fail(3, msg,
         "a Hugging Face config.json needs hidden_size, num_hidden_layers, "
         .. "num_attention_heads, intermediate_size and vocab_size (or the GPT-2/T5 names)")
     end

@@ -115,7 +115,7 @@ static void print_table(const cJSON *res)
     printf("  per CPU  |  per GPU |   Options\n");
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(res, "rows");
     for (const cJSON *r = rows ? rows->child : NULL; r; r = r->next)
-        printf("  %7s  | %7s  | %s\n",
+        printf("  %8s | %8s | %s\n",
                cJSON_GetObjectItemCaseSensitive(r, "cpu_text")->valuestring,
                cJSON_GetObjectItemCaseSensitive(r, "gpu_text")->valuestring,
                row_label(r));
@@ -135,6 +135,7 @@ int dsf_cmd_estimate(int argc, char **argv)
     dsf_optparse_init(&p, argc, argv, 1, "estimate");
     cJSON *o = cJSON_CreateObject();
     bool json = false;
+    const char *hf_path = NULL; /* the config.json given to --model */
     int rc = 0, id;
     const char *arg;
     while (!rc && (id = dsf_opt_next(&p, opts, &arg, &d)) != DSF_OPT_END) {
@@ -153,11 +154,17 @@ int dsf_cmd_estimate(int argc, char **argv)
             cJSON_Delete(o);
             return 0;
         case OPT_MODEL:
+            /* the last --model wins */
+            cJSON_DeleteItemFromObjectCaseSensitive(o, "hf_config");
+            cJSON_DeleteItemFromObjectCaseSensitive(o, "model");
+            hf_path = NULL;
             if (strchr(arg, '/') || strstr(arg, ".json")) {
                 cJSON *hc;
                 rc = dsf_json_load_file(&hc, NULL, arg, &d);
-                if (!rc)
+                if (!rc) {
                     cJSON_AddItemToObject(o, "hf_config", hc);
+                    hf_path = arg;
+                }
             } else {
                 cJSON_AddStringToObject(o, "model", arg);
             }
@@ -238,12 +245,13 @@ int dsf_cmd_estimate(int argc, char **argv)
         if (!rc && cJSON_IsString(err)) {
             const cJSON *code = cJSON_GetObjectItemCaseSensitive(res, "code");
             const cJSON *hint = cJSON_GetObjectItemCaseSensitive(res, "hint");
-            dsf_diag *g = dsf_diag_add(&d, DSF_ERROR, NULL, 0, 0, "%s",
-                                       err->valuestring);
+            bool input = cJSON_IsNumber(code) && code->valuedouble == 3;
+            /* an input error is about the config.json: name the file */
+            dsf_diag *g = dsf_diag_add(&d, DSF_ERROR, input ? hf_path : NULL,
+                                       0, 0, "%s", err->valuestring);
             if (cJSON_IsString(hint))
                 dsf_diag_set_hint(g, "%s", hint->valuestring);
-            rc = cJSON_IsNumber(code) && code->valuedouble == 3 ? DSF_EINPUT
-                                                               : DSF_EUSAGE;
+            rc = input ? DSF_EINPUT : DSF_EUSAGE;
         } else if (!rc && json) {
             char *s = dsf_json_print(res, true);
             fputs(s, stdout);

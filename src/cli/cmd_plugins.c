@@ -1,20 +1,64 @@
 /* cmd_plugins.c -- `dsforge plugins`: plugins and their rules. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "cli/plugin_env.h"
 #include "core/error.h"
+#include "json/jsonout.h"
 
 static const char help[] =
-    "Usage: dsforge plugins\n"
+    "Usage: dsforge plugins [--json]\n"
     "\n"
     "Lists the plugins on the plugin path (first directory wins for a\n"
     "name) and every rule they declare: id, severity, summary.\n"
+    "Plugin path, highest first: --plugin-path DIRs, DSFORGE_PLUGIN_PATH,\n"
+    "./plugins, $XDG_CONFIG_HOME/dsforge/plugins, built-in.\n\n"
+    "Options:\n"
+    "  --json                  machine-readable output (with each rule's\n"
+    "                          generic fix)\n"
     "\n" DSF_COMMON_HELP;
 
-static const dsf_opt opts[] = {DSF_COMMON_OPTS, {NULL, 0, false, 0}};
+enum { OPT_JSON = 1 };
+static const dsf_opt opts[] = {{"json", 0, false, OPT_JSON},
+                               DSF_COMMON_OPTS,
+                               {NULL, 0, false, 0}};
+
+static void print_json(const dsf_plugins *plugins)
+{
+    size_t n, nr;
+    const dsf_plugin_info *pi = dsf_plugins_list(plugins, &n);
+    const dsf_rule *rules = dsf_plugins_rules(plugins, &nr);
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", pi[i].name);
+        cJSON_AddStringToObject(o, "version", pi[i].version);
+        cJSON_AddStringToObject(o, "summary", pi[i].summary);
+        cJSON_AddStringToObject(o, "origin", pi[i].origin);
+        cJSON_AddStringToObject(o, "dir", pi[i].dir);
+        cJSON *ra = cJSON_AddArrayToObject(o, "rules");
+        for (size_t k = 0; k < nr; k++) {
+            if (strcmp(rules[k].plugin, pi[i].name))
+                continue;
+            cJSON *r = cJSON_CreateObject();
+            cJSON_AddStringToObject(r, "id", rules[k].id);
+            cJSON_AddStringToObject(r, "severity",
+                                    dsf_severity_name(rules[k].severity));
+            cJSON_AddStringToObject(r, "summary", rules[k].summary);
+            if (rules[k].fix)
+                cJSON_AddStringToObject(r, "fix", rules[k].fix);
+            cJSON_AddItemToArray(ra, r);
+        }
+        cJSON_AddItemToArray(arr, o);
+    }
+    char *s = dsf_json_print(arr, true);
+    fputs(s, stdout);
+    free(s);
+    cJSON_Delete(arr);
+}
 
 int dsf_cmd_plugins(int argc, char **argv)
 {
@@ -24,6 +68,7 @@ int dsf_cmd_plugins(int argc, char **argv)
     dsf_optparse p;
     dsf_optparse_init(&p, argc, argv, 1, "plugins");
     int rc = 0, id;
+    bool json = false;
     const char *arg;
     while (!rc && (id = dsf_opt_next(&p, opts, &arg, &d)) != DSF_OPT_END) {
         if (id < 0 && id != DSF_OPT_POS) {
@@ -39,6 +84,10 @@ int dsf_cmd_plugins(int argc, char **argv)
             fputs(help, stdout);
             return 0;
         }
+        if (id == OPT_JSON) {
+            json = true;
+            continue;
+        }
         rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
                             "plugins takes no arguments");
     }
@@ -48,7 +97,9 @@ int dsf_cmd_plugins(int argc, char **argv)
         dsf_cli_env_finish(&env);
         rc = dsf_plugin_env_load(&pe, &env, &d);
     }
-    if (!rc) {
+    if (!rc && json) {
+        print_json(pe.plugins);
+    } else if (!rc) {
         size_t n, nr;
         const dsf_plugin_info *pi = dsf_plugins_list(pe.plugins, &n);
         const dsf_rule *rules = dsf_plugins_rules(pe.plugins, &nr);

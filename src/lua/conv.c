@@ -174,7 +174,8 @@ static int convert_table(conv *c, int idx, cJSON **out)
             n++;
         }
         /* The strings stay alive: they are keys of the table. */
-        qsort(ms, n, sizeof *ms, cmp_member);
+        if (n)
+            qsort(ms, n, sizeof *ms, cmp_member);
         cJSON *obj = cJSON_CreateObject();
         if (!obj)
             dsf_xoom();

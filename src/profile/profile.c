@@ -633,7 +633,8 @@ static int order_tiers(dsf_profile *p, const cJSON *order, const char *file,
         used[best] = true;
         sorted[placed++] = p->tiers[best];
     }
-    memcpy(p->tiers, sorted, n * sizeof *sorted);
+    if (n)
+        memcpy(p->tiers, sorted, n * sizeof *sorted);
     free(sorted);
     free(used);
     return 0;

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages dsforge needs to build and test.
+# Run as root; otherwise it prints the exact apt-get line to run.
+#   contrib/install-deps.sh          build + test dependencies
+#   contrib/install-deps.sh --bench  also the benchmark tools
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config      # the build
+  liblua5.4-dev libcjson-dev libcurl4-openssl-dev libcmocka-dev
+  python3 python3-jsonschema openssl    # the tests (CLI, JSON Schema, TLS)
+)
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(hyperfine jsonnet time)
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "dsforge: install-deps needs root. Run:" >&2
+  echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${packages[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+echo "dsforge: dependencies installed"
