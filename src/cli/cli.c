@@ -25,6 +25,7 @@ static const command commands[] = {
     {"schema", dsf_cmd_schema, "print a JSON Schema of DeepSpeed's config"},
     {"plugins", dsf_cmd_plugins, "list plugins and their rules"},
     {"estimate", dsf_cmd_estimate, "estimate memory per GPU and CPU"},
+    {"repo", dsf_cmd_repo, "manage remote profile repositories"},
     {NULL, NULL, NULL}};
 
 static const char exit_codes_help[] =
