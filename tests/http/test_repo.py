@@ -477,6 +477,24 @@ def test_project_wins(e):
     check("team" not in e.lock()["repositories"], "lock entry kept")
 
 
+def test_speed(e):
+    e.write_repo(n=100)
+    e.start()
+    with open(os.path.join(e.proj, "dsforge.repos.json"), "w") as f:
+        json.dump({"repositories": {"team": {"url": e.url()}}}, f)
+    t = time.time()
+    r = e.run("repo", "update", "--no-progress")
+    cold = time.time() - t
+    check(r.returncode == 0, "cold update", r.stderr)
+    check(len(e.requests()) == 1 + 100 + 1, "cold requests", len(e.requests()))
+    check(cold < 1.0, "cold fetch of 100 profiles took %.2f s" % cold)
+    e.clear_log()
+    r = e.run("repo", "path", "team/p050")
+    check(r.returncode == 0, "warm run", r.stderr)
+    check(len(e.requests()) == 1 and e.requests()[0]["status"] == 304,
+          "warm run requests", e.requests())
+
+
 TESTS = {n[5:]: f for n, f in globals().items() if n.startswith("test_")}
 
 
