@@ -350,6 +350,7 @@ int dsf_index_parse(dsf_index **out, const char *label, const char *text,
     if (dsf_json_parse(&doc, &src, label, text, len, &local)) {
         /* A malformed index came from the network: exit 4, not 3. */
         dsf_diags_move(d, &local);
+        dsf_diags_free(&local);
         return DSF_ENET;
     }
     parser p = {src, label, d};
