@@ -25,6 +25,7 @@ static const command commands[] = {
     {"schema", dsf_cmd_schema, "print a JSON Schema of DeepSpeed's config"},
     {"plugins", dsf_cmd_plugins, "list plugins and their rules"},
     {"estimate", dsf_cmd_estimate, "estimate memory per GPU and CPU"},
+    {"repo", dsf_cmd_repo, "manage remote profile repositories"},
     {NULL, NULL, NULL}};
 
 static const char exit_codes_help[] =
@@ -81,6 +82,8 @@ void dsf_cli_env_init(dsf_cli_env *env)
     env->limits = lim;
     const char *nc = getenv("NO_COLOR");
     env->color = isatty(STDERR_FILENO) && !(nc && *nc);
+    dsf_repo_opts_init(&env->repo);
+    env->repo.progress = isatty(STDERR_FILENO);
 }
 
 int dsf_cli_env_option(dsf_cli_env *env, int id, const char *arg,
@@ -117,23 +120,35 @@ int dsf_cli_env_option(dsf_cli_env *env, int id, const char *arg,
         env->limits.seconds = s;
         return 1;
     case DSF_OPT_OFFLINE:
-        env->offline = true;
+        env->offline = env->repo.offline = true;
         return 1;
     case DSF_OPT_ALLOW_HTTP:
-        env->allow_http = true;
+        env->allow_http = env->repo.allow_http = true;
         return 1;
     default:
         return 0;
     }
 }
 
-void dsf_cli_env_finish(dsf_cli_env *env)
+int dsf_cli_env_finish(dsf_cli_env *env, dsf_diags *d)
 {
     dsf_dirs_build(&env->profile_dirs, "profiles", env->profile_paths,
                    env->n_profile_paths, "--profile-path", "DSFORGE_PATH");
     dsf_dirs_build(&env->plugin_dirs, "plugins", env->plugin_paths,
                    env->n_plugin_paths, "--plugin-path",
                    "DSFORGE_PLUGIN_PATH");
+    /* Repository plugins go before the built-in ones. */
+    dsf_dirs *pd = &env->plugin_dirs;
+    dsf_dir builtin = {NULL, NULL};
+    if (pd->len && !strcmp(pd->items[pd->len - 1].origin, "built-in"))
+        builtin = pd->items[--pd->len];
+    int rc = dsf_repo_plugin_dirs(pd, &env->repo, d);
+    if (builtin.path) {
+        dsf_dirs_add(pd, builtin.path, builtin.origin);
+        free(builtin.path);
+        free(builtin.origin);
+    }
+    return rc;
 }
 
 void dsf_cli_env_free(dsf_cli_env *env)

@@ -10,6 +10,7 @@
 
 #include "core/diag.h"
 #include "core/paths.h"
+#include "fetch/repo.h"
 #include "lua/host.h"
 
 /* Runs dsforge with argv; returns the process exit status. */
@@ -62,6 +63,7 @@ typedef struct dsf_cli_env {
     bool offline;
     bool allow_http;
     bool color;         /* diagnostics in colour (stderr is a terminal) */
+    dsf_repo_opts repo;    /* remote repositories (offline, allow_http) */
     dsf_dirs profile_dirs; /* built by dsf_cli_env_finish */
     dsf_dirs plugin_dirs;
 } dsf_cli_env;
@@ -74,8 +76,11 @@ void dsf_cli_env_init(dsf_cli_env *env);
 int dsf_cli_env_option(dsf_cli_env *env, int id, const char *arg,
                        dsf_diags *d);
 
-/* Builds the search paths once the options are parsed. */
-void dsf_cli_env_finish(dsf_cli_env *env);
+/* Builds the search paths once the options are parsed. The plugin path
+** includes the plugins of the configured repositories (before the
+** built-in ones), which may revalidate them over the network: DSF_ENET
+** or DSF_EINPUT when that fails. */
+int dsf_cli_env_finish(dsf_cli_env *env, dsf_diags *d);
 
 void dsf_cli_env_free(dsf_cli_env *env);
 

@@ -206,8 +206,9 @@ int dsf_cmd_check(int argc, char **argv)
     dsf_srccache *sources = dsf_srccache_new();
     dsf_diags warnings = DSF_DIAGS_INIT;
     if (!rc) {
-        dsf_cli_env_finish(&env);
-        rc = dsf_plugins_load(&plugins, &env.plugin_dirs, sources,
+        rc = dsf_cli_env_finish(&env, &d);
+        if (!rc)
+            rc = dsf_plugins_load(&plugins, &env.plugin_dirs, sources,
                               env.limits, &warnings, &d);
     }
     int input_error = 0;

@@ -274,8 +274,9 @@ int dsf_cmd_gen(int argc, char **argv)
     if (!rc && r.to_stdout && r.outdir)
         rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
                             "--stdout and -o cannot be combined");
+    if (!rc)
+        rc = dsf_cli_env_finish(&env, &d);
     if (!rc) {
-        dsf_cli_env_finish(&env);
         r.tiers = a.tiers;
         r.ntiers = a.ntiers;
         r.matrix = a.matrix;
@@ -290,6 +291,7 @@ int dsf_cmd_gen(int argc, char **argv)
         r.profile_dirs = &env.profile_dirs;
         r.plugin_dirs = &env.plugin_dirs;
         r.limits = env.limits;
+        r.repo = &env.repo;
         rc = dsf_gen_run(&r, &d);
     }
     dsf_diags_sort(&d);

@@ -57,15 +57,16 @@ int dsf_cmd_list(int argc, char **argv)
                                 "list takes no arguments");
         }
     }
+    if (!rc)
+        rc = dsf_cli_env_finish(&env, &d);
     if (!rc) {
-        dsf_cli_env_finish(&env);
         dsf_profile_entry *e;
         size_t n;
         dsf_profile_list(&e, &n, &env.profile_dirs);
         dsf_srccache *sources = dsf_srccache_new();
         dsf_diags warnings = DSF_DIAGS_INIT;
         dsf_profile_ctx pc = {&env.profile_dirs, &env.plugin_dirs, sources,
-                              env.limits, &warnings};
+                              env.limits, &warnings, &env.repo};
         cJSON *arr = cJSON_CreateArray();
         if (!json)
             printf("%-20s %-22s %-10s %s\n", "NAME", "TIERS", "FROM",

@@ -94,8 +94,9 @@ int dsf_cmd_plugins(int argc, char **argv)
     dsf_plugin_env pe;
     memset(&pe, 0, sizeof pe);
     if (!rc) {
-        dsf_cli_env_finish(&env);
-        rc = dsf_plugin_env_load(&pe, &env, &d);
+        rc = dsf_cli_env_finish(&env, &d);
+        if (!rc)
+            rc = dsf_plugin_env_load(&pe, &env, &d);
     }
     if (!rc && json) {
         print_json(pe.plugins);

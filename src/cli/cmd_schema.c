@@ -47,8 +47,9 @@ int dsf_cmd_schema(int argc, char **argv)
     dsf_plugin_env pe;
     memset(&pe, 0, sizeof pe);
     if (!rc) {
-        dsf_cli_env_finish(&env);
-        rc = dsf_plugin_env_load(&pe, &env, &d);
+        rc = dsf_cli_env_finish(&env, &d);
+        if (!rc)
+            rc = dsf_plugin_env_load(&pe, &env, &d);
     }
     if (!rc) {
         cJSON *args = cJSON_CreateArray(), *schema = NULL;

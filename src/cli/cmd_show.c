@@ -93,12 +93,13 @@ int dsf_cmd_show(int argc, char **argv)
     if (!rc && !name)
         rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
                             "show needs a PROFILE");
+    if (!rc)
+        rc = dsf_cli_env_finish(&env, &d);
     if (!rc) {
-        dsf_cli_env_finish(&env);
         dsf_srccache *sources = dsf_srccache_new();
         dsf_diags warnings = DSF_DIAGS_INIT;
         dsf_profile_ctx pc = {&env.profile_dirs, &env.plugin_dirs, sources,
-                              env.limits, &warnings};
+                              env.limits, &warnings, &env.repo};
         dsf_profile *prof;
         rc = dsf_profile_load(&prof, &pc, name, &d);
         if (!rc) {

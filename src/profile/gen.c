@@ -307,7 +307,7 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
 {
     const dsf_gen_request *r = ru->r;
     dsf_profile_ctx pc = {r->profile_dirs, r->plugin_dirs, ru->sources,
-                          r->limits, &ru->warnings};
+                          r->limits, &ru->warnings, r->repo};
     cJSON *extra = cJSON_CreateObject();
     cJSON_AddStringToObject(extra, "profile",
                             ru->profile->chain[ru->profile->nchain - 1].name);
@@ -777,7 +777,7 @@ int dsf_gen_run(const dsf_gen_request *r, dsf_diags *d)
     ru.r = r;
     ru.sources = dsf_srccache_new();
     dsf_profile_ctx pc = {r->profile_dirs, r->plugin_dirs, ru.sources,
-                          r->limits, &ru.warnings};
+                          r->limits, &ru.warnings, r->repo};
     int rc = dsf_profile_load(&ru.profile, &pc, r->profile, d);
     if (!rc)
         rc = dsf_plugins_load(&ru.plugins, r->plugin_dirs, ru.sources,

@@ -11,6 +11,7 @@
 #include "core/diag.h"
 #include "core/paths.h"
 #include "doc/jpath.h"
+#include "fetch/repo.h"
 #include "lua/host.h"
 
 typedef struct dsf_matrix_axis {
@@ -47,6 +48,7 @@ typedef struct dsf_gen_request {
     const dsf_dirs *profile_dirs;
     const dsf_dirs *plugin_dirs;
     dsf_limits limits;
+    const dsf_repo_opts *repo;   /* for REPO/PROFILE names; may be NULL */
 } dsf_gen_request;
 
 /* Runs gen; prints the requested output on stdout and returns 0 or an

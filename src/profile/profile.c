@@ -21,7 +21,7 @@
 
 static const char *const profile_fields[] = {
     "build", "description", "extends", "name", "params", "prepare",
-    "summary", "tier_order", "tiers", NULL};
+    "summary", "tier_order", "tiers", "version", NULL};
 
 /* ------------------------------------------------------------------ */
 /* Discovery. */
@@ -406,20 +406,25 @@ static int read_decl(lua_State *L, decl *dc, const char *file, dsf_diags *d)
             const char *k = lua_type(L, -1) == LUA_TSTRING
                                 ? lua_tostring(L, -1)
                                 : "(a non-string key)";
-            const char *close = dsf_closest(k, profile_fields, 8);
+            const char *close = dsf_closest(k, profile_fields, 10);
             dsf_diag *g = dsf_diag_add(d, DSF_ERROR, file, 0, 0,
                                        "unknown profile field '%s'", k);
             dsf_diag_set_hint(g, close ? "did you mean '%s'?"
                                        : "known fields: %s",
                               close ? close
-                                    : "name, summary, description, extends, "
-                                      "params, tiers, tier_order, prepare, "
-                                      "build");
+                                    : "name, summary, description, version, "
+                                      "extends, params, tiers, tier_order, "
+                                      "prepare, build");
             lua_pop(L, 1);
             return DSF_EINPUT;
         }
     }
     int rc;
+    char *version = NULL;
+    rc = get_string_field(L, t, "version", &version, file, d);
+    free(version);
+    if (rc)
+        return rc;
     if ((rc = get_string_field(L, t, "name", &dc->name, file, d)) ||
         (rc = get_string_field(L, t, "summary", &dc->summary, file, d)) ||
         (rc = get_string_field(L, t, "extends", &dc->extends, file, d)) ||
@@ -662,6 +667,50 @@ static int check_tier_params(dsf_profile *p, dsf_diags *d)
     return 0;
 }
 
+/* NAME is a local profile; REPO/PROFILE[@VERSION] one of a repository:
+** then *name_out is PROFILE, *dir_out the repository's profiles directory
+** and *origin_out "repo REPO". */
+static int resolve_remote(char **name_out, char **dir_out, char **origin_out,
+                          const dsf_profile_ctx *ctx, const char *name,
+                          dsf_diags *d)
+{
+    *dir_out = *origin_out = NULL;
+    const char *slash = strchr(name, '/');
+    if (!slash) {
+        *name_out = dsf_xstrdup(name);
+        return 0;
+    }
+    const char *at = strchr(slash, '@');
+    char *qualified = dsf_xstrndup(name, at ? (size_t)(at - name)
+                                            : strlen(name));
+    char *repo = dsf_xstrndup(name, (size_t)(slash - name));
+    char *prof = dsf_xstrdup(qualified + (slash - name) + 1);
+    int rc = 0;
+    if (!ctx->repo)
+        rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                            "'%s': repository profiles are not available "
+                            "here", name);
+    else if (!valid_name(repo) || !valid_name(prof) || (at && !at[1]))
+        rc = dsf_diag_error(d, DSF_EINPUT, NULL, 0, 0,
+                            "invalid profile name '%s' (expected REPO/PROFILE "
+                            "or REPO/PROFILE@VERSION)", name);
+    char *dir = NULL;
+    if (!rc)
+        rc = dsf_repo_resolve_dir(&dir, qualified, at ? at + 1 : NULL,
+                                  ctx->repo, d);
+    if (!rc) {
+        *dir_out = dsf_path_join(dir, "profiles");
+        *origin_out = dsf_xasprintf("repo %s", repo);
+        *name_out = prof;
+        prof = NULL;
+    }
+    free(dir);
+    free(repo);
+    free(prof);
+    free(qualified);
+    return rc;
+}
+
 static char *display_name(const char *path, const char *origin,
                           const char *name)
 {
@@ -687,9 +736,16 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
     decl decls[MAX_CHAIN];
     dsf_profile_src srcs[MAX_CHAIN];
     size_t n = 0;
-    char *want = dsf_xstrdup(name);
+    char *want = NULL;
     char *prefer_dir = NULL;
+    char *repo_origin = NULL;
     const char *prefer_origin = NULL;
+    rc = resolve_remote(&want, &prefer_dir, &repo_origin, ctx, name, d);
+    if (rc) {
+        dsf_host_free(h);
+        return rc;
+    }
+    prefer_origin = repo_origin;
     while (want && !rc) {
         for (size_t i = 0; i < n; i++) {
             if (!strcmp(srcs[i].name, want)) {
@@ -771,6 +827,7 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
     }
     free(want);
     free(prefer_dir);
+    free(repo_origin);
     dsf_host_free(h);
     if (rc) {
         /* On failure only fully read entries remain in srcs/decls. */

@@ -18,6 +18,7 @@
 #include "core/diag.h"
 #include "core/paths.h"
 #include "doc/prov.h"
+#include "fetch/repo.h"
 #include "lua/host.h"
 
 typedef enum dsf_param_type {
@@ -73,6 +74,7 @@ typedef struct dsf_profile_ctx {
     dsf_srccache *sources;
     dsf_limits limits;
     dsf_diags *warnings;          /* dsforge.warn target */
+    const dsf_repo_opts *repo;    /* for NAME/PROFILE[@VERSION]; NULL: none */
 } dsf_profile_ctx;
 
 /* One profile file found on the search path. */
@@ -89,7 +91,10 @@ void dsf_profile_list(dsf_profile_entry **out, size_t *n,
                       const dsf_dirs *dirs);
 void dsf_profile_entries_free(dsf_profile_entry *e, size_t n);
 
-/* Loads profile name with its extends chain. *out is freed with
+/* Loads profile name with its extends chain. name is a profile on the
+** search path, or REPO/PROFILE[@VERSION] from a remote repository (its
+** locked, verified copy: fetch/repo.h); a repository profile's extends
+** resolve in the same repository first. *out is freed with
 ** dsf_profile_free. DSF_EINPUT for an unknown profile (with close names
 ** suggested), a bad declaration, an extends cycle; DSF_ESCRIPT when a
 ** script fails. */

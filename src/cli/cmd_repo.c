@@ -1,0 +1,194 @@
+/* cmd_repo.c -- `dsforge repo`: manage remote profile repositories. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/opts.h"
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/xalloc.h"
+#include "fetch/repo.h"
+
+enum { OPT_PROJECT = 1, OPT_NAME, OPT_VERSION, OPT_NO_PROGRESS };
+
+static const dsf_opt repo_opts[] = {
+    {"project", 0, false, OPT_PROJECT},
+    {"name", 0, true, OPT_NAME},
+    {"version", 0, true, OPT_VERSION},
+    {"no-progress", 0, false, OPT_NO_PROGRESS},
+    DSF_COMMON_OPTS,
+    {NULL, 0, false, 0}};
+
+static const char repo_help[] =
+    "Usage:\n"
+    "  dsforge repo add NAME URL [--project]  fetch, verify, record and "
+    "pin a repository\n"
+    "  dsforge repo list                      the configured "
+    "repositories\n"
+    "  dsforge repo update [NAME]             fetch again and re-pin the "
+    "lock file\n"
+    "  dsforge repo remove NAME [--project]   forget a repository\n"
+    "  dsforge repo path NAME[/PROFILE[@V]]   the directory holding the "
+    "locked\n"
+    "                                         content (fetched if "
+    "needed)\n"
+    "  dsforge repo index DIR [--name NAME] [--version V]\n"
+    "                                         write DIR/index.json for "
+    "DIR/profiles/*.lua\n"
+    "                                         and DIR/plugins/NAME/...\n"
+    "\n"
+    "Repositories are listed in ./dsforge.repos.json (the project's, "
+    "wins) and\n"
+    "$XDG_CONFIG_HOME/dsforge/repos.json (the user's); what a project "
+    "uses is\n"
+    "pinned in ./dsforge.lock. Use profiles as NAME/PROFILE[@VERSION]. "
+    "A bearer\n"
+    "token for a private repository is read from DSFORGE_TOKEN_<NAME>.\n"
+    "See docs/repositories.md.\n"
+    "\n"
+    "Options:\n"
+    "  --project       add to / remove from ./dsforge.repos.json instead "
+    "of the\n"
+    "                  user's list\n"
+    "  --name NAME     (index) the repository's name (default: DIR's "
+    "name)\n"
+    "  --version V     (index) version of profiles without a `version` "
+    "field and\n"
+    "                  of plugins without a VERSION file (default "
+    "0.0.0)\n"
+    "  --no-progress   no progress bar\n"
+    "\n" DSF_COMMON_HELP;
+
+static int usage(dsf_diags *d, const char *msg)
+{
+    dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0, "%s", msg);
+    dsf_diag_set_hint(g, "try 'dsforge repo --help'");
+    return DSF_EUSAGE;
+}
+
+/* `repo path REF`: the directory holding the locked content. */
+static int print_path(const char *ref, const dsf_repo_opts *o,
+                      dsf_buf *report, dsf_diags *d)
+{
+    const char *at = strchr(ref, '@');
+    char *repo = at ? dsf_xstrndup(ref, (size_t)(at - ref))
+                    : dsf_xstrdup(ref);
+    char *dir;
+    int rc = dsf_repo_resolve_dir(&dir, repo, at ? at + 1 : NULL, o, d);
+    if (!rc) {
+        dsf_buf_printf(report, "%s\n", dir);
+        free(dir);
+    }
+    free(repo);
+    return rc;
+}
+
+int dsf_cmd_repo(int argc, char **argv)
+{
+    dsf_cli_env env;
+    dsf_cli_env_init(&env);
+    dsf_diags d = DSF_DIAGS_INIT;
+    dsf_optparse p;
+    dsf_optparse_init(&p, argc, argv, 1, "repo");
+    const char *pos[3] = {NULL, NULL, NULL};
+    size_t npos = 0;
+    bool project = false, progress = true;
+    const char *name = NULL, *version = NULL;
+    const char *arg;
+    int id, rc = 0;
+    while ((id = dsf_opt_next(&p, repo_opts, &arg, &d)) != DSF_OPT_END) {
+        if (id == DSF_EUSAGE) {
+            rc = DSF_EUSAGE;
+            break;
+        }
+        if (id == DSF_OPT_POS) {
+            if (npos == 3) {
+                rc = usage(&d, "too many arguments");
+                break;
+            }
+            pos[npos++] = arg;
+        } else if (id == DSF_OPT_HELP) {
+            fputs(repo_help, stdout);
+            dsf_cli_env_free(&env);
+            return 0;
+        } else if (id == OPT_PROJECT) {
+            project = true;
+        } else if (id == OPT_NAME) {
+            name = arg;
+        } else if (id == OPT_VERSION) {
+            version = arg;
+        } else if (id == OPT_NO_PROGRESS) {
+            progress = false;
+        } else if ((rc = dsf_cli_env_option(&env, id, arg, &d)) < 0) {
+            break;
+        } else {
+            rc = 0;
+        }
+    }
+    dsf_repo_opts o;
+    dsf_repo_opts_init(&o);
+    o.offline = env.offline;
+    o.allow_http = env.allow_http;
+    o.progress = progress;
+    dsf_buf report = DSF_BUF_INIT;
+    const char *sub = pos[0];
+    if (rc) {
+        /* reported */
+    } else if (!sub) {
+        rc = usage(&d, "missing subcommand (add, list, update, remove, "
+                       "path, index)");
+    } else if (!strcmp(sub, "add")) {
+        if (npos != 3)
+            rc = usage(&d, "usage: dsforge repo add NAME URL");
+        else
+            rc = dsf_repo_add(pos[1], pos[2], project, &o, &report, &d);
+    } else if (!strcmp(sub, "update")) {
+        if (npos > 2)
+            rc = usage(&d, "usage: dsforge repo update [NAME]");
+        else
+            rc = dsf_repo_update(pos[1], &o, &report, &d);
+    } else if (!strcmp(sub, "remove")) {
+        if (npos != 2)
+            rc = usage(&d, "usage: dsforge repo remove NAME");
+        else
+            rc = dsf_repo_remove(pos[1], project, &o, &report, &d);
+    } else if (!strcmp(sub, "index")) {
+        if (npos != 2)
+            rc = usage(&d, "usage: dsforge repo index DIR");
+        else
+            rc = dsf_repo_index_dir(pos[1], name, version, &report, &d);
+    } else if (!strcmp(sub, "path")) {
+        if (npos != 2)
+            rc = usage(&d, "usage: dsforge repo path NAME[/PROFILE[@V]]");
+        else
+            rc = print_path(pos[1], &o, &report, &d);
+    } else if (!strcmp(sub, "list")) {
+        dsf_repo_info *v;
+        size_t n;
+        if (npos != 1)
+            rc = usage(&d, "usage: dsforge repo list");
+        else if ((rc = dsf_repo_list(&v, &n, &o, &d)) == 0) {
+            for (size_t i = 0; i < n; i++)
+                dsf_buf_printf(&report, "%-16s %s  (%s%s)%s%.12s\n",
+                               v[i].name, v[i].url, v[i].origin,
+                               v[i].shadowed ? ", hidden by the project's"
+                                             : "",
+                               v[i].locked_sha256 ? "  locked " : "",
+                               v[i].locked_sha256 ? v[i].locked_sha256
+                                                  : "");
+            if (!n)
+                dsf_buf_puts(&report, "no repositories configured\n");
+            dsf_repo_infos_free(v, n);
+        }
+    } else {
+        rc = usage(&d, "unknown subcommand (add, list, update, remove, "
+                       "path, index)");
+    }
+    fputs(dsf_buf_str(&report), stdout);
+    dsf_buf_free(&report);
+    int status = dsf_cli_finish(&env, &d, rc);
+    dsf_cli_env_free(&env);
+    return status;
+}

@@ -1,0 +1,270 @@
+/* cache.c -- see cache.h. */
+#define _XOPEN_SOURCE 700
+#include "cache.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/paths.h"
+#include "core/sha256.h"
+#include "core/xalloc.h"
+#include "json/jsonout.h"
+
+#define META_MAX (64u << 10)
+#define BLOB_MAX (256u << 20)
+
+int dsf_cache_open(dsf_cache *c, dsf_diags *d)
+{
+    c->root = dsf_cache_home();
+    if (!c->root)
+        return dsf_diag_error(d, DSF_EINPUT, NULL, 0, 0,
+                              "no cache directory: set XDG_CACHE_HOME or "
+                              "HOME");
+    int rc = dsf_mkdir_p(c->root, NULL, d);
+    if (rc) {
+        free(c->root);
+        c->root = NULL;
+    }
+    return rc;
+}
+
+void dsf_cache_close(dsf_cache *c)
+{
+    free(c->root);
+    c->root = NULL;
+}
+
+char *dsf_cache_blob_path(const dsf_cache *c, const char *sha256)
+{
+    return dsf_xasprintf("%s/blobs/sha256/%.2s/%s", c->root, sha256,
+                         sha256);
+}
+
+int dsf_cache_get_blob(char **data, size_t *len, const dsf_cache *c,
+                       const char *sha256, dsf_diags *d)
+{
+    *data = NULL;
+    *len = 0;
+    char *path = dsf_cache_blob_path(c, sha256);
+    if (!dsf_is_file(path)) {
+        free(path);
+        return 1;
+    }
+    dsf_diags quiet = DSF_DIAGS_INIT;
+    int rc = dsf_read_file(data, len, path, BLOB_MAX, &quiet);
+    dsf_diags_free(&quiet);
+    if (rc) {
+        free(path);
+        return 1;
+    }
+    char hex[65];
+    dsf_sha256_hex(hex, *data, *len);
+    if (strcmp(hex, sha256)) {
+        dsf_diag_add(d, DSF_WARNING, path, 0, 0,
+                     "cache entry does not match its hash (sha256 %s); "
+                     "removed it", hex);
+        unlink(path);
+        free(*data);
+        *data = NULL;
+        *len = 0;
+        free(path);
+        return 1;
+    }
+    free(path);
+    return 0;
+}
+
+int dsf_cache_put_blob(const dsf_cache *c, const char *sha256,
+                       const char *data, size_t len, dsf_diags *d)
+{
+    char hex[65];
+    dsf_sha256_hex(hex, data, len);
+    if (strcmp(hex, sha256))
+        return dsf_diag_error(d, DSF_ENET, NULL, 0, 0,
+                              "content hashes to sha256 %s, expected %s",
+                              hex, sha256);
+    char *path = dsf_cache_blob_path(c, sha256);
+    char *dir = dsf_path_dirname(path);
+    int rc = dsf_mkdir_p(dir, NULL, d);
+    if (!rc && !dsf_is_file(path))
+        rc = dsf_write_atomic(path, data, len, d);
+    free(dir);
+    free(path);
+    return rc;
+}
+
+static char *meta_path(const dsf_cache *c, const char *url)
+{
+    char hex[65];
+    dsf_sha256_hex(hex, url, strlen(url));
+    return dsf_xasprintf("%s/repos/%.24s/meta.json", c->root, hex);
+}
+
+static char *opt_string(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? dsf_xstrdup(v->valuestring) : NULL;
+}
+
+void dsf_cache_meta_load(dsf_cache_meta *m, const dsf_cache *c,
+                         const char *url)
+{
+    memset(m, 0, sizeof *m);
+    char *path = meta_path(c, url);
+    char *text;
+    size_t len;
+    dsf_diags quiet = DSF_DIAGS_INIT;
+    if (dsf_read_file(&text, &len, path, META_MAX, &quiet) == 0) {
+        cJSON *doc = cJSON_ParseWithLength(text, len);
+        const cJSON *u = cJSON_GetObjectItemCaseSensitive(doc, "url");
+        const cJSON *sha = cJSON_GetObjectItemCaseSensitive(doc,
+                                                            "index_sha256");
+        /* The URL is stored too so a hash collision of the key (or a
+        ** hand-copied file) cannot give another repository's validators. */
+        if (cJSON_IsString(u) && !strcmp(u->valuestring, url) &&
+            cJSON_IsString(sha) && strlen(sha->valuestring) == 64) {
+            m->etag = opt_string(doc, "etag");
+            m->last_modified = opt_string(doc, "last_modified");
+            snprintf(m->index_sha256, sizeof m->index_sha256, "%s",
+                     sha->valuestring);
+        }
+        cJSON_Delete(doc);
+        free(text);
+    }
+    dsf_diags_free(&quiet);
+    free(path);
+}
+
+int dsf_cache_meta_save(const dsf_cache *c, const char *url,
+                        const dsf_cache_meta *m, dsf_diags *d)
+{
+    char *path = meta_path(c, url);
+    char *dir = dsf_path_dirname(path);
+    int rc = dsf_mkdir_p(dir, NULL, d);
+    if (!rc) {
+        cJSON *doc = cJSON_CreateObject();
+        cJSON_AddStringToObject(doc, "url", url);
+        if (m->etag)
+            cJSON_AddStringToObject(doc, "etag", m->etag);
+        if (m->last_modified)
+            cJSON_AddStringToObject(doc, "last_modified", m->last_modified);
+        cJSON_AddStringToObject(doc, "index_sha256", m->index_sha256);
+        char *text = dsf_json_print(doc, true);
+        rc = dsf_write_atomic(path, text, strlen(text), d);
+        free(text);
+        cJSON_Delete(doc);
+    }
+    free(dir);
+    free(path);
+    return rc;
+}
+
+void dsf_cache_meta_free(dsf_cache_meta *m)
+{
+    free(m->etag);
+    free(m->last_modified);
+    m->etag = m->last_modified = NULL;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+                    struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if (flag == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
+}
+
+void dsf_cache_rmtree(const char *path)
+{
+    nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Writes every file of ix under tmp, from verified blobs. */
+static int fill_tree(const char *tmp, const dsf_cache *c, const dsf_index *ix,
+                     dsf_diags *d)
+{
+    for (size_t i = 0; i < ix->n_files; i++) {
+        const dsf_index_file *f = &ix->files[i];
+        char *data;
+        size_t len;
+        int rc = dsf_cache_get_blob(&data, &len, c, f->sha256, d);
+        if (rc == 1) {
+            dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                       "%s (sha256 %s) is not in the cache",
+                                       f->remote, f->sha256);
+            dsf_diag_set_hint(g, "run 'dsforge repo update' while online");
+            return DSF_ENET;
+        }
+        if (rc)
+            return rc;
+        char *path = dsf_path_join(tmp, f->local);
+        char *dir = dsf_path_dirname(path);
+        rc = dsf_mkdir_p(dir, NULL, d);
+        if (!rc)
+            rc = dsf_write_atomic(path, data, len, d);
+        /* read-only: an edit by hand fails instead of silently changing
+        ** what every later run uses */
+        if (!rc)
+            chmod(path, 0444);
+        free(dir);
+        free(path);
+        free(data);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int dsf_cache_tree(char **dir_out, const dsf_cache *c, const dsf_index *ix,
+                   const char *index_sha256, dsf_diags *d)
+{
+    *dir_out = NULL;
+    char *trees = dsf_path_join(c->root, "trees");
+    char *final = dsf_xasprintf("%s/%s", trees, index_sha256);
+    if (dsf_is_dir(final)) {
+        free(trees);
+        *dir_out = final;
+        return 0;
+    }
+    int rc = dsf_mkdir_p(trees, NULL, d);
+    char *tmp = dsf_xasprintf("%s/.tmp-XXXXXX", trees);
+    if (!rc && !mkdtemp(tmp))
+        rc = dsf_diag_error(d, DSF_EINPUT, trees, 0, 0,
+                            "cannot create a temporary directory: %s",
+                            strerror(errno));
+    else if (!rc) {
+        chmod(tmp, 0755);
+        rc = fill_tree(tmp, c, ix, d);
+        /* rename() of a directory is atomic; when another process got
+        ** there first the target exists (ENOTEMPTY/EEXIST) and holds the
+        ** same verified content, so ours is thrown away. */
+        if (!rc && rename(tmp, final) != 0) {
+            if (!dsf_is_dir(final))
+                rc = dsf_diag_error(d, DSF_EINPUT, final, 0, 0,
+                                    "cannot create: %s", strerror(errno));
+        }
+        if (dsf_is_dir(tmp))
+            dsf_cache_rmtree(tmp);
+    }
+    free(tmp);
+    free(trees);
+    if (rc) {
+        free(final);
+        return rc;
+    }
+    *dir_out = final;
+    return 0;
+}

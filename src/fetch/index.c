@@ -1,0 +1,456 @@
+/* index.c -- see index.h. */
+#include "index.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/error.h"
+#include "core/xalloc.h"
+#include "json/jsonc.h"
+#include "json/jsonout.h"
+
+bool dsf_index_name_ok(const char *name)
+{
+    size_t n = strlen(name);
+    if (!n || n > 64 || name[0] == '.' || name[0] == '-')
+        return false;
+    for (const char *s = name; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+              (*s >= '0' && *s <= '9') || *s == '_' || *s == '-' ||
+              *s == '.'))
+            return false;
+    return true;
+}
+
+bool dsf_index_path_ok(const char *path)
+{
+    size_t n = strlen(path);
+    if (!n || n > 1024 || path[0] == '/')
+        return false;
+    const char *seg = path;
+    for (const char *s = path;; s++) {
+        if (*s == '/' || !*s) {
+            size_t len = (size_t)(s - seg);
+            if (!len || (len == 1 && seg[0] == '.') ||
+                (len == 2 && seg[0] == '.' && seg[1] == '.'))
+                return false;
+            if (!*s)
+                return true;
+            seg = s + 1;
+            continue;
+        }
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+              (*s >= '0' && *s <= '9') || strchr("._-+~@", *s)))
+            return false;
+    }
+}
+
+static bool hex64_ok(const char *s)
+{
+    if (strlen(s) != 64)
+        return false;
+    for (; *s; s++)
+        if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+            return false;
+    return true;
+}
+
+static bool version_ok(const char *v)
+{
+    size_t n = strlen(v);
+    if (!n || n > 64)
+        return false;
+    for (; *v; v++)
+        if (*v <= ' ' || *v > '~' || *v == '/' || *v == '@')
+            return false;
+    return true;
+}
+
+/* ---- building ---------------------------------------------------------- */
+
+typedef struct builder {
+    dsf_index ix;
+    size_t cap_profiles, cap_plugins, cap_files;
+} builder;
+
+dsf_index *dsf_index_new(const char *name)
+{
+    builder *b = dsf_xcalloc(1, sizeof *b);
+    b->ix.name = dsf_xstrdup(name);
+    return &b->ix;
+}
+
+static void add_file(dsf_index *ix, const char *remote, const char *local,
+                     const char *sha256)
+{
+    builder *b = (builder *)ix;
+    dsf_xgrow((void **)&ix->files, &b->cap_files, ix->n_files + 1,
+              sizeof *ix->files);
+    dsf_index_file *f = &ix->files[ix->n_files++];
+    f->remote = dsf_xstrdup(remote);
+    f->local = dsf_xstrdup(local);
+    snprintf(f->sha256, sizeof f->sha256, "%s", sha256);
+}
+
+static dsf_index_entry *add_entry(dsf_index_entry **items, size_t *n,
+                                  size_t *cap, const char *name,
+                                  const char *version, const char *path)
+{
+    dsf_xgrow((void **)items, cap, *n + 1, sizeof **items);
+    dsf_index_entry *e = &(*items)[(*n)++];
+    e->name = dsf_xstrdup(name);
+    e->version = dsf_xstrdup(version);
+    e->path = dsf_xstrdup(path);
+    return e;
+}
+
+void dsf_index_add_profile(dsf_index *ix, const char *name,
+                           const char *version, const char *path,
+                           const char *sha256)
+{
+    builder *b = (builder *)ix;
+    add_entry(&ix->profiles, &ix->n_profiles, &b->cap_profiles, name,
+              version, path);
+    char *local = dsf_xasprintf("profiles/%s.lua", name);
+    add_file(ix, path, local, sha256);
+    free(local);
+}
+
+void dsf_index_add_plugin(dsf_index *ix, const char *name,
+                          const char *version, const char *path,
+                          const char *const *files,
+                          const char *const *sha256s, size_t n)
+{
+    builder *b = (builder *)ix;
+    add_entry(&ix->plugins, &ix->n_plugins, &b->cap_plugins, name, version,
+              path);
+    for (size_t i = 0; i < n; i++) {
+        char *remote = dsf_xasprintf("%s/%s", path, files[i]);
+        char *local = dsf_xasprintf("plugins/%s/%s", name, files[i]);
+        add_file(ix, remote, local, sha256s[i]);
+        free(remote);
+        free(local);
+    }
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    return strcmp(((const dsf_index_entry *)a)->name,
+                  ((const dsf_index_entry *)b)->name);
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+    return strcmp(((const dsf_index_file *)a)->local,
+                  ((const dsf_index_file *)b)->local);
+}
+
+void dsf_index_finish(dsf_index *ix)
+{
+    if (ix->n_profiles)
+        qsort(ix->profiles, ix->n_profiles, sizeof *ix->profiles,
+              cmp_entry);
+    if (ix->n_plugins)
+        qsort(ix->plugins, ix->n_plugins, sizeof *ix->plugins, cmp_entry);
+    if (ix->n_files)
+        qsort(ix->files, ix->n_files, sizeof *ix->files, cmp_file);
+}
+
+static void free_entries(dsf_index_entry *e, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(e[i].name);
+        free(e[i].version);
+        free(e[i].path);
+    }
+    free(e);
+}
+
+void dsf_index_free(dsf_index *ix)
+{
+    if (!ix)
+        return;
+    free(ix->name);
+    free_entries(ix->profiles, ix->n_profiles);
+    free_entries(ix->plugins, ix->n_plugins);
+    for (size_t i = 0; i < ix->n_files; i++) {
+        free(ix->files[i].remote);
+        free(ix->files[i].local);
+    }
+    free(ix->files);
+    free((builder *)ix);
+}
+
+const dsf_index_entry *dsf_index_profile(const dsf_index *ix,
+                                         const char *name)
+{
+    for (size_t i = 0; i < ix->n_profiles; i++)
+        if (!strcmp(ix->profiles[i].name, name))
+            return &ix->profiles[i];
+    return NULL;
+}
+
+/* ---- parsing ----------------------------------------------------------- */
+
+typedef struct parser {
+    const dsf_jsrc *src;
+    const char *label;
+    dsf_diags *d;
+} parser;
+
+static int bad(const parser *p, const cJSON *node, bool at_key,
+               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int bad(const parser *p, const cJSON *node, bool at_key,
+               const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    dsf_jpos pos = {0, 0};
+    if (node) {
+        if (!(at_key && dsf_jsrc_key_pos(p->src, node, &pos)))
+            dsf_jsrc_pos(p->src, node, &pos);
+    }
+    dsf_diag *g = dsf_diag_add(p->d, DSF_ERROR, p->label, pos.line, pos.col,
+                               "%s", msg);
+    const char *line;
+    size_t len;
+    if (pos.line && dsf_jsrc_line(p->src, pos.line, &line, &len))
+        dsf_diag_set_excerpt(g, line, len);
+    dsf_diag_set_rule(g, "repo-index");
+    return DSF_ENET;
+}
+
+static const char *get_string(const parser *p, const cJSON *obj,
+                              const char *key, int *rc)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) {
+        *rc = bad(p, obj, false, "index entry has no \"%s\"", key);
+        return NULL;
+    }
+    if (!cJSON_IsString(v)) {
+        *rc = bad(p, v, false, "\"%s\" must be a string", key);
+        return NULL;
+    }
+    return v->valuestring;
+}
+
+static int parse_common(const parser *p, const cJSON *e, const char **version,
+                        const char **path)
+{
+    int rc = 0;
+    if (!dsf_index_name_ok(e->string))
+        return bad(p, e, true, "invalid name \"%s\" (letters, digits, "
+                               "'_', '-', '.'; at most 64)", e->string);
+    if (!cJSON_IsObject(e))
+        return bad(p, e, false, "entry \"%s\" must be an object",
+                   e->string);
+    if (!(*version = get_string(p, e, "version", &rc)))
+        return rc;
+    if (!version_ok(*version))
+        return bad(p, cJSON_GetObjectItemCaseSensitive(e, "version"), false,
+                   "invalid version \"%s\"", *version);
+    if (!(*path = get_string(p, e, "path", &rc)))
+        return rc;
+    if (!dsf_index_path_ok(*path))
+        return bad(p, cJSON_GetObjectItemCaseSensitive(e, "path"), false,
+                   "path \"%s\" leaves the repository or has characters "
+                   "outside [A-Za-z0-9._-+~@/]", *path);
+    return 0;
+}
+
+static int parse_profiles(const parser *p, const cJSON *obj, dsf_index *ix)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, obj) {
+        const char *version, *path;
+        int rc = parse_common(p, e, &version, &path);
+        if (rc)
+            return rc;
+        const char *sha = get_string(p, e, "sha256", &rc);
+        if (!sha)
+            return rc;
+        if (!hex64_ok(sha))
+            return bad(p, cJSON_GetObjectItemCaseSensitive(e, "sha256"),
+                       false, "\"%s\" is not a lower-case sha256", sha);
+        if (ix->n_files >= DSF_INDEX_MAX_FILES)
+            return bad(p, e, true, "too many files (limit %d)", DSF_INDEX_MAX_FILES);
+        dsf_index_add_profile(ix, e->string, version, path, sha);
+    }
+    return 0;
+}
+
+static int parse_plugins(const parser *p, const cJSON *obj, dsf_index *ix)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, obj) {
+        const char *version, *path;
+        int rc = parse_common(p, e, &version, &path);
+        if (rc)
+            return rc;
+        const cJSON *files = cJSON_GetObjectItemCaseSensitive(e, "files");
+        if (!cJSON_IsObject(files) || !files->child)
+            return bad(p, files ? files : e, false,
+                       "plugin \"%s\" needs a non-empty \"files\" object",
+                       e->string);
+        size_t n = (size_t)cJSON_GetArraySize(files), i = 0;
+        if (ix->n_files + n > DSF_INDEX_MAX_FILES)
+            return bad(p, e, true, "too many files (limit %d)", DSF_INDEX_MAX_FILES);
+        const char **names = dsf_xcalloc(n, sizeof *names);
+        const char **shas = dsf_xcalloc(n, sizeof *shas);
+        const cJSON *f;
+        cJSON_ArrayForEach(f, files) {
+            if (!dsf_index_path_ok(f->string))
+                rc = bad(p, f, true, "file name \"%s\" leaves the plugin "
+                         "or has characters outside [A-Za-z0-9._-+~@/]",
+                         f->string);
+            else if (!cJSON_IsString(f) || !hex64_ok(f->valuestring))
+                rc = bad(p, f, false, "the sha256 of \"%s\" must be 64 "
+                         "lower-case hex digits", f->string);
+            if (rc)
+                break;
+            names[i] = f->string;
+            shas[i++] = f->valuestring;
+        }
+        if (!rc)
+            dsf_index_add_plugin(ix, e->string, version, path, names, shas,
+                                 i);
+        free(names);
+        free(shas);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int check_unique(const parser *p, const dsf_index *ix)
+{
+    for (size_t i = 1; i < ix->n_files; i++)
+        if (!strcmp(ix->files[i - 1].local, ix->files[i].local))
+            return bad(p, NULL, false, "two entries map to the same file "
+                       "\"%s\"", ix->files[i].local);
+    return 0;
+}
+
+int dsf_index_parse(dsf_index **out, const char *label, const char *text,
+                    size_t len, dsf_diags *d)
+{
+    *out = NULL;
+    cJSON *doc;
+    dsf_jsrc *src;
+    dsf_diags local = DSF_DIAGS_INIT;
+    if (dsf_json_parse(&doc, &src, label, text, len, &local)) {
+        /* A malformed index came from the network: exit 4, not 3. */
+        dsf_diags_move(d, &local);
+        dsf_diags_free(&local);
+        return DSF_ENET;
+    }
+    parser p = {src, label, d};
+    int rc = 0;
+    dsf_index *ix = NULL;
+    size_t ndup;
+    const dsf_jdup *dups = dsf_jsrc_duplicates(src, &ndup);
+    const cJSON *format = cJSON_GetObjectItemCaseSensitive(doc, "format");
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(doc, "name");
+    const cJSON *profiles = cJSON_GetObjectItemCaseSensitive(doc, "profiles");
+    const cJSON *plugins = cJSON_GetObjectItemCaseSensitive(doc, "plugins");
+    if (ndup) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, label, dups[0].again.line,
+                                   dups[0].again.col,
+                                   "duplicate key \"%s\"", dups[0].path);
+        dsf_diag_set_rule(g, "repo-index");
+        rc = DSF_ENET;
+    } else if (!cJSON_IsObject(doc)) {
+        rc = bad(&p, doc, false, "index.json must be an object");
+    } else if (!cJSON_IsNumber(format) ||
+               !dsf_json_is_integer_literal(format)) {
+        rc = bad(&p, format ? format : doc, false,
+                 "\"format\" must be the integer 1");
+    } else if (format->valuedouble != DSF_INDEX_FORMAT) {
+        rc = bad(&p, format, false, "unsupported index format %s (this "
+                 "dsforge reads format 1; upgrade dsforge)",
+                 format->valuestring ? format->valuestring : "?");
+    } else if (!cJSON_IsString(name) ||
+               !dsf_index_name_ok(name->valuestring)) {
+        rc = bad(&p, name ? name : doc, false,
+                 "\"name\" must be a repository name (letters, digits, "
+                 "'_', '-', '.')");
+    } else if ((profiles && !cJSON_IsObject(profiles)) ||
+               (plugins && !cJSON_IsObject(plugins))) {
+        rc = bad(&p, profiles && !cJSON_IsObject(profiles) ? profiles
+                                                           : plugins,
+                 false, "\"profiles\" and \"plugins\" must be objects");
+    } else {
+        ix = dsf_index_new(name->valuestring);
+        if (profiles)
+            rc = parse_profiles(&p, profiles, ix);
+        if (!rc && plugins)
+            rc = parse_plugins(&p, plugins, ix);
+        if (!rc) {
+            dsf_index_finish(ix);
+            rc = check_unique(&p, ix);
+        }
+    }
+    cJSON_Delete(doc);
+    dsf_jsrc_free(src);
+    if (rc) {
+        dsf_index_free(ix);
+        return rc;
+    }
+    *out = ix;
+    return 0;
+}
+
+/* ---- writing ----------------------------------------------------------- */
+
+char *dsf_index_write(const dsf_index *ix)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddNumberToObject(doc, "format", DSF_INDEX_FORMAT);
+    cJSON_AddStringToObject(doc, "name", ix->name);
+    cJSON *profiles = cJSON_AddObjectToObject(doc, "profiles");
+    cJSON *plugins = cJSON_AddObjectToObject(doc, "plugins");
+    for (size_t i = 0; i < ix->n_files; i++) {
+        const dsf_index_file *f = &ix->files[i];
+        if (!strncmp(f->local, "profiles/", 9)) {
+            size_t n = strlen(f->local) - 9 - 4; /* drop ".lua" */
+            char *name = dsf_xstrndup(f->local + 9, n);
+            const dsf_index_entry *e = dsf_index_profile(ix, name);
+            cJSON *o = cJSON_AddObjectToObject(profiles, name);
+            cJSON_AddStringToObject(o, "version", e ? e->version : "");
+            cJSON_AddStringToObject(o, "path", f->remote);
+            cJSON_AddStringToObject(o, "sha256", f->sha256);
+            free(name);
+            continue;
+        }
+        /* plugins/NAME/FILE */
+        const char *nm = f->local + 8;
+        const char *slash = strchr(nm, '/');
+        char *name = dsf_xstrndup(nm, (size_t)(slash - nm));
+        cJSON *o = cJSON_GetObjectItemCaseSensitive(plugins, name);
+        if (!o) {
+            const dsf_index_entry *e = NULL;
+            for (size_t k = 0; k < ix->n_plugins; k++)
+                if (!strcmp(ix->plugins[k].name, name))
+                    e = &ix->plugins[k];
+            o = cJSON_AddObjectToObject(plugins, name);
+            cJSON_AddStringToObject(o, "version", e ? e->version : "");
+            cJSON_AddStringToObject(o, "path", e ? e->path : "");
+            cJSON_AddObjectToObject(o, "files");
+        }
+        cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(o, "files"),
+                                slash + 1, f->sha256);
+        free(name);
+    }
+    char *text = dsf_json_print(doc, true);
+    cJSON_Delete(doc);
+    return text;
+}

@@ -1,0 +1,331 @@
+/* lock.c -- see lock.h. */
+#include "lock.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/xalloc.h"
+#include "json/jsonc.h"
+#include "json/jsonout.h"
+
+static void free_pins(dsf_lock_pin *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(p[i].key);
+        free(p[i].value);
+    }
+    free(p);
+}
+
+static void free_repo(dsf_lock_repo *r)
+{
+    free(r->name);
+    free(r->url);
+    free_pins(r->files, r->n_files);
+    free_pins(r->versions, r->n_versions);
+    memset(r, 0, sizeof *r);
+}
+
+void dsf_lock_free(dsf_lock *lock)
+{
+    for (size_t i = 0; i < lock->n_repos; i++)
+        free_repo(&lock->repos[i]);
+    free(lock->repos);
+    free(lock->path);
+    memset(lock, 0, sizeof *lock);
+}
+
+static int bad(const dsf_jsrc *src, const cJSON *node, dsf_diags *d,
+               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int bad(const dsf_jsrc *src, const cJSON *node, dsf_diags *d,
+               const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    dsf_jpos pos = {0, 0};
+    if (node)
+        dsf_jsrc_pos(src, node, &pos);
+    dsf_diag *g = dsf_diag_add(d, DSF_ERROR, dsf_jsrc_file(src), pos.line,
+                               pos.col, "%s", msg);
+    const char *line;
+    size_t len;
+    if (pos.line && dsf_jsrc_line(src, pos.line, &line, &len))
+        dsf_diag_set_excerpt(g, line, len);
+    dsf_diag_set_hint(g, "fix or delete the lock file, then run 'dsforge "
+                         "repo update'");
+    return DSF_EINPUT;
+}
+
+static bool is_hex64(const char *s)
+{
+    if (strlen(s) != 64)
+        return false;
+    for (; *s; s++)
+        if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+            return false;
+    return true;
+}
+
+static int read_pins(dsf_lock_pin **out, size_t *n, const cJSON *obj,
+                     bool hashes, const dsf_jsrc *src, dsf_diags *d)
+{
+    *out = NULL;
+    *n = 0;
+    if (!obj)
+        return 0;
+    if (!cJSON_IsObject(obj))
+        return bad(src, obj, d, "expected an object");
+    size_t cap = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, obj) {
+        if (!cJSON_IsString(e) || (hashes && !is_hex64(e->valuestring)))
+            return bad(src, e, d, "\"%s\" must be %s", e->string,
+                       hashes ? "a lower-case sha256" : "a string");
+        if (hashes && !dsf_index_path_ok(e->string))
+            return bad(src, e, d, "invalid path \"%s\"", e->string);
+        dsf_xgrow((void **)out, &cap, *n + 1, sizeof **out);
+        (*out)[*n].key = dsf_xstrdup(e->string);
+        (*out)[(*n)++].value = dsf_xstrdup(e->valuestring);
+    }
+    return 0;
+}
+
+static int read_repo(dsf_lock *lock, const cJSON *e, const dsf_jsrc *src,
+                     dsf_diags *d)
+{
+    if (!cJSON_IsObject(e) || !dsf_index_name_ok(e->string))
+        return bad(src, e, d, "invalid repository entry \"%s\"", e->string);
+    const cJSON *url = cJSON_GetObjectItemCaseSensitive(e, "url");
+    const cJSON *sha = cJSON_GetObjectItemCaseSensitive(e, "index_sha256");
+    if (!cJSON_IsString(url))
+        return bad(src, url ? url : e, d, "\"url\" must be a string");
+    if (!cJSON_IsString(sha) || !is_hex64(sha->valuestring))
+        return bad(src, sha ? sha : e, d,
+                   "\"index_sha256\" must be a lower-case sha256");
+    dsf_xgrow((void **)&lock->repos, &lock->cap, lock->n_repos + 1,
+              sizeof *lock->repos);
+    dsf_lock_repo *r = &lock->repos[lock->n_repos++];
+    memset(r, 0, sizeof *r);
+    r->name = dsf_xstrdup(e->string);
+    r->url = dsf_xstrdup(url->valuestring);
+    snprintf(r->index_sha256, sizeof r->index_sha256, "%s",
+             sha->valuestring);
+    int rc = read_pins(&r->files, &r->n_files,
+                       cJSON_GetObjectItemCaseSensitive(e, "files"), true,
+                       src, d);
+    if (!rc)
+        rc = read_pins(&r->versions, &r->n_versions,
+                       cJSON_GetObjectItemCaseSensitive(e, "versions"),
+                       false, src, d);
+    return rc;
+}
+
+int dsf_lock_load(dsf_lock *lock, const char *path, dsf_diags *d)
+{
+    memset(lock, 0, sizeof *lock);
+    lock->path = dsf_xstrdup(path);
+    if (!dsf_is_file(path))
+        return 0;
+    cJSON *doc;
+    dsf_jsrc *src;
+    int rc = dsf_json_load_file(&doc, &src, path, d);
+    if (rc)
+        return rc;
+    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(doc, "lock_format");
+    const cJSON *repos = cJSON_GetObjectItemCaseSensitive(doc,
+                                                          "repositories");
+    if (!cJSON_IsObject(doc))
+        rc = bad(src, doc, d, "a lock file must be a JSON object");
+    else if (!cJSON_IsNumber(fmt) || fmt->valuedouble != DSF_LOCK_FORMAT)
+        rc = bad(src, fmt ? fmt : doc, d,
+                 "\"lock_format\" must be %d", DSF_LOCK_FORMAT);
+    else if (!cJSON_IsObject(repos))
+        rc = bad(src, repos ? repos : doc, d,
+                 "\"repositories\" must be an object");
+    else {
+        const cJSON *e;
+        cJSON_ArrayForEach(e, repos) {
+            if ((rc = read_repo(lock, e, src, d)) != 0)
+                break;
+        }
+    }
+    cJSON_Delete(doc);
+    dsf_jsrc_free(src);
+    return rc;
+}
+
+static cJSON *pins_json(const dsf_lock_pin *p, size_t n)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddStringToObject(o, p[i].key, p[i].value);
+    return o;
+}
+
+int dsf_lock_save(dsf_lock *lock, dsf_diags *d)
+{
+    if (!lock->changed)
+        return 0;
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddNumberToObject(doc, "lock_format", DSF_LOCK_FORMAT);
+    cJSON *repos = cJSON_AddObjectToObject(doc, "repositories");
+    for (size_t i = 0; i < lock->n_repos; i++) {
+        const dsf_lock_repo *r = &lock->repos[i];
+        cJSON *o = cJSON_AddObjectToObject(repos, r->name);
+        cJSON_AddStringToObject(o, "url", r->url);
+        cJSON_AddStringToObject(o, "index_sha256", r->index_sha256);
+        cJSON_AddItemToObject(o, "files", pins_json(r->files, r->n_files));
+        cJSON_AddItemToObject(o, "versions",
+                              pins_json(r->versions, r->n_versions));
+    }
+    char *text = dsf_json_print(doc, true);
+    cJSON_Delete(doc);
+    int rc = dsf_write_atomic(lock->path, text, strlen(text), d);
+    free(text);
+    if (!rc)
+        lock->changed = false;
+    return rc;
+}
+
+const dsf_lock_repo *dsf_lock_find(const dsf_lock *lock, const char *name)
+{
+    for (size_t i = 0; i < lock->n_repos; i++)
+        if (!strcmp(lock->repos[i].name, name))
+            return &lock->repos[i];
+    return NULL;
+}
+
+bool dsf_lock_remove(dsf_lock *lock, const char *name)
+{
+    for (size_t i = 0; i < lock->n_repos; i++) {
+        if (strcmp(lock->repos[i].name, name))
+            continue;
+        free_repo(&lock->repos[i]);
+        memmove(&lock->repos[i], &lock->repos[i + 1],
+                (lock->n_repos - i - 1) * sizeof *lock->repos);
+        lock->n_repos--;
+        lock->changed = true;
+        return true;
+    }
+    return false;
+}
+
+void dsf_lock_set(dsf_lock *lock, const char *name, const char *url,
+                  const char *index_sha256, const dsf_index *ix)
+{
+    dsf_lock_remove(lock, name);
+    dsf_xgrow((void **)&lock->repos, &lock->cap, lock->n_repos + 1,
+              sizeof *lock->repos);
+    dsf_lock_repo *r = &lock->repos[lock->n_repos++];
+    memset(r, 0, sizeof *r);
+    r->name = dsf_xstrdup(name);
+    r->url = dsf_xstrdup(url);
+    snprintf(r->index_sha256, sizeof r->index_sha256, "%s", index_sha256);
+    r->files = dsf_xcalloc(ix->n_files ? ix->n_files : 1, sizeof *r->files);
+    for (size_t i = 0; i < ix->n_files; i++) {
+        r->files[i].key = dsf_xstrdup(ix->files[i].local);
+        r->files[i].value = dsf_xstrdup(ix->files[i].sha256);
+    }
+    r->n_files = ix->n_files;
+    size_t nv = ix->n_profiles + ix->n_plugins;
+    r->versions = dsf_xcalloc(nv ? nv : 1, sizeof *r->versions);
+    for (size_t i = 0; i < ix->n_profiles; i++) {
+        r->versions[i].key = dsf_xasprintf("profile %s",
+                                           ix->profiles[i].name);
+        r->versions[i].value = dsf_xstrdup(ix->profiles[i].version);
+    }
+    for (size_t i = 0; i < ix->n_plugins; i++) {
+        dsf_lock_pin *p = &r->versions[ix->n_profiles + i];
+        p->key = dsf_xasprintf("plugin %s", ix->plugins[i].name);
+        p->value = dsf_xstrdup(ix->plugins[i].version);
+    }
+    r->n_versions = nv;
+    lock->changed = true;
+}
+
+static const char *pin(const dsf_lock_pin *p, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(p[i].key, key))
+            return p[i].value;
+    return NULL;
+}
+
+static const char *ix_file(const dsf_index *ix, const char *local)
+{
+    for (size_t i = 0; i < ix->n_files; i++)
+        if (!strcmp(ix->files[i].local, local))
+            return ix->files[i].sha256;
+    return NULL;
+}
+
+static void note(dsf_buf *out, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void note(dsf_buf *out, size_t *n, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (*n < 20)
+        dsf_buf_printf(out, "\n  %s", msg);
+    else if (*n == 20)
+        dsf_buf_puts(out, "\n  ...");
+    (*n)++;
+}
+
+size_t dsf_lock_diff(dsf_buf *out, const dsf_lock_repo *r,
+                     const dsf_index *ix)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ix->n_files; i++) {
+        const dsf_index_file *f = &ix->files[i];
+        const char *old = pin(r->files, r->n_files, f->local);
+        if (!old)
+            note(out, &n, "%s: added", f->local);
+        else if (strcmp(old, f->sha256))
+            note(out, &n, "%s: content changed (sha256 %.12s... -> "
+                 "%.12s...)", f->local, old, f->sha256);
+    }
+    for (size_t i = 0; i < r->n_files; i++)
+        if (!ix_file(ix, r->files[i].key))
+            note(out, &n, "%s: removed", r->files[i].key);
+    for (size_t k = 0; k < 2; k++) {
+        const dsf_index_entry *es = k ? ix->plugins : ix->profiles;
+        size_t ne = k ? ix->n_plugins : ix->n_profiles;
+        for (size_t i = 0; i < ne; i++) {
+            char *key = dsf_xasprintf("%s %s", k ? "plugin" : "profile",
+                                      es[i].name);
+            const char *old = pin(r->versions, r->n_versions, key);
+            if (old && strcmp(old, es[i].version))
+                note(out, &n, "%s: version %s -> %s", key, old,
+                     es[i].version);
+            free(key);
+        }
+    }
+    return n;
+}
+
+bool dsf_lock_matches(const dsf_lock_repo *r, const dsf_index *ix)
+{
+    if (r->n_files != ix->n_files)
+        return false;
+    for (size_t i = 0; i < ix->n_files; i++) {
+        const char *old = pin(r->files, r->n_files, ix->files[i].local);
+        if (!old || strcmp(old, ix->files[i].sha256))
+            return false;
+    }
+    return true;
+}

@@ -1,0 +1,75 @@
+/*
+** lock.h -- the project's lock file (dsforge.lock), meant to be committed.
+**
+** For every repository a project uses it pins the URL, the sha256 of the
+** index.json and the sha256 and version of every file, so a run on
+** another machine or another day uses exactly the same bytes, and a
+** repository that changed is reported (with what changed) instead of
+** silently used. Format in docs/repositories.md; written canonically
+** (sorted keys) and atomically.
+*/
+#ifndef DSF_LOCK_H
+#define DSF_LOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/buf.h"
+#include "core/diag.h"
+#include "fetch/index.h"
+
+#define DSF_LOCK_FILE "dsforge.lock"
+#define DSF_LOCK_FORMAT 1
+
+typedef struct dsf_lock_pin {
+    char *key;    /* profiles/NAME.lua, plugins/NAME/FILE */
+    char *value;  /* sha256 (files) or version (versions) */
+} dsf_lock_pin;
+
+typedef struct dsf_lock_repo {
+    char *name;
+    char *url;
+    char index_sha256[65];
+    dsf_lock_pin *files;     /* local path -> sha256, sorted */
+    size_t n_files;
+    dsf_lock_pin *versions;  /* "profile NAME"/"plugin NAME" -> version */
+    size_t n_versions;
+} dsf_lock_repo;
+
+typedef struct dsf_lock {
+    char *path;              /* the lock file; owned */
+    dsf_lock_repo *repos;
+    size_t n_repos, cap;
+    bool changed;            /* differs from the file on disk */
+} dsf_lock;
+
+/* Loads path into *lock (a missing file is an empty lock). A malformed
+** file is DSF_EINPUT with file:line:col. Free with dsf_lock_free. */
+int dsf_lock_load(dsf_lock *lock, const char *path, dsf_diags *d);
+
+/* Writes the lock atomically when it changed. */
+int dsf_lock_save(dsf_lock *lock, dsf_diags *d);
+
+/* The entry for repository name, or NULL (borrowed from lock). */
+const dsf_lock_repo *dsf_lock_find(const dsf_lock *lock, const char *name);
+
+/* Pins repository name to index ix fetched from url, whose text hashes to
+** index_sha256 (replaces any previous entry). */
+void dsf_lock_set(dsf_lock *lock, const char *name, const char *url,
+                  const char *index_sha256, const dsf_index *ix);
+
+/* Drops the entry of name; false when there was none. */
+bool dsf_lock_remove(dsf_lock *lock, const char *name);
+
+/* Appends to out a human description of how ix differs from the pins of
+** r ("profile tiny: 1.0.0 -> 1.1.0, content changed; plugin lint added").
+** Returns the number of differences found. */
+size_t dsf_lock_diff(dsf_buf *out, const dsf_lock_repo *r,
+                     const dsf_index *ix);
+
+/* True when ix matches r's file pins exactly. */
+bool dsf_lock_matches(const dsf_lock_repo *r, const dsf_index *ix);
+
+void dsf_lock_free(dsf_lock *lock);
+
+#endif

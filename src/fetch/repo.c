@@ -1,0 +1,756 @@
+/* repo.c -- see repo.h: resolving, updating and pinning repositories. */
+#include "repo.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/sha256.h"
+#include "core/xalloc.h"
+#include "fetch/cache.h"
+#include "fetch/http.h"
+#include "fetch/index.h"
+#include "fetch/lock.h"
+#include "fetch/repoconf.h"
+
+/* ---- options ----------------------------------------------------------- */
+
+static long env_long(const char *var, long def, long min, long max)
+{
+    const char *s = getenv(var);
+    if (!s || !*s)
+        return def;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || v < (double)min || v > (double)max)
+        return def;
+    return (long)v;
+}
+
+void dsf_repo_opts_init(dsf_repo_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->progress = true;
+    o->connect_timeout_ms =
+        env_long("DSFORGE_FETCH_CONNECT_TIMEOUT", 10, 1, 3600) * 1000;
+    o->timeout_ms = env_long("DSFORGE_FETCH_TIMEOUT", 120, 1, 86400) * 1000;
+    o->low_speed_secs = 20;
+    if (o->low_speed_secs > o->timeout_ms / 1000)
+        o->low_speed_secs = o->timeout_ms / 1000;
+    o->max_bytes = (size_t)env_long("DSFORGE_FETCH_MAX_BYTES", 16L << 20, 1,
+                                    1L << 30);
+}
+
+static void http_limits(dsf_http_limits *lim, const dsf_repo_opts *o)
+{
+    dsf_http_limits def = DSF_HTTP_LIMITS_DEFAULT;
+    *lim = def;
+    if (o->connect_timeout_ms > 0)
+        lim->connect_timeout_ms = o->connect_timeout_ms;
+    if (o->timeout_ms > 0)
+        lim->timeout_ms = o->timeout_ms;
+    if (o->low_speed_secs > 0)
+        lim->low_speed_secs = o->low_speed_secs;
+    if (o->max_bytes)
+        lim->max_bytes = o->max_bytes;
+    lim->allow_http = o->allow_http;
+    lim->progress = o->progress;
+}
+
+char *dsf_repo_token_var(const char *name)
+{
+    char *v = dsf_xasprintf("DSFORGE_TOKEN_%s", name);
+    for (char *s = v + 14; *s; s++)
+        *s = isalnum((unsigned char)*s) ? (char)toupper((unsigned char)*s)
+                                        : '_';
+    return v;
+}
+
+static const char *project_dir(const dsf_repo_opts *o)
+{
+    return o->project_dir ? o->project_dir : ".";
+}
+
+/* ---- URLs -------------------------------------------------------------- */
+
+/* The base URL (no trailing slash, no /index.json). Caller frees. */
+static char *base_url(const char *url)
+{
+    size_t n = strlen(url);
+    const char *suffix = "/index.json";
+    size_t ls = strlen(suffix);
+    if (n > ls && !strcmp(url + n - ls, suffix))
+        n -= ls;
+    while (n && url[n - 1] == '/')
+        n--;
+    return dsf_xstrndup(url, n);
+}
+
+static int check_url(const char *url, const dsf_repo_opts *o, dsf_diags *d)
+{
+    for (const char *s = url; *s; s++)
+        if ((unsigned char)*s <= ' ' || *s == 0x7f || *s == '?' ||
+            *s == '#' || *s == '\\')
+            return dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                                  "repository URL '%s' has a space, "
+                                  "control character, '?', '#' or '\\'",
+                                  url);
+    const char *host = strstr(url, "://");
+    if (host && memchr(host + 3, '@', strcspn(host + 3, "/"))) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "repository URL '%s' carries "
+                                   "credentials", url);
+        dsf_diag_set_hint(g, "put a bearer token in the environment "
+                             "variable DSFORGE_TOKEN_<NAME> instead");
+        return DSF_EUSAGE;
+    }
+    if (!dsf_http_url_allowed(url, o->allow_http)) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "repository URL '%s' is not allowed: "
+                                   "https:// only (http:// to loopback "
+                                   "addresses, or with --allow-http)", url);
+        dsf_diag_set_rule(g, "repo-url");
+        return DSF_EUSAGE;
+    }
+    return 0;
+}
+
+/* ---- syncing one repository ------------------------------------------- */
+
+typedef struct synced {
+    char *name;
+    char *url;
+    char *dir;         /* materialized tree */
+    dsf_index *ix;
+    char index_sha256[65];
+} synced;
+
+/* Repositories already revalidated by this process (so a run that loads
+** many profiles from one repository asks the server once). Reachable
+** until exit, by design. */
+static synced *memo;
+static size_t n_memo, cap_memo;
+
+static void synced_free(synced *s)
+{
+    free(s->name);
+    free(s->url);
+    free(s->dir);
+    dsf_index_free(s->ix);
+    memset(s, 0, sizeof *s);
+}
+
+typedef struct ctx {
+    const char *name;
+    const char *url;      /* base URL */
+    const dsf_repo_opts *o;
+    dsf_cache cache;
+    dsf_lock lock;
+    bool accept;          /* repo add/update: re-pin to what is served */
+    dsf_buf *report;      /* may be NULL */
+    char *token;          /* borrowed from the environment; never printed */
+} ctx;
+
+static int parse_index_text(dsf_index **ix, const char *url,
+                            const char *text, size_t len, dsf_diags *d)
+{
+    char *label = dsf_xasprintf("%s/index.json", url);
+    int rc = dsf_index_parse(ix, label, text, len, d);
+    free(label);
+    return rc;
+}
+
+/* The locked copy, from the cache only. */
+static int use_locked(synced *out, ctx *c, const dsf_lock_repo *lr,
+                      const char *why, dsf_diags *d)
+{
+    if (!lr) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "%s: repository '%s' is not pinned in "
+                                   "%s, so there is no copy to use", why,
+                                   c->name, c->lock.path);
+        dsf_diag_set_hint(g, "run 'dsforge repo update %s' while online",
+                          c->name);
+        return DSF_ENET;
+    }
+    char *text;
+    size_t len;
+    int rc = dsf_cache_get_blob(&text, &len, &c->cache, lr->index_sha256, d);
+    if (rc == 1) {
+        char *p = dsf_cache_blob_path(&c->cache, lr->index_sha256);
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, p, 0, 0,
+                                   "%s: the locked index.json of repository "
+                                   "'%s' (sha256 %s) is not in the cache",
+                                   why, c->name, lr->index_sha256);
+        dsf_diag_set_hint(g, "run 'dsforge repo update %s' while online",
+                          c->name);
+        free(p);
+        return DSF_ENET;
+    }
+    if (rc)
+        return rc;
+    dsf_index *ix;
+    rc = parse_index_text(&ix, lr->url, text, len, d);
+    free(text);
+    if (rc)
+        return rc;
+    if (!dsf_lock_matches(lr, ix)) {
+        dsf_index_free(ix);
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, c->lock.path, 0, 0,
+                                   "the file pins of repository '%s' do "
+                                   "not match its locked index.json",
+                                   c->name);
+        dsf_diag_set_hint(g, "run 'dsforge repo update %s'", c->name);
+        return DSF_EINPUT;
+    }
+    char *dir;
+    rc = dsf_cache_tree(&dir, &c->cache, ix, lr->index_sha256, d);
+    if (rc) {
+        dsf_index_free(ix);
+        return rc;
+    }
+    out->dir = dir;
+    out->ix = ix;
+    snprintf(out->index_sha256, sizeof out->index_sha256, "%s",
+             lr->index_sha256);
+    return 0;
+}
+
+/* Downloads the files of ix that are not in the cache, verifies them
+** all, and only then stores them: a bad file leaves the cache as it
+** was. */
+static int fetch_files(ctx *c, const dsf_index *ix, dsf_diags *d)
+{
+    dsf_http_req *reqs = dsf_xcalloc(ix->n_files ? ix->n_files : 1,
+                                     sizeof *reqs);
+    char **urls = dsf_xcalloc(ix->n_files ? ix->n_files : 1,
+                              sizeof *urls);
+    const dsf_index_file **which = dsf_xcalloc(ix->n_files ? ix->n_files : 1,
+                                               sizeof *which);
+    size_t n = 0;
+    for (size_t i = 0; i < ix->n_files; i++) {
+        char *blob = dsf_cache_blob_path(&c->cache, ix->files[i].sha256);
+        bool have = dsf_is_file(blob);
+        free(blob);
+        if (have)
+            continue;
+        urls[n] = dsf_xasprintf("%s/%s", c->url, ix->files[i].remote);
+        reqs[n].url = urls[n];
+        reqs[n].bearer = c->token;
+        which[n++] = &ix->files[i];
+    }
+    dsf_http_limits lim;
+    http_limits(&lim, c->o);
+    int rc = dsf_http_fetch(reqs, n, &lim, d);
+    for (size_t i = 0; !rc && i < n; i++) {
+        dsf_http_req *r = &reqs[i];
+        if (r->fail) {
+            rc = dsf_diag_error(d, DSF_ENET, NULL, 0, 0,
+                                "cannot fetch %s: %s", r->url, r->error);
+            continue;
+        }
+        char hex[65];
+        dsf_sha256_hex(hex, r->body.data ? r->body.data : "", r->body.len);
+        if (strcmp(hex, which[i]->sha256)) {
+            dsf_diag *g = dsf_diag_add(
+                d, DSF_ERROR, NULL, 0, 0,
+                "integrity check failed for %s (repository '%s'): its "
+                "sha256 is %s but index.json says %s", r->url, c->name,
+                hex, which[i]->sha256);
+            dsf_diag_set_rule(g, "repo-integrity");
+            dsf_diag_set_hint(g, "the file or index.json was changed or "
+                                 "damaged on the server; nothing was "
+                                 "cached or written");
+            rc = DSF_ENET;
+        }
+    }
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = dsf_cache_put_blob(&c->cache, which[i]->sha256,
+                                reqs[i].body.data ? reqs[i].body.data : "",
+                                reqs[i].body.len, d);
+    for (size_t i = 0; i < n; i++) {
+        dsf_http_req_free(&reqs[i]);
+        free(urls[i]);
+    }
+    free(reqs);
+    free(urls);
+    free(which);
+    return rc;
+}
+
+static int stale_pin(ctx *c, const dsf_lock_repo *lr, const dsf_index *ix,
+                     const char *sha, dsf_diags *d)
+{
+    dsf_buf what = DSF_BUF_INIT;
+    if (strcmp(lr->url, c->url))
+        dsf_buf_printf(&what, "\n  URL: %s -> %s", lr->url, c->url);
+    size_t n = dsf_lock_diff(&what, lr, ix);
+    if (!n && !what.len)
+        dsf_buf_puts(&what, "\n  index.json changed (no file changed)");
+    dsf_diag *g = dsf_diag_add(
+        d, DSF_ERROR, c->lock.path, 0, 0,
+        "repository '%s' differs from its pin in the lock file (index "
+        "sha256 %.12s... locked, %.12s... served):%s", c->name,
+        lr->index_sha256, sha, dsf_buf_str(&what));
+    dsf_diag_set_rule(g, "repo-lock");
+    dsf_diag_set_hint(g, "review the change, then run 'dsforge repo update "
+                         "%s' to accept it", c->name);
+    dsf_buf_free(&what);
+    return DSF_ENET;
+}
+
+static int sync_online(synced *out, ctx *c, dsf_diags *d)
+{
+    const dsf_lock_repo *lr = dsf_lock_find(&c->lock, c->name);
+    char *index_url = dsf_xasprintf("%s/index.json", c->url);
+    dsf_cache_meta meta;
+    dsf_cache_meta_load(&meta, &c->cache, index_url);
+    char *cached = NULL;
+    size_t cached_len = 0;
+    if (meta.index_sha256[0] &&
+        dsf_cache_get_blob(&cached, &cached_len, &c->cache,
+                           meta.index_sha256, d) != 0)
+        meta.index_sha256[0] = '\0';
+    dsf_http_req req;
+    memset(&req, 0, sizeof req);
+    req.url = index_url;
+    req.bearer = c->token;
+    if (cached) {
+        req.if_none_match = meta.etag;
+        req.if_modified_since = meta.etag ? NULL : meta.last_modified;
+    }
+    dsf_http_limits lim;
+    http_limits(&lim, c->o);
+    int rc = dsf_http_fetch(&req, 1, &lim, d);
+    dsf_index *ix = NULL;
+    char sha[65] = "";
+    const char *text = NULL;
+    size_t len = 0;
+    if (!rc && req.fail == DSF_HTTP_NETWORK && lr && !c->accept) {
+        char *why = dsf_xasprintf("cannot fetch %s (%s)", index_url,
+                                  req.error);
+        dsf_diags quiet = DSF_DIAGS_INIT;
+        rc = use_locked(out, c, lr, why, &quiet);
+        if (!rc)
+            dsf_diag_add(d, DSF_WARNING, NULL, 0, 0,
+                         "%s; using the locked copy of repository '%s' "
+                         "from the cache", why, c->name);
+        else
+            dsf_diags_move(d, &quiet);
+        dsf_diags_free(&quiet);
+        free(why);
+        goto done;
+    }
+    if (!rc && req.fail) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "cannot fetch %s: %s", index_url,
+                                   req.error);
+        dsf_diag_set_rule(g, "repo-fetch");
+        rc = DSF_ENET;
+        goto done;
+    }
+    if (rc)
+        goto done;
+    if (req.not_modified) {
+        text = cached;
+        len = cached_len;
+        snprintf(sha, sizeof sha, "%s", meta.index_sha256);
+    } else {
+        text = req.body.data ? req.body.data : "";
+        len = req.body.len;
+        dsf_sha256_hex(sha, text, len);
+    }
+    if ((rc = parse_index_text(&ix, c->url, text, len, d)) != 0)
+        goto done;
+    if (lr && !c->accept &&
+        (strcmp(lr->index_sha256, sha) || strcmp(lr->url, c->url))) {
+        rc = stale_pin(c, lr, ix, sha, d);
+        goto done;
+    }
+    char *tree = dsf_xasprintf("%s/trees/%s", c->cache.root, sha);
+    bool have_tree = dsf_is_dir(tree);
+    free(tree);
+    if (!have_tree && (rc = fetch_files(c, ix, d)) != 0)
+        goto done;
+    /* Everything verified: now record the index and its validators. */
+    if (!req.not_modified &&
+        (rc = dsf_cache_put_blob(&c->cache, sha, text, len, d)) != 0)
+        goto done;
+    if (!req.not_modified || strcmp(meta.index_sha256, sha)) {
+        dsf_cache_meta m = {req.etag, req.last_modified, ""};
+        snprintf(m.index_sha256, sizeof m.index_sha256, "%s", sha);
+        if ((rc = dsf_cache_meta_save(&c->cache, index_url, &m, d)) != 0)
+            goto done;
+    }
+    if ((rc = dsf_cache_tree(&out->dir, &c->cache, ix, sha, d)) != 0)
+        goto done;
+    if (!lr || c->accept) {
+        if (c->report) {
+            if (!lr)
+                dsf_buf_printf(c->report, "%s: pinned %zu profiles, %zu "
+                               "plugins (index sha256 %.12s...) in %s\n",
+                               c->name, ix->n_profiles, ix->n_plugins, sha,
+                               c->lock.path);
+            else if (strcmp(lr->index_sha256, sha) ||
+                     strcmp(lr->url, c->url)) {
+                dsf_buf what = DSF_BUF_INIT;
+                dsf_lock_diff(&what, lr, ix);
+                dsf_buf_printf(c->report, "%s: updated (index sha256 "
+                               "%.12s... -> %.12s...)%s\n", c->name,
+                               lr->index_sha256, sha, dsf_buf_str(&what));
+                dsf_buf_free(&what);
+            } else
+                dsf_buf_printf(c->report, "%s: up to date (index sha256 "
+                               "%.12s...)\n", c->name, sha);
+        }
+        if (!lr || strcmp(lr->index_sha256, sha) || strcmp(lr->url, c->url))
+            dsf_lock_set(&c->lock, c->name, c->url, sha, ix);
+        rc = dsf_lock_save(&c->lock, d);
+        if (rc)
+            goto done;
+    }
+    out->ix = ix;
+    ix = NULL;
+    snprintf(out->index_sha256, sizeof out->index_sha256, "%s", sha);
+done:
+    dsf_index_free(ix);
+    free(cached);
+    dsf_cache_meta_free(&meta);
+    dsf_http_req_free(&req);
+    free(index_url);
+    if (rc) {
+        free(out->dir);
+        out->dir = NULL;
+    }
+    return rc;
+}
+
+/* Brings repository name (configured at url) to a usable tree. */
+static int sync_repo(const synced **out, const char *name, const char *url,
+                     bool accept, const dsf_repo_opts *o, dsf_buf *report,
+                     dsf_diags *d)
+{
+    *out = NULL;
+    char *base = base_url(url);
+    if (!accept)
+        for (size_t i = 0; i < n_memo; i++)
+            if (!strcmp(memo[i].name, name) && !strcmp(memo[i].url, base)) {
+                free(base);
+                *out = &memo[i];
+                return 0;
+            }
+    int rc = check_url(base, o, d);
+    if (rc) {
+        free(base);
+        return rc;
+    }
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.name = name;
+    c.url = base;
+    c.o = o;
+    c.accept = accept;
+    c.report = report;
+    char *var = dsf_repo_token_var(name);
+    c.token = getenv(var);
+    if (c.token && !*c.token)
+        c.token = NULL;
+    free(var);
+    char *lock_path = dsf_path_join(project_dir(o), DSF_LOCK_FILE);
+    rc = dsf_lock_load(&c.lock, lock_path, d);
+    free(lock_path);
+    if (!rc)
+        rc = dsf_cache_open(&c.cache, d);
+    synced s;
+    memset(&s, 0, sizeof s);
+    if (!rc) {
+        if (o->offline && accept)
+            rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                                "updating repository '%s' needs the "
+                                "network (drop --offline)", name);
+        else if (o->offline)
+            rc = use_locked(&s, &c, dsf_lock_find(&c.lock, name),
+                            "--offline", d);
+        else
+            rc = sync_online(&s, &c, d);
+    }
+    dsf_cache_close(&c.cache);
+    dsf_lock_free(&c.lock);
+    if (rc) {
+        free(base);
+        synced_free(&s);
+        return rc;
+    }
+    s.name = dsf_xstrdup(name);
+    s.url = base;
+    /* Replace an older memo entry of the same repository (after update). */
+    for (size_t i = 0; i < n_memo; i++)
+        if (!strcmp(memo[i].name, name)) {
+            synced_free(&memo[i]);
+            memo[i] = s;
+            *out = &memo[i];
+            return 0;
+        }
+    dsf_xgrow((void **)&memo, &cap_memo, n_memo + 1, sizeof *memo);
+    memo[n_memo] = s;
+    *out = &memo[n_memo++];
+    return 0;
+}
+
+/* ---- loader API -------------------------------------------------------- */
+
+static int find_conf(char **url, const char *name, const dsf_repo_opts *o,
+                     dsf_diags *d)
+{
+    *url = NULL;
+    dsf_repoconf_entry *v;
+    size_t n;
+    int rc = dsf_repoconf_load(&v, &n, project_dir(o), d);
+    if (rc)
+        return rc;
+    const dsf_repoconf_entry *e = dsf_repoconf_find(v, n, name);
+    if (e)
+        *url = dsf_xstrdup(e->url);
+    dsf_repoconf_free(v, n);
+    if (!e) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "unknown repository '%s'", name);
+        dsf_diag_set_hint(g, "add it with 'dsforge repo add %s URL'; "
+                             "'dsforge repo list' shows the configured "
+                             "ones", name);
+        return DSF_EINPUT;
+    }
+    return 0;
+}
+
+int dsf_repo_resolve_dir(char **dir_out, const char *repo,
+                         const char *version, const dsf_repo_opts *o,
+                         dsf_diags *d)
+{
+    *dir_out = NULL;
+    const char *slash = strchr(repo, '/');
+    char *name = slash ? dsf_xstrndup(repo, (size_t)(slash - repo))
+                       : dsf_xstrdup(repo);
+    const char *profile = slash ? slash + 1 : NULL;
+    int rc = 0;
+    if (!dsf_index_name_ok(name) || (profile && !dsf_index_name_ok(profile)))
+        rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                            "invalid repository reference '%s' (expected "
+                            "NAME/PROFILE[@VERSION])", repo);
+    else if (version && !profile)
+        rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                            "a version (@%s) needs a profile: "
+                            "NAME/PROFILE@VERSION", version);
+    char *url = NULL;
+    if (!rc)
+        rc = find_conf(&url, name, o, d);
+    const synced *s = NULL;
+    if (!rc)
+        rc = sync_repo(&s, name, url, false, o, NULL, d);
+    if (!rc && profile) {
+        const dsf_index_entry *e = dsf_index_profile(s->ix, profile);
+        if (!e) {
+            dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                       "repository '%s' has no profile "
+                                       "'%s'", name, profile);
+            dsf_diag_set_hint(g, "'dsforge list' shows the profiles it "
+                                 "offers");
+            rc = DSF_EINPUT;
+        } else if (version && strcmp(e->version, version)) {
+            dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                       "repository '%s' offers version %s "
+                                       "of profile '%s', not %s", name,
+                                       e->version, profile, version);
+            dsf_diag_set_hint(g, "use %s/%s@%s, or 'dsforge repo update %s' "
+                                 "if the repository has published %s", name,
+                              profile, e->version, name, version);
+            rc = DSF_ENET;
+        }
+    }
+    if (!rc)
+        *dir_out = dsf_xstrdup(s->dir);
+    free(url);
+    free(name);
+    return rc;
+}
+
+int dsf_repo_plugin_dirs(dsf_dirs *out, const dsf_repo_opts *o,
+                         dsf_diags *d)
+{
+    dsf_repoconf_entry *v;
+    size_t n;
+    int rc = dsf_repoconf_load(&v, &n, project_dir(o), d);
+    if (rc)
+        return rc;
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (v[i].shadowed)
+            continue;
+        const synced *s;
+        rc = sync_repo(&s, v[i].name, v[i].url, false, o, NULL, d);
+        if (rc || !s->ix->n_plugins)
+            continue;
+        char *p = dsf_path_join(s->dir, "plugins");
+        char *origin = dsf_xasprintf("repo %s", v[i].name);
+        dsf_dirs_add(out, p, origin);
+        free(origin);
+        free(p);
+    }
+    dsf_repoconf_free(v, n);
+    return rc;
+}
+
+/* ---- commands ---------------------------------------------------------- */
+
+int dsf_repo_list(dsf_repo_info **out, size_t *n, const dsf_repo_opts *o,
+                  dsf_diags *d)
+{
+    *out = NULL;
+    *n = 0;
+    dsf_repoconf_entry *v;
+    size_t nv;
+    int rc = dsf_repoconf_load(&v, &nv, project_dir(o), d);
+    if (rc)
+        return rc;
+    dsf_lock lock;
+    char *lock_path = dsf_path_join(project_dir(o), DSF_LOCK_FILE);
+    rc = dsf_lock_load(&lock, lock_path, d);
+    free(lock_path);
+    if (!rc && nv) {
+        *out = dsf_xcalloc(nv, sizeof **out);
+        for (size_t i = 0; i < nv; i++) {
+            dsf_repo_info *r = &(*out)[i];
+            r->name = dsf_xstrdup(v[i].name);
+            r->url = dsf_xstrdup(v[i].url);
+            r->origin = dsf_xstrdup(v[i].project ? "project" : "user");
+            r->config_file = dsf_xstrdup(v[i].file);
+            r->shadowed = v[i].shadowed;
+            const dsf_lock_repo *lr = dsf_lock_find(&lock, v[i].name);
+            if (lr && !v[i].shadowed)
+                r->locked_sha256 = dsf_xstrdup(lr->index_sha256);
+        }
+        *n = nv;
+    }
+    dsf_lock_free(&lock);
+    dsf_repoconf_free(v, nv);
+    return rc;
+}
+
+void dsf_repo_infos_free(dsf_repo_info *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].name);
+        free(v[i].url);
+        free(v[i].origin);
+        free(v[i].config_file);
+        free(v[i].locked_sha256);
+    }
+    free(v);
+}
+
+int dsf_repo_add(const char *name, const char *url, bool project,
+                 const dsf_repo_opts *o, dsf_buf *report, dsf_diags *d)
+{
+    if (!dsf_index_name_ok(name))
+        return dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                              "invalid repository name '%s' (letters, "
+                              "digits, '_', '-', '.'; at most 64)", name);
+    char *base = base_url(url);
+    int rc = check_url(base, o, d);
+    const synced *s;
+    /* Fetch and verify everything first: a repository that does not work
+    ** is not recorded. */
+    if (!rc)
+        rc = sync_repo(&s, name, base, true, o, report, d);
+    char *file = rc ? NULL : dsf_repoconf_path(project, project_dir(o));
+    if (!rc && !file)
+        rc = dsf_diag_error(d, DSF_EINPUT, NULL, 0, 0,
+                            "no configuration directory: set "
+                            "XDG_CONFIG_HOME or HOME, or use --project");
+    if (!rc)
+        rc = dsf_repoconf_set(file, name, base, d);
+    if (!rc && report)
+        dsf_buf_printf(report, "added repository '%s' (%s) to %s\n", name,
+                       base, file);
+    free(file);
+    free(base);
+    return rc;
+}
+
+int dsf_repo_update(const char *name, const dsf_repo_opts *o,
+                    dsf_buf *report, dsf_diags *d)
+{
+    dsf_repoconf_entry *v;
+    size_t n;
+    int rc = dsf_repoconf_load(&v, &n, project_dir(o), d);
+    if (rc)
+        return rc;
+    bool found = false;
+    int first = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].shadowed || (name && strcmp(v[i].name, name)))
+            continue;
+        found = true;
+        const synced *s;
+        rc = sync_repo(&s, v[i].name, v[i].url, true, o, report, d);
+        if (rc && !first)
+            first = rc;
+    }
+    dsf_repoconf_free(v, n);
+    if (name && !found) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "unknown repository '%s'", name);
+        dsf_diag_set_hint(g, "'dsforge repo list' shows the configured "
+                             "ones");
+        return DSF_EINPUT;
+    }
+    if (!found && report)
+        dsf_buf_puts(report, "no repositories configured\n");
+    return first;
+}
+
+int dsf_repo_remove(const char *name, bool project, const dsf_repo_opts *o,
+                    dsf_buf *report, dsf_diags *d)
+{
+    char *file = dsf_repoconf_path(project, project_dir(o));
+    if (!file)
+        return dsf_diag_error(d, DSF_EINPUT, NULL, 0, 0,
+                              "no configuration directory: set "
+                              "XDG_CONFIG_HOME or HOME");
+    int rc = dsf_repoconf_set(file, name, NULL, d);
+    if (rc == 1) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, file, 0, 0,
+                                   "repository '%s' is not configured here",
+                                   name);
+        dsf_diag_set_hint(g, "%s", project
+                                       ? "it may be in the user list: drop "
+                                         "--project"
+                                       : "it may be in the project list: "
+                                         "add --project");
+        rc = DSF_EINPUT;
+    }
+    if (!rc) {
+        dsf_lock lock;
+        char *lock_path = dsf_path_join(project_dir(o), DSF_LOCK_FILE);
+        rc = dsf_lock_load(&lock, lock_path, d);
+        if (!rc && dsf_lock_remove(&lock, name))
+            rc = dsf_lock_save(&lock, d);
+        dsf_lock_free(&lock);
+        free(lock_path);
+        for (size_t i = 0; i < n_memo; i++)
+            if (!strcmp(memo[i].name, name)) {
+                synced_free(&memo[i]);
+                memo[i] = memo[--n_memo];
+                break;
+            }
+    }
+    if (!rc && report)
+        dsf_buf_printf(report, "removed repository '%s' from %s\n", name,
+                       file);
+    free(file);
+    return rc;
+}

@@ -1,0 +1,125 @@
+/*
+** repo.h -- remote profile repositories: configuration, update, and the
+** local directories the profile and plugin loaders read from.
+**
+** Repositories are configured in two places (docs/repositories.md):
+**   ./dsforge.repos.json                  the project's (next to the work)
+**   $XDG_CONFIG_HOME/dsforge/repos.json   the user's
+** both {"repositories": {"NAME": {"url": "https://..."}}}. When both name
+** the same repository the project file wins: it is committed with the
+** lock file and describes what the project needs.
+**
+** Content is used only as pinned in the project's lock file
+** (./dsforge.lock); a repository not yet in the lock is pinned on first
+** use. Online, each repository's index.json is revalidated once per
+** process with a conditional GET; if it differs from the lock the run
+** fails and says what changed; `dsforge repo update` accepts the change.
+*/
+#ifndef DSF_REPO_H
+#define DSF_REPO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/buf.h"
+#include "core/diag.h"
+#include "core/paths.h"
+
+#define DSF_REPO_PROJECT_FILE "dsforge.repos.json"
+#define DSF_REPO_USER_FILE "repos.json"
+
+typedef struct dsf_repo_opts {
+    bool offline;             /* cache + lock only, no network */
+    bool allow_http;          /* plain http:// to non-loopback hosts */
+    bool progress;            /* progress bar when stderr is a terminal */
+    const char *project_dir;  /* lock + project config; borrowed; NULL: . */
+    long connect_timeout_ms;  /* default 10 s */
+    long timeout_ms;          /* per transfer; default 120 s */
+    long low_speed_secs;      /* abort below 1 KiB/s for this long (20) */
+    size_t max_bytes;         /* per file and for index.json (16 MiB) */
+} dsf_repo_opts;
+
+/* Fills o with the defaults, then applies the environment overrides
+** DSFORGE_FETCH_TIMEOUT (seconds, per transfer), DSFORGE_FETCH_CONNECT_
+** TIMEOUT (seconds) and DSFORGE_FETCH_MAX_BYTES; invalid values are
+** ignored. */
+void dsf_repo_opts_init(dsf_repo_opts *o);
+
+/* ---- the loader API ---------------------------------------------------- */
+
+/* *dir_out (caller frees) is a directory inside the cache that holds
+** exactly the locked content of repository repo, laid out as
+** <dir>/profiles/NAME.lua and <dir>/plugins/NAME/..., read-only.
+**
+** repo is "NAME" or "NAME/PROFILE". With a PROFILE, the profile must be
+** in the repository (DSF_EINPUT otherwise) and, when version is not NULL,
+** have exactly that version (DSF_ENET otherwise, naming the version the
+** locked repository offers). version must be NULL for a bare "NAME".
+**
+** Online: the index is revalidated once per process, compared with the
+** lock (a difference is DSF_ENET saying what changed), missing files are
+** downloaded concurrently and verified, and a repository not in the lock
+** is pinned (the lock is written). A network failure falls back to the
+** locked cached copy with a warning. Offline: only cache + lock; anything
+** missing is DSF_ENET naming it. Unknown repository or bad config/lock
+** files: DSF_EINPUT. */
+int dsf_repo_resolve_dir(char **dir_out, const char *repo,
+                         const char *version, const dsf_repo_opts *o,
+                         dsf_diags *d);
+
+/* Appends <dir>/plugins of every configured repository (resolved as
+** above) to out, with origin "repo NAME". Repositories without plugins
+** add nothing. Stops at the first repository that fails. */
+int dsf_repo_plugin_dirs(dsf_dirs *out, const dsf_repo_opts *o,
+                         dsf_diags *d);
+
+/* ---- the `dsforge repo` commands --------------------------------------- */
+
+typedef struct dsf_repo_info {
+    char *name;
+    char *url;
+    char *origin;         /* "project" or "user" (the file that wins) */
+    char *config_file;
+    char *locked_sha256;  /* index sha256 in the lock, or NULL */
+    bool shadowed;        /* the user entry is hidden by the project's */
+} dsf_repo_info;
+
+/* The configured repositories, project first, sorted by name; the user
+** entries hidden by a project entry are listed with shadowed set. *out
+** is freed with dsf_repo_infos_free. DSF_EINPUT on a malformed file. */
+int dsf_repo_list(dsf_repo_info **out, size_t *n, const dsf_repo_opts *o,
+                  dsf_diags *d);
+void dsf_repo_infos_free(dsf_repo_info *v, size_t n);
+
+/* Records repository name at url (in the project file when project, else
+** the user's), after fetching and verifying its index and every file,
+** and pins it in the lock. A summary line goes to report. */
+int dsf_repo_add(const char *name, const char *url, bool project,
+                 const dsf_repo_opts *o, dsf_buf *report, dsf_diags *d);
+
+/* Fetches repository name (NULL: every configured one), verifies and
+** caches its files and re-pins the lock to what it serves now; report
+** gets what changed. */
+int dsf_repo_update(const char *name, const dsf_repo_opts *o,
+                    dsf_buf *report, dsf_diags *d);
+
+/* Removes name from the project file when project, else from the user's,
+** and drops its lock entry. DSF_EINPUT when it is not configured there. */
+int dsf_repo_remove(const char *name, bool project, const dsf_repo_opts *o,
+                    dsf_buf *report, dsf_diags *d);
+
+/* Writes DIR/index.json for DIR/profiles/NAME.lua and DIR/plugins/NAME/...
+** name: the repository's name (NULL: DIR's base name); default_version:
+** for profiles without a `version` field and plugins without a VERSION
+** file (NULL: "0.0.0"). Profiles are loaded in the sandbox to read their
+** version. report gets a summary. */
+int dsf_repo_index_dir(const char *dir, const char *name,
+                       const char *default_version, dsf_buf *report,
+                       dsf_diags *d);
+
+/* The environment variable holding the bearer token of repository name:
+** DSFORGE_TOKEN_ + name upper-cased, other characters as '_'. Caller
+** frees. */
+char *dsf_repo_token_var(const char *name);
+
+#endif

@@ -1,0 +1,259 @@
+/* repo_index.c -- `dsforge repo index DIR`: index.json for a directory. */
+#define _XOPEN_SOURCE 700
+#include "repo.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <lua.h>
+
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/sha256.h"
+#include "core/xalloc.h"
+#include "fetch/index.h"
+#include "lua/host.h"
+#include "lua/srccache.h"
+
+#define FILE_MAX (16u << 20)
+
+static int hash_file(char hex[65], const char *path, dsf_diags *d)
+{
+    char *data;
+    size_t len;
+    int rc = dsf_read_file(&data, &len, path, FILE_MAX, d);
+    if (rc)
+        return rc;
+    dsf_sha256_hex(hex, data, len);
+    free(data);
+    return 0;
+}
+
+/* The `version` field of the table the profile at path returns, run in
+** the sandbox; NULL when it has none. Caller frees. */
+static int profile_version(char **out, const char *path, const char *dir,
+                           dsf_diags *d)
+{
+    *out = NULL;
+    dsf_srccache *sources = dsf_srccache_new();
+    const char *mods[] = {dir};
+    dsf_diags warnings = DSF_DIAGS_INIT;
+    dsf_host_config cfg = {DSF_LIMITS_DEFAULT, mods, 1, sources, &warnings};
+    dsf_host *h = NULL;
+    int rc = dsf_host_new(&h, &cfg, d);
+    if (!rc)
+        rc = dsf_host_load_file(h, path, d);
+    if (!rc)
+        rc = dsf_host_call(h, 0, 1, path, d);
+    if (!rc) {
+        lua_State *L = dsf_host_state(h);
+        if (lua_type(L, -1) == LUA_TTABLE) {
+            lua_pushliteral(L, "version");
+            if (lua_rawget(L, -2) == LUA_TSTRING)
+                *out = dsf_xstrdup(lua_tostring(L, -1));
+            lua_pop(L, 1);
+        } else {
+            rc = dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
+                                "a profile must return a table");
+        }
+        lua_pop(L, 1);
+    }
+    dsf_host_free(h);
+    dsf_srccache_free(sources);
+    dsf_diags_free(&warnings);
+    return rc;
+}
+
+static int add_profiles(dsf_index *ix, const char *dir,
+                        const char *default_version, dsf_diags *d)
+{
+    char *pdir = dsf_path_join(dir, "profiles");
+    char **names;
+    size_t n;
+    dsf_list_dir(&names, &n, pdir);
+    int rc = 0;
+    for (size_t i = 0; !rc && i < n; i++) {
+        size_t len = strlen(names[i]);
+        if (len <= 4 || strcmp(names[i] + len - 4, ".lua"))
+            continue;
+        char *path = dsf_path_join(pdir, names[i]);
+        char *name = dsf_xstrndup(names[i], len - 4);
+        char hex[65];
+        char *version = NULL;
+        bool regular = dsf_is_file(path);
+        if (regular && !dsf_index_name_ok(name))
+            rc = dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
+                                "profile name '%s' is not a valid name "
+                                "(letters, digits, '_', '-', '.')", name);
+        else if (regular && !(rc = hash_file(hex, path, d)) &&
+                 !(rc = profile_version(&version, path, pdir, d))) {
+            char *rel = dsf_xasprintf("profiles/%s", names[i]);
+            dsf_index_add_profile(ix, name, version ? version
+                                                    : default_version,
+                                  rel, hex);
+            free(rel);
+        }
+        free(version);
+        free(name);
+        free(path);
+    }
+    dsf_free_strv(names, n);
+    free(pdir);
+    return rc;
+}
+
+typedef struct flist {
+    char **names, **hashes;
+    size_t n, cap, cap2;
+} flist;
+
+/* Collects the files below root/rel (hidden names skipped). */
+static int walk(flist *f, const char *root, const char *rel, dsf_diags *d)
+{
+    char *here = rel[0] ? dsf_path_join(root, rel) : dsf_xstrdup(root);
+    char **names;
+    size_t n;
+    dsf_list_dir(&names, &n, here);
+    int rc = 0;
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (names[i][0] == '.')
+            continue;
+        char *r = rel[0] ? dsf_xasprintf("%s/%s", rel, names[i])
+                         : dsf_xstrdup(names[i]);
+        char *full = dsf_path_join(root, r);
+        if (dsf_is_dir(full)) {
+            rc = walk(f, root, r, d);
+        } else if (dsf_is_file(full)) {
+            char hex[65];
+            if (!dsf_index_path_ok(r))
+                rc = dsf_diag_error(d, DSF_EINPUT, full, 0, 0,
+                                    "file name has characters outside "
+                                    "[A-Za-z0-9._-+~@/]");
+            else if (!(rc = hash_file(hex, full, d))) {
+                dsf_xgrow((void **)&f->names, &f->cap, f->n + 1,
+                          sizeof *f->names);
+                dsf_xgrow((void **)&f->hashes, &f->cap2, f->n + 1,
+                          sizeof *f->hashes);
+                f->names[f->n] = dsf_xstrdup(r);
+                f->hashes[f->n++] = dsf_xstrdup(hex);
+            }
+        }
+        free(full);
+        free(r);
+    }
+    dsf_free_strv(names, n);
+    free(here);
+    return rc;
+}
+
+static char *read_version_file(const char *plugin_dir)
+{
+    char *path = dsf_path_join(plugin_dir, "VERSION");
+    char *text = NULL;
+    size_t len;
+    dsf_diags quiet = DSF_DIAGS_INIT;
+    if (dsf_is_file(path) &&
+        dsf_read_file(&text, &len, path, 256, &quiet) == 0) {
+        text[strcspn(text, "\r\n")] = '\0';
+        if (!text[0]) {
+            free(text);
+            text = NULL;
+        }
+    }
+    dsf_diags_free(&quiet);
+    free(path);
+    return text;
+}
+
+static int add_plugins(dsf_index *ix, const char *dir,
+                       const char *default_version, dsf_diags *d)
+{
+    char *pdir = dsf_path_join(dir, "plugins");
+    char **names;
+    size_t n;
+    dsf_list_dir(&names, &n, pdir);
+    int rc = 0;
+    for (size_t i = 0; !rc && i < n; i++) {
+        char *path = dsf_path_join(pdir, names[i]);
+        if (!dsf_is_dir(path) || names[i][0] == '.') {
+            free(path);
+            continue;
+        }
+        if (!dsf_index_name_ok(names[i])) {
+            rc = dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
+                                "plugin name '%s' is not a valid name",
+                                names[i]);
+            free(path);
+            break;
+        }
+        flist f = {NULL, NULL, 0, 0, 0};
+        rc = walk(&f, path, "", d);
+        if (!rc && f.n) {
+            char *version = read_version_file(path);
+            char *rel = dsf_xasprintf("plugins/%s", names[i]);
+            dsf_index_add_plugin(ix, names[i],
+                                 version ? version : default_version, rel,
+                                 (const char *const *)f.names,
+                                 (const char *const *)f.hashes, f.n);
+            free(rel);
+            free(version);
+        }
+        dsf_free_strv(f.names, f.n);
+        dsf_free_strv(f.hashes, f.n);
+        free(path);
+    }
+    dsf_free_strv(names, n);
+    free(pdir);
+    return rc;
+}
+
+int dsf_repo_index_dir(const char *dir, const char *name,
+                       const char *default_version, dsf_buf *report,
+                       dsf_diags *d)
+{
+    if (!dsf_is_dir(dir))
+        return dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
+                              "not a directory");
+    char *own = NULL;
+    if (!name) {
+        char *abs = realpath(dir, NULL);
+        const char *base = abs ? strrchr(abs, '/') : NULL;
+        own = dsf_xstrdup(base && base[1] ? base + 1 : "repository");
+        free(abs);
+        name = own;
+    }
+    if (!default_version)
+        default_version = "0.0.0";
+    int rc = 0;
+    if (!dsf_index_name_ok(name))
+        rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                            "invalid repository name '%s' (use --name)",
+                            name);
+    dsf_index *ix = rc ? NULL : dsf_index_new(name);
+    if (!rc)
+        rc = add_profiles(ix, dir, default_version, d);
+    if (!rc)
+        rc = add_plugins(ix, dir, default_version, d);
+    if (!rc) {
+        dsf_index_finish(ix);
+        if (!ix->n_files)
+            rc = dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
+                                "no profiles (profiles/NAME.lua) and no "
+                                "plugins (plugins/NAME/...) found");
+    }
+    if (!rc) {
+        char *text = dsf_index_write(ix);
+        char *path = dsf_path_join(dir, "index.json");
+        rc = dsf_write_atomic(path, text, strlen(text), d);
+        if (!rc && report)
+            dsf_buf_printf(report, "wrote %s: repository '%s', %zu "
+                           "profiles, %zu plugins, %zu files\n", path,
+                           name, ix->n_profiles, ix->n_plugins,
+                           ix->n_files);
+        free(path);
+        free(text);
+    }
+    dsf_index_free(ix);
+    free(own);
+    return rc;
+}

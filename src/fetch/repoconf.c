@@ -1,0 +1,189 @@
+/* repoconf.c -- see repoconf.h. */
+#include "repoconf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/paths.h"
+#include "core/xalloc.h"
+#include "fetch/index.h"
+#include "fetch/repo.h"
+#include "json/jsonc.h"
+#include "json/jsonout.h"
+
+char *dsf_repoconf_path(bool project, const char *project_dir)
+{
+    if (project)
+        return dsf_path_join(project_dir ? project_dir : ".",
+                             DSF_REPO_PROJECT_FILE);
+    char *home = dsf_config_home();
+    if (!home)
+        return NULL;
+    char *p = dsf_path_join(home, DSF_REPO_USER_FILE);
+    free(home);
+    return p;
+}
+
+static int bad(const dsf_jsrc *src, const cJSON *node, dsf_diags *d,
+               const char *msg)
+{
+    dsf_jpos pos = {0, 0};
+    if (node && !dsf_jsrc_key_pos(src, node, &pos))
+        dsf_jsrc_pos(src, node, &pos);
+    dsf_diag *g = dsf_diag_add(d, DSF_ERROR, dsf_jsrc_file(src), pos.line,
+                               pos.col, "%s", msg);
+    const char *line;
+    size_t len;
+    if (pos.line && dsf_jsrc_line(src, pos.line, &line, &len))
+        dsf_diag_set_excerpt(g, line, len);
+    dsf_diag_set_hint(g, "expected {\"repositories\": {\"NAME\": {\"url\": "
+                         "\"https://...\"}}}");
+    return DSF_EINPUT;
+}
+
+/* Loads file into doc (an empty document when missing). */
+static int load_doc(cJSON **doc, dsf_jsrc **src, const char *file,
+                    dsf_diags *d)
+{
+    *doc = NULL;
+    *src = NULL;
+    if (!dsf_is_file(file))
+        return 0;
+    int rc = dsf_json_load_file(doc, src, file, d);
+    if (rc)
+        return rc;
+    const cJSON *repos = cJSON_GetObjectItemCaseSensitive(*doc,
+                                                          "repositories");
+    if (!cJSON_IsObject(*doc))
+        rc = bad(*src, *doc, d, "a repository list must be a JSON object");
+    else if (repos && !cJSON_IsObject(repos))
+        rc = bad(*src, repos, d, "\"repositories\" must be an object");
+    for (const cJSON *e = repos && !rc ? repos->child : NULL; e;
+         e = e->next) {
+        const cJSON *url = cJSON_GetObjectItemCaseSensitive(e, "url");
+        if (!dsf_index_name_ok(e->string))
+            rc = bad(*src, e, d, "invalid repository name (letters, "
+                                 "digits, '_', '-', '.'; at most 64)");
+        else if (!cJSON_IsObject(e) || !cJSON_IsString(url))
+            rc = bad(*src, e, d, "a repository needs a \"url\" string");
+        if (rc)
+            break;
+    }
+    if (rc) {
+        cJSON_Delete(*doc);
+        dsf_jsrc_free(*src);
+        *doc = NULL;
+        *src = NULL;
+    }
+    return rc;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    const dsf_repoconf_entry *x = a, *y = b;
+    if (x->project != y->project)
+        return x->project ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+int dsf_repoconf_load(dsf_repoconf_entry **out, size_t *n,
+                      const char *project_dir, dsf_diags *d)
+{
+    *out = NULL;
+    *n = 0;
+    size_t cap = 0;
+    for (int k = 0; k < 2; k++) {
+        bool project = k == 0;
+        char *file = dsf_repoconf_path(project, project_dir);
+        if (!file)
+            continue;
+        cJSON *doc;
+        dsf_jsrc *src;
+        int rc = load_doc(&doc, &src, file, d);
+        if (rc) {
+            free(file);
+            dsf_repoconf_free(*out, *n);
+            *out = NULL;
+            *n = 0;
+            return rc;
+        }
+        const cJSON *repos = cJSON_GetObjectItemCaseSensitive(doc,
+                                                              "repositories");
+        for (const cJSON *e = repos ? repos->child : NULL; e; e = e->next) {
+            dsf_xgrow((void **)out, &cap, *n + 1, sizeof **out);
+            dsf_repoconf_entry *r = &(*out)[(*n)++];
+            r->name = dsf_xstrdup(e->string);
+            r->url = dsf_xstrdup(
+                cJSON_GetObjectItemCaseSensitive(e, "url")->valuestring);
+            r->file = dsf_xstrdup(file);
+            r->project = project;
+            r->shadowed = !project && dsf_repoconf_find(*out, *n - 1,
+                                                        r->name);
+        }
+        cJSON_Delete(doc);
+        dsf_jsrc_free(src);
+        free(file);
+    }
+    if (*n)
+        qsort(*out, *n, sizeof **out, cmp_entry);
+    return 0;
+}
+
+const dsf_repoconf_entry *dsf_repoconf_find(const dsf_repoconf_entry *v,
+                                            size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!v[i].shadowed && !strcmp(v[i].name, name))
+            return &v[i];
+    return NULL;
+}
+
+int dsf_repoconf_set(const char *file, const char *name, const char *url,
+                     dsf_diags *d)
+{
+    cJSON *doc;
+    dsf_jsrc *src;
+    int rc = load_doc(&doc, &src, file, d);
+    if (rc)
+        return rc;
+    dsf_jsrc_free(src);
+    if (!doc)
+        doc = cJSON_CreateObject();
+    cJSON *repos = cJSON_GetObjectItemCaseSensitive(doc, "repositories");
+    if (!repos)
+        repos = cJSON_AddObjectToObject(doc, "repositories");
+    bool had = cJSON_GetObjectItemCaseSensitive(repos, name) != NULL;
+    cJSON_DeleteItemFromObjectCaseSensitive(repos, name);
+    if (url) {
+        cJSON *e = cJSON_AddObjectToObject(repos, name);
+        cJSON_AddStringToObject(e, "url", url);
+    }
+    if (!url && !had) {
+        cJSON_Delete(doc);
+        return 1;
+    }
+    char *dir = dsf_path_dirname(file);
+    rc = dsf_mkdir_p(dir, NULL, d);
+    free(dir);
+    if (!rc) {
+        char *text = dsf_json_print(doc, true);
+        rc = dsf_write_atomic(file, text, strlen(text), d);
+        free(text);
+    }
+    cJSON_Delete(doc);
+    return rc;
+}
+
+void dsf_repoconf_free(dsf_repoconf_entry *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].name);
+        free(v[i].url);
+        free(v[i].file);
+    }
+    free(v);
+}

@@ -1,0 +1,537 @@
+#!/usr/bin/env python3
+"""End-to-end tests of dsforge's remote repositories against server.py.
+
+Usage: test_repo.py DSFORGE_BINARY TEST_NAME   (or "all")
+
+Each test gets fresh temporary directories (served repository, project,
+XDG cache and config) and its own server on 127.0.0.1, and removes them
+all afterwards. Every dsforge run has a time limit.
+"""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TINY = ('return { name = "%s", version = "%s", summary = "x", '
+        'params = { world_size = 1 }, build = function(p) return { '
+        'train_batch_size = 8, train_micro_batch_size_per_gpu = 8, '
+        'gradient_accumulation_steps = 1 } end }\n')
+
+# A repository plugin: it must load like a local one and its rule run.
+LINT_PLUGIN = """return {
+  name = "lint", version = "1.0.0", summary = "the team's lint rules",
+  rules = { {
+    id = "team-steps-per-print", severity = "warning",
+    summary = "the team wants steps_per_print set",
+    check = function(cfg, ctx)
+      if cfg.steps_per_print == nil then
+        ctx.report{ path = "steps_per_print",
+                    message = "set steps_per_print (team rule)" }
+      end
+    end,
+  } },
+}
+"""
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, msg, *ctx):
+    if not cond:
+        raise Fail(msg + "".join("\n--- " + str(c) for c in ctx))
+
+
+class Env:
+    def __init__(self, dsforge):
+        self.dsforge = dsforge
+        self.tmp = tempfile.mkdtemp(prefix="dsf-http-")
+        self.repo = os.path.join(self.tmp, "serve", "repo")
+        self.proj = os.path.join(self.tmp, "proj")
+        self.log = os.path.join(self.tmp, "requests.log")
+        os.makedirs(os.path.join(self.repo, "profiles"))
+        os.makedirs(os.path.join(self.repo, "plugins", "lint"))
+        os.makedirs(self.proj)
+        self.env = dict(os.environ)
+        for k in list(self.env):
+            if k.startswith("DSFORGE_") or k.endswith("_proxy") or \
+                    k.endswith("_PROXY") or k in ("CURL_CA_BUNDLE",
+                                                  "SSL_CERT_FILE",
+                                                  "SSL_CERT_DIR"):
+                del self.env[k]
+        self.env["XDG_CACHE_HOME"] = os.path.join(self.tmp, "cache")
+        self.env["XDG_CONFIG_HOME"] = os.path.join(self.tmp, "config")
+        self.env["NO_COLOR"] = "1"
+        self.servers = []
+        self.port = None
+
+    def write_repo(self, n=2, version="1.0.0"):
+        for i in range(n):
+            name = "tiny" if i == 0 else "p%03d" % i
+            with open(os.path.join(self.repo, "profiles", name + ".lua"),
+                      "w") as f:
+                f.write(TINY % (name, version))
+        with open(os.path.join(self.repo, "plugins", "lint", "init.lua"),
+                  "w") as f:
+            f.write(LINT_PLUGIN)
+        r = self.run("repo", "index", self.repo, "--name", "team")
+        check(r.returncode == 0, "repo index failed", r.stderr)
+
+    def start(self, *extra):
+        open(self.log, "w").close()
+        p = subprocess.Popen([sys.executable, os.path.join(HERE, "server.py"),
+                              os.path.join(self.tmp, "serve"), self.log]
+                             + list(extra), stdout=subprocess.PIPE,
+                             text=True)
+        self.servers.append(p)
+        line = p.stdout.readline()
+        check(line.startswith("PORT "), "server did not start")
+        self.port = int(line.split()[1])
+        return self.port
+
+    def url(self, prefix="", scheme="http"):
+        return "%s://127.0.0.1:%d/%srepo" % (scheme, self.port, prefix)
+
+    def run(self, *args, env=None, timeout=60):
+        e = dict(self.env)
+        e.update(env or {})
+        return subprocess.run([self.dsforge] + list(args), cwd=self.proj,
+                              env=e, capture_output=True, text=True,
+                              timeout=timeout)
+
+    def requests(self):
+        with open(self.log) as f:
+            return [json.loads(l) for l in f if l.strip()]
+
+    def clear_log(self):
+        open(self.log, "w").close()
+
+    def lock(self):
+        with open(os.path.join(self.proj, "dsforge.lock")) as f:
+            return json.load(f)
+
+    def cache_files(self):
+        out = {}
+        root = self.env["XDG_CACHE_HOME"]
+        for d, _, files in os.walk(root):
+            for n in files:
+                p = os.path.join(d, n)
+                with open(p, "rb") as f:
+                    out[os.path.relpath(p, root)] = f.read()
+        return out
+
+    def close(self):
+        for p in self.servers:
+            p.kill()
+            p.wait()
+        for d, dirs, _ in os.walk(self.tmp):
+            for x in dirs:
+                os.chmod(os.path.join(d, x), 0o755)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def added(e, **kw):
+    e.write_repo(**kw)
+    e.start()
+    r = e.run("repo", "add", "team", e.url())
+    check(r.returncode == 0, "repo add failed", r.stdout, r.stderr)
+    return r
+
+
+def assert_fails(r, code, *needles):
+    check(r.returncode == code, "expected exit %d, got %d" %
+          (code, r.returncode), r.stdout, r.stderr)
+    for n in needles:
+        check(n in r.stderr, "stderr lacks %r" % n, r.stderr)
+
+
+# ---- tests ---------------------------------------------------------------
+
+def test_happy(e):
+    r = added(e)
+    check("pinned" in r.stdout, "add does not report the pin", r.stdout)
+    lock = e.lock()["repositories"]["team"]
+    with open(os.path.join(e.repo, "index.json"), "rb") as f:
+        check(lock["index_sha256"] == hashlib.sha256(f.read()).hexdigest(),
+              "lock does not pin the index digest", lock)
+    with open(os.path.join(e.repo, "profiles", "tiny.lua"), "rb") as f:
+        check(lock["files"]["profiles/tiny.lua"] ==
+              hashlib.sha256(f.read()).hexdigest(), "file pin wrong", lock)
+    check(lock["versions"]["profile tiny"] == "1.0.0", "version pin", lock)
+    r = e.run("repo", "list")
+    check(r.returncode == 0 and "team" in r.stdout and "locked" in r.stdout,
+          "repo list", r.stdout, r.stderr)
+    r = e.run("repo", "path", "team/tiny@1.0.0")
+    check(r.returncode == 0, "repo path", r.stderr)
+    d = r.stdout.strip()
+    check(os.path.isfile(os.path.join(d, "profiles", "tiny.lua")) and
+          os.path.isfile(os.path.join(d, "plugins", "lint", "init.lua")),
+          "materialized tree lacks files", d)
+    assert_fails(e.run("repo", "path", "team/tiny@9.9.9"), 4,
+                 "offers version 1.0.0")
+    assert_fails(e.run("repo", "path", "team/nope"), 3, "no profile 'nope'")
+    assert_fails(e.run("repo", "path", "other/tiny"), 3,
+                 "unknown repository 'other'")
+
+
+def test_gen_remote(e):
+    """gen NAME/PROFILE: needs the profile loader wired to repo.h."""
+    added(e)
+    os.remove(os.path.join(e.proj, "dsforge.lock"))
+    r = e.run("gen", "team/tiny", "--stdout")
+    check(r.returncode == 0, "gen from a remote profile failed", r.stderr)
+    doc = json.loads(r.stdout)
+    check(doc.get("train_batch_size") == 8, "wrong config", r.stdout)
+    check("[team-steps-per-print]" in r.stderr,
+          "the repository's plugin rule did not run", r.stderr)
+    check(os.path.isfile(os.path.join(e.proj, "dsforge.lock")),
+          "gen did not write the lock file")
+
+
+def test_revalidate(e):
+    added(e, n=20)
+    e.clear_log()
+    t = time.time()
+    r = e.run("repo", "path", "team/tiny")
+    check(r.returncode == 0, "warm run failed", r.stderr)
+    reqs = e.requests()
+    check(len(reqs) == 1, "warm run made %d requests" % len(reqs), reqs)
+    check(reqs[0]["path"] == "/repo/index.json" and
+          reqs[0]["status"] == 304 and reqs[0]["if_none_match"],
+          "not a conditional request answered 304", reqs)
+    # a second update also revalidates only
+    e.clear_log()
+    r = e.run("repo", "update")
+    check(r.returncode == 0 and "up to date" in r.stdout, "update",
+          r.stdout, r.stderr)
+    check(len(e.requests()) == 1, "update re-downloaded", e.requests())
+    check(time.time() - t < 10, "too slow")
+
+
+def test_status_404_500(e):
+    e.write_repo()
+    e.start()
+    assert_fails(e.run("repo", "add", "team", e.url("_status/404/")), 4,
+                 "HTTP status 404")
+    assert_fails(e.run("repo", "add", "team", e.url("_status/500/")), 4,
+                 "HTTP status 500")
+    check(not os.path.exists(os.path.join(e.proj, "dsforge.lock")),
+          "lock written after a failure")
+    # with a locked cached copy, a server error falls back with a warning
+    added(e)
+    cfg = os.path.join(e.env["XDG_CONFIG_HOME"], "dsforge", "repos.json")
+    with open(cfg, "w") as f:
+        json.dump({"repositories": {"team": {"url": e.url()}}}, f)
+    lockp = os.path.join(e.proj, "dsforge.lock")
+    with open(lockp) as f:
+        lock = json.load(f)
+    # point config and lock at the failing URL: the content is the same
+    bad = e.url("_status/500/")
+    lock["repositories"]["team"]["url"] = bad
+    with open(lockp, "w") as f:
+        json.dump(lock, f)
+    with open(cfg, "w") as f:
+        json.dump({"repositories": {"team": {"url": bad}}}, f)
+    r = e.run("repo", "path", "team/tiny")
+    check(r.returncode == 0, "no fallback to the locked cache", r.stderr)
+    check("warning" in r.stderr and "locked copy" in r.stderr,
+          "fallback without a warning", r.stderr)
+
+
+def test_stall(e):
+    e.write_repo()
+    e.start()
+    t = time.time()
+    r = e.run("repo", "add", "team", e.url("_stall/"),
+              env={"DSFORGE_FETCH_TIMEOUT": "2"})
+    assert_fails(r, 4, "cannot fetch")
+    check(time.time() - t < 15, "timeout not enforced")
+
+
+def test_truncated(e):
+    e.write_repo()
+    e.start()
+    assert_fails(e.run("repo", "add", "team", e.url("_truncate/")), 4,
+                 "cannot fetch")
+
+
+def test_oversized(e):
+    e.write_repo()
+    e.start()
+    # no Content-Length: only the count in the write callback stops it
+    assert_fails(e.run("repo", "add", "team", e.url("_big/"),
+                       env={"DSFORGE_FETCH_MAX_BYTES": "100000"}), 4,
+                 "larger than the limit of 100000 bytes")
+    # a Content-Length over the cap
+    assert_fails(e.run("repo", "add", "team", e.url(),
+                       env={"DSFORGE_FETCH_MAX_BYTES": "100"}), 4,
+                 "larger than the limit of 100 bytes")
+
+
+def test_redirects(e):
+    e.write_repo()
+    e.start()
+    assert_fails(e.run("repo", "add", "team", e.url("_loop/")), 4,
+                 "too many redirects")
+    for scheme in ("file", "ftp", "gopher"):
+        assert_fails(e.run("repo", "add", "team",
+                           e.url("_to/%s/" % scheme)), 4,
+                     "forbidden scheme")
+    # plain http to a non-loopback host needs --allow-http (no request)
+    assert_fails(e.run("repo", "add", "x", "http://example.invalid/r"), 2,
+                 "not allowed")
+    assert_fails(e.run("repo", "add", "x", "ftp://127.0.0.1/r"), 2,
+                 "not allowed")
+
+
+def test_tampered(e):
+    e.write_repo()
+    with open(os.path.join(e.repo, "profiles", "tiny.lua"), "a") as f:
+        f.write("-- edited after indexing\n")
+    e.start()
+    before = e.cache_files()
+    r = e.run("repo", "add", "team", e.url())
+    assert_fails(r, 4, "integrity check failed", "profiles/tiny.lua")
+    check(e.cache_files() == before, "cache changed by a tampered fetch",
+          sorted(set(e.cache_files()) - set(before)))
+    check(not os.path.exists(os.path.join(e.proj, "dsforge.lock")),
+          "lock written")
+    check(not os.path.exists(os.path.join(e.env["XDG_CONFIG_HOME"],
+                                          "dsforge", "repos.json")),
+          "config written")
+
+
+def test_stale_pin(e):
+    added(e)
+    lock_before = e.lock()
+    e.write_repo(version="1.1.0")   # the team publishes a change
+    r = e.run("repo", "path", "team/tiny")
+    assert_fails(r, 4, "differs from its pin", "profile tiny: version "
+                 "1.0.0 -> 1.1.0", "profiles/tiny.lua: content changed",
+                 "dsforge repo update team")
+    check(e.lock() == lock_before, "lock changed by a failing run")
+    r = e.run("repo", "path", "team/tiny")   # still failing: never hidden
+    assert_fails(r, 4, "differs from its pin")
+    r = e.run("repo", "update", "team")
+    check(r.returncode == 0 and "updated" in r.stdout, "update", r.stdout,
+          r.stderr)
+    check(e.lock()["repositories"]["team"]["versions"]["profile tiny"] ==
+          "1.1.0", "lock not re-pinned")
+    r = e.run("repo", "path", "team/tiny@1.1.0")
+    check(r.returncode == 0, "after update", r.stderr)
+
+
+def test_malformed_index(e):
+    e.write_repo()
+    with open(os.path.join(e.repo, "index.json"), "w") as f:
+        f.write('{\n  "format": 1,\n  "name": "team",\n  "profiles": {\n'
+                '    "tiny": {"version": "1", "path": }\n  }\n}\n')
+    e.start()
+    r = e.run("repo", "add", "team", e.url())
+    assert_fails(r, 4, "/repo/index.json:5:")
+    with open(os.path.join(e.repo, "index.json"), "w") as f:
+        f.write('{"format": 2, "name": "team"}')
+    assert_fails(e.run("repo", "add", "team", e.url()), 4,
+                 "unsupported index format")
+
+
+def test_traversal(e):
+    e.write_repo()
+    e.start()
+    sha = "0" * 64
+    cases = [
+        ({"tiny": {"version": "1", "path": "../secret.lua", "sha256": sha}},
+         None, "leaves the repository"),
+        ({"tiny": {"version": "1", "path": "/etc/passwd", "sha256": sha}},
+         None, "leaves the repository"),
+        ({"tiny": {"version": "1", "path": "profiles\\tiny.lua",
+                   "sha256": sha}}, None, "leaves the repository"),
+        ({"../x": {"version": "1", "path": "profiles/x.lua", "sha256": sha}},
+         None, "invalid name"),
+        (None, {"lint": {"version": "1", "path": "plugins/lint",
+                         "files": {"../../evil.lua": sha}}},
+         "leaves the plugin"),
+        (None, {"lint": {"version": "1", "path": "plugins/lint",
+                         "files": {"a/./b.lua": sha}}}, "leaves the plugin"),
+    ]
+    for profiles, plugins, needle in cases:
+        doc = {"format": 1, "name": "team"}
+        if profiles:
+            doc["profiles"] = profiles
+        if plugins:
+            doc["plugins"] = plugins
+        with open(os.path.join(e.repo, "index.json"), "w") as f:
+            json.dump(doc, f, indent=1)
+        assert_fails(e.run("repo", "add", "team", e.url()), 4, needle)
+    check(not os.path.exists(os.path.join(e.tmp, "serve", "secret.lua")),
+          "sanity")
+
+
+def test_offline(e):
+    added(e)
+    e.clear_log()
+    r = e.run("repo", "path", "team/tiny", "--offline")
+    check(r.returncode == 0, "offline with a cache", r.stderr)
+    check(e.requests() == [], "offline made requests", e.requests())
+    # the same project with an empty cache
+    shutil.rmtree(e.env["XDG_CACHE_HOME"])
+    r = e.run("repo", "path", "team/tiny", "--offline")
+    assert_fails(r, 4, "--offline", "index.json of repository 'team'",
+                 "not in the cache")
+    check(e.requests() == [], "offline made requests", e.requests())
+    # no lock at all
+    os.remove(os.path.join(e.proj, "dsforge.lock"))
+    assert_fails(e.run("repo", "path", "team", "--offline"), 4,
+                 "not pinned")
+    assert_fails(e.run("repo", "update", "--offline"), 2, "needs the network")
+
+
+def test_concurrent(e):
+    e.write_repo(n=60)
+    e.start()
+    procs = []
+    for i in range(2):
+        proj = os.path.join(e.tmp, "proj%d" % i)
+        os.makedirs(proj)
+        env = dict(e.env)
+        procs.append(subprocess.Popen(
+            [e.dsforge, "repo", "add", "--project", "team", e.url()],
+            cwd=proj, env=env, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True))
+    outs = [p.communicate(timeout=60) for p in procs]
+    for p, (out, err) in zip(procs, outs):
+        check(p.returncode == 0, "concurrent add failed", out, err)
+    for rel, data in e.cache_files().items():
+        check(".tmp-" not in rel, "temporary file left in the cache", rel)
+        if rel.startswith("dsforge/blobs/"):
+            check(hashlib.sha256(data).hexdigest() ==
+                  os.path.basename(rel), "corrupt blob", rel)
+    trees = os.listdir(os.path.join(e.env["XDG_CACHE_HOME"], "dsforge",
+                                    "trees"))
+    check(len(trees) == 1, "trees", trees)
+
+
+def test_https(e):
+    if not shutil.which("openssl"):
+        print("SKIP: openssl is missing")
+        sys.exit(77)
+    e.write_repo()
+    d = os.path.join(e.tmp, "pki")
+    os.makedirs(d)
+
+    def ssl(*a):
+        subprocess.run(["openssl"] + list(a), cwd=d, check=True,
+                       capture_output=True, timeout=60)
+    ssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+        "-keyout", "ca.key", "-out", "ca.pem", "-subj", "/CN=dsforge test CA")
+    ssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "srv.key",
+        "-out", "srv.csr", "-subj", "/CN=127.0.0.1")
+    with open(os.path.join(d, "ext"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1\n")
+    ssl("x509", "-req", "-in", "srv.csr", "-CA", "ca.pem", "-CAkey",
+        "ca.key", "-CAcreateserial", "-days", "2", "-out", "srv.pem",
+        "-extfile", "ext")
+    e.start("--tls-cert", os.path.join(d, "srv.pem"), "--tls-key",
+            os.path.join(d, "srv.key"))
+    url = e.url(scheme="https")
+    # without our CA (system store only) the certificate is refused
+    assert_fails(e.run("repo", "add", "team", url), 4, "certificate")
+    for var in ("SSL_CERT_FILE", "CURL_CA_BUNDLE"):
+        r = e.run("repo", "add", "team", url,
+                  env={var: os.path.join(d, "ca.pem")})
+        check(r.returncode == 0, "https with %s failed" % var, r.stderr)
+
+
+def test_token(e):
+    e.write_repo()
+    secret = "s3cret-token-value"
+    e.start("--token", secret)
+    r = e.run("repo", "add", "team", e.url(),
+              env={"DSFORGE_TOKEN_TEAM": secret})
+    check(r.returncode == 0, "add with a token", r.stderr)
+    reqs = e.requests()
+    check(reqs and all(q["bearer_ok"] for q in reqs),
+          "token not sent on every request", reqs)
+    check(secret not in r.stdout + r.stderr, "token printed")
+    for root in (e.env["XDG_CACHE_HOME"], e.env["XDG_CONFIG_HOME"], e.proj):
+        for d, _, files in os.walk(root):
+            for n in files:
+                with open(os.path.join(d, n), "rb") as f:
+                    check(secret.encode() not in f.read(),
+                          "token written to " + os.path.join(d, n))
+
+
+def test_no_libcurl(e):
+    e.write_repo()
+    e.start()
+    r = e.run("repo", "add", "team", e.url(),
+              env={"DSFORGE_LIBCURL": "libdsforge-no-such-curl.so"})
+    assert_fails(r, 4, "needs libcurl", "libdsforge-no-such-curl.so")
+
+
+def test_project_wins(e):
+    added(e)
+    other = e.url("_status/500/")
+    cfgdir = os.path.join(e.env["XDG_CONFIG_HOME"], "dsforge")
+    with open(os.path.join(cfgdir, "repos.json"), "w") as f:
+        json.dump({"repositories": {"team": {"url": other}}}, f)
+    with open(os.path.join(e.proj, "dsforge.repos.json"), "w") as f:
+        json.dump({"repositories": {"team": {"url": e.url()}}}, f)
+    r = e.run("repo", "list")
+    check("hidden by the project's" in r.stdout, "list shadowing", r.stdout)
+    e.clear_log()
+    r = e.run("repo", "path", "team")
+    check(r.returncode == 0, "project entry not used", r.stderr)
+    check(all("_status" not in q["path"] for q in e.requests()),
+          "user entry used", e.requests())
+    r = e.run("repo", "remove", "team", "--project")
+    check(r.returncode == 0, "remove", r.stderr)
+    check("team" not in e.lock()["repositories"], "lock entry kept")
+
+
+def test_speed(e):
+    e.write_repo(n=100)
+    e.start()
+    with open(os.path.join(e.proj, "dsforge.repos.json"), "w") as f:
+        json.dump({"repositories": {"team": {"url": e.url()}}}, f)
+    t = time.time()
+    r = e.run("repo", "update", "--no-progress")
+    cold = time.time() - t
+    check(r.returncode == 0, "cold update", r.stderr)
+    check(len(e.requests()) == 1 + 100 + 1, "cold requests", len(e.requests()))
+    check(cold < 1.0, "cold fetch of 100 profiles took %.2f s" % cold)
+    e.clear_log()
+    r = e.run("repo", "path", "team/p050")
+    check(r.returncode == 0, "warm run", r.stderr)
+    check(len(e.requests()) == 1 and e.requests()[0]["status"] == 304,
+          "warm run requests", e.requests())
+
+
+TESTS = {n[5:]: f for n, f in globals().items() if n.startswith("test_")}
+
+
+def main():
+    dsforge, name = sys.argv[1], sys.argv[2]
+    names = sorted(TESTS) if name == "all" else [name]
+    failed = 0
+    for n in names:
+        e = Env(os.path.abspath(dsforge))
+        try:
+            TESTS[n](e)
+            print("PASS", n)
+        except (Fail, subprocess.TimeoutExpired) as x:
+            print("FAIL", n, x)
+            failed += 1
+        finally:
+            e.close()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1049 @@
+/*
+** test_sandbox.c -- escape attempts against the sandboxed Lua host.
+**
+** Every test runs a snippet through dsf_host_load + dsf_host_call in a fresh
+** state with small limits and expects a clean error: DSF_ESCRIPT, a
+** diagnostic that says what happened, nothing left on the stack, a bounded
+** run time (the SIGALRM backstop would end this process with exit code 5,
+** which fails the test). The last test walks the sandbox environment and
+** checks it against the exact allow-list (docs/lua-environment.md and
+** /work/shared/reference/style.md section 3).
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "core/buf.h"
+#include "core/diag.h"
+#include "core/error.h"
+#include "core/xalloc.h"
+#include "lua/host.h"
+
+#define CHUNK "@escape.lua"
+#define CHUNK_FILE "escape.lua"
+
+#define assert_contains(hay, needle)                                        \
+    do {                                                                    \
+        const char *hay_ = (hay), *needle_ = (needle);                      \
+        if (!hay_ || !strstr(hay_, needle_)) {                              \
+            print_error("expected \"%s\" in \"%s\"\n", needle_,             \
+                        hay_ ? hay_ : "(null)");                            \
+            fail();                                                         \
+        }                                                                   \
+    } while (0)
+
+/* ------------------------------------------------------------------ */
+/* Harness. */
+
+static double mono(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static dsf_limits small_limits(void)
+{
+    dsf_limits lim = {8u << 20, 2000000u, 5.0};
+    return lim;
+}
+
+typedef struct outcome {
+    int rc;
+    int top;          /* stack height after the call */
+    size_t nerrors;
+    char *message;    /* of the last error diagnostic */
+    char *file;
+    int line;
+    char *hint;
+    char *trace;
+    char *result;     /* first result as a string, when the call worked */
+    double seconds;   /* load + call + close */
+} outcome;
+
+static void outcome_free(outcome *o)
+{
+    free(o->message);
+    free(o->file);
+    free(o->hint);
+    free(o->trace);
+    free(o->result);
+    memset(o, 0, sizeof *o);
+}
+
+static dsf_host *host_new(dsf_srccache *src, dsf_limits lim)
+{
+    dsf_host_config cfg = {lim, NULL, 0, src, NULL};
+    dsf_diags d = DSF_DIAGS_INIT;
+    dsf_host *h = NULL;
+    int rc = dsf_host_new(&h, &cfg, &d);
+    if (rc)
+        dsf_diags_print(&d, stderr, false);
+    dsf_diags_free(&d);
+    assert_int_equal(rc, 0);
+    assert_non_null(h);
+    return h;
+}
+
+static void capture(outcome *o, int rc, dsf_host *h, dsf_diags *d)
+{
+    lua_State *L = dsf_host_state(h);
+    o->rc = rc;
+    if (rc == 0 && lua_gettop(L) >= 1) {
+        size_t len;
+        const char *s = lua_tolstring(L, -1, &len);
+        o->result = s ? dsf_xstrndup(s, len) : dsf_xstrdup("(non-string)");
+        lua_pop(L, 1);
+    }
+    o->top = lua_gettop(L);
+    o->nerrors = dsf_diags_count(d, DSF_ERROR);
+    for (size_t i = 0; i < d->len; i++) {
+        const dsf_diag *g = &d->items[i];
+        if (g->severity != DSF_ERROR)
+            continue;
+        free(o->message);
+        free(o->file);
+        free(o->hint);
+        free(o->trace);
+        o->message = dsf_xstrdup(g->message);
+        o->file = dsf_xstrdup(g->file);
+        o->line = g->line;
+        o->hint = dsf_xstrdup(g->hint);
+        o->trace = dsf_xstrdup(g->trace);
+    }
+}
+
+/* Runs code as the chunk "@escape.lua" in a fresh state; keeps one result
+** when the call succeeds. */
+static outcome run_with(dsf_limits lim, const char *code)
+{
+    outcome o;
+    memset(&o, 0, sizeof o);
+    dsf_srccache *src = dsf_srccache_new();
+    double t0 = mono();
+    dsf_host *h = host_new(src, lim);
+    dsf_diags d = DSF_DIAGS_INIT;
+    int rc = dsf_host_load(h, CHUNK, code, strlen(code), &d);
+    if (!rc)
+        rc = dsf_host_call(h, 0, 1, "escape test", &d);
+    capture(&o, rc, h, &d);
+    dsf_host_free(h);
+    o.seconds = mono() - t0;
+    dsf_diags_free(&d);
+    dsf_srccache_free(src);
+    return o;
+}
+
+static outcome run_code(const char *code)
+{
+    return run_with(small_limits(), code);
+}
+
+/* The call failed cleanly with a message containing needle. line > 0: the
+** diagnostic points at escape.lua:line; line < 0: it names no file; 0: the
+** location is not checked. */
+static void expect_error(const outcome *o, const char *needle, int line)
+{
+    if (o->rc != DSF_ESCRIPT)
+        print_error("rc=%d result=%s message=%s\n", o->rc,
+                    o->result ? o->result : "(none)",
+                    o->message ? o->message : "(none)");
+    assert_int_equal(o->rc, DSF_ESCRIPT);
+    assert_int_equal(o->nerrors, 1);
+    assert_contains(o->message, needle);
+    if (line > 0) {
+        assert_non_null(o->file);
+        assert_string_equal(o->file, CHUNK_FILE);
+        assert_int_equal(o->line, line);
+    } else if (line < 0) {
+        if (o->file)
+            print_error("unexpected file %s:%d\n", o->file, o->line);
+        assert_null(o->file);
+    }
+    assert_int_equal(o->top, 0);
+    assert_true(o->seconds < 10.0);
+}
+
+static void expect_script_error(const char *code, const char *needle,
+                                int line)
+{
+    outcome o = run_code(code);
+    expect_error(&o, needle, line);
+    outcome_free(&o);
+}
+
+/* A limit error: the message names the limit and the hint the option. */
+static void expect_limit(const outcome *o, const char *needle,
+                         const char *option)
+{
+    expect_error(o, needle, 0);
+    assert_contains(o->hint, option);
+}
+
+/* ------------------------------------------------------------------ */
+/* Missing libraries. */
+
+static void test_os_execute(void **state)
+{
+    (void)state;
+    expect_script_error("local x = 1\nos.execute('echo escaped')\n",
+                        "undefined global 'os'", 2);
+}
+
+static void test_io_open(void **state)
+{
+    (void)state;
+    expect_script_error("return io.open('/etc/passwd'):read('a')\n",
+                        "undefined global 'io'", 1);
+}
+
+static void test_require_os_not_found(void **state)
+{
+    (void)state;
+    expect_script_error("local os = require 'os'\nreturn os.getenv('HOME')\n",
+                        "require: module 'os' not found on the plugin path",
+                        1);
+}
+
+static void test_require_io_not_found(void **state)
+{
+    (void)state;
+    expect_script_error("local io = require('io')\n",
+                        "require: module 'io' not found on the plugin path",
+                        1);
+}
+
+static void test_require_path_traversal(void **state)
+{
+    (void)state;
+    expect_script_error("return require('../../etc/passwd')\n",
+                        "require: invalid module name", 1);
+    expect_script_error("return require('/etc/passwd')\n",
+                        "require: invalid module name", 1);
+    expect_script_error("return require('a..b')\n",
+                        "require: invalid module name", 1);
+}
+
+static void test_package_loadlib(void **state)
+{
+    (void)state;
+    expect_script_error(
+        "local f = package.loadlib('libc.so.6', 'system')\nreturn f('id')\n",
+        "undefined global 'package'", 1);
+}
+
+static void test_debug_getregistry(void **state)
+{
+    (void)state;
+    expect_script_error("\n\nreturn debug.getregistry()\n",
+                        "undefined global 'debug'", 3);
+}
+
+static void test_collectgarbage_absent(void **state)
+{
+    (void)state;
+    expect_script_error("collectgarbage('stop')\n",
+                        "undefined global 'collectgarbage'", 1);
+}
+
+static void test_dofile_absent(void **state)
+{
+    (void)state;
+    expect_script_error("return dofile('/etc/passwd')\n",
+                        "undefined global 'dofile'", 1);
+}
+
+static void test_loadfile_absent(void **state)
+{
+    (void)state;
+    expect_script_error("return loadfile('/etc/passwd')\n",
+                        "undefined global 'loadfile'", 1);
+}
+
+static void test_warn_and_coroutine_absent(void **state)
+{
+    (void)state;
+    expect_script_error("warn('@on')\n", "undefined global 'warn'", 1);
+    expect_script_error("return coroutine.create(print)\n",
+                        "undefined global 'coroutine'", 1);
+    expect_script_error("return _G.os\n", "undefined global '_G'", 1);
+}
+
+static void test_math_random_absent(void **state)
+{
+    (void)state;
+    expect_script_error("assert(math.random == nil)\nreturn math.random(6)\n",
+                        "attempt to call a nil value (field 'random')", 2);
+    expect_script_error("math.randomseed(42)\n",
+                        "attempt to call a nil value (field 'randomseed')",
+                        1);
+}
+
+static void test_undefined_global(void **state)
+{
+    (void)state;
+    expect_script_error("local a = 1\nlocal b = not_defined_anywhere\n",
+                        "undefined global 'not_defined_anywhere'", 2);
+    /* Non-string keys are refused too, and rawget sees nothing. */
+    expect_script_error("return _ENV[1]\n", "undefined global", 1);
+    outcome o = run_code("return tostring(rawget(_ENV, 'os'))\n");
+    assert_int_equal(o.rc, 0);
+    assert_string_equal(o.result, "nil");
+    outcome_free(&o);
+}
+
+static void test_env_metatable_protected(void **state)
+{
+    (void)state;
+    outcome o = run_code("return tostring(getmetatable(_ENV))\n");
+    assert_int_equal(o.rc, 0);
+    assert_string_equal(o.result, "false");
+    outcome_free(&o);
+    expect_script_error("setmetatable(_ENV, nil)\n",
+                        "cannot change a protected metatable", 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* Bytecode. */
+
+static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud)
+{
+    (void)L;
+    dsf_buf_add(ud, p, sz);
+    return 0;
+}
+
+/* A real binary chunk ("return 42"), made in a plain Lua state. */
+static char *real_bytecode(size_t *len)
+{
+    lua_State *P = luaL_newstate();
+    assert_non_null(P);
+    assert_int_equal(luaL_loadstring(P, "return 42"), LUA_OK);
+    dsf_buf b = DSF_BUF_INIT;
+    assert_int_equal(lua_dump(P, dump_writer, &b, 0), 0);
+    lua_close(P);
+    assert_true(b.len > 4);
+    assert_memory_equal(b.data, "\x1bLua", 4);
+    *len = b.len;
+    return dsf_buf_take(&b);
+}
+
+typedef struct blob {
+    dsf_host *h;
+    const char *data;
+    size_t len;
+} blob;
+
+static int set_blob(lua_State *L)
+{
+    blob *b = lua_touserdata(L, 1);
+    lua_pushlstring(L, b->data, b->len);
+    dsf_host_set_global(b->h, "blob");
+    return 0;
+}
+
+/* Runs code with the global `blob` holding bytes. */
+static outcome run_with_blob(const char *code, const char *bytes,
+                             size_t len)
+{
+    outcome o;
+    memset(&o, 0, sizeof o);
+    dsf_srccache *src = dsf_srccache_new();
+    dsf_host *h = host_new(src, small_limits());
+    dsf_diags d = DSF_DIAGS_INIT;
+    blob b = {h, bytes, len};
+    int rc = dsf_host_cpcall(h, set_blob, &b, 0, "set blob", &d);
+    assert_int_equal(rc, 0);
+    rc = dsf_host_load(h, CHUNK, code, strlen(code), &d);
+    if (!rc)
+        rc = dsf_host_call(h, 0, 1, "escape test", &d);
+    capture(&o, rc, h, &d);
+    dsf_host_free(h);
+    dsf_diags_free(&d);
+    dsf_srccache_free(src);
+    return o;
+}
+
+static void test_string_dump_absent(void **state)
+{
+    (void)state;
+    outcome o = run_code("return tostring(string.dump)\n");
+    assert_int_equal(o.rc, 0);
+    assert_string_equal(o.result, "nil");
+    outcome_free(&o);
+    expect_script_error("local s = ('x').dump\nreturn s(print)\n",
+                        "attempt to call a nil value (local 's')", 2);
+}
+
+static void test_load_string_dump(void **state)
+{
+    (void)state;
+    expect_script_error(
+        "local f = load(string.dump(function() return 1 end), 'x', 'b')\n",
+        "attempt to call a nil value (field 'dump')", 1);
+}
+
+static void test_load_real_bytecode_text_only(void **state)
+{
+    (void)state;
+    size_t len;
+    char *bc = real_bytecode(&len);
+    /* The default mode is text: load refuses and returns nil, msg. */
+    outcome o = run_with_blob("local f, err = load(blob)\n"
+                              "if f then return f() end\n"
+                              "error(err, 0)\n",
+                              bc, len);
+    expect_error(&o, "attempt to load a binary chunk (mode is 't')", -1);
+    outcome_free(&o);
+    /* An explicit nil mode is the default mode. */
+    o = run_with_blob("local f, err = load(blob, 'b', nil)\n"
+                      "if f then return f() end\n"
+                      "error(err, 0)\n",
+                      bc, len);
+    expect_error(&o, "attempt to load a binary chunk (mode is 't')", -1);
+    outcome_free(&o);
+    free(bc);
+}
+
+static void test_load_real_bytecode_mode_b(void **state)
+{
+    (void)state;
+    size_t len;
+    char *bc = real_bytecode(&len);
+    outcome o = run_with_blob("local x = 0\n"
+                              "local f = load(blob, '=b', 'b')\n"
+                              "return f()\n",
+                              bc, len);
+    expect_error(&o, "binary chunks are not allowed", 2);
+    outcome_free(&o);
+    o = run_with_blob("return load(blob, '=b', 'bt')()\n", bc, len);
+    expect_error(&o, "binary chunks are not allowed", 1);
+    outcome_free(&o);
+    /* A function as the chunk source (a reader) is refused as well. */
+    o = run_with_blob("local i = 0\n"
+                      "return load(function() i = i + 1\n"
+                      "  if i == 1 then return blob end end)()\n",
+                      bc, len);
+    expect_error(&o, "only string chunks are allowed", 2);
+    outcome_free(&o);
+    free(bc);
+}
+
+static void test_load_handmade_binary(void **state)
+{
+    (void)state;
+    expect_script_error("local f = load('\\27Lua\\84\\0junk', 'x', 'b')\n",
+                        "binary chunks are not allowed", 1);
+    expect_script_error("local f, err = load('\\27Lua\\84\\0junk')\n"
+                        "if f then return f() end\n"
+                        "error(err, 0)\n",
+                        "attempt to load a binary chunk (mode is 't')", -1);
+}
+
+static void test_host_load_refuses_binary(void **state)
+{
+    (void)state;
+    size_t len;
+    char *bc = real_bytecode(&len);
+    dsf_srccache *src = dsf_srccache_new();
+    dsf_host *h = host_new(src, small_limits());
+    dsf_diags d = DSF_DIAGS_INIT;
+    int rc = dsf_host_load(h, "@blob.luac", bc, len, &d);
+    assert_int_equal(rc, DSF_ESCRIPT);
+    assert_int_equal(lua_gettop(dsf_host_state(h)), 0);
+    assert_int_equal(d.len, 1);
+    assert_string_equal(d.items[0].file, "blob.luac");
+    assert_contains(d.items[0].message, "syntax error");
+    assert_contains(d.items[0].message, "attempt to load a binary chunk");
+    dsf_diags_free(&d);
+    /* The hand-made header, too. */
+    static const char fake[] = "\x1bLua\x54\x00\x19\x93\r\n\x1a\n";
+    rc = dsf_host_load(h, "=fake", fake, sizeof fake - 1, &d);
+    assert_int_equal(rc, DSF_ESCRIPT);
+    assert_contains(d.items[0].message, "attempt to load a binary chunk");
+    dsf_diags_free(&d);
+    dsf_host_free(h);
+    dsf_srccache_free(src);
+    free(bc);
+}
+
+static void test_loaded_text_runs_in_sandbox(void **state)
+{
+    (void)state;
+    /* A text chunk from load gets the sandbox environment, not _G. */
+    expect_script_error("local f = assert(load('return os.exit(1)'))\n"
+                        "return f()\n",
+                        "undefined global 'os'", 0);
+    /* With an explicit environment it sees only that table. */
+    outcome o = run_code("local f = assert(load('return x + 1', '=c', 't', "
+                         "{x = 41}))\nreturn tostring(f())\n");
+    assert_int_equal(o.rc, 0);
+    assert_string_equal(o.result, "42");
+    outcome_free(&o);
+}
+
+/* ------------------------------------------------------------------ */
+/* Metatables and finalizers. */
+
+static void test_string_metatable_read(void **state)
+{
+    (void)state;
+    outcome o = run_code("return tostring(getmetatable(''))\n");
+    assert_int_equal(o.rc, 0);
+    assert_string_equal(o.result, "false");
+    outcome_free(&o);
+}
+
+static void test_string_metatable_write(void **state)
+{
+    (void)state;
+    expect_script_error("local x = 1\n"
+                        "getmetatable('').__index = function() return 1 end\n",
+                        "attempt to index a boolean value", 2);
+    expect_script_error("setmetatable('', {})\n",
+                        "bad argument #1 to 'setmetatable' (table expected, "
+                        "got string)",
+                        1);
+    /* Methods on strings still work. */
+    outcome o = run_code("return ('abc'):upper()\n");
+    assert_int_equal(o.rc, 0);
+    assert_string_equal(o.result, "ABC");
+    outcome_free(&o);
+}
+
+static void test_gc_metamethod_refused(void **state)
+{
+    (void)state;
+    expect_script_error("local t = setmetatable({}, {__gc = function() end})\n",
+                        "__gc metamethods are not allowed", 1);
+    expect_script_error("local mt = {}\nrawset(mt, '__gc', false)\n"
+                        "setmetatable({}, mt)\n",
+                        "__gc metamethods are not allowed", 3);
+}
+
+static void test_gc_loop_attempt(void **state)
+{
+    (void)state;
+    /* __gc added after setmetatable (and one inherited through __index)
+    ** never marks the object for finalization, so the looping finalizer
+    ** never runs: neither during collections nor in lua_close. */
+    outcome o = run_code(
+        "local mt = {}\n"
+        "local t = setmetatable({}, mt)\n"
+        "mt.__gc = function() while true do end end\n"
+        "local u = setmetatable({}, setmetatable({}, {__index = {\n"
+        "  __gc = function() while true do end end}}))\n"
+        "t, u = nil, nil\n"
+        "for i = 1, 200000 do local x = {i} end\n"
+        "return 'done'\n");
+    assert_int_equal(o.rc, 0);
+    assert_string_equal(o.result, "done");
+    assert_true(o.seconds < 5.0);
+    outcome_free(&o);
+}
+
+/* ------------------------------------------------------------------ */
+/* Instruction and time limits. */
+
+static void test_infinite_loop(void **state)
+{
+    (void)state;
+    outcome o = run_code("while true do end\n");
+    expect_limit(&o, "instruction limit of 2000000 exceeded",
+                 "--max-instructions");
+    outcome_free(&o);
+}
+
+static void test_infinite_loop_in_pcall(void **state)
+{
+    (void)state;
+    outcome o = run_code("local ok, e = pcall(function() while true do end "
+                         "end)\nreturn 'escaped: ' .. tostring(e)\n");
+    expect_limit(&o, "instruction limit of 2000000 exceeded",
+                 "--max-instructions");
+    outcome_free(&o);
+    /* Retrying forever does not help either. */
+    o = run_code("while true do\n"
+                 "  pcall(function() while true do end end)\n"
+                 "end\n");
+    expect_limit(&o, "instruction limit of 2000000 exceeded",
+                 "--max-instructions");
+    outcome_free(&o);
+}
+
+static void test_infinite_loop_in_xpcall(void **state)
+{
+    (void)state;
+    outcome o = run_code("local ok, e = xpcall(function() while true do end "
+                         "end, function(m) return 'handled: ' .. m end)\n"
+                         "return 'escaped: ' .. tostring(e)\n");
+    expect_limit(&o, "instruction limit of 2000000 exceeded",
+                 "--max-instructions");
+    outcome_free(&o);
+}
+
+static void test_xpcall_handler_loops(void **state)
+{
+    (void)state;
+    /* The handler runs while the limit error is being raised: it must not
+    ** become a place where the hook cannot reach. */
+    outcome o = run_code("local ok, e = xpcall(function() while true do end "
+                         "end, function(m) while true do end end)\n"
+                         "return 'escaped: ' .. tostring(e)\n");
+    expect_limit(&o, "instruction limit of 2000000 exceeded",
+                 "--max-instructions");
+    assert_true(o.seconds < 5.0);
+    outcome_free(&o);
+    o = run_code("local ok, e = xpcall(function() while true do end end,\n"
+                 "  function(m) return pcall(function() while true do end "
+                 "end) end)\n"
+                 "return 'escaped: ' .. tostring(e)\n");
+    expect_limit(&o, "instruction limit of 2000000 exceeded",
+                 "--max-instructions");
+    assert_true(o.seconds < 5.0);
+    outcome_free(&o);
+}
+
+static void test_xpcall_handler_still_works(void **state)
+{
+    (void)state;
+    outcome o = run_code("local ok, e = xpcall(function() error('x', 0) end,\n"
+                         "  function(m) return 'handled ' .. m end)\n"
+                         "return tostring(ok) .. ' ' .. e\n");
+    assert_int_equal(o.rc, 0);
+    assert_string_equal(o.result, "false handled x");
+    outcome_free(&o);
+    o = run_code("return select('#', xpcall(function(a, b) return a, b, 3 "
+                 "end, print, 1, 2))\n");
+    assert_int_equal(o.rc, 0);
+    assert_string_equal(o.result, "4");
+    outcome_free(&o);
+    /* A loop inside an ordinary (non-limit) handler is still counted. */
+    o = run_code("xpcall(function() error('x') end,\n"
+                 "  function(m) while true do end end)\n");
+    expect_limit(&o, "instruction limit of 2000000 exceeded",
+                 "--max-instructions");
+    outcome_free(&o);
+    expect_script_error("xpcall(print)\n", "bad argument #2 to 'xpcall'", 1);
+}
+
+static void test_close_handler_loops(void **state)
+{
+    (void)state;
+    outcome o = run_code(
+        "local x <close> = setmetatable({}, {__close = function()\n"
+        "  while true do end end})\n"
+        "error('boom')\n");
+    expect_limit(&o, "instruction limit of 2000000 exceeded",
+                 "--max-instructions");
+    outcome_free(&o);
+}
+
+static void test_time_limit(void **state)
+{
+    (void)state;
+    dsf_limits lim = small_limits();
+    lim.seconds = 0.2;
+    lim.instructions = UINT64_C(1000000000000000);
+    outcome o = run_with(lim, "local n = 0\nwhile true do n = n + 1 end\n");
+    expect_limit(&o, "time limit of 0.2 s exceeded", "--max-seconds");
+    assert_true(o.seconds >= 0.2);
+    assert_true(o.seconds < 1.3); /* before the SIGALRM backstop */
+    outcome_free(&o);
+    /* Caught by pcall: still the end of the call. */
+    o = run_with(lim, "pcall(function() while true do end end)\n"
+                      "while true do end\n");
+    expect_limit(&o, "time limit of 0.2 s exceeded", "--max-seconds");
+    assert_true(o.seconds < 1.3);
+    outcome_free(&o);
+}
+
+static void test_limits_rearm_per_call(void **state)
+{
+    (void)state;
+    /* A call that hit a limit does not poison the next call. */
+    dsf_srccache *src = dsf_srccache_new();
+    dsf_host *h = host_new(src, small_limits());
+    dsf_diags d = DSF_DIAGS_INIT;
+    static const char spin[] = "while true do end";
+    assert_int_equal(dsf_host_load(h, CHUNK, spin, sizeof spin - 1, &d), 0);
+    assert_int_equal(dsf_host_call(h, 0, 0, "first", &d), DSF_ESCRIPT);
+    static const char ok[] = "local n = 0 for i = 1, 1000 do n = n + i end "
+                             "return n";
+    assert_int_equal(dsf_host_load(h, CHUNK, ok, sizeof ok - 1, &d), 0);
+    assert_int_equal(dsf_host_call(h, 0, 1, "second", &d), 0);
+    lua_State *L = dsf_host_state(h);
+    assert_int_equal(lua_tointeger(L, -1), 500500);
+    lua_pop(L, 1);
+    assert_int_equal(dsf_diags_count(&d, DSF_ERROR), 1);
+    dsf_diags_free(&d);
+    dsf_host_free(h);
+    dsf_srccache_free(src);
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory and stack. */
+
+static void test_string_rep_huge(void **state)
+{
+    (void)state;
+    outcome o = run_code("local s = string.rep('x', 2^31)\nreturn #s\n");
+    expect_error(&o, "memory limit of 8 MiB exceeded", -1);
+    outcome_free(&o);
+}
+
+static void test_table_growth_bomb(void **state)
+{
+    (void)state;
+    dsf_limits lim = small_limits();
+    lim.instructions = UINT64_C(10000000000);
+    outcome o = run_with(lim, "local t, i = {}, 0\n"
+                              "while true do i = i + 1; t[i] = {i} end\n");
+    expect_error(&o, "memory limit of 8 MiB exceeded", -1);
+    outcome_free(&o);
+    o = run_with(lim, "local s = 'x'\nwhile true do s = s .. s end\n");
+    expect_error(&o, "memory limit of 8 MiB exceeded", -1);
+    outcome_free(&o);
+}
+
+static void test_unbounded_recursion(void **state)
+{
+    (void)state;
+    dsf_limits lim = small_limits();
+    lim.memory = 64u << 20;
+    lim.instructions = UINT64_C(100000000);
+    outcome o = run_with(lim, "local function f(n) return f(n + 1) + 1 end\n"
+                              "return f(1)\n");
+    expect_error(&o, "stack overflow", 1);
+    outcome_free(&o);
+    /* With the small budget the memory limit comes first: also clean. */
+    o = run_code("local function f(n) return f(n + 1) + 1 end\n"
+                 "return f(1)\n");
+    assert_int_equal(o.rc, DSF_ESCRIPT);
+    assert_true(strstr(o.message, "stack overflow") ||
+                strstr(o.message, "memory limit of 8 MiB exceeded"));
+    outcome_free(&o);
+}
+
+static void test_recursion_through_c(void **state)
+{
+    (void)state;
+    expect_script_error(
+        "local t = setmetatable({}, {__index = function(t, k)\n"
+        "  return t[k] end})\n"
+        "return t.x\n",
+        "stack overflow", 0);
+    expect_script_error(
+        "local t = setmetatable({}, {__tostring = function(t)\n"
+        "  return tostring(t) end})\n"
+        "return tostring(t)\n",
+        "stack overflow", 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Error values. */
+
+static void test_error_table(void **state)
+{
+    (void)state;
+    expect_script_error("error({})\n",
+                        "escape test: (error object is a table value)", -1);
+    expect_script_error("error()\n",
+                        "escape test: (error object is a nil value)", -1);
+    expect_script_error("error(42)\n", "escape test: 42", -1);
+}
+
+static void test_error_tostring(void **state)
+{
+    (void)state;
+    expect_script_error(
+        "error(setmetatable({}, {__tostring = function()\n"
+        "  return 'custom failure' end}))\n",
+        "custom failure", 0);
+    expect_script_error(
+        "error(setmetatable({}, {__tostring = function()\n"
+        "  return {} end}))\n",
+        "(error object is a table value)", -1);
+    expect_script_error(
+        "error(setmetatable({}, {__tostring = function()\n"
+        "  error('in tostring') end}))\n",
+        "", 0);
+    outcome o = run_code("error(setmetatable({}, {__tostring = function()\n"
+                         "  while true do end end}))\n");
+    assert_int_equal(o.rc, DSF_ESCRIPT);
+    assert_int_equal(o.top, 0);
+    assert_true(o.seconds < 5.0);
+    outcome_free(&o);
+}
+
+/* ------------------------------------------------------------------ */
+/* print goes to stderr. */
+
+static char *slurp_fd(int fd)
+{
+    dsf_buf b = DSF_BUF_INIT;
+    char tmp[256];
+    ssize_t n;
+    lseek(fd, 0, SEEK_SET);
+    while ((n = read(fd, tmp, sizeof tmp)) > 0)
+        dsf_buf_add(&b, tmp, (size_t)n);
+    dsf_buf_puts(&b, "");
+    return dsf_buf_take(&b);
+}
+
+static void test_print_goes_to_stderr(void **state)
+{
+    (void)state;
+    char out_name[] = "/tmp/dsf-sandbox-out-XXXXXX";
+    char err_name[] = "/tmp/dsf-sandbox-err-XXXXXX";
+    int out_fd = mkstemp(out_name), err_fd = mkstemp(err_name);
+    assert_true(out_fd >= 0 && err_fd >= 0);
+    unlink(out_name);
+    unlink(err_name);
+    fflush(stdout);
+    fflush(stderr);
+    int saved_out = dup(STDOUT_FILENO), saved_err = dup(STDERR_FILENO);
+    assert_true(saved_out >= 0 && saved_err >= 0);
+    dup2(out_fd, STDOUT_FILENO);
+    dup2(err_fd, STDERR_FILENO);
+    outcome o = run_code("print('hello', 1, nil, true, 2.5)\n"
+                         "print(setmetatable({}, {__tostring = function()\n"
+                         "  return 'obj' end}))\n"
+                         "return 'ok'\n");
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved_out, STDOUT_FILENO);
+    dup2(saved_err, STDERR_FILENO);
+    close(saved_out);
+    close(saved_err);
+    char *out = slurp_fd(out_fd), *err = slurp_fd(err_fd);
+    close(out_fd);
+    close(err_fd);
+    assert_int_equal(o.rc, 0);
+    assert_string_equal(o.result, "ok");
+    assert_string_equal(out, "");
+    assert_string_equal(err, "hello\t1\tnil\ttrue\t2.5\nobj\n");
+    outcome_free(&o);
+    free(out);
+    free(err);
+}
+
+/* ------------------------------------------------------------------ */
+/* The environment walk. */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The string keys of the table on top of the stack, sorted and joined
+** with spaces; any non-string key fails the test. */
+static char *table_keys(lua_State *L)
+{
+    size_t n = 0, cap = 0;
+    char **names = NULL;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        lua_pop(L, 1);
+        assert_int_equal(lua_type(L, -1), LUA_TSTRING);
+        dsf_xgrow((void **)&names, &cap, n + 1, sizeof *names);
+        names[n++] = dsf_xstrdup(lua_tostring(L, -1));
+    }
+    if (n)
+        qsort(names, n, sizeof *names, cmp_str);
+    dsf_buf b = DSF_BUF_INIT;
+    dsf_buf_puts(&b, "");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            dsf_buf_putc(&b, ' ');
+        dsf_buf_puts(&b, names[i]);
+        free(names[i]);
+    }
+    free(names);
+    return dsf_buf_take(&b);
+}
+
+static char *sorted_list(const char *const *list)
+{
+    size_t n = 0;
+    while (list[n])
+        n++;
+    const char **copy = dsf_xmalloc((n ? n : 1) * sizeof *copy);
+    memcpy(copy, list, n * sizeof *copy);
+    qsort(copy, n, sizeof *copy, cmp_str);
+    dsf_buf b = DSF_BUF_INIT;
+    dsf_buf_puts(&b, "");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            dsf_buf_putc(&b, ' ');
+        dsf_buf_puts(&b, copy[i]);
+    }
+    free(copy);
+    return dsf_buf_take(&b);
+}
+
+static void expect_library(lua_State *L, const char *lib,
+                           const char *expected)
+{
+    lua_getfield(L, -1, lib);
+    assert_int_equal(lua_type(L, -1), LUA_TTABLE);
+    char *keys = table_keys(L);
+    if (strcmp(keys, expected) != 0)
+        print_error("%s: got      %s\n%s: expected %s\n", lib, keys, lib,
+                    expected);
+    assert_string_equal(keys, expected);
+    free(keys);
+    lua_pop(L, 1);
+}
+
+static void test_environment_walk(void **state)
+{
+    (void)state;
+    static const char *const documented[] = {
+        "_VERSION", "assert",   "error",    "getmetatable", "ipairs",
+        "next",     "pairs",    "pcall",    "rawequal",     "rawget",
+        "rawlen",   "rawset",   "select",   "setmetatable", "tonumber",
+        "tostring", "type",     "xpcall",   "print",        "load",
+        "require",  "string",   "table",    "math",         "utf8",
+        "dsforge",  NULL};
+    char *allow = sorted_list(dsf_sandbox_globals);
+    char *doc = sorted_list(documented);
+    assert_string_equal(allow, doc); /* header == docs/lua-environment.md */
+
+    dsf_srccache *src = dsf_srccache_new();
+    dsf_host *h = host_new(src, small_limits());
+    lua_State *L = dsf_host_state(h);
+
+    /* C side: the base table every chunk environment falls back to. */
+    lua_getfield(L, LUA_REGISTRYINDEX, "dsforge.base");
+    assert_int_equal(lua_type(L, -1), LUA_TTABLE);
+    char *base = table_keys(L);
+    assert_string_equal(base, allow);
+    free(base);
+
+    expect_library(L, "string",
+                   "byte char find format gmatch gsub len lower match pack "
+                   "packsize rep reverse sub unpack upper");
+    expect_library(L, "table", "concat insert move pack remove sort unpack");
+    expect_library(L, "utf8", "char charpattern codepoint codes len offset");
+    expect_library(L, "dsforge",
+                   "array delete kind null object sorted_keys version warn");
+    /* math: Lua 5.4's functions, plus exactly the LUA_COMPAT_MATHLIB set
+    ** when the system library was built with it (Debian's is). */
+    lua_getfield(L, -1, "math");
+    char *math = table_keys(L);
+    lua_pop(L, 1);
+    static const char core_math[] =
+        "abs acos asin atan ceil cos deg exp floor fmod huge log max "
+        "maxinteger min mininteger modf pi rad sin sqrt tan tointeger type "
+        "ult";
+    static const char compat_math[] =
+        "abs acos asin atan atan2 ceil cos cosh deg exp floor fmod frexp "
+        "huge ldexp log log10 max maxinteger min mininteger modf pi pow rad "
+        "sin sinh sqrt tan tanh tointeger type ult";
+    if (strcmp(math, core_math) != 0 && strcmp(math, compat_math) != 0)
+        print_error("math: %s\n", math);
+    assert_true(strcmp(math, core_math) == 0 ||
+                strcmp(math, compat_math) == 0);
+    free(math);
+    lua_pop(L, 1); /* base */
+
+    /* The real global table is empty and the library cache gone. */
+    lua_pushglobaltable(L);
+    char *globals = table_keys(L);
+    assert_string_equal(globals, "");
+    free(globals);
+    lua_pop(L, 1);
+    assert_int_equal(lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE),
+                     LUA_TNIL);
+    lua_pop(L, 1);
+
+    /* Lua side: probe every candidate name from a chunk. */
+    static const char probe[] =
+        "local names = {\n"
+        "  '_VERSION', 'assert', 'error', 'getmetatable', 'ipairs', 'next',\n"
+        "  'pairs', 'pcall', 'rawequal', 'rawget', 'rawlen', 'rawset',\n"
+        "  'select', 'setmetatable', 'tonumber', 'tostring', 'type',\n"
+        "  'xpcall', 'print', 'load', 'require', 'string', 'table', 'math',\n"
+        "  'utf8', 'dsforge', 'io', 'os', 'debug', 'package', 'coroutine',\n"
+        "  'dofile', 'loadfile', 'collectgarbage', 'warn', '_G', '_ENV',\n"
+        "  'module', 'setfenv', 'getfenv', 'unpack', 'loadstring',\n"
+        "  'newproxy', 'gcinfo', 'jit', 'bit32', 'arg', 'ffi', 'bit',\n"
+        "  'loadlib', 'rawprint', 'utf8lib', 'lfs', 'posix', 'socket'}\n"
+        "local seen = {}\n"
+        "for _, n in ipairs(names) do\n"
+        "  local ok, v = pcall(function() return _ENV[n] end)\n"
+        "  if ok and v ~= nil then seen[#seen + 1] = n end\n"
+        "end\n"
+        "table.sort(seen)\n"
+        "return table.concat(seen, ' ')\n";
+    dsf_diags d = DSF_DIAGS_INIT;
+    assert_int_equal(dsf_host_load(h, CHUNK, probe, sizeof probe - 1, &d), 0);
+    assert_int_equal(dsf_host_call(h, 0, 1, "probe", &d), 0);
+    assert_string_equal(lua_tostring(L, -1), allow);
+    lua_pop(L, 1);
+    dsf_diags_free(&d);
+
+    dsf_host_free(h);
+    dsf_srccache_free(src);
+    free(allow);
+    free(doc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_os_execute),
+        cmocka_unit_test(test_io_open),
+        cmocka_unit_test(test_require_os_not_found),
+        cmocka_unit_test(test_require_io_not_found),
+        cmocka_unit_test(test_require_path_traversal),
+        cmocka_unit_test(test_package_loadlib),
+        cmocka_unit_test(test_debug_getregistry),
+        cmocka_unit_test(test_collectgarbage_absent),
+        cmocka_unit_test(test_dofile_absent),
+        cmocka_unit_test(test_loadfile_absent),
+        cmocka_unit_test(test_warn_and_coroutine_absent),
+        cmocka_unit_test(test_math_random_absent),
+        cmocka_unit_test(test_undefined_global),
+        cmocka_unit_test(test_env_metatable_protected),
+        cmocka_unit_test(test_string_dump_absent),
+        cmocka_unit_test(test_load_string_dump),
+        cmocka_unit_test(test_load_real_bytecode_text_only),
+        cmocka_unit_test(test_load_real_bytecode_mode_b),
+        cmocka_unit_test(test_load_handmade_binary),
+        cmocka_unit_test(test_host_load_refuses_binary),
+        cmocka_unit_test(test_loaded_text_runs_in_sandbox),
+        cmocka_unit_test(test_string_metatable_read),
+        cmocka_unit_test(test_string_metatable_write),
+        cmocka_unit_test(test_gc_metamethod_refused),
+        cmocka_unit_test(test_gc_loop_attempt),
+        cmocka_unit_test(test_infinite_loop),
+        cmocka_unit_test(test_infinite_loop_in_pcall),
+        cmocka_unit_test(test_infinite_loop_in_xpcall),
+        cmocka_unit_test(test_xpcall_handler_loops),
+        cmocka_unit_test(test_xpcall_handler_still_works),
+        cmocka_unit_test(test_close_handler_loops),
+        cmocka_unit_test(test_time_limit),
+        cmocka_unit_test(test_limits_rearm_per_call),
+        cmocka_unit_test(test_string_rep_huge),
+        cmocka_unit_test(test_table_growth_bomb),
+        cmocka_unit_test(test_unbounded_recursion),
+        cmocka_unit_test(test_recursion_through_c),
+        cmocka_unit_test(test_error_table),
+        cmocka_unit_test(test_error_tostring),
+        cmocka_unit_test(test_print_goes_to_stderr),
+        cmocka_unit_test(test_environment_walk),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
