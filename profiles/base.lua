@@ -4,7 +4,7 @@
 -- configs, 003 tuning guide, 004 generator) corrected by DeepSpeed's own
 -- behaviour (shared reference deepspeed.md). Each choice says why.
 --
--- Conventions (docs/profiles.md): world_size is the data-parallel size
+-- Conventions (contrib/docs/profiles.md): world_size is the data-parallel size
 -- used by the batch identity; params named like Hugging Face's
 -- TrainingArguments (learning_rate, max_grad_norm, ...) feed the "auto"
 -- resolution at --target deepspeed.

@@ -75,9 +75,12 @@ function M.run(opts)
       zero_init = opts.zero_init ~= false,
     })
     if not ok then return fail(2, tostring(est):gsub("^[^:]*:%d+: ", "")) end
+    -- (not `stage == 3 and zi or nil`: that drops zero_init = false)
+    local zi = nil
+    if opts.stage == 3 then zi = opts.zero_init ~= false end
     rows = { { stage = opts.stage, offload_optimizer = opts.offload_optimizer or "none",
       offload_param = opts.offload_param or "none",
-      zero_init = opts.stage == 3 and (opts.zero_init ~= false) or nil,
+      zero_init = zi,
       gpu = est.gpu, cpu = est.cpu } }
   else
     rows = memory.all_cold(m.params, m.largest_layer, n, nodes)

@@ -2,7 +2,7 @@
 --
 -- Maps a variant's profile params onto the inputs Hugging Face's Trainer
 -- would use (hf.lua) and fills every "auto" exactly as it would. The
--- profile param names are the convention documented in docs/profiles.md:
+-- profile param names are the convention documented in contrib/docs/profiles.md:
 -- world_size, micro_batch_size, gradient_accumulation, precision,
 -- max_grad_norm, learning_rate, weight_decay, num_training_steps,
 -- warmup_steps, warmup_ratio, model (catalog name, gives hidden_size) or
@@ -17,6 +17,19 @@ local DIRECT = { "world_size", "micro_batch_size", "gradient_accumulation",
   "weight_decay", "precision", "hidden_size", "num_training_steps",
   "warmup_steps", "warmup_ratio", "save_on_each_node" }
 
+-- The hidden size of a catalog model, or nil (memoised: a sweep asks for
+-- the same few models thousands of times).
+local hidden_sizes = {}
+function M.hidden_size(model)
+  local h = hidden_sizes[model]
+  if h == nil then
+    local m = require("deepspeed.models").get(model)
+    h = m and m.hidden_size or false
+    hidden_sizes[model] = h
+  end
+  return h or nil
+end
+
 -- M.inputs(params, world_size) -> the hf.resolve inputs for a variant.
 function M.inputs(params, world_size)
   local inputs = {}
@@ -25,9 +38,7 @@ function M.inputs(params, world_size)
   end
   inputs.world_size = inputs.world_size or world_size
   if inputs.hidden_size == nil and type(params.model) == "string" then
-    local ok, models = pcall(require, "deepspeed.models")
-    local m = ok and models.get(params.model) or nil
-    if m then inputs.hidden_size = m.hidden_size end
+    inputs.hidden_size = M.hidden_size(params.model)
   end
   return inputs
 end

@@ -18,10 +18,16 @@ local function kind(v)
   return dsforge.kind(v)
 end
 
--- The list of types of a node.
+-- The list of types of a node (cached: the walk asks for every value).
+local types_cache = setmetatable({}, { __mode = "k" })
 function M.types_of(node)
   if type(node.type) == "table" then return node.type end
-  return { node.type }
+  local t = types_cache[node]
+  if not t then
+    t = { node.type }
+    types_cache[node] = t
+  end
+  return t
 end
 
 local function has_type(node, t)
@@ -548,10 +554,9 @@ end
 
 local function check_range(st, node, v, path)
   if type(v) ~= "number" or v ~= v then return end
-  local where = M.path_text(path)
   local function bad(bound_text, fix)
     report(st, "out-of-range", path,
-      string.format("%s = %s is out of range: it must be %s", where, format_number(v), bound_text), fix, "error")
+      string.format("%s = %s is out of range: it must be %s", M.path_text(path), format_number(v), bound_text), fix, "error")
   end
   if node.min ~= nil and v < node.min then
     return bad(">= " .. format_number(node.min), "use a value >= " .. format_number(node.min))
@@ -569,8 +574,10 @@ end
 
 local function check_object(st, v, node, path)
   local pinfo = { strict = node.strict == true, auto_drop = node.pydantic_root == true }
-  local where = M.path_text(path)
-  local in_where = (#path == 0) and "at the top level" or ("in " .. where)
+  -- Path text only when a finding needs it (the walk runs per variant).
+  local function in_where()
+    return (#path == 0) and "at the top level" or ("in " .. M.path_text(path))
+  end
   local keys = dsforge.sorted_keys(v)
   local present = {} -- canonical name -> list of keys used
   for _, key in ipairs(keys) do
@@ -589,9 +596,9 @@ local function check_object(st, v, node, path)
       local msg
       local ktext = type(key) == "string" and json_string(key) or tostring(key)
       if node.strict then
-        msg = string.format("%s is not a valid key %s; DeepSpeed rejects unknown keys in this section (pydantic: Extra inputs are not permitted) and fails at startup", ktext, in_where)
+        msg = string.format("%s is not a valid key %s; DeepSpeed rejects unknown keys in this section (pydantic: Extra inputs are not permitted) and fails at startup", ktext, in_where())
       else
-        msg = string.format("%s is not a DeepSpeed key %s; DeepSpeed silently ignores it, so it has no effect", ktext, in_where)
+        msg = string.format("%s is not a DeepSpeed key %s; DeepSpeed silently ignores it, so it has no effect", ktext, in_where())
       end
       local fix = "remove it"
       local s = M.suggest(key, field_candidates(node))
@@ -622,7 +629,7 @@ local function check_object(st, v, node, path)
       report(st, "alias-with-field", copy_path(path, used[2]),
         string.format("%s are %s names of the same field \"%s\" %s; %s",
           table.concat((function() local q = {} for i, u in ipairs(used) do q[i] = json_string(u) end return q end)(), " and "),
-          #used == 2 and "both" or "all", canonical, in_where,
+          #used == 2 and "both" or "all", canonical, in_where(),
           node.strict and "DeepSpeed rejects giving more than one (extra_forbidden)" or "only one of them is used"),
         string.format("keep only one of them (e.g. \"%s\")", used[1]), sev)
     end
@@ -657,13 +664,13 @@ local function check_object(st, v, node, path)
 end
 
 check_value = function(st, v, node, path, pinfo, key)
-  local where = M.path_text(path)
   -- "auto"
   if v == "auto" and not enum_allows_auto(node) then
     return handle_auto(st, node, path, pinfo, key)
   end
   -- legacy bool form of a section
   if node.legacy_bool and type(v) == "boolean" then
+    local where = M.path_text(path)
     report(st, "deprecated-key", path,
       string.format("the bool form of %s is deprecated: true means stage 1 and false stage 0 (DeepSpeed logs a warning)", where),
       string.format("write %s as an object, e.g. {\"stage\": %d}", where, v and 1 or 0), "warning")
@@ -677,6 +684,7 @@ check_value = function(st, v, node, path, pinfo, key)
       return
     end
     local msg
+    local where = M.path_text(path)
     if pinfo.strict then
       msg = string.format("null is not allowed for %s (pydantic expects %s)", where, TYPE_WORD[M.types_of(node)[1]] or "a value")
     else
@@ -700,6 +708,7 @@ check_value = function(st, v, node, path, pinfo, key)
     if first_msg == nil then first_msg, first_sev = res, sev end
   end
   if not ok then
+    local where = M.path_text(path)
     local expected = {}
     for i, t in ipairs(types) do expected[i] = TYPE_WORD[t] or t end
     report(st, "type-mismatch", path,

@@ -2,7 +2,7 @@
 -- estimated memory per GPU and per CPU node, whether the variant fits the
 -- declared GPU memory, and the matching Hugging Face TrainingArguments.
 --
--- Params used (the conventions of docs/profiles.md): model (a catalog
+-- Params used (the conventions of contrib/docs/profiles.md): model (a catalog
 -- name), gpu_mem_gb, world_size, gpus_per_node (default min(world, 8)),
 -- seq_len, micro_batch_size (else the config's), activation_checkpointing
 -- or gradient_checkpointing (bool), flash_attention (bool).
@@ -15,6 +15,18 @@ local hf = require("deepspeed.hf")
 local M = {}
 
 local GIB = 1024 * 1024 * 1024
+
+-- Catalog entries by name, memoised (models.get returns a fresh copy each
+-- time; the summary only reads it).
+local entries = {}
+local function catalog_entry(name)
+  local e = entries[name]
+  if e == nil then
+    e = models.get(name) or false
+    entries[name] = e
+  end
+  return e or nil
+end
 
 local function device(section)
   if type(section) ~= "table" then return "none" end
@@ -34,7 +46,7 @@ end
 -- M.memory(cfg, params) -> { gpu_bytes, cpu_bytes, activation_bytes,
 -- model_states_gpu_bytes, fits, fit_message } or nil without a model.
 function M.memory(cfg, params)
-  local model = type(params.model) == "string" and models.get(params.model) or nil
+  local model = type(params.model) == "string" and catalog_entry(params.model) or nil
   if not model then return nil end
   local world = math.tointeger(params.world_size) or 1
   local per_node = math.tointeger(params.gpus_per_node) or math.min(world, 8)

@@ -101,7 +101,7 @@ static void print_table(const cJSON *res)
         res, "activation_bytes_checkpointed");
     printf("Estimated memory needed for params, optim states and gradients "
            "for a:\nHW: Setup with %d node%s, %d GPU%s per node.\n"
-           "SW: Model with %.0fM total params, %.0fM largest layer params.\n",
+           "SW: Model with %lldM total params, %lldM largest layer params.\n",
            (int)cJSON_GetObjectItemCaseSensitive(in, "nodes")->valuedouble,
            cJSON_GetObjectItemCaseSensitive(in, "nodes")->valuedouble > 1
                ? "s" : "",
@@ -109,9 +109,11 @@ static void print_table(const cJSON *res)
                ->valuedouble,
            cJSON_GetObjectItemCaseSensitive(in, "gpus_per_node")->valuedouble
                    > 1 ? "s" : "",
-           cJSON_GetObjectItemCaseSensitive(in, "params")->valuedouble / 1e6,
-           cJSON_GetObjectItemCaseSensitive(in, "largest_layer")->valuedouble /
-               1e6);
+           /* truncated like DeepSpeed's int(total_params/1e6) */
+           (long long)(cJSON_GetObjectItemCaseSensitive(in, "params")
+                           ->valuedouble / 1e6),
+           (long long)(cJSON_GetObjectItemCaseSensitive(in, "largest_layer")
+                           ->valuedouble / 1e6));
     printf("  per CPU  |  per GPU |   Options\n");
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(res, "rows");
     for (const cJSON *r = rows ? rows->child : NULL; r; r = r->next)
@@ -158,7 +160,10 @@ int dsf_cmd_estimate(int argc, char **argv)
             cJSON_DeleteItemFromObjectCaseSensitive(o, "hf_config");
             cJSON_DeleteItemFromObjectCaseSensitive(o, "model");
             hf_path = NULL;
-            if (strchr(arg, '/') || strstr(arg, ".json")) {
+            /* a file when it looks like one or exists; otherwise a
+            ** catalog name or Hub id (meta-llama/Llama-2-7b-hf) */
+            if ((strlen(arg) >= 5 && !strcmp(arg + strlen(arg) - 5, ".json"))
+                || dsf_is_file(arg)) {
                 cJSON *hc;
                 rc = dsf_json_load_file(&hc, NULL, arg, &d);
                 if (!rc) {

@@ -7,6 +7,8 @@
 #include "cli/opts.h"
 #include "core/buf.h"
 #include "core/error.h"
+#include "core/fsutil.h"
+#include "core/xalloc.h"
 #include "json/jsonout.h"
 #include "profile/profile.h"
 
@@ -26,6 +28,45 @@ enum { OPT_JSON = 1 };
 static const dsf_opt opts[] = {{"json", 0, false, OPT_JSON},
                                DSF_COMMON_OPTS,
                                {NULL, 0, false, 0}};
+
+/* Appends the profiles of every configured repository as REPO/PROFILE
+** (their locked copies; online this revalidates each repository once). */
+static int add_repo_profiles(dsf_profile_entry **e, size_t *n,
+                             const dsf_repo_opts *o, dsf_diags *d)
+{
+    dsf_repo_info *repos;
+    size_t nr;
+    int rc = dsf_repo_list(&repos, &nr, o, d);
+    for (size_t i = 0; !rc && i < nr; i++) {
+        if (repos[i].shadowed)
+            continue;
+        char *dir;
+        rc = dsf_repo_resolve_dir(&dir, repos[i].name, NULL, o, d);
+        if (rc)
+            break;
+        dsf_dirs one = DSF_DIRS_INIT;
+        char *pdir = dsf_path_join(dir, "profiles");
+        char *origin = dsf_xasprintf("repo %s", repos[i].name);
+        dsf_dirs_add(&one, pdir, origin);
+        dsf_profile_entry *re;
+        size_t rn;
+        dsf_profile_list(&re, &rn, &one);
+        *e = dsf_xrealloc(*e, (*n + rn + 1) * sizeof **e);
+        for (size_t k = 0; k < rn; k++) {
+            char *q = dsf_xasprintf("%s/%s", repos[i].name, re[k].name);
+            free(re[k].name);
+            re[k].name = q;
+            (*e)[(*n)++] = re[k];
+        }
+        free(re);
+        dsf_dirs_free(&one);
+        free(origin);
+        free(pdir);
+        free(dir);
+    }
+    dsf_repo_infos_free(repos, nr);
+    return rc;
+}
 
 int dsf_cmd_list(int argc, char **argv)
 {
@@ -63,6 +104,7 @@ int dsf_cmd_list(int argc, char **argv)
         dsf_profile_entry *e;
         size_t n;
         dsf_profile_list(&e, &n, &env.profile_dirs);
+        rc = add_repo_profiles(&e, &n, &env.repo, &d);
         dsf_srccache *sources = dsf_srccache_new();
         dsf_diags warnings = DSF_DIAGS_INIT;
         dsf_profile_ctx pc = {&env.profile_dirs, &env.plugin_dirs, sources,

@@ -46,7 +46,7 @@ static const char repo_help[] =
     "pinned in ./dsforge.lock. Use profiles as NAME/PROFILE[@VERSION]. "
     "A bearer\n"
     "token for a private repository is read from DSFORGE_TOKEN_<NAME>.\n"
-    "See docs/repositories.md.\n"
+    "See contrib/docs/repositories.md.\n"
     "\n"
     "Options:\n"
     "  --project       add to / remove from ./dsforge.repos.json instead "

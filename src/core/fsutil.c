@@ -90,7 +90,7 @@ static int write_all(int fd, const char *data, size_t len)
 }
 
 int dsf_write_temp(char **tmp_out, const char *final_path, const char *data,
-                   size_t len, dsf_diags *d)
+                   size_t len, bool durable, dsf_diags *d)
 {
     *tmp_out = NULL;
     char *tmp = dsf_xasprintf("%s.tmp-XXXXXX", final_path);
@@ -103,7 +103,7 @@ int dsf_write_temp(char **tmp_out, const char *final_path, const char *data,
                               strerror(e));
     }
     if (fchmod(fd, 0644) != 0 || write_all(fd, data, len) != 0 ||
-        fsync(fd) != 0) {
+        (durable && fsync(fd) != 0)) {
         int e = errno;
         close(fd);
         unlink(tmp);
@@ -126,7 +126,7 @@ int dsf_write_atomic(const char *path, const char *data, size_t len,
                      dsf_diags *d)
 {
     char *tmp;
-    int rc = dsf_write_temp(&tmp, path, data, len, d);
+    int rc = dsf_write_temp(&tmp, path, data, len, true, d);
     if (rc)
         return rc;
     if (rename(tmp, path) != 0) {

@@ -18,9 +18,12 @@ int dsf_read_file(char **out, size_t *len, const char *path, size_t max,
 
 /* Writes data to a new temporary file in the directory of final_path
 ** (same file system, so a rename is atomic) and returns its name in
-** *tmp_out (caller frees; caller renames or unlinks it). */
+** *tmp_out (caller frees; caller renames or unlinks it). durable: fsync
+** the data first (the cache and lock files, which other processes trust);
+** generated outputs skip it, as compilers do: a rename still never shows
+** a half-written file to another process. */
 int dsf_write_temp(char **tmp_out, const char *final_path, const char *data,
-                   size_t len, dsf_diags *d);
+                   size_t len, bool durable, dsf_diags *d);
 
 /* Writes data to path atomically: temporary file, fsync, rename. Readers
 ** see the old content or the new, never a mix. */

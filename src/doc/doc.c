@@ -34,15 +34,17 @@ void dsf_doc_mark_tombstones(cJSON *doc)
 {
     for (cJSON *c = doc ? doc->child : NULL; c; c = c->next) {
         if (dsf_doc_is_delete_directive(c)) {
+            /* Turn the node itself into the tombstone rather than replace
+            ** it, so it keeps its source position (merge reports deletes
+            ** there): a new node would have none, or the stale one of a
+            ** node freed earlier at the same address. */
             cJSON *t = dsf_doc_tombstone();
-            bool ok = c->string ? cJSON_ReplaceItemInObjectCaseSensitive(
-                                      doc, c->string, t)
-                                : cJSON_ReplaceItemViaPointer(doc, c, t);
-            if (!ok) {
-                cJSON_Delete(t);
-                return;
-            }
-            c = t;
+            cJSON_Delete(c->child);
+            c->child = NULL;
+            c->type = t->type | (c->type & cJSON_StringIsConst);
+            c->valuestring = t->valuestring;
+            t->valuestring = NULL;
+            cJSON_Delete(t);
         } else {
             dsf_doc_mark_tombstones(c);
         }

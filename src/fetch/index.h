@@ -2,7 +2,7 @@
 ** index.h -- a repository's index.json: model, parse/validate, write.
 **
 ** One small document describes a repository; the client verifies every
-** byte it later downloads against it (format in docs/repositories.md):
+** byte it later downloads against it (format in contrib/docs/repositories.md):
 **
 **   {"format": 1, "name": "team",
 **    "profiles": {"tiny": {"version": "1.0.0", "path": "profiles/tiny.lua",

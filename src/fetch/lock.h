@@ -5,7 +5,7 @@
 ** index.json and the sha256 and version of every file, so a run on
 ** another machine or another day uses exactly the same bytes, and a
 ** repository that changed is reported (with what changed) instead of
-** silently used. Format in docs/repositories.md; written canonically
+** silently used. Format in contrib/docs/repositories.md; written canonically
 ** (sorted keys) and atomically.
 */
 #ifndef DSF_LOCK_H

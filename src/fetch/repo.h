@@ -2,7 +2,7 @@
 ** repo.h -- remote profile repositories: configuration, update, and the
 ** local directories the profile and plugin loaders read from.
 **
-** Repositories are configured in two places (docs/repositories.md):
+** Repositories are configured in two places (contrib/docs/repositories.md):
 **   ./dsforge.repos.json                  the project's (next to the work)
 **   $XDG_CONFIG_HOME/dsforge/repos.json   the user's
 ** both {"repositories": {"NAME": {"url": "https://..."}}}. When both name

@@ -527,7 +527,11 @@ static int parse_value(parser *ps, cJSON **out)
     }
     if (!v)
         return fail(ps, "out of memory");
-    record(ps->src, v)->val = pos;
+    /* A node freed earlier (a duplicate key's old value) may have had this
+    ** address: overwrite its entry completely, key position included. */
+    posent *e = record(ps->src, v);
+    e->val = pos;
+    e->key.line = e->key.col = 0;
     *out = v;
     return 0;
 }

@@ -1,4 +1,4 @@
-/* dsflib.c -- the `dsforge` module (docs/lua-environment.md). */
+/* dsflib.c -- the `dsforge` module (contrib/docs/lua-environment.md). */
 #include "dsflib.h"
 
 #include <stdio.h>

@@ -19,6 +19,7 @@
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/xalloc.h"
+#include "lua/builtin.h"
 #include "lua/dsflib.h"
 
 #define HOOK_EVERY 1000
@@ -117,25 +118,80 @@ static void limit_hook(lua_State *L, lua_Debug *ar)
             return;
         lua_sethook(L, limit_hook, LUA_MASKCOUNT, 1);
     }
+    /* lua_pushfstring knows neither %llu nor %.3g: format here. */
+    char msg[96];
     if (h->hit == LIMIT_INSTRUCTIONS)
-        luaL_error(L, "instruction limit of %llu exceeded",
-                   (unsigned long long)h->limits.instructions);
+        snprintf(msg, sizeof msg, "instruction limit of %llu exceeded",
+                 (unsigned long long)h->limits.instructions);
     else
-        luaL_error(L, "time limit of %.3g s exceeded", h->limits.seconds);
+        snprintf(msg, sizeof msg, "time limit of %.3g s exceeded",
+                 h->limits.seconds);
+    luaL_error(L, "%s", msg);
 }
 
-/* The backstop for C functions the hook cannot interrupt: when the alarm
-** fires the process ends with exit code 5 and a message prepared before
-** the call (only async-signal-safe work happens in the handler). */
+/* The backstop for C functions the hook cannot interrupt (a pathological
+** pattern in string.find, a huge table.concat): while any host exists, a
+** periodic SIGALRM checks whether the current call has run past its
+** backstop deadline (1.5 x the limit + 1 s, so the hook gets the first
+** chance to stop the script cleanly); then the process ends with exit
+** code 5 and a message prepared before the call. Arming a call costs no
+** system call: it only sets the deadline and a flag. The handler does only
+** async-signal-safe work (clock_gettime, write, _exit). */
+#define BACKSTOP_PERIOD_USEC 200000
+
 static char alarm_message[512];
 static size_t alarm_message_len;
+static volatile sig_atomic_t in_call;
+static struct timespec call_backstop;
+static int live_hosts;
 
 static void on_alarm(int sig)
 {
     (void)sig;
+    if (!in_call || !past(now(), call_backstop))
+        return;
     ssize_t w = write(STDERR_FILENO, alarm_message, alarm_message_len);
     (void)w;
     _exit(5);
+}
+
+static void start_backstop(void)
+{
+    if (live_hosts++ > 0)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sa.sa_flags = SA_RESTART; /* other system calls just continue */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval it;
+    memset(&it, 0, sizeof it);
+    it.it_value.tv_usec = BACKSTOP_PERIOD_USEC;
+    it.it_interval.tv_usec = BACKSTOP_PERIOD_USEC;
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void stop_backstop(void)
+{
+    if (--live_hosts > 0)
+        return;
+    struct itimerval it;
+    memset(&it, 0, sizeof it);
+    setitimer(ITIMER_REAL, &it, NULL);
+    in_call = 0;
+}
+
+static struct timespec after(struct timespec t, double seconds)
+{
+    double whole = (double)(long)seconds;
+    t.tv_sec += (time_t)whole;
+    t.tv_nsec += (long)((seconds - whole) * 1e9);
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
 }
 
 static void arm(dsf_host *h, const char *what)
@@ -144,16 +200,8 @@ static void arm(dsf_host *h, const char *what)
     h->hit = LIMIT_NONE;
     h->mem_hit = false;
     struct timespec t = now();
-    double whole = (double)(long)h->limits.seconds;
-    t.tv_sec += (time_t)whole;
-    t.tv_nsec += (long)((h->limits.seconds - whole) * 1e9);
-    if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-    }
-    h->deadline = t;
+    h->deadline = after(t, h->limits.seconds);
     lua_sethook(h->L, limit_hook, LUA_MASKCOUNT, HOOK_EVERY);
-
     int n = snprintf(alarm_message, sizeof alarm_message,
                      "dsforge: error: %s: time limit of %.3g s exceeded "
                      "inside a C function; stopped\n",
@@ -162,26 +210,13 @@ static void arm(dsf_host *h, const char *what)
                         : (size_t)n < sizeof alarm_message
                             ? (size_t)n
                             : sizeof alarm_message - 1;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_alarm;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGALRM, &sa, NULL);
-    /* Grace: the hook gets the first chance to stop the script cleanly. */
-    double backstop = h->limits.seconds * 1.5 + 1.0;
-    struct itimerval it;
-    memset(&it, 0, sizeof it);
-    it.it_value.tv_sec = (time_t)backstop;
-    it.it_value.tv_usec =
-        (suseconds_t)((backstop - (double)(long)backstop) * 1e6);
-    setitimer(ITIMER_REAL, &it, NULL);
+    call_backstop = after(t, h->limits.seconds * 1.5 + 1.0);
+    in_call = 1;
 }
 
 static void disarm(dsf_host *h)
 {
-    struct itimerval it;
-    memset(&it, 0, sizeof it);
-    setitimer(ITIMER_REAL, &it, NULL);
+    in_call = 0;
     lua_sethook(h->L, NULL, 0, 0);
 }
 
@@ -328,33 +363,73 @@ int dsf_host_cpcall(dsf_host *h, lua_CFunction fn, void *ud, int nres,
 
 static void set_sandbox_env(lua_State *L);
 
+static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud)
+{
+    (void)L;
+    dsf_buf_add(ud, p, sz);
+    return 0;
+}
+
+/* Loads a cached source: the first time from its text (always text mode:
+** sources come from disk or the network and are untrusted), afterwards
+** from the bytecode this process made of that same text. The function is
+** left on the stack (or the error message). */
+static int load_source(lua_State *L, const dsf_source *src,
+                       const char *chunkname)
+{
+    if (!src->bytecode) {
+        char *bc;
+        size_t n;
+        if (dsf_builtin_bytecode(&bc, &n, src->path, src->text, src->len)) {
+            dsf_source_set_bytecode(src, bc, n);
+            free(bc);
+        }
+    }
+    if (src->bytecode)
+        return luaL_loadbufferx(L, src->bytecode, src->bytecode_len,
+                                chunkname, "b");
+    int status = luaL_loadbufferx(L, src->text, src->len, chunkname, "t");
+    if (status == LUA_OK) {
+        dsf_buf bc = DSF_BUF_INIT;
+        if (lua_dump(L, dump_writer, &bc, 0) == 0 && bc.len)
+            dsf_source_set_bytecode(src, bc.data, bc.len);
+        dsf_buf_free(&bc);
+    }
+    return status;
+}
+
+/* Turns a failed load (message on the stack) into a diagnostic. */
+static int load_error(dsf_host *h, int status, const char *name,
+                      dsf_diags *d)
+{
+    lua_State *L = h->L;
+    if (status == LUA_ERRMEM) {
+        lua_pop(L, 1);
+        return dsf_diag_error(d, DSF_ESCRIPT, name + (*name == '@'), 0, 0,
+                              "memory limit exceeded while compiling");
+    }
+    const char *full = lua_tostring(L, -1);
+    char *file = NULL;
+    int line = 0;
+    const char *rest = full;
+    if (full && split_location(full, &file, &line, &rest))
+        dsf_diag_add(d, DSF_ERROR, file, line, 0, "syntax error: %s", rest);
+    else
+        dsf_diag_add(d, DSF_ERROR, name + (*name == '@'), 0, 0,
+                     "syntax error: %s", full ? full : "?");
+    free(file);
+    lua_pop(L, 1);
+    return DSF_ESCRIPT;
+}
+
 int dsf_host_load(dsf_host *h, const char *name, const char *text,
                   size_t len, dsf_diags *d)
 {
-    lua_State *L = h->L;
     h->mem_hit = false;
-    int status = luaL_loadbufferx(L, text, len, name, "t");
-    if (status != LUA_OK) {
-        if (status == LUA_ERRMEM) {
-            lua_pop(L, 1);
-            return dsf_diag_error(d, DSF_ESCRIPT, name + (*name == '@'), 0, 0,
-                                  "memory limit exceeded while compiling");
-        }
-        const char *full = lua_tostring(L, -1);
-        char *file = NULL;
-        int line = 0;
-        const char *rest = full;
-        if (full && split_location(full, &file, &line, &rest))
-            dsf_diag_add(d, DSF_ERROR, file, line, 0, "syntax error: %s",
-                         rest);
-        else
-            dsf_diag_add(d, DSF_ERROR, name + (*name == '@'), 0, 0,
-                         "syntax error: %s", full ? full : "?");
-        free(file);
-        lua_pop(L, 1);
-        return DSF_ESCRIPT;
-    }
-    set_sandbox_env(L);
+    int status = luaL_loadbufferx(h->L, text, len, name, "t");
+    if (status != LUA_OK)
+        return load_error(h, status, name, d);
+    set_sandbox_env(h->L);
     return 0;
 }
 
@@ -365,7 +440,11 @@ int dsf_host_load_file(dsf_host *h, const char *path, dsf_diags *d)
     if (rc)
         return rc;
     char *name = dsf_xasprintf("@%s", path);
-    rc = dsf_host_load(h, name, src->text, src->len, d);
+    h->mem_hit = false;
+    int status = load_source(h->L, src, name);
+    rc = status == LUA_OK ? 0 : load_error(h, status, name, d);
+    if (!rc)
+        set_sandbox_env(h->L);
     free(name);
     return rc;
 }
@@ -377,13 +456,10 @@ int dsf_host_load_file(dsf_host *h, const char *path, dsf_diags *d)
 #define ENVMT_KEY "dsforge.env_mt"  /* registry: metatable of chunk envs */
 #define LOADED_KEY "dsforge.loaded" /* registry: require's module cache */
 
-static int env_index(lua_State *L)
+/* __index of the base table: reached only for names that are neither in
+** a chunk's own environment nor in the allow-list. */
+static int undefined_global(lua_State *L)
 {
-    /* (env, key): look the key up in the base; unknown names raise. */
-    lua_getfield(L, LUA_REGISTRYINDEX, BASE_KEY);
-    lua_pushvalue(L, 2);
-    if (lua_rawget(L, -2) != LUA_TNIL)
-        return 1;
     if (lua_type(L, 2) == LUA_TSTRING)
         return luaL_error(L, "undefined global '%s'", lua_tostring(L, 2));
     return luaL_error(L, "undefined global");
@@ -418,19 +494,60 @@ static int l_print(lua_State *L)
     return 0;
 }
 
+/* The base library's setmetatable plus the __gc check. Done here rather
+** than by calling the original from C, so argument errors name
+** 'setmetatable' and every error carries the script's file:line. */
 static int l_setmetatable(lua_State *L)
 {
-    if (lua_type(L, 2) == LUA_TTABLE) {
+    int t = lua_type(L, 2);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
+    if (t == LUA_TTABLE) {
         lua_pushliteral(L, "__gc");
         if (lua_rawget(L, 2) != LUA_TNIL)
             return luaL_error(L, "setmetatable: __gc metamethods are not "
                                  "allowed in the sandbox");
         lua_pop(L, 1);
     }
-    lua_pushvalue(L, lua_upvalueindex(1)); /* the original setmetatable */
+    if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL)
+        return luaL_error(L, "cannot change a protected metatable");
+    lua_settop(L, 2);
+    lua_setmetatable(L, 1);
+    return 1;
+}
+
+/* A script's xpcall handler, wrapped. Lua runs the handler of an error
+** raised by the count hook while hooks are still off (allowhook is 0 until
+** the error unwinds), so a loop in the handler could never be stopped:
+** once a limit is hit the script's handler is skipped and the limit's
+** message passes through unchanged. */
+static int guarded_handler(lua_State *L)
+{
+    if (host_of(L)->hit != LIMIT_NONE)
+        return 1;
+    lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, 1);
     return 1;
+}
+
+/* xpcall(f, msgh, ...) as in the base library, with msgh guarded. */
+static int l_xpcall(lua_State *L)
+{
+    int n = lua_gettop(L);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, guarded_handler, 1);
+    lua_replace(L, 2);
+    lua_pushboolean(L, 1);
+    lua_pushvalue(L, 1);
+    lua_rotate(L, 3, 2); /* f, msgh, true, f, args... */
+    if (lua_pcall(L, n - 2, LUA_MULTRET, 2) != LUA_OK) {
+        lua_pushboolean(L, 0);
+        lua_pushvalue(L, -2);
+        return 2;
+    }
+    return lua_gettop(L) - 2;
 }
 
 static int l_load(lua_State *L)
@@ -527,8 +644,7 @@ static int l_require(lua_State *L)
     lua_rawset(L, 2);
     lua_pushfstring(L, "@%s", path);
     free(path);
-    if (luaL_loadbufferx(L, src->text, src->len, lua_tostring(L, -1), "t") !=
-        LUA_OK)
+    if (load_source(L, src, lua_tostring(L, -1)) != LUA_OK)
         return lua_error(L);
     set_sandbox_env(L);
     lua_pushvalue(L, 1);
@@ -623,7 +739,8 @@ static int setup(lua_State *L)
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, LOADED_KEY);
 
-    /* The base: the allow-list, with wrapped load/print/setmetatable. */
+    /* The base: the allow-list, with wrapped load, print, setmetatable
+    ** and xpcall. */
     lua_pushglobaltable(L);
     int g = lua_gettop(L);
     lua_newtable(L);
@@ -632,7 +749,7 @@ static int setup(lua_State *L)
         "_VERSION", "assert",   "error",    "getmetatable", "ipairs",
         "next",     "pairs",    "pcall",    "rawequal",     "rawget",
         "rawlen",   "rawset",   "select",   "tonumber",     "tostring",
-        "type",     "xpcall",   NULL};
+        "type",     NULL};
     for (int i = 0; copied[i]; i++) {
         lua_getfield(L, g, copied[i]);
         lua_setfield(L, base, copied[i]);
@@ -646,9 +763,10 @@ static int setup(lua_State *L)
         lua_setfield(L, base, libs[i]);
         lua_pop(L, 1);
     }
-    lua_getfield(L, g, "setmetatable");
-    lua_pushcclosure(L, l_setmetatable, 1);
+    lua_pushcfunction(L, l_setmetatable);
     lua_setfield(L, base, "setmetatable");
+    lua_pushcfunction(L, l_xpcall);
+    lua_setfield(L, base, "xpcall");
     lua_pushcfunction(L, l_print);
     lua_setfield(L, base, "print");
     lua_pushcfunction(L, l_load);
@@ -673,9 +791,20 @@ static int setup(lua_State *L)
     lua_pushnil(L);
     lua_setfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
 
+    /* Chunk environments read through to the base with a table __index
+    ** (no C call on the hot path of every global read); the base's own
+    ** __index raises for names outside the allow-list. Both metatables
+    ** are protected, so scripts never reach the base table itself. */
+    lua_getfield(L, LUA_REGISTRYINDEX, BASE_KEY);
     lua_newtable(L);
-    lua_pushcfunction(L, env_index);
+    lua_pushcfunction(L, undefined_global);
     lua_setfield(L, -2, "__index");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
+    lua_newtable(L);
+    lua_insert(L, -2);
+    lua_setfield(L, -2, "__index"); /* env_mt.__index = base */
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
     lua_setfield(L, LUA_REGISTRYINDEX, ENVMT_KEY);
@@ -707,6 +836,7 @@ int dsf_host_new(dsf_host **out, const dsf_host_config *cfg, dsf_diags *d)
                               "low?)");
     }
     lua_atpanic(h->L, panic);
+    start_backstop();
     lua_pushcfunction(h->L, setup);
     int rc = dsf_host_call(h, 0, 0, "sandbox set-up", d);
     if (rc) {
@@ -725,9 +855,8 @@ void dsf_host_free(dsf_host *h)
     if (h->L) {
         arm(h, "closing a Lua state");
         lua_close(h->L);
-        struct itimerval it;
-        memset(&it, 0, sizeof it);
-        setitimer(ITIMER_REAL, &it, NULL);
+        in_call = 0;
+        stop_backstop();
     }
     free(h);
 }

@@ -2,7 +2,7 @@
 ** host.h -- the sandboxed Lua host.
 **
 ** One dsf_host is one Lua state with dsforge's sandbox (the allow-list in
-** docs/lua-environment.md), a memory budget (custom allocator), an
+** contrib/docs/lua-environment.md), a memory budget (custom allocator), an
 ** instruction budget (count hook that a script's own pcall cannot swallow)
 ** and a wall-clock limit (checked by the hook; a SIGALRM backstop ends the
 ** process with exit code 5 when a C function such as a pathological

@@ -37,11 +37,28 @@ int dsf_srccache_get(dsf_srccache *c, const char *path,
     s->path = dsf_xstrdup(path);
     s->text = text;
     s->len = len;
-    dsf_sha256_hex(s->sha256, text, len);
     dsf_xgrow((void **)&c->items, &c->cap, c->len + 1, sizeof *c->items);
     c->items[c->len++] = s;
     *out = s;
     return 0;
+}
+
+void dsf_source_set_bytecode(const dsf_source *s, const char *bc,
+                             size_t len)
+{
+    dsf_source *m = (dsf_source *)s; /* a cache entry, filled once */
+    free(m->bytecode);
+    m->bytecode = dsf_xmalloc(len ? len : 1);
+    memcpy(m->bytecode, bc, len);
+    m->bytecode_len = len;
+}
+
+const char *dsf_source_sha256(const dsf_source *s)
+{
+    dsf_source *m = (dsf_source *)s; /* the digest is a lazily filled cache */
+    if (!m->sha256[0])
+        dsf_sha256_hex(m->sha256, m->text, m->len);
+    return m->sha256;
 }
 
 void dsf_srccache_free(dsf_srccache *c)
@@ -51,6 +68,7 @@ void dsf_srccache_free(dsf_srccache *c)
     for (size_t i = 0; i < c->len; i++) {
         free((char *)c->items[i]->path);
         free((char *)c->items[i]->text);
+        free(c->items[i]->bytecode);
         free(c->items[i]);
     }
     free(c->items);

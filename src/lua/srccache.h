@@ -21,7 +21,9 @@ typedef struct dsf_source {
     const char *path;  /* as given to dsf_srccache_get */
     const char *text;  /* NUL-terminated */
     size_t len;
-    char sha256[65];   /* lower-case hex of text */
+    char sha256[65];   /* lower-case hex of text; "" until asked for */
+    char *bytecode;    /* this process's compilation of text, or NULL */
+    size_t bytecode_len;
 } dsf_source;
 
 /* A new, empty cache; free with dsf_srccache_free. */
@@ -32,6 +34,17 @@ dsf_srccache *dsf_srccache_new(void);
 ** file cannot be read. */
 int dsf_srccache_get(dsf_srccache *c, const char *path,
                      const dsf_source **out, dsf_diags *d);
+
+/* Keeps a copy of the bytecode the host compiled from s->text in this
+** process (never read from or written to disk), so later states load it
+** instead of compiling the text again. */
+void dsf_source_set_bytecode(const dsf_source *s, const char *bc,
+                             size_t len);
+
+/* The sha256 (lower-case hex) of a cached source, computed on first use:
+** most sources are only run, and hashing them all would cost more than
+** compiling them. Borrowed from the cache. */
+const char *dsf_source_sha256(const dsf_source *s);
 
 void dsf_srccache_free(dsf_srccache *c);
 

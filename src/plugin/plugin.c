@@ -329,7 +329,8 @@ int dsf_plugins_load(dsf_plugins **out, const dsf_dirs *dirs,
                 if (!rc) {
                     const dsf_source *s;
                     if (dsf_srccache_get(sources, init, &s, d) == 0)
-                        memcpy(p->items[p->n - 1].sha256, s->sha256, 65);
+                        memcpy(p->items[p->n - 1].sha256,
+                               dsf_source_sha256(s), 65);
                 }
             }
             free(init);

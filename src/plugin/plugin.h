@@ -4,7 +4,7 @@
 **
 ** All plugins of a run load into one sandboxed state (they are the same
 ** code for every variant); each rule, resolver and helper call is a
-** separate protected call with its own limits. See docs/plugins.md.
+** separate protected call with its own limits. See contrib/docs/plugins.md.
 */
 #ifndef DSF_PLUGIN_H
 #define DSF_PLUGIN_H

@@ -636,7 +636,7 @@ static int write_outputs(run *ru, dsf_diags *d)
             cJSON_Delete(m);
         }
         rc = dsf_write_temp(&w[nw].tmp_path, w[nw].final_path, data,
-                            strlen(data), d);
+                            strlen(data), false, d);
         free(data);
         nw++;
     }

@@ -792,7 +792,7 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
         n++;
         if (rc)
             break;
-        memcpy(s->sha256, src->sha256, sizeof s->sha256);
+        memcpy(s->sha256, dsf_source_sha256(src), sizeof s->sha256);
         rc = read_decl(L, &decls[n - 1], path, d);
         lua_settop(L, 0);
         if (rc) {

@@ -3,7 +3,7 @@
 ** `extends` chain, params and tiers, and running `build` for a variant.
 **
 ** A profile is a Lua file `<name>.lua` returning a table (see
-** docs/profiles.md). Loading evaluates each file of the chain once to read
+** contrib/docs/profiles.md). Loading evaluates each file of the chain once to read
 ** its declaration; building a variant evaluates the chain again in a fresh
 ** sandboxed state, so variants cannot influence each other.
 */

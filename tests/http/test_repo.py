@@ -173,6 +173,18 @@ def test_happy(e):
     check(os.path.isfile(os.path.join(d, "profiles", "tiny.lua")) and
           os.path.isfile(os.path.join(d, "plugins", "lint", "init.lua")),
           "materialized tree lacks files", d)
+    r = e.run("list", "--json")
+    check(r.returncode == 0, "list", r.stderr)
+    remote = [p for p in json.loads(r.stdout) if p["name"] == "team/tiny"]
+    check(len(remote) == 1 and remote[0]["origin"] == "repo team",
+          "list does not show team/tiny", r.stdout)
+    r = e.run("show", "team/tiny@1.0.0")
+    check(r.returncode == 0 and "repo team" in r.stdout, "show team/tiny",
+          r.stdout, r.stderr)
+    r = e.run("gen", "team/tiny@1.0.0", "--stdout")
+    check(r.returncode == 0, "gen team/tiny@1.0.0", r.stderr)
+    assert_fails(e.run("gen", "team/tiny@9.9.9", "--stdout"), 4,
+                 "offers version 1.0.0")
     assert_fails(e.run("repo", "path", "team/tiny@9.9.9"), 4,
                  "offers version 1.0.0")
     assert_fails(e.run("repo", "path", "team/nope"), 3, "no profile 'nope'")
@@ -197,7 +209,6 @@ def test_gen_remote(e):
 def test_revalidate(e):
     added(e, n=20)
     e.clear_log()
-    t = time.time()
     r = e.run("repo", "path", "team/tiny")
     check(r.returncode == 0, "warm run failed", r.stderr)
     reqs = e.requests()
@@ -211,7 +222,6 @@ def test_revalidate(e):
     check(r.returncode == 0 and "up to date" in r.stdout, "update",
           r.stdout, r.stderr)
     check(len(e.requests()) == 1, "update re-downloaded", e.requests())
-    check(time.time() - t < 10, "too slow")
 
 
 def test_status_404_500(e):
@@ -495,17 +505,15 @@ def test_project_wins(e):
     check("team" not in e.lock()["repositories"], "lock entry kept")
 
 
-def test_speed(e):
+def test_many_files(e):
     e.write_repo(n=100)
     e.start()
     with open(os.path.join(e.proj, "dsforge.repos.json"), "w") as f:
         json.dump({"repositories": {"team": {"url": e.url()}}}, f)
-    t = time.time()
+    # Timings belong to contrib/bench/fetch.sh; this checks the requests.
     r = e.run("repo", "update", "--no-progress")
-    cold = time.time() - t
     check(r.returncode == 0, "cold update", r.stderr)
     check(len(e.requests()) == 1 + 100 + 1, "cold requests", len(e.requests()))
-    check(cold < 1.0, "cold fetch of 100 profiles took %.2f s" % cold)
     e.clear_log()
     r = e.run("repo", "path", "team/p050")
     check(r.returncode == 0, "warm run", r.stderr)

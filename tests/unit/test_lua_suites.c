@@ -1,6 +1,6 @@
 /*
 ** test_lua_suites.c -- runs a tests/lua/test_*.lua suite inside the real
-** sandbox (docs/lua-tests.md): every test in a fresh state, with the
+** sandbox (contrib/docs/lua-tests.md): every test in a fresh state, with the
 ** plugins directory on require's path and the assertion table T.
 **
 ** Usage: test_lua_suites SUITE.lua PLUGINS_DIR

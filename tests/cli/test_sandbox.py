@@ -1,0 +1,253 @@
+"""The sandbox, end to end: every escape attempt in a profile's build (or
+top-level chunk) ends `dsforge gen` with exit code 5, a message naming the
+script file and line (or the limit), nothing on stdout, and a bounded run
+time. Includes the SIGALRM backstop for a C function that never returns
+to the VM (a pathological string.find pattern)."""
+import json
+import os
+import time
+import unittest
+
+import dsf
+from dsf import run
+
+# Small limits for the attempts that are about limits.
+LIMITS = ["--max-memory", "16", "--max-instructions", "1000000",
+          "--max-seconds", "2"]
+
+
+def profile_with_build(body):
+    """A profile whose build function runs body (lines 2.. of the file)."""
+    return ('return { name = "x", summary = "s", build = function(p)\n'
+            + body + "\nend }\n")
+
+
+class SandboxTestCase(dsf.TempDirTest):
+    def gen(self, text, *extra, timeout=30):
+        """Writes profile x with text and runs gen; returns (result,
+        seconds)."""
+        pdir = self.profile("x", text)
+        self.path = os.path.join(pdir, "x.lua")
+        start = time.monotonic()
+        res = run("gen", "x", "--profile-path", pdir, "--stdout", *extra,
+                  timeout=timeout)
+        return res, time.monotonic() - start
+
+    def escape(self, body, message, line=2, extra=(), bound=10.0,
+               whole_file=False, names_file=True):
+        """body must fail cleanly with message at x.lua:line (line None:
+        the message is not located; the trace still names the file unless
+        names_file is false: a memory error has no trace, the backstop's
+        message is written from a signal handler)."""
+        text = body if whole_file else profile_with_build(body)
+        res, secs = self.gen(text, *extra)
+        self.assertExit(res, 5)
+        self.assertEqual(res.out, "", repr(res))
+        self.assertIn(message, res.err, repr(res))
+        if names_file:
+            self.assertIn(self.path, res.err, repr(res))
+        if line is not None:
+            self.assertIn("%s:%d: error: " % (self.path, line), res.err,
+                          repr(res))
+        self.assertNotIn("fatal", res.err)
+        self.assertNotIn("Sanitizer", res.err)
+        self.assertLess(secs, bound, repr(res))
+        return res
+
+    def limit(self, body, message, option, extra=LIMITS, bound=10.0):
+        res = self.escape(body, message, line=None, extra=extra, bound=bound)
+        self.assertIn("profile x: " + message, res.err)
+        self.assertIn(option, res.err)  # the hint names the option
+        self.assertIn(self.path + ":", res.err)  # the trace names the file
+        return res
+
+
+class Control(SandboxTestCase):
+    def test_a_harmless_profile_works_and_print_goes_to_stderr(self):
+        res, _ = self.gen(profile_with_build(
+            '  print("hello from the sandbox", 1, nil)\n'
+            "  return { train_batch_size = 8, "
+            "train_micro_batch_size_per_gpu = 8, "
+            "gradient_accumulation_steps = 1 }"))
+        self.assertExit(res, 0)
+        self.assertEqual(res.json()["train_batch_size"], 8)
+        self.assertNotIn("hello", res.out)
+        self.assertIn("hello from the sandbox\t1\tnil\n", res.err)
+
+
+class MissingLibraries(SandboxTestCase):
+    def test_os_execute(self):
+        self.escape('  os.execute("touch escaped")',
+                    "undefined global 'os'")
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "escaped")))
+
+    def test_os_exit_in_the_top_level_chunk(self):
+        self.escape("local x = 1\nos.exit(0)\n", "undefined global 'os'",
+                    whole_file=True)
+
+    def test_io_open(self):
+        self.escape('  return { x = io.open("/etc/passwd"):read("a") }',
+                    "undefined global 'io'")
+
+    def test_require_os(self):
+        self.escape('  local os = require "os"\n  os.exit(0)',
+                    "require: module 'os' not found on the plugin path")
+
+    def test_require_io(self):
+        self.escape('  local io = require("io")',
+                    "require: module 'io' not found on the plugin path")
+
+    def test_require_path_traversal(self):
+        self.escape('  return require("../../../etc/passwd")',
+                    "require: invalid module name")
+
+    def test_package_loadlib(self):
+        self.escape('  package.loadlib("libc.so.6", "system")("id")',
+                    "undefined global 'package'")
+
+    def test_debug_getregistry(self):
+        self.escape("  local r = debug.getregistry()",
+                    "undefined global 'debug'")
+
+    def test_collectgarbage_dofile_loadfile(self):
+        for name in ("collectgarbage", "dofile", "loadfile"):
+            with self.subTest(name=name):
+                self.escape("  %s()" % name, "undefined global '%s'" % name)
+
+    def test_math_random(self):
+        self.escape("  return { r = math.random(6) }",
+                    "attempt to call a nil value (field 'random')")
+
+    def test_undefined_global(self):
+        self.escape("  return { x = nope }", "undefined global 'nope'")
+
+
+class Bytecode(SandboxTestCase):
+    def test_string_dump(self):
+        self.escape("  local f = load(string.dump(function() end))",
+                    "attempt to call a nil value (field 'dump')")
+
+    def test_binary_chunk_with_mode_b(self):
+        self.escape('  local f = load("\\27Lua\\84\\0junk", "=x", "b")',
+                    "binary chunks are not allowed")
+
+    def test_binary_chunk_in_text_mode(self):
+        self.escape('  local f, err = load("\\27Lua\\84\\0junk")\n'
+                    "  if f then return { ran = f() } end\n"
+                    "  error(err)",
+                    "attempt to load a binary chunk (mode is 't')", line=4)
+
+
+class Metatables(SandboxTestCase):
+    def test_string_metatable(self):
+        self.escape('  getmetatable("").__index = function() return 1 end',
+                    "attempt to index a boolean value")
+
+    def test_gc_metamethod(self):
+        self.escape("  setmetatable({}, { __gc = function() end })",
+                    "__gc metamethods are not allowed")
+
+    def test_gc_loop_attempt_never_runs(self):
+        # __gc added after setmetatable never marks the object for
+        # finalization: the run ends normally, and quickly.
+        res, secs = self.gen(profile_with_build(
+            "  local mt = {}\n"
+            "  local t = setmetatable({}, mt)\n"
+            "  mt.__gc = function() while true do end end\n"
+            "  t = nil\n"
+            "  for i = 1, 100000 do local x = { i } end\n"
+            "  return { train_batch_size = 8, "
+            "train_micro_batch_size_per_gpu = 8, "
+            "gradient_accumulation_steps = 1 }"), *LIMITS)
+        self.assertExit(res, 0)
+        self.assertLess(secs, 10.0)
+
+
+class Limits(SandboxTestCase):
+    def test_infinite_loop(self):
+        self.limit("  while true do end",
+                   "instruction limit of 1000000 exceeded",
+                   "--max-instructions")
+
+    def test_infinite_loop_in_pcall(self):
+        self.limit("  pcall(function() while true do end end)\n"
+                   '  return { escaped = "yes" }',
+                   "instruction limit of 1000000 exceeded",
+                   "--max-instructions")
+
+    def test_infinite_loop_in_xpcall(self):
+        self.limit("  xpcall(function() while true do end end,\n"
+                   "    function(m) return m end)\n"
+                   '  return { escaped = "yes" }',
+                   "instruction limit of 1000000 exceeded",
+                   "--max-instructions")
+
+    def test_xpcall_handler_that_loops(self):
+        self.limit("  xpcall(function() while true do end end,\n"
+                   "    function(m) while true do end end)\n"
+                   '  return { escaped = "yes" }',
+                   "instruction limit of 1000000 exceeded",
+                   "--max-instructions", bound=5.0)
+
+    def test_time_limit(self):
+        res = self.limit("  local n = 0\n  while true do n = n + 1 end",
+                         "time limit of 0.5 s exceeded", "--max-seconds",
+                         extra=["--max-seconds", "0.5",
+                                "--max-instructions", "4000000000000000000"],
+                         bound=5.0)
+        self.assertNotIn("inside a C function", res.err)
+
+    def test_string_rep_2_31(self):
+        self.escape('  local s = string.rep("x", 2^31)',
+                    "resulting string too large", extra=LIMITS)
+
+    def test_string_rep_memory_limit(self):
+        self.escape('  local s = string.rep("x", 2^30)',
+                    "profile x: memory limit of 16 MiB exceeded", line=None,
+                    extra=LIMITS, names_file=False)
+
+    def test_table_growth_bomb(self):
+        self.escape("  local t, i = {}, 0\n"
+                    "  while true do i = i + 1; t[i] = { i } end",
+                    "profile x: memory limit of 16 MiB exceeded", line=None,
+                    extra=["--max-memory", "16", "--max-instructions",
+                           "4000000000000000000", "--max-seconds", "20"],
+                    bound=20.0, names_file=False)
+
+    def test_unbounded_recursion(self):
+        self.escape("  local function f(n) return f(n + 1) + 1 end\n"
+                    "  return { x = f(1) }",
+                    "stack overflow")
+
+    def test_c_function_backstop(self):
+        # string.find with this pattern never returns to the VM, so the
+        # hook cannot stop it: the SIGALRM backstop ends the process.
+        res = self.escape('  local s = string.rep("a", 1e6)\n'
+                          '  return { r = s:find(".-.-.-.-.-.-.-.-b") }',
+                          "profile x: time limit of 1 s exceeded inside a "
+                          "C function", line=None,
+                          extra=["--max-seconds", "1"], bound=6.0,
+                          names_file=False)
+        self.assertEqual(res.out, "")
+
+
+class ErrorValues(SandboxTestCase):
+    def test_error_table(self):
+        self.escape("  error({})",
+                    "profile x: (error object is a table value)", line=None)
+
+    def test_error_with_tostring(self):
+        self.escape("  error(setmetatable({}, { __tostring = function()\n"
+                    '    return "custom failure" end }))',
+                    "custom failure", line=None)
+
+    def test_unconvertible_result_names_the_path(self):
+        self.escape("  return { zero_optimization = { offload_param = {\n"
+                    "    device = print } } }",
+                    "the config returned by build: a function value cannot "
+                    "be converted to JSON at "
+                    "zero_optimization.offload_param.device", line=1)
+
+
+if __name__ == "__main__":
+    unittest.main()

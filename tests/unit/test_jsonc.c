@@ -1,0 +1,636 @@
+/*
+** test_jsonc.c -- the JSON-with-comments parser (src/json/jsonc.h) and the
+** canonical printer (src/json/jsonout.h): extensions, positions, duplicate
+** keys, every error with its exact line:col, number literals, printing,
+** the depth cap.
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/buf.h"
+#include "core/diag.h"
+#include "core/error.h"
+#include "core/xalloc.h"
+#include "json/jsonc.h"
+#include "json/jsonout.h"
+
+static cJSON *parse_ok(const char *text, dsf_jsrc **src)
+{
+    dsf_diags d = DSF_DIAGS_INIT;
+    cJSON *doc = NULL;
+    int rc = dsf_json_parse(&doc, src, "t.json", text, strlen(text), &d);
+    if (rc)
+        dsf_diags_print(&d, stderr, false);
+    assert_int_equal(rc, 0);
+    assert_int_equal(d.len, 0);
+    assert_non_null(doc);
+    dsf_diags_free(&d);
+    return doc;
+}
+
+static char *compact(const char *text)
+{
+    cJSON *doc = parse_ok(text, NULL);
+    char *out = dsf_json_print(doc, false);
+    cJSON_Delete(doc);
+    return out;
+}
+
+static void expect_compact(const char *text, const char *want)
+{
+    char *got = compact(text);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+/* Parsing text[0..len) fails with exactly one error at line:col. */
+static void expect_error_n(const char *text, size_t len, int line, int col,
+                           const char *message)
+{
+    dsf_diags d = DSF_DIAGS_INIT;
+    cJSON *doc = (cJSON *)&d; /* must be reset */
+    dsf_jsrc *src = (dsf_jsrc *)&d;
+    int rc = dsf_json_parse(&doc, &src, "t.json", text, len, &d);
+    assert_int_equal(rc, DSF_EINPUT);
+    assert_null(doc);
+    assert_null(src);
+    assert_int_equal(d.len, 1);
+    const dsf_diag *g = &d.items[0];
+    if (g->line != line || g->col != col || strcmp(g->message, message))
+        print_error("%s\n  got  %d:%d: %s\n  want %d:%d: %s\n", text,
+                    g->line, g->col, g->message, line, col, message);
+    assert_int_equal(g->severity, DSF_ERROR);
+    assert_string_equal(g->file, "t.json");
+    assert_string_equal(g->message, message);
+    assert_int_equal(g->line, line);
+    assert_int_equal(g->col, col);
+    dsf_diags_free(&d);
+}
+
+static void expect_error(const char *text, int line, int col,
+                         const char *message)
+{
+    expect_error_n(text, strlen(text), line, col, message);
+}
+
+static void expect_pos(const dsf_jsrc *src, const cJSON *node, int line,
+                       int col)
+{
+    dsf_jpos p = {0, 0};
+    assert_non_null(node);
+    assert_true(dsf_jsrc_pos(src, node, &p));
+    if (p.line != line || p.col != col)
+        print_error("value at %d:%d, expected %d:%d\n", p.line, p.col, line,
+                    col);
+    assert_int_equal(p.line, line);
+    assert_int_equal(p.col, col);
+}
+
+static void expect_key_pos(const dsf_jsrc *src, const cJSON *node, int line,
+                           int col)
+{
+    dsf_jpos p = {0, 0};
+    assert_non_null(node);
+    assert_true(dsf_jsrc_key_pos(src, node, &p));
+    if (p.line != line || p.col != col)
+        print_error("key at %d:%d, expected %d:%d\n", p.line, p.col, line,
+                    col);
+    assert_int_equal(p.line, line);
+    assert_int_equal(p.col, col);
+}
+
+static cJSON *member(const cJSON *obj, const char *key)
+{
+    cJSON *m = cJSON_GetObjectItemCaseSensitive(obj, key);
+    assert_non_null(m);
+    return m;
+}
+
+/* ------------------------------------------------------------------ */
+/* Extensions. */
+
+static void test_comments(void **state)
+{
+    (void)state;
+    expect_compact("// leading\n{\"a\": 1, // after a value\n"
+                   "/* block\n   over lines */ \"b\": /**/ 2 /* x */}\n"
+                   "// trailing, no newline at the end",
+                   "{\"a\":1,\"b\":2}");
+    expect_compact("[1, /* a * b / c */ 2]", "[1,2]");
+    /* Comment markers inside strings are text. */
+    expect_compact("{\"url\": \"http://x/*y*/\", \"c\": \"// no\"}",
+                   "{\"c\":\"// no\",\"url\":\"http://x/*y*/\"}");
+    expect_compact("/* only a comment before */ null // and after", "null");
+}
+
+static void test_trailing_commas(void **state)
+{
+    (void)state;
+    expect_compact("{\"a\": 1,}", "{\"a\":1}");
+    expect_compact("[1, 2, ]", "[1,2]");
+    expect_compact("{\"a\": [1, {\"b\": [],},], }", "{\"a\":[1,{\"b\":[]}]}");
+    expect_error("[1,,2]", 1, 4,
+                 "a value (object, array, string, number, true, false or "
+                 "null) expected");
+    expect_error("[,]", 1, 2,
+                 "a value (object, array, string, number, true, false or "
+                 "null) expected");
+    expect_error("{,}", 1, 2, "object key (a double-quoted string) expected");
+}
+
+static void test_bom(void **state)
+{
+    (void)state;
+    dsf_jsrc *src;
+    cJSON *doc = parse_ok("\xEF\xBB\xBF{\"a\": 1}", &src);
+    expect_pos(src, doc, 1, 1);
+    expect_key_pos(src, member(doc, "a"), 1, 2);
+    expect_pos(src, member(doc, "a"), 1, 7);
+    cJSON_Delete(doc);
+    dsf_jsrc_free(src);
+    /* Columns after a BOM do not count it. */
+    expect_error("\xEF\xBB\xBF{\"a\": x}", 1, 7,
+                 "a value (object, array, string, number, true, false or "
+                 "null) expected");
+    /* Only at the very start. */
+    expect_error("[\xEF\xBB\xBF]", 1, 2,
+                 "a value (object, array, string, number, true, false or "
+                 "null) expected");
+}
+
+/* ------------------------------------------------------------------ */
+/* Positions. */
+
+static void test_positions(void **state)
+{
+    (void)state;
+    static const char text[] = "{\n"
+                               "  // comment\n"
+                               "  \"a\": 1, /* c */ \"b\": [true, null],\n"
+                               "  \"c\": {\"d\": \"x\"},\n"
+                               "\t\"e\": -2.5e3\n"
+                               "}\n";
+    dsf_jsrc *src;
+    cJSON *doc = parse_ok(text, &src);
+    assert_string_equal(dsf_jsrc_file(src), "t.json");
+    expect_pos(src, doc, 1, 1);
+    dsf_jpos p;
+    assert_false(dsf_jsrc_key_pos(src, doc, &p)); /* the root has no key */
+    cJSON *a = member(doc, "a"), *b = member(doc, "b"), *c = member(doc, "c");
+    expect_key_pos(src, a, 3, 3);
+    expect_pos(src, a, 3, 8);
+    expect_key_pos(src, b, 3, 19);
+    expect_pos(src, b, 3, 24);
+    expect_pos(src, cJSON_GetArrayItem(b, 0), 3, 25);
+    expect_pos(src, cJSON_GetArrayItem(b, 1), 3, 31);
+    /* Array items have a value position but no key position. */
+    assert_false(dsf_jsrc_key_pos(src, cJSON_GetArrayItem(b, 0), &p));
+    expect_key_pos(src, c, 4, 3);
+    expect_pos(src, c, 4, 8);
+    expect_key_pos(src, member(c, "d"), 4, 9);
+    expect_pos(src, member(c, "d"), 4, 14);
+    expect_key_pos(src, member(doc, "e"), 5, 2); /* a tab is one column */
+    expect_pos(src, member(doc, "e"), 5, 7);
+    /* Nodes from elsewhere have no position. */
+    cJSON *other = cJSON_CreateNull();
+    assert_false(dsf_jsrc_pos(src, other, &p));
+    assert_false(dsf_jsrc_key_pos(src, other, &p));
+    cJSON_Delete(other);
+    /* Lines of the source. */
+    const char *line;
+    size_t len;
+    assert_true(dsf_jsrc_line(src, 3, &line, &len));
+    assert_int_equal(len, strlen("  \"a\": 1, /* c */ \"b\": [true, null],"));
+    assert_memory_equal(line, "  \"a\": 1,", 9);
+    assert_true(dsf_jsrc_line(src, 1, &line, &len));
+    assert_int_equal(len, 1);
+    assert_false(dsf_jsrc_line(src, 99, &line, &len));
+    cJSON_Delete(doc);
+    dsf_jsrc_free(src);
+}
+
+static void test_positions_crlf(void **state)
+{
+    (void)state;
+    dsf_jsrc *src;
+    cJSON *doc = parse_ok("{\r\n\"a\": 1,\r\n  \"b\": \"x\"\r\n}", &src);
+    expect_key_pos(src, member(doc, "a"), 2, 1);
+    expect_pos(src, member(doc, "a"), 2, 6);
+    expect_key_pos(src, member(doc, "b"), 3, 3);
+    expect_pos(src, member(doc, "b"), 3, 8);
+    const char *line;
+    size_t len;
+    assert_true(dsf_jsrc_line(src, 2, &line, &len));
+    assert_int_equal(len, 7); /* without the \r */
+    cJSON_Delete(doc);
+    dsf_jsrc_free(src);
+    expect_error("{\r\n  \"a\": 1,\r\n  \"b\": x\r\n}", 3, 8,
+                 "a value (object, array, string, number, true, false or "
+                 "null) expected");
+}
+
+static void test_positions_after_duplicate(void **state)
+{
+    (void)state;
+    /* The first "a" (and its member) is freed when the second replaces
+    ** it; nodes allocated afterwards must not inherit its positions. */
+    static const char text[] =
+        "{\"a\": {\"k\": 1}, \"a\": 2,\n \"b\": [7, {\"z\": [8]}]}";
+    dsf_jsrc *src;
+    cJSON *doc = parse_ok(text, &src);
+    cJSON *b = member(doc, "b");
+    dsf_jpos p;
+    expect_key_pos(src, b, 2, 2);
+    expect_pos(src, b, 2, 7);
+    cJSON *seven = cJSON_GetArrayItem(b, 0);
+    expect_pos(src, seven, 2, 8);
+    assert_false(dsf_jsrc_key_pos(src, seven, &p));
+    cJSON *obj = cJSON_GetArrayItem(b, 1);
+    expect_pos(src, obj, 2, 11);
+    assert_false(dsf_jsrc_key_pos(src, obj, &p));
+    cJSON *eight = cJSON_GetArrayItem(member(obj, "z"), 0);
+    expect_pos(src, eight, 2, 18);
+    assert_false(dsf_jsrc_key_pos(src, eight, &p));
+    expect_key_pos(src, member(doc, "a"), 1, 17);
+    expect_pos(src, member(doc, "a"), 1, 22);
+    cJSON_Delete(doc);
+    dsf_jsrc_free(src);
+}
+
+/* ------------------------------------------------------------------ */
+/* Duplicate keys. */
+
+static void test_duplicate_keys(void **state)
+{
+    (void)state;
+    static const char text[] = "{\"a\": 1,\n"
+                               " \"b\": {\"x\": 1, \"x\": 2},\n"
+                               " \"a\": 3}";
+    dsf_jsrc *src;
+    cJSON *doc = parse_ok(text, &src);
+    /* The last one wins. */
+    assert_int_equal(member(doc, "a")->valueint, 3);
+    assert_int_equal(member(member(doc, "b"), "x")->valueint, 2);
+    assert_int_equal(cJSON_GetArraySize(doc), 2);
+    assert_int_equal(cJSON_GetArraySize(member(doc, "b")), 1);
+    size_t n;
+    const dsf_jdup *dups = dsf_jsrc_duplicates(src, &n);
+    assert_int_equal(n, 2);
+    assert_string_equal(dups[0].path, "b.x");
+    assert_int_equal(dups[0].first.line, 2);
+    assert_int_equal(dups[0].first.col, 8);
+    assert_int_equal(dups[0].again.line, 2);
+    assert_int_equal(dups[0].again.col, 16);
+    assert_string_equal(dups[1].path, "a");
+    assert_int_equal(dups[1].first.line, 1);
+    assert_int_equal(dups[1].first.col, 2);
+    assert_int_equal(dups[1].again.line, 3);
+    assert_int_equal(dups[1].again.col, 2);
+    /* The surviving member has the position of the last occurrence. */
+    expect_key_pos(src, member(doc, "a"), 3, 2);
+    expect_pos(src, member(doc, "a"), 3, 7);
+    cJSON_Delete(doc);
+    dsf_jsrc_free(src);
+
+    doc = parse_ok("{\"k\":1,\"k\":2,\"k\":3}", &src);
+    dups = dsf_jsrc_duplicates(src, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(dups[0].first.col, 2);
+    assert_int_equal(dups[0].again.col, 8);
+    assert_int_equal(dups[1].first.col, 8);
+    assert_int_equal(dups[1].again.col, 14);
+    assert_int_equal(member(doc, "k")->valueint, 3);
+    cJSON_Delete(doc);
+    dsf_jsrc_free(src);
+
+    /* Inside arrays the path names the index. */
+    doc = parse_ok("{\"l\": [{}, {\"q\": 1, \"q\": 2}]}", &src);
+    dups = dsf_jsrc_duplicates(src, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(dups[0].path, "l[1].q");
+    cJSON_Delete(doc);
+    dsf_jsrc_free(src);
+
+    doc = parse_ok("{\"a\": 1, \"A\": 2}", &src);
+    dsf_jsrc_duplicates(src, &n);
+    assert_int_equal(n, 0); /* keys are case-sensitive */
+    cJSON_Delete(doc);
+    dsf_jsrc_free(src);
+}
+
+/* ------------------------------------------------------------------ */
+/* Errors. */
+
+static void test_error_strings(void **state)
+{
+    (void)state;
+    expect_error("{\"a\": \"abc", 1, 7, "unterminated string");
+    expect_error("{\"a\": \"ab\ncd\"}", 1, 7, "unterminated string");
+    expect_error("[\"abc\\", 1, 2, "unterminated string");
+    expect_error("{\"a\": \"\\x\"}", 1, 9, "invalid escape in string");
+    expect_error("[\"\\'\"]", 1, 4, "invalid escape in string");
+    expect_error("[\"\\u12G4\"]", 1, 5,
+                 "bad \\u escape (4 hex digits expected)");
+    expect_error("[\"\\u12\"]", 1, 5,
+                 "bad \\u escape (4 hex digits expected)");
+    expect_error("[\"\\ud800\"]", 1, 9, "unpaired UTF-16 surrogate");
+    expect_error("[\"\\ud800\\u0041\"]", 1, 15, "unpaired UTF-16 surrogate");
+    expect_error("[\"\\udc00\"]", 1, 9, "unpaired UTF-16 surrogate");
+    expect_error("[\"\\u0000\"]", 1, 9, "\\u0000 is not allowed in strings");
+    expect_error("[\"a\tb\"]", 1, 4, "control character in string (escape it)");
+    expect_error("{\n  \"k\": \"v\",\n  \"k2\": \"oops\n}", 3, 9,
+                 "unterminated string");
+}
+
+static void test_error_comments(void **state)
+{
+    (void)state;
+    expect_error("{\"a\": 1 /* never closed", 1, 9, "unterminated /* comment");
+    expect_error("[1,\n  2 /* open\n  */ 3", 3, 6,
+                 "',' or ']' expected after array element");
+    expect_error("/* a\n b\n c", 1, 1, "unterminated /* comment");
+    expect_error("// c\n/* x\n y */ [1 2]", 3, 10,
+                 "',' or ']' expected after array element");
+}
+
+static void test_error_structure(void **state)
+{
+    (void)state;
+    expect_error("{\n  \"a\": 1\n  \"b\": 2\n}", 3, 3,
+                 "',' or '}' expected after object member");
+    expect_error("[1 2]", 1, 4, "',' or ']' expected after array element");
+    expect_error("{\"a\": 1 / 2}", 1, 9,
+                 "',' or '}' expected after object member");
+    expect_error("{a: 1}", 1, 2, "object key (a double-quoted string) expected");
+    expect_error("{\"a\" 1}", 1, 6, "':' expected after object key");
+    expect_error("[tru]", 1, 2,
+                 "a value (object, array, string, number, true, false or "
+                 "null) expected");
+    expect_error("[truex]", 1, 2,
+                 "a value (object, array, string, number, true, false or "
+                 "null) expected");
+    expect_error("'single'", 1, 1,
+                 "a value (object, array, string, number, true, false or "
+                 "null) expected");
+}
+
+static void test_error_numbers(void **state)
+{
+    (void)state;
+    expect_error("{\"n\": 007}", 1, 7, "numbers may not have leading zeros");
+    expect_error("[-01]", 1, 2, "numbers may not have leading zeros");
+    expect_error("{\"n\": NaN}", 1, 7, "NaN and Infinity are not JSON numbers");
+    expect_error("[1, Infinity]", 1, 5,
+                 "NaN and Infinity are not JSON numbers");
+    expect_error("[-Infinity]", 1, 2, "invalid number");
+    expect_error("[-]", 1, 2, "invalid number");
+    expect_error("[1.]", 1, 4, "digit expected after '.'");
+    expect_error("[1.e5]", 1, 4, "digit expected after '.'");
+    expect_error("[1e+]", 1, 5, "digit expected in exponent");
+    expect_error("[1e999]", 1, 2, "number out of range");
+    expect_error("[+1]", 1, 2,
+                 "a value (object, array, string, number, true, false or "
+                 "null) expected");
+    expect_error("[.5]", 1, 2,
+                 "a value (object, array, string, number, true, false or "
+                 "null) expected");
+    expect_error("[0x10]", 1, 3, "',' or ']' expected after array element");
+}
+
+static void test_error_end_and_after(void **state)
+{
+    (void)state;
+    expect_error("", 1, 1, "unexpected end of input: a value expected");
+    expect_error("  // nothing\n", 2, 1,
+                 "unexpected end of input: a value expected");
+    expect_error("{\"a\": ", 1, 7, "unexpected end of input: a value expected");
+    expect_error("{\"a\": [1, 2", 1, 12,
+                 "unexpected end of input: ']' expected");
+    expect_error("{\"a\": 1", 1, 8, "unexpected end of input: '}' expected");
+    expect_error("{", 1, 2, "unexpected end of input: '}' expected");
+    expect_error("{\"a\": 1} x", 1, 10, "unexpected text after the JSON value");
+    expect_error("{\"a\": 1}}", 1, 9, "unexpected text after the JSON value");
+    expect_error("{}\n\n  []", 3, 3, "unexpected text after the JSON value");
+    /* A NUL byte inside the given length is text, not the end. */
+    expect_error_n("{}\0", 3, 1, 3, "unexpected text after the JSON value");
+}
+
+static void test_error_excerpt(void **state)
+{
+    (void)state;
+    dsf_diags d = DSF_DIAGS_INIT;
+    cJSON *doc;
+    static const char text[] = "{\n  \"a\": 1,\n  \"b\": [1 2]\n}\n";
+    assert_int_equal(dsf_json_parse(&doc, NULL, "x.json", text,
+                                    sizeof text - 1, &d),
+                     DSF_EINPUT);
+    assert_int_equal(d.len, 1);
+    assert_int_equal(d.items[0].line, 3);
+    assert_int_equal(d.items[0].col, 11);
+    assert_string_equal(d.items[0].excerpt, "  \"b\": [1 2]");
+    dsf_diags_free(&d);
+}
+
+/* ------------------------------------------------------------------ */
+/* Numbers and printing. */
+
+static void test_number_literals(void **state)
+{
+    (void)state;
+    cJSON *doc = parse_ok("{\"a\": 5e8, \"b\": 500, \"c\": 1.0, \"d\": -0, "
+                          "\"e\": 12345678901234567890, \"f\": 0.1, "
+                          "\"g\": 1E3, \"h\": -42}",
+                          NULL);
+    static const struct {
+        const char *key, *literal;
+        bool integer;
+    } want[] = {{"a", "5e8", false},
+                {"b", "500", true},
+                {"c", "1.0", false},
+                {"d", "-0", true},
+                {"e", "12345678901234567890", true},
+                {"f", "0.1", false},
+                {"g", "1E3", false},
+                {"h", "-42", true}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        const cJSON *n = member(doc, want[i].key);
+        assert_true(cJSON_IsNumber(n));
+        assert_string_equal(n->valuestring, want[i].literal);
+        assert_int_equal(dsf_json_is_integer_literal(n), want[i].integer);
+    }
+    assert_true(member(doc, "a")->valuedouble == 5e8);
+    char *out = dsf_json_print(doc, false);
+    assert_string_equal(out, "{\"a\":500000000,\"b\":500,\"c\":1,\"d\":0,"
+                             "\"e\":12345678901234567890,\"f\":0.1,"
+                             "\"g\":1000,\"h\":-42}");
+    free(out);
+    cJSON_Delete(doc);
+    /* Numbers built in memory: integral ones count as integers. */
+    cJSON *n = cJSON_CreateNumber(3.0);
+    assert_true(dsf_json_is_integer_literal(n));
+    cJSON_SetNumberValue(n, 3.5);
+    assert_false(dsf_json_is_integer_literal(n));
+    cJSON_Delete(n);
+}
+
+static void test_canonical_numbers(void **state)
+{
+    (void)state;
+    expect_compact("[0.1, 0.2, 1e-7, 2.5E-5, 1.5e300, -3.25, 1e21, 123.0, "
+                   "0.30000000000000004, 3.141592653589793, 100e-2]",
+                   "[0.1,0.2,1e-07,2.5e-05,1.5e+300,-3.25,1e+21,123,"
+                   "0.30000000000000004,3.141592653589793,1]");
+    dsf_buf b = DSF_BUF_INIT;
+    cJSON *n = cJSON_CreateNumber(1.0 / 3.0);
+    dsf_json_write_number(&b, n);
+    assert_string_equal(b.data, "0.3333333333333333");
+    cJSON_Delete(n);
+    dsf_buf_free(&b);
+}
+
+static void test_canonical_printing(void **state)
+{
+    (void)state;
+    /* Keys in byte order (upper case before lower, UTF-8 after ASCII),
+    ** never in source order. */
+    expect_compact("{\"b\": 1, \"a\": {\"z\": [3, 2, 1], \"y\": null}, "
+                   "\"B\": true, \"\\u00e9\": false, \"\": 0, \"a0\": 1}",
+                   "{\"\":0,\"B\":true,\"a\":{\"y\":null,\"z\":[3,2,1]},"
+                   "\"a0\":1,\"b\":1,\"\xc3\xa9\":false}");
+    /* Strings: quotes, backslashes and control characters escaped, '/'
+    ** and non-ASCII text as they are. */
+    expect_compact("[\"q\\\"b\\\\s\\/\\n\\r\\t\\b\\f\\u0001\\u001F\\u007f"
+                   "\\u00e9\\ud83d\\ude00\"]",
+                   "[\"q\\\"b\\\\s/\\n\\r\\t\\b\\f\\u0001\\u001f\x7f"
+                   "\xc3\xa9\xf0\x9f\x98\x80\"]");
+    /* Pretty: two spaces, ": ", a trailing newline; empty containers
+    ** stay on one line. */
+    cJSON *doc = parse_ok("{\"b\": [1, {}], \"a\": {\"c\": []}}", NULL);
+    char *pretty = dsf_json_print(doc, true);
+    assert_string_equal(pretty, "{\n"
+                                "  \"a\": {\n"
+                                "    \"c\": []\n"
+                                "  },\n"
+                                "  \"b\": [\n"
+                                "    1,\n"
+                                "    {}\n"
+                                "  ]\n"
+                                "}\n");
+    free(pretty);
+    cJSON_Delete(doc);
+    /* The same document written differently prints the same bytes. */
+    char *x = compact("{\"k\": [1, 2], \"j\": {\"b\": 5e8, \"a\": \"s\"}}");
+    char *y = compact("// other order\n{\"j\": {\"a\": \"s\", \"b\": "
+                      "500000000,}, \"k\": [1, 2,],}");
+    assert_string_equal(x, y);
+    free(x);
+    free(y);
+    dsf_buf b = DSF_BUF_INIT;
+    dsf_json_write_string(&b, "tab\there \"q\"");
+    assert_string_equal(b.data, "\"tab\\there \\\"q\\\"\"");
+    dsf_buf_free(&b);
+}
+
+/* ------------------------------------------------------------------ */
+/* Depth. */
+
+static char *nested(int depth, bool objects)
+{
+    dsf_buf b = DSF_BUF_INIT;
+    for (int i = 0; i < depth; i++)
+        dsf_buf_puts(&b, objects ? "{\"a\":" : "[");
+    dsf_buf_puts(&b, objects ? "1" : "");
+    for (int i = 0; i < depth; i++)
+        dsf_buf_putc(&b, objects ? '}' : ']');
+    return dsf_buf_take(&b);
+}
+
+static void test_depth_cap(void **state)
+{
+    (void)state;
+    /* Exactly at the cap: parses and prints back unchanged. */
+    char *arrays = nested(DSF_JSON_MAX_DEPTH, false);
+    char *out = compact(arrays);
+    assert_string_equal(out, arrays);
+    free(out);
+    free(arrays);
+    char *objects = nested(DSF_JSON_MAX_DEPTH, true);
+    out = compact(objects);
+    assert_string_equal(out, objects);
+    free(out);
+    free(objects);
+    /* One more: an error at the opening bracket that is too deep. */
+    arrays = nested(DSF_JSON_MAX_DEPTH + 1, false);
+    expect_error(arrays, 1, DSF_JSON_MAX_DEPTH + 1, "nesting is too deep");
+    free(arrays);
+    objects = nested(DSF_JSON_MAX_DEPTH + 1, true);
+    expect_error(objects, 1, DSF_JSON_MAX_DEPTH * 5 + 1,
+                 "nesting is too deep");
+    free(objects);
+    /* Far deeper input fails the same way (no stack exhaustion). */
+    arrays = nested(200000, false);
+    expect_error(arrays, 1, DSF_JSON_MAX_DEPTH + 1, "nesting is too deep");
+    free(arrays);
+}
+
+/* ------------------------------------------------------------------ */
+/* Files. */
+
+static void test_load_file(void **state)
+{
+    (void)state;
+    char name[] = "/tmp/dsf-jsonc-XXXXXX";
+    int fd = mkstemp(name);
+    assert_true(fd >= 0);
+    static const char text[] = "// config\n{\"a\": [1, 2,],}\n";
+    assert_int_equal(write(fd, text, sizeof text - 1),
+                     (ssize_t)(sizeof text - 1));
+    close(fd);
+    dsf_diags d = DSF_DIAGS_INIT;
+    cJSON *doc;
+    dsf_jsrc *src;
+    assert_int_equal(dsf_json_load_file(&doc, &src, name, &d), 0);
+    assert_string_equal(dsf_jsrc_file(src), name);
+    expect_pos(src, member(doc, "a"), 2, 7);
+    cJSON_Delete(doc);
+    dsf_jsrc_free(src);
+    unlink(name);
+    assert_int_equal(dsf_json_load_file(&doc, &src, name, &d), DSF_EINPUT);
+    assert_null(doc);
+    assert_null(src);
+    assert_int_equal(dsf_diags_count(&d, DSF_ERROR), 1);
+    dsf_diags_free(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_comments),
+        cmocka_unit_test(test_trailing_commas),
+        cmocka_unit_test(test_bom),
+        cmocka_unit_test(test_positions),
+        cmocka_unit_test(test_positions_crlf),
+        cmocka_unit_test(test_positions_after_duplicate),
+        cmocka_unit_test(test_duplicate_keys),
+        cmocka_unit_test(test_error_strings),
+        cmocka_unit_test(test_error_comments),
+        cmocka_unit_test(test_error_structure),
+        cmocka_unit_test(test_error_numbers),
+        cmocka_unit_test(test_error_end_and_after),
+        cmocka_unit_test(test_error_excerpt),
+        cmocka_unit_test(test_number_literals),
+        cmocka_unit_test(test_canonical_numbers),
+        cmocka_unit_test(test_canonical_printing),
+        cmocka_unit_test(test_depth_cap),
+        cmocka_unit_test(test_load_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
