@@ -229,6 +229,7 @@ int dsf_cmd_check(int argc, char **argv)
         dsf_diags_free(&found);
     } else {
         dsf_diags_move(&d, &found);
+        dsf_diags_free(&found); /* the emptied array */
     }
     if (!rc)
         rc = input_error ? input_error : errors ? DSF_EVALID : 0;

@@ -132,10 +132,23 @@ static int read_rules(dsf_plugins *p, lua_State *L, int t,
         }
         for (size_t k = 0; k < p->nrules; k++) {
             if (!strcmp(p->rules[k].id, id)) {
-                dsf_diag_add(d, DSF_ERROR, file, 0, 0,
-                             "plugin '%s': rule id '%s' is already declared "
-                             "by plugin '%s'", pi->name, id,
-                             p->rules[k].plugin);
+                dsf_diag *g;
+                if (!strcmp(p->rules[k].plugin, pi->name)) {
+                    g = dsf_diag_add(d, DSF_ERROR, file, 0, 0,
+                                     "plugin '%s': rule id '%s' is declared "
+                                     "twice", pi->name, id);
+                } else {
+                    const char *other = "?";
+                    for (size_t j = 0; j < p->n; j++)
+                        if (!strcmp(p->items[j].name, p->rules[k].plugin))
+                            other = p->items[j].dir;
+                    g = dsf_diag_add(d, DSF_ERROR, file, 0, 0,
+                                     "plugin '%s': rule id '%s' is already "
+                                     "declared by plugin '%s' (%s/init.lua)",
+                                     pi->name, id, p->rules[k].plugin, other);
+                }
+                dsf_diag_set_hint(g, "rule ids are global: rename the "
+                                     "rule");
                 lua_pop(L, 2);
                 return DSF_EINPUT;
             }
@@ -535,6 +548,12 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
             char *what = dsf_xasprintf("rule %s (plugin %s)", r->id,
                                        r->plugin);
             rc = dsf_host_call(p->host, 2, 0, what, d);
+            if (rc) {
+                dsf_diag *g = dsf_diags_last(d);
+                if (g && !g->hint)
+                    dsf_diag_set_hint(g, "raised by %s: a bug in the "
+                                         "plugin, not in the config", what);
+            }
             free(what);
         }
         lua_settop(L, 0);

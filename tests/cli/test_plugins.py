@@ -9,7 +9,6 @@ errors (syntax, runtime, a rule that raises or reports an undeclared id).
 import json
 import os
 import re
-import time
 import unittest
 
 import dsf
@@ -249,9 +248,8 @@ class BrokenPlugins(PluginTest):
         root = self.add_plugin("bx", text)
         if not cmd:
             cmd = ("check", self.write("s3.json", STAGE3))
-        started = time.monotonic()
+        # bounded by run()'s timeout (a hang fails the test)
         res = run(cmd[0], "--plugin-path", root, *cmd[1:])
-        self.assertLess(time.monotonic() - started, 30)
         self.assertNoCrash(res)
         return res, os.path.join(root, "bx", "init.lua")
 
@@ -355,11 +353,8 @@ class BrokenPlugins(PluginTest):
         self.assertExit(res, 5)
         self.assertFalse(os.path.exists(out))
 
-    # contrib/docs/plugins.md: "A rule that raises stops the run with exit code 5
-    # and names the rule." Today the diagnostic names the file and line
-    # but not the rule id (src/plugin/plugin.c sets no hint after a failed
-    # check call, unlike load_one does for init.lua).
-    @unittest.expectedFailure
+    # contrib/docs/plugins.md: "A rule that raises stops the run with exit
+    # code 5 and names the rule."
     def test_rule_raising_at_run_time_names_the_rule(self):
         text = ('return { name = "bx", version = "1", rules = {\n'
                 '  { id = "bx-raises", severity = "error", summary = "s",\n'
@@ -399,10 +394,8 @@ class BrokenPlugins(PluginTest):
         root = self.add_plugin("bx", plugin_text(
             check="function(cfg, ctx) while true do end end"))
         path = self.write("s3.json", STAGE3)
-        started = time.monotonic()
         res = run("check", "--plugin-path", root, "--max-instructions",
                   "1000000", path, timeout=120)
-        self.assertLess(time.monotonic() - started, 60)
         self.assertNoCrash(res)
         self.assertExit(res, 5)
         self.assertIn("bx-rule", res.err)

@@ -1,11 +1,10 @@
 """The sandbox, end to end: every escape attempt in a profile's build (or
 top-level chunk) ends `dsforge gen` with exit code 5, a message naming the
 script file and line (or the limit), nothing on stdout, and a bounded run
-time. Includes the SIGALRM backstop for a C function that never returns
-to the VM (a pathological string.find pattern)."""
-import json
+time (the subprocess timeout: a hang fails the test). Includes the SIGALRM
+backstop for a C function that never returns to the VM (a pathological
+string.find pattern)."""
 import os
-import time
 import unittest
 
 import dsf
@@ -24,14 +23,12 @@ def profile_with_build(body):
 
 class SandboxTestCase(dsf.TempDirTest):
     def gen(self, text, *extra, timeout=30):
-        """Writes profile x with text and runs gen; returns (result,
-        seconds)."""
+        """Writes profile x with text and runs gen (a run longer than
+        timeout seconds raises subprocess.TimeoutExpired)."""
         pdir = self.profile("x", text)
         self.path = os.path.join(pdir, "x.lua")
-        start = time.monotonic()
-        res = run("gen", "x", "--profile-path", pdir, "--stdout", *extra,
-                  timeout=timeout)
-        return res, time.monotonic() - start
+        return run("gen", "x", "--profile-path", pdir, "--stdout", *extra,
+                   timeout=timeout)
 
     def escape(self, body, message, line=2, extra=(), bound=10.0,
                whole_file=False, names_file=True):
@@ -40,7 +37,7 @@ class SandboxTestCase(dsf.TempDirTest):
         names_file is false: a memory error has no trace, the backstop's
         message is written from a signal handler)."""
         text = body if whole_file else profile_with_build(body)
-        res, secs = self.gen(text, *extra)
+        res = self.gen(text, *extra, timeout=bound)
         self.assertExit(res, 5)
         self.assertEqual(res.out, "", repr(res))
         self.assertIn(message, res.err, repr(res))
@@ -51,7 +48,6 @@ class SandboxTestCase(dsf.TempDirTest):
                           repr(res))
         self.assertNotIn("fatal", res.err)
         self.assertNotIn("Sanitizer", res.err)
-        self.assertLess(secs, bound, repr(res))
         return res
 
     def limit(self, body, message, option, extra=LIMITS, bound=10.0):
@@ -64,7 +60,7 @@ class SandboxTestCase(dsf.TempDirTest):
 
 class Control(SandboxTestCase):
     def test_a_harmless_profile_works_and_print_goes_to_stderr(self):
-        res, _ = self.gen(profile_with_build(
+        res = self.gen(profile_with_build(
             '  print("hello from the sandbox", 1, nil)\n'
             "  return { train_batch_size = 8, "
             "train_micro_batch_size_per_gpu = 8, "
@@ -150,7 +146,7 @@ class Metatables(SandboxTestCase):
     def test_gc_loop_attempt_never_runs(self):
         # __gc added after setmetatable never marks the object for
         # finalization: the run ends normally, and quickly.
-        res, secs = self.gen(profile_with_build(
+        res = self.gen(profile_with_build(
             "  local mt = {}\n"
             "  local t = setmetatable({}, mt)\n"
             "  mt.__gc = function() while true do end end\n"
@@ -158,9 +154,8 @@ class Metatables(SandboxTestCase):
             "  for i = 1, 100000 do local x = { i } end\n"
             "  return { train_batch_size = 8, "
             "train_micro_batch_size_per_gpu = 8, "
-            "gradient_accumulation_steps = 1 }"), *LIMITS)
+            "gradient_accumulation_steps = 1 }"), *LIMITS, timeout=10)
         self.assertExit(res, 0)
-        self.assertLess(secs, 10.0)
 
 
 class Limits(SandboxTestCase):
