@@ -12,13 +12,15 @@
 # Targets (exit 1 and say which if missed): dsforge >= 5x faster than
 # both references (median), matrix median < 1 s, peak RSS < 16 MiB.
 # Builds nothing. Knobs: DSFORGE (default ./build/dsforge), RUNS (30),
-# WARMUP (5), MATRIX_RUNS (10), MATRIX_WARMUP (2), PYTHON (python3),
-# JSONNET (jsonnet).
+# WARMUP (5), MATRIX_RUNS (10), MATRIX_WARMUP (2), PYTHON (the
+# interpreter python3 runs), JSONNET (jsonnet), TMPDIR (where the outputs
+# go: the file system matters, see README.md).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 DSFORGE=${DSFORGE:-./build/dsforge}
-PYTHON=${PYTHON:-python3}
+# The interpreter itself, not a wrapper (a pyenv shim adds ~60 ms per run).
+PYTHON=${PYTHON:-$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null || echo python3)}
 JSONNET=${JSONNET:-jsonnet}
 RUNS=${RUNS:-30}
 WARMUP=${WARMUP:-5}
@@ -56,7 +58,8 @@ MATRIX_ARGS=(--tier medium
     --matrix learning_rate=1e-5,2e-5,3e-5,5e-5,1e-4,2e-4,3e-4,5e-4,1e-3,2e-3)
 
 echo "== dsforge: $DSFORGE"
-echo "== $(nproc) CPUs, $(uname -sr), $(hyperfine --version), $("$PYTHON" --version 2>&1), $("$JSONNET" --version 2>&1 | head -n1)"
+echo "== $(nproc) CPUs, $(uname -sr), $(hyperfine --version), $PYTHON ($("$PYTHON" --version 2>&1)), $("$JSONNET" --version 2>&1 | head -n1)"
+echo "== outputs under $tmp ($(stat -f -c %T "$tmp"))"
 echo
 
 # --- 1. equivalence -----------------------------------------------------

@@ -81,7 +81,9 @@ void dsf_jpath_free(dsf_jpath *p)
 
 void dsf_jpath_append_key(dsf_buf *out, const char *key)
 {
-    if (strpbrk(key, ".[]\"") || !*key) {
+    /* Quoted when the plain form would not read back (or, with '=', would
+    ** split an edit in the wrong place). */
+    if (strpbrk(key, ".[]\"=") || !*key) {
         dsf_buf_printf(out, "[\"%s\"]", key);
         return;
     }
@@ -152,7 +154,11 @@ int dsf_edit_parse(dsf_edit *out, const char *arg, int argno, char **err)
         free(path);
         return -1;
     }
-    out->path_text = path;
+    /* Provenance records the canonical spelling (["x"].y is x.y). */
+    dsf_buf canon = DSF_BUF_INIT;
+    dsf_jpath_format(&canon, &out->path, out->path.len);
+    free(path);
+    out->path_text = dsf_buf_take(&canon);
     out->arg = dsf_xstrdup(arg);
     out->argno = argno;
     if (eq) {

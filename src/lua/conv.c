@@ -130,21 +130,25 @@ static int convert_table(conv *c, int idx, cJSON **out)
                 maxint = lua_tointeger(L, -1);
         } else {
             lua_pop(L, 1);
-            return failf(c, lua_type(L, -1) == LUA_TNUMBER
-                                ? "a table key is not a positive integer "
-                                  "or a string"
-                                : "a table key is not a positive integer "
-                                  "or a string");
+            return failf(c, "a table key is not a positive integer or a "
+                            "string");
         }
     }
     if (nstr && nint)
         return failf(c, "a table mixes array items and object keys");
+    int marker = dsf_lua_marker(L, idx);
+    if (marker == 2 && nint)
+        return failf(c, "a table marked with dsforge.object has array "
+                        "items");
+    if (marker == 1 && nstr)
+        return failf(c, "a table marked with dsforge.array has object "
+                        "keys");
     if (nint && (lua_Integer)nint != maxint)
         return failf(c, "an array has holes (keys must be 1..n)");
 
     c->open[c->depth++] = self;
     int rc = 0;
-    if (nint || (!nstr && dsf_lua_marker(L, idx) == 1)) {
+    if (nint || (!nstr && marker == 1)) {
         cJSON *arr = cJSON_CreateArray();
         if (!arr)
             dsf_xoom();
@@ -236,13 +240,13 @@ static int convert(conv *c, int idx, cJSON **out)
         double v = lua_tonumber(L, idx);
         if (isnan(v) || isinf(v))
             return failf(c, "NaN and infinities are not JSON numbers");
-        if (v == floor(v)) {
-            if (fabs(v) > MAX_SAFE_INT)
-                return failf(c, "an integral number beyond +-2^53 cannot "
-                                "be represented exactly in JSON");
+        if (v == floor(v) && fabs(v) <= MAX_SAFE_INT) {
+            /* Lua's 2e8: written as the integer it is. */
             snprintf(lit, sizeof lit, "%lld", (long long)v);
             *out = number(v, lit);
         } else {
+            /* Fractions, and floats too large to be exact integers
+            ** (1.5e300), stay floats. */
             *out = number(v, NULL);
         }
         return 0;

@@ -1,7 +1,9 @@
 /* dsflib.c -- the `dsforge` module (contrib/docs/lua-environment.md). */
 #include "dsflib.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <lauxlib.h>
@@ -91,51 +93,85 @@ static int l_warn(lua_State *L)
     return 0;
 }
 
-/* Integers first (numerically), then strings (byte order); other keys are
-** refused because their order cannot be made stable. */
-static int key_less(lua_State *L, int a, int b)
+/* One key of a table being sorted. Strings stay alive while the table is
+** on the stack (they are its keys). */
+typedef struct skey {
+    int is_string;
+    lua_Integer i;   /* integer keys */
+    lua_Number n;    /* float keys */
+    int is_int;
+    const char *s;
+    size_t len;
+} skey;
+
+/* Numbers first (numerically), then strings (byte order). */
+static int cmp_skey(const void *pa, const void *pb)
 {
-    int ta = lua_type(L, a), tb = lua_type(L, b);
-    if (ta != tb)
-        return ta == LUA_TNUMBER;
-    if (ta == LUA_TNUMBER)
-        return lua_compare(L, a, b, LUA_OPLT);
-    size_t la, lb;
-    const char *sa = lua_tolstring(L, a, &la), *sb = lua_tolstring(L, b, &lb);
-    int c = memcmp(sa, sb, la < lb ? la : lb);
-    return c < 0 || (c == 0 && la < lb);
+    const skey *a = pa, *b = pb;
+    if (a->is_string != b->is_string)
+        return a->is_string - b->is_string;
+    if (a->is_string) {
+        int c = memcmp(a->s, b->s, a->len < b->len ? a->len : b->len);
+        if (c)
+            return c;
+        return (a->len > b->len) - (a->len < b->len);
+    }
+    if (a->is_int && b->is_int)
+        return (a->i > b->i) - (a->i < b->i);
+    lua_Number x = a->is_int ? (lua_Number)a->i : a->n;
+    lua_Number y = b->is_int ? (lua_Number)b->i : b->n;
+    return (x > y) - (x < y);
 }
 
+/* The keys of a table, sorted (O(n log n), so the hook is never starved
+** by a huge table). Other key types are refused: their order cannot be
+** made stable. The key array lives in a Lua userdata, so an error frees
+** it with the rest of the state. */
 static int l_sorted_keys(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
-    lua_newtable(L); /* 2: result */
-    lua_Integer n = 0;
+    size_t n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        lua_pop(L, 1);
+        n++;
+    }
+    skey *keys = lua_newuserdatauv(L, (n ? n : 1) * sizeof *keys, 0); /* 2 */
+    size_t k = 0;
     lua_pushnil(L);
     while (lua_next(L, 1)) {
         lua_pop(L, 1);
         int t = lua_type(L, -1);
-        if (t != LUA_TNUMBER && t != LUA_TSTRING)
+        skey *e = &keys[k++];
+        memset(e, 0, sizeof *e);
+        if (t == LUA_TSTRING) {
+            e->is_string = 1;
+            e->s = lua_tolstring(L, -1, &e->len);
+        } else if (t == LUA_TNUMBER) {
+            e->is_int = lua_isinteger(L, -1);
+            if (e->is_int)
+                e->i = lua_tointeger(L, -1);
+            else
+                e->n = lua_tonumber(L, -1);
+        } else {
             return luaL_error(L, "dsforge.sorted_keys: keys must be numbers "
                                  "or strings (found a %s)", lua_typename(L, t));
-        /* Insertion sort into the result array (tables are small). */
-        lua_Integer i = n;
-        while (i > 0) {
-            lua_rawgeti(L, 2, i);
-            int less = key_less(L, -2, -1);
-            if (!less) {
-                lua_pop(L, 1);
-                break;
-            }
-            lua_rawseti(L, 2, i + 1);
-            i--;
         }
-        lua_pushvalue(L, -1);
-        lua_rawseti(L, 2, i + 1);
-        n++;
     }
-    dsf_lua_mark(L, 2, true);
+    if (n)
+        qsort(keys, n, sizeof *keys, cmp_skey);
+    lua_createtable(L, n > INT32_MAX ? INT32_MAX : (int)n, 0); /* 3 */
+    for (size_t i = 0; i < n; i++) {
+        if (keys[i].is_string)
+            lua_pushlstring(L, keys[i].s, keys[i].len);
+        else if (keys[i].is_int)
+            lua_pushinteger(L, keys[i].i);
+        else
+            lua_pushnumber(L, keys[i].n);
+        lua_rawseti(L, 3, (lua_Integer)i + 1);
+    }
+    dsf_lua_mark(L, 3, true);
     return 1;
 }
 

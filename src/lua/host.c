@@ -118,7 +118,8 @@ static void limit_hook(lua_State *L, lua_Debug *ar)
             return;
         lua_sethook(L, limit_hook, LUA_MASKCOUNT, 1);
     }
-    /* lua_pushfstring knows neither %llu nor %.3g: format here. */
+    /* lua_pushfstring knows neither %llu nor %.3g: format here. Level 0
+    ** is the function the hook interrupted: the message names its line. */
     char msg[96];
     if (h->hit == LIMIT_INSTRUCTIONS)
         snprintf(msg, sizeof msg, "instruction limit of %llu exceeded",
@@ -126,7 +127,10 @@ static void limit_hook(lua_State *L, lua_Debug *ar)
     else
         snprintf(msg, sizeof msg, "time limit of %.3g s exceeded",
                  h->limits.seconds);
-    luaL_error(L, "%s", msg);
+    luaL_where(L, 0);
+    lua_pushstring(L, msg);
+    lua_concat(L, 2);
+    lua_error(L);
 }
 
 /* The backstop for C functions the hook cannot interrupt (a pathological

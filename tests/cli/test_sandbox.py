@@ -52,8 +52,9 @@ class SandboxTestCase(dsf.TempDirTest):
 
     def limit(self, body, message, option, extra=LIMITS, bound=10.0):
         res = self.escape(body, message, line=None, extra=extra, bound=bound)
-        self.assertIn("profile x: " + message, res.err)
-        self.assertIn(option, res.err)  # the hint names the option
+        self.assertIn(message, res.err)
+        self.assertIn("running profile x", res.err)  # the hint names it
+        self.assertIn(option, res.err)  # and the option
         self.assertIn(self.path + ":", res.err)  # the trace names the file
         return res
 

@@ -516,9 +516,26 @@ static void test_error_big_integers(void **state)
     expect_conv_error(state, "return {m = {math.mininteger}}", 0,
                       "an integer beyond +-2^53 cannot be represented "
                       "exactly in JSON at m[0]");
-    expect_conv_error(state, "return {f = 2^54}", 0,
-                      "an integral number beyond +-2^53 cannot be "
-                      "represented exactly in JSON at f");
+}
+
+/* Floats too large to be exact integers stay floats (JSON -> Lua -> JSON
+** must round-trip 1.5e300); only Lua integers beyond 2^53 are errors. */
+static void test_large_floats_stay_floats(void **state)
+{
+    expect_json(state, "return {f = 2^54}", "{\"f\":18014398509481984}");
+    expect_json(state, "return {f = 1.5e300}", "{\"f\":1.5e+300}");
+    expect_json(state, "return {f = -2.5e200}", "{\"f\":-2.5e+200}");
+}
+
+/* A marker that contradicts the keys is an error, not silently ignored. */
+static void test_error_marker_mismatch(void **state)
+{
+    expect_conv_error(state, "return {a = dsforge.object({1, 2})}", 0,
+                      "a table marked with dsforge.object has array items "
+                      "at a");
+    expect_conv_error(state, "return {a = dsforge.array({x = 1})}", 0,
+                      "a table marked with dsforge.array has object keys "
+                      "at a");
 }
 
 static void test_error_invalid_utf8(void **state)
@@ -714,6 +731,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_error_nan_and_infinities, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_error_big_integers, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_large_floats_stay_floats, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_error_marker_mismatch, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_error_invalid_utf8, setup,
                                         teardown),
