@@ -201,8 +201,14 @@ end
 
 -- HF's find_config_node: the object holding the last key, or nil when an
 -- intermediate node is missing (HF then skips the key).
+local split_cache = {}
 local function find_node(cfg, path)
-  local parts = split(path)
+  -- The same few dozen paths are looked up for every variant of a sweep.
+  local parts = split_cache[path]
+  if not parts then
+    parts = split(path)
+    split_cache[path] = parts
+  end
   local node = obj(cfg)
   for i = 1, #parts - 1 do
     if not node then return nil end
@@ -365,24 +371,40 @@ function M.resolve(cfg, inputs)
   fill("scheduler.params.warmup_num_steps", warm, warm_needs, true, "warmup_steps")
 
   -- every other "auto" stays "auto"
-  local function walk(v, path, first)
+  -- (The path text is built only for an "auto" found: the walk visits
+  -- every value of every variant of a sweep.)
+  local steps = {}
+  local function walk(v, depth)
     if v == "auto" then
+      local parts = {}
+      for i = 1, depth do
+        local st = steps[i]
+        if type(st) == "number" then
+          parts[#parts] = parts[#parts] .. "[" .. st .. "]"
+        else
+          parts[#parts + 1] = st
+        end
+      end
+      local path = table.concat(parts, ".")
       if not handled[path] then
-        missing[#missing + 1] = { path = path, reason = unfilled_reason(path, first, stage) }
+        missing[#missing + 1] = { path = path, reason = unfilled_reason(path, steps[1], stage) }
       end
       return
     end
     if type(v) ~= "table" or v == NULL or v == dsforge.delete then return end
     if is_array(v) then
-      for i = 1, #v do walk(v[i], path .. "[" .. (i - 1) .. "]", first) end
+      for i = 1, #v do
+        steps[depth + 1] = i - 1
+        walk(v[i], depth + 1)
+      end
       return
     end
     for _, k in ipairs(dsforge.sorted_keys(v)) do
-      local ks = tostring(k)
-      walk(v[k], path == "" and ks or (path .. "." .. ks), first or ks)
+      steps[depth + 1] = tostring(k)
+      walk(v[k], depth + 1)
     end
   end
-  if obj(new) then walk(new, "", nil) end
+  if obj(new) then walk(new, 0) end
 
   table.sort(missing, function(a, b)
     if a.path ~= b.path then return a.path < b.path end

@@ -43,11 +43,12 @@ function M.inputs(params, world_size)
   return inputs
 end
 
+-- (Order does not matter here: the answer is the same for any order.)
 local function has_auto(v)
   if v == "auto" then return true end
   if type(v) == "table" then
-    for _, k in ipairs(dsforge.sorted_keys(v)) do
-      if has_auto(v[k]) then return true end
+    for _, x in next, v do
+      if has_auto(x) then return true end
     end
   end
   return false

@@ -429,11 +429,32 @@ end
 -- the walk
 ---------------------------------------------------------------------------
 
+-- A new path: path plus key. (A plain list: ctx.report reads it as one.)
 local function copy_path(path, key)
-  local p = {}
-  for i, x in ipairs(path) do p[i] = x end
-  if key ~= nil then p[#p + 1] = key end
-  return dsforge.array(p)
+  local n = #path
+  local p = table.move(path, 1, n, 1, {})
+  if key ~= nil then p[n + 1] = key end
+  return p
+end
+
+-- Per object node, what the walk needs beyond plain field lookups: does
+-- it have aliases at all, and which of its fields are deprecated (so the
+-- common case, a section without either, costs nothing extra).
+local node_facts = setmetatable({}, { __mode = "k" })
+local function facts(node)
+  local f = node_facts[node]
+  if f then return f end
+  f = { has_aliases = false, deprecated = {} }
+  for _, name in ipairs(dsforge.sorted_keys(node.fields or {})) do
+    local fn = node.fields[name]
+    if fn.aliases and #fn.aliases > 0 then f.has_aliases = true end
+    if fn.deprecated then f.deprecated[#f.deprecated + 1] = name end
+    for _, a in ipairs(fn.aliases or {}) do
+      if fn.deprecated then f.deprecated[#f.deprecated + 1] = a end
+    end
+  end
+  node_facts[node] = f
+  return f
 end
 
 local function enum_text(enum)
@@ -579,14 +600,17 @@ local function check_object(st, v, node, path)
     return (#path == 0) and "at the top level" or ("in " .. M.path_text(path))
   end
   local keys = dsforge.sorted_keys(v)
+  local nf = facts(node)
   local present = {} -- canonical name -> list of keys used
   for _, key in ipairs(keys) do
     local child = v[key]
     local kp = copy_path(path, key)
     local f, canonical = M.lookup(node, key)
     if f then
-      present[canonical] = present[canonical] or {}
-      table.insert(present[canonical], key)
+      if nf.has_aliases or #nf.deprecated > 0 then
+        present[canonical] = present[canonical] or {}
+        table.insert(present[canonical], key)
+      end
       if f.rejected then
         report(st, "rejected-key", kp, M.text(f.rejected, "en"),
           string.format("remove %s", M.path_text(kp)), "error")
@@ -634,9 +658,9 @@ local function check_object(st, v, node, path)
         string.format("keep only one of them (e.g. \"%s\")", used[1]), sev)
     end
   end
-  -- deprecated keys
-  for _, key in ipairs(keys) do
-    local f = M.lookup(node, key)
+  -- deprecated keys (only the node's deprecated names can match)
+  for _, key in ipairs(nf.deprecated) do
+    local f = rawget(v, key) ~= nil and M.lookup(node, key) or nil
     if f and f.deprecated then
       local dep = f.deprecated
       local kp = copy_path(path, key)
