@@ -1,0 +1,177 @@
+"""The command line itself: help, version, usage errors, exit codes, the
+colour policy, and that the README keeps documenting every rule."""
+import json
+import os
+import pty
+import re
+import subprocess
+import unittest
+
+import dsf
+from dsf import run
+
+COMMANDS = ["gen", "list", "show", "check", "explain", "schema", "plugins",
+            "estimate", "repo"]
+
+
+class Help(unittest.TestCase):
+    def test_top_level_help_lists_commands_and_exit_codes(self):
+        for flag in ("--help", "-h", "help"):
+            res = run(flag)
+            self.assertEqual(res.rc, 0, res)
+            for c in COMMANDS:
+                self.assertRegex(res.out, r"(?m)^  %s\s" % c)
+            for code in range(6):
+                self.assertRegex(res.out, r"(?m)^  %d  " % code)
+            self.assertEqual(res.err, "")
+
+    def test_every_command_has_help(self):
+        for c in COMMANDS:
+            res = run(c, "--help")
+            self.assertEqual(res.rc, 0, res)
+            self.assertTrue(res.out.startswith("Usage: dsforge %s" % c) or
+                            res.out.startswith("Usage:"), res.out[:80])
+            self.assertEqual(res.err, "")
+
+    def test_version(self):
+        for flag in ("--version", "-V"):
+            res = run(flag)
+            self.assertEqual(res.rc, 0)
+            self.assertRegex(res.out, r"^dsforge \d+\.\d+\.\d+\n$")
+
+
+class UsageErrors(unittest.TestCase):
+    def test_no_arguments(self):
+        res = run()
+        self.assertEqual(res.rc, 2)
+        self.assertIn("Usage: dsforge", res.err)
+        self.assertEqual(res.out, "")
+
+    def test_unknown_command_is_one_line_plus_hint(self):
+        res = run("generate")
+        self.assertEqual(res.rc, 2)
+        lines = res.err.splitlines()
+        self.assertEqual(lines[0], "dsforge: error: unknown command "
+                                   "'generate'")
+        self.assertIn("dsforge --help", lines[1])
+        self.assertEqual(len(lines), 2)
+
+    def test_unknown_option_of_every_command(self):
+        for c in COMMANDS:
+            res = run(c, "--frobnicate")
+            self.assertEqual(res.rc, 2, (c, res))
+            self.assertIn("unknown option '--frobnicate'", res.err)
+            self.assertIn("dsforge %s --help" % c, res.err)
+            self.assertEqual(res.out, "")
+
+    def test_missing_option_value(self):
+        res = run("gen", "8xa100", "--tier")
+        self.assertEqual(res.rc, 2)
+        self.assertIn("option needs a value: '--tier'", res.err)
+
+    def test_bad_limits(self):
+        for opt, val in (("--max-memory", "0"), ("--max-seconds", "x"),
+                         ("--max-instructions", "-5")):
+            res = run("gen", "8xa100", opt, val)
+            self.assertEqual(res.rc, 2, res)
+            self.assertIn(opt, res.err)
+
+
+class Colour(dsf.TempDirTest):
+    def run_on_terminal(self, *args, env=None):
+        """Runs dsforge with stderr on a pseudo-terminal."""
+        master, slave = pty.openpty()
+        e = dict(os.environ)
+        e.pop("NO_COLOR", None)
+        if env:
+            e.update(env)
+        p = subprocess.Popen([dsf.DSFORGE] + list(args), stdout=subprocess.PIPE,
+                             stderr=slave, env=e, cwd=self.tmp)
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 4096)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+        p.wait(timeout=60)
+        p.stdout.close()
+        os.close(master)
+        return p.returncode, b"".join(chunks).decode()
+
+    def bad_file(self):
+        return self.write("bad.json", '{"zero_optimization": {"stagee": 3}}')
+
+    def test_colour_on_a_terminal(self):
+        rc, err = self.run_on_terminal("check", self.bad_file())
+        self.assertEqual(rc, 1)
+        self.assertIn("\x1b[", err)
+
+    def test_no_colour_with_NO_COLOR(self):
+        rc, err = self.run_on_terminal("check", self.bad_file(),
+                                       env={"NO_COLOR": "1"})
+        self.assertEqual(rc, 1)
+        self.assertIn("unknown-key", err)
+        self.assertNotIn("\x1b[", err)
+
+    def test_no_colour_when_not_a_terminal(self):
+        e = dict(os.environ)
+        e.pop("NO_COLOR", None)
+        p = subprocess.run([dsf.DSFORGE, "check", self.bad_file()], env=e,
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 1)
+        self.assertNotIn("\x1b[", p.stderr)
+
+
+class Readme(unittest.TestCase):
+    def setUp(self):
+        with open(os.path.join(dsf.SOURCE_DIR, "README.md")) as f:
+            self.readme = f.read()
+
+    def test_lists_every_rule_of_the_builtin_plugins(self):
+        res = run("plugins", "--json")
+        self.assertEqual(res.rc, 0, res)
+        for plugin in res.json():
+            for rule in plugin["rules"]:
+                self.assertRegex(
+                    self.readme,
+                    r"\| `%s` \| %s \|" % (re.escape(rule["id"]),
+                                          rule["severity"]),
+                    "README's rule table lacks %s (regenerate it with "
+                    "contrib/rules-table.sh)" % rule["id"])
+
+    def test_documents_the_exit_codes(self):
+        for code in range(6):
+            self.assertRegex(self.readme, r"(?m)^\| %d \| " % code)
+
+    def test_quick_start_has_the_two_commands(self):
+        section = self.readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+        blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
+        self.assertEqual(len(blocks), 2)
+        self.assertIn("build/dsforge gen 8xa100 -o out", blocks[0])
+        self.assertEqual(blocks[1].strip(), "contrib/test.sh")
+
+
+class ExitCodes(dsf.TempDirTest):
+    def test_each_documented_code_is_reachable(self):
+        good = self.write("good.json", json.dumps({
+            "train_batch_size": 8, "train_micro_batch_size_per_gpu": 8,
+            "gradient_clipping": 1.0}))
+        bad = self.write("bad.json", '{"fp16": {"enabled": true}, '
+                                     '"bf16": {"enabled": true}}')
+        prof = self.profile("boom", "return { name = 'boom', summary = 's', "
+                                    "build = function() error('boom') end }")
+        self.assertEqual(run("check", good).rc, 0)
+        self.assertEqual(run("check", bad).rc, 1)
+        self.assertEqual(run("check").rc, 2)
+        self.assertEqual(run("check", os.path.join(self.tmp, "nope")).rc, 3)
+        self.assertEqual(run("repo", "path", "nosuchrepo",
+                             cwd=self.tmp).rc, 3)
+        self.assertEqual(run("gen", "boom", "--profile-path", prof).rc, 5)
+
+
+if __name__ == "__main__":
+    unittest.main()
