@@ -1,4 +1,5 @@
 /* paths.c -- see paths.h. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "paths.h"
 
 #include <stdlib.h>
@@ -54,8 +55,11 @@ char *dsf_builtin_dir(const char *kind)
         char *installed = dsf_xasprintf("%s/../share/dsforge/%s", bindir,
                                         kind);
         free(bindir);
-        if (dsf_is_dir(installed))
-            return installed;
+        char real[4096];
+        if (dsf_is_dir(installed) && realpath(installed, real)) {
+            free(installed);
+            return dsf_xstrdup(real);
+        }
         free(installed);
     }
     return dsf_path_join(DSF_SOURCE_DIR, kind);

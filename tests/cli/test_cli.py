@@ -173,5 +173,28 @@ class ExitCodes(dsf.TempDirTest):
         self.assertEqual(run("gen", "boom", "--profile-path", prof).rc, 5)
 
 
+class Install(dsf.TempDirTest):
+    def test_installed_binary_finds_its_profiles_and_plugins(self):
+        build = os.path.dirname(os.path.abspath(dsf.DSFORGE))
+        p = subprocess.run(["cmake", "--install", build, "--prefix",
+                            self.tmp], capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        exe = os.path.join(self.tmp, "bin", "dsforge")
+        share = os.path.join(self.tmp, "share", "dsforge")
+        for sub in ("profiles/8xa100.lua", "plugins/deepspeed/init.lua"):
+            self.assertTrue(os.path.isfile(os.path.join(share, sub)), sub)
+        r = subprocess.run([exe, "plugins"], capture_output=True, text=True,
+                           timeout=60, cwd=self.tmp)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("built-in: %s/plugins/deepspeed" % share, r.stdout)
+        r = subprocess.run([exe, "gen", "8xa100", "--tier", "small",
+                            "--stdout"], capture_output=True, text=True,
+                           timeout=60, cwd=self.tmp)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(dsf.GOLDEN_DIR, "8xa100-small.json")) as f:
+            self.assertEqual(r.stdout, f.read())
+
+
 if __name__ == "__main__":
     unittest.main()
