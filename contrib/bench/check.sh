@@ -38,8 +38,14 @@ for tool in hyperfine "$PYTHON"; do
 done
 [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (GNU time: apt-get install time)"
 
+[[ $REALWORLD = /* ]] || REALWORLD=$PWD/$REALWORLD
+
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dsf-bench-check.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+# Run from the temp dir: started in a source tree, dsforge would take
+# ./profiles and ./plugins from the working directory instead of the
+# built-in (precompiled) ones.
+cd "$tmp"
 
 echo "== dsforge: $DSFORGE"
 echo "== $(nproc) CPUs, $(uname -sr), $(hyperfine --version), files in $tmp ($(stat -f -c %T "$tmp"))"

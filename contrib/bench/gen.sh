@@ -45,6 +45,10 @@ TIERS=(small medium large)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dsf-bench-gen.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+# Run from the temp dir: started in a source tree, dsforge would take
+# ./profiles and ./plugins from the working directory instead of the
+# built-in (precompiled) ones.
+cd "$tmp"
 
 # The three commands; each writes into its own (fresh) directory "$1".
 run_dsforge() { "$DSFORGE" gen 8xa100 -o "$1" >/dev/null; }

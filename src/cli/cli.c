@@ -157,6 +157,43 @@ void dsf_cli_env_free(dsf_cli_env *env)
     dsf_dirs_free(&env->plugin_dirs);
 }
 
+void dsf_cli_args_init(dsf_cli_args *a, int argc, char **argv,
+                       const char *cmd, const dsf_opt *opts, const char *help,
+                       dsf_cli_env *env, dsf_diags *d)
+{
+    dsf_optparse_init(&a->p, argc, argv, 1, cmd);
+    a->opts = opts;
+    a->help = help;
+    a->env = env;
+    a->d = d;
+    a->rc = 0;
+    a->help_shown = false;
+}
+
+int dsf_cli_next(dsf_cli_args *a, const char **arg)
+{
+    while (a->rc == 0 && !a->help_shown) {
+        int id = dsf_opt_next(&a->p, a->opts, arg, a->d);
+        if (id == DSF_OPT_END || id == DSF_OPT_POS)
+            return id;
+        if (id < 0) {
+            a->rc = id;
+            break;
+        }
+        if (id == DSF_OPT_HELP) {
+            fputs(a->help, stdout);
+            a->help_shown = true;
+            break;
+        }
+        int c = dsf_cli_env_option(a->env, id, *arg, a->d);
+        if (c < 0)
+            a->rc = c;
+        else if (!c)
+            return id;
+    }
+    return DSF_OPT_END;
+}
+
 int dsf_cli_finish(const dsf_cli_env *env, dsf_diags *d, int rc)
 {
     fflush(stdout);

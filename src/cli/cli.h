@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cli/opts.h"
 #include "core/diag.h"
 #include "core/paths.h"
 #include "fetch/repo.h"
@@ -83,6 +84,33 @@ int dsf_cli_env_option(dsf_cli_env *env, int id, const char *arg,
 int dsf_cli_env_finish(dsf_cli_env *env, dsf_diags *d);
 
 void dsf_cli_env_free(dsf_cli_env *env);
+
+/* A command's argument loop: common options are applied to env, --help
+** prints help, errors stop the loop. Usage:
+**     dsf_cli_args a;
+**     dsf_cli_args_init(&a, argc, argv, "check", opts, help, &env, &d);
+**     while ((id = dsf_cli_next(&a, &arg)) != DSF_OPT_END)
+**         ... set a.rc to stop with an error ...
+**     if (a.help_shown) ... return 0 ...
+*/
+typedef struct dsf_cli_args {
+    dsf_optparse p;
+    const dsf_opt *opts;
+    const char *help;
+    dsf_cli_env *env;
+    dsf_diags *d;
+    int rc;           /* < 0 once an error stopped the loop */
+    bool help_shown;  /* --help was given (and printed) */
+} dsf_cli_args;
+
+void dsf_cli_args_init(dsf_cli_args *a, int argc, char **argv,
+                       const char *cmd, const dsf_opt *opts, const char *help,
+                       dsf_cli_env *env, dsf_diags *d);
+
+/* The next command-specific option id, or DSF_OPT_POS with the argument
+** in *arg (borrowed from argv); DSF_OPT_END at the end, after --help, or
+** when a.rc is set. */
+int dsf_cli_next(dsf_cli_args *a, const char **arg);
 
 /* Prints d to stderr (sorted when sort) and returns the exit status for
 ** rc, turning an rc of 0 with errors in d into 1. */

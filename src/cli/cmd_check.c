@@ -150,8 +150,8 @@ int dsf_cmd_check(int argc, char **argv)
     dsf_cli_env env;
     dsf_cli_env_init(&env);
     dsf_diags d = DSF_DIAGS_INIT;
-    dsf_optparse p;
-    dsf_optparse_init(&p, argc, argv, 1, "check");
+    dsf_cli_args cl;
+    dsf_cli_args_init(&cl, argc, argv, "check", opts, help, &env, &d);
     const char **files = dsf_xcalloc((size_t)argc + 1, sizeof *files);
     size_t nfiles = 0;
     long long world = 1;
@@ -159,21 +159,8 @@ int dsf_cmd_check(int argc, char **argv)
     bool json = false;
     int rc = 0, id;
     const char *arg;
-    while (!rc && (id = dsf_opt_next(&p, opts, &arg, &d)) != DSF_OPT_END) {
-        if (id < 0 && id != DSF_OPT_POS) {
-            rc = id;
-            break;
-        }
-        int c = dsf_cli_env_option(&env, id, arg, &d);
-        if (c < 0)
-            rc = c;
-        if (c)
-            continue;
+    while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END) {
         switch (id) {
-        case DSF_OPT_HELP:
-            fputs(help, stdout);
-            free(files);
-            return 0;
         case DSF_OPT_POS:
             files[nfiles++] = arg;
             break;
@@ -195,6 +182,13 @@ int dsf_cmd_check(int argc, char **argv)
         default:
             break;
         }
+    }
+    if (!rc)
+        rc = cl.rc;
+    if (cl.help_shown) {
+        free(files);
+        dsf_diags_free(&d);
+        return 0;
     }
     if (!rc && !nfiles) {
         dsf_diag *g = dsf_diag_add(&d, DSF_ERROR, NULL, 0, 0,

@@ -133,28 +133,15 @@ int dsf_cmd_estimate(int argc, char **argv)
     dsf_cli_env env;
     dsf_cli_env_init(&env);
     dsf_diags d = DSF_DIAGS_INIT;
-    dsf_optparse p;
-    dsf_optparse_init(&p, argc, argv, 1, "estimate");
+    dsf_cli_args cl;
+    dsf_cli_args_init(&cl, argc, argv, "estimate", opts, help, &env, &d);
     cJSON *o = cJSON_CreateObject();
     bool json = false;
     const char *hf_path = NULL; /* the config.json given to --model */
     int rc = 0, id;
     const char *arg;
-    while (!rc && (id = dsf_opt_next(&p, opts, &arg, &d)) != DSF_OPT_END) {
-        if (id < 0 && id != DSF_OPT_POS) {
-            rc = id;
-            break;
-        }
-        int c = dsf_cli_env_option(&env, id, arg, &d);
-        if (c < 0)
-            rc = c;
-        if (c)
-            continue;
+    while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END) {
         switch (id) {
-        case DSF_OPT_HELP:
-            fputs(help, stdout);
-            cJSON_Delete(o);
-            return 0;
         case OPT_MODEL:
             /* the last --model wins */
             cJSON_DeleteItemFromObjectCaseSensitive(o, "hf_config");
@@ -221,6 +208,13 @@ int dsf_cmd_estimate(int argc, char **argv)
             rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
                                 "unexpected argument '%s'", arg);
         }
+    }
+    if (!rc)
+        rc = cl.rc;
+    if (cl.help_shown) {
+        cJSON_Delete(o);
+        dsf_diags_free(&d);
+        return 0;
     }
     if (!rc && !cJSON_GetObjectItem(o, "model") &&
         !cJSON_GetObjectItem(o, "hf_config") &&

@@ -74,25 +74,13 @@ int dsf_cmd_explain(int argc, char **argv)
     dsf_cli_env env;
     dsf_cli_env_init(&env);
     dsf_diags d = DSF_DIAGS_INIT;
-    dsf_optparse p;
-    dsf_optparse_init(&p, argc, argv, 1, "explain");
+    dsf_cli_args cl;
+    dsf_cli_args_init(&cl, argc, argv, "explain", opts, help, &env, &d);
     const char *file = NULL, *lang = "en";
     int rc = 0, id;
     const char *arg;
-    while (!rc && (id = dsf_opt_next(&p, opts, &arg, &d)) != DSF_OPT_END) {
-        if (id < 0 && id != DSF_OPT_POS) {
-            rc = id;
-            break;
-        }
-        int c = dsf_cli_env_option(&env, id, arg, &d);
-        if (c < 0)
-            rc = c;
-        if (c)
-            continue;
-        if (id == DSF_OPT_HELP) {
-            fputs(help, stdout);
-            return 0;
-        } else if (id == DSF_OPT_POS && !file) {
+    while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END) {
+        if (id == DSF_OPT_POS && !file) {
             file = arg;
         } else if (id == DSF_OPT_POS) {
             rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
@@ -103,6 +91,12 @@ int dsf_cmd_explain(int argc, char **argv)
                                     "--lang must be 'en' or 'zh'");
             lang = arg;
         }
+    }
+    if (!rc)
+        rc = cl.rc;
+    if (cl.help_shown) {
+        dsf_diags_free(&d);
+        return 0;
     }
     if (!rc && !file)
         rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,

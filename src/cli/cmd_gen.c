@@ -149,29 +149,13 @@ int dsf_cmd_gen(int argc, char **argv)
     dsf_gen_request r;
     memset(&r, 0, sizeof r);
     r.target = "deepspeed";
-    dsf_optparse p;
-    dsf_optparse_init(&p, argc, argv, 1, "gen");
+    dsf_cli_args cl;
+    dsf_cli_args_init(&cl, argc, argv, "gen", opts, help, &env, &d);
     int rc = 0, id;
     const char *arg;
-    while (!rc && (id = dsf_opt_next(&p, opts, &arg, &d)) != DSF_OPT_END) {
-        int argno = p.arg_index + 1; /* count "gen" as argument #1 */
-        if (id < 0 && id != DSF_OPT_POS) {
-            rc = id;
-            break;
-        }
-        int c = dsf_cli_env_option(&env, id, arg, &d);
-        if (c < 0) {
-            rc = c;
-            break;
-        }
-        if (c)
-            continue;
+    while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END) {
+        int argno = cl.p.arg_index + 1; /* count "gen" as argument #1 */
         switch (id) {
-        case DSF_OPT_HELP:
-            fputs(help, stdout);
-            free_args(&a);
-            dsf_cli_env_free(&env);
-            return 0;
         case DSF_OPT_POS:
             if (!r.profile)
                 r.profile = arg;
@@ -263,6 +247,14 @@ int dsf_cmd_gen(int argc, char **argv)
         default:
             break;
         }
+    }
+    if (!rc)
+        rc = cl.rc;
+    if (cl.help_shown) {
+        free_args(&a);
+        dsf_cli_env_free(&env);
+        dsf_diags_free(&d);
+        return 0;
     }
     if (!rc && !r.profile) {
         dsf_diag *g = dsf_diag_add(&d, DSF_ERROR, NULL, 0, 0,

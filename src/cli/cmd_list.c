@@ -73,30 +73,24 @@ int dsf_cmd_list(int argc, char **argv)
     dsf_cli_env env;
     dsf_cli_env_init(&env);
     dsf_diags d = DSF_DIAGS_INIT;
-    dsf_optparse p;
-    dsf_optparse_init(&p, argc, argv, 1, "list");
+    dsf_cli_args cl;
+    dsf_cli_args_init(&cl, argc, argv, "list", opts, help, &env, &d);
     bool json = false;
     int rc = 0, id;
     const char *arg;
-    while (!rc && (id = dsf_opt_next(&p, opts, &arg, &d)) != DSF_OPT_END) {
-        if (id < 0 && id != DSF_OPT_POS) {
-            rc = id;
-            break;
-        }
-        int c = dsf_cli_env_option(&env, id, arg, &d);
-        if (c < 0)
-            rc = c;
-        if (c)
-            continue;
-        if (id == DSF_OPT_HELP) {
-            fputs(help, stdout);
-            return 0;
-        } else if (id == OPT_JSON) {
+    while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END) {
+        if (id == OPT_JSON) {
             json = true;
         } else {
             rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
                                 "list takes no arguments");
         }
+    }
+    if (!rc)
+        rc = cl.rc;
+    if (cl.help_shown) {
+        dsf_diags_free(&d);
+        return 0;
     }
     if (!rc)
         rc = dsf_cli_env_finish(&env, &d);

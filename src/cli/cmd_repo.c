@@ -90,29 +90,21 @@ int dsf_cmd_repo(int argc, char **argv)
     dsf_cli_env env;
     dsf_cli_env_init(&env);
     dsf_diags d = DSF_DIAGS_INIT;
-    dsf_optparse p;
-    dsf_optparse_init(&p, argc, argv, 1, "repo");
+    dsf_cli_args cl;
+    dsf_cli_args_init(&cl, argc, argv, "repo", repo_opts, repo_help, &env,
+                      &d);
     const char *pos[3] = {NULL, NULL, NULL};
     size_t npos = 0;
     bool project = false, progress = true;
     const char *name = NULL, *version = NULL;
     const char *arg;
     int id, rc = 0;
-    while ((id = dsf_opt_next(&p, repo_opts, &arg, &d)) != DSF_OPT_END) {
-        if (id == DSF_EUSAGE) {
-            rc = DSF_EUSAGE;
-            break;
-        }
+    while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END) {
         if (id == DSF_OPT_POS) {
-            if (npos == 3) {
+            if (npos == 3)
                 rc = usage(&d, "too many arguments");
-                break;
-            }
-            pos[npos++] = arg;
-        } else if (id == DSF_OPT_HELP) {
-            fputs(repo_help, stdout);
-            dsf_cli_env_free(&env);
-            return 0;
+            else
+                pos[npos++] = arg;
         } else if (id == OPT_PROJECT) {
             project = true;
         } else if (id == OPT_NAME) {
@@ -121,11 +113,14 @@ int dsf_cmd_repo(int argc, char **argv)
             version = arg;
         } else if (id == OPT_NO_PROGRESS) {
             progress = false;
-        } else if ((rc = dsf_cli_env_option(&env, id, arg, &d)) < 0) {
-            break;
-        } else {
-            rc = 0;
         }
+    }
+    if (!rc)
+        rc = cl.rc;
+    if (cl.help_shown) {
+        dsf_cli_env_free(&env);
+        dsf_diags_free(&d);
+        return 0;
     }
     dsf_repo_opts o;
     dsf_repo_opts_init(&o);

@@ -23,26 +23,19 @@ int dsf_cmd_schema(int argc, char **argv)
     dsf_cli_env env;
     dsf_cli_env_init(&env);
     dsf_diags d = DSF_DIAGS_INIT;
-    dsf_optparse p;
-    dsf_optparse_init(&p, argc, argv, 1, "schema");
+    dsf_cli_args cl;
+    dsf_cli_args_init(&cl, argc, argv, "schema", opts, help, &env, &d);
     int rc = 0, id;
     const char *arg;
-    while (!rc && (id = dsf_opt_next(&p, opts, &arg, &d)) != DSF_OPT_END) {
-        if (id < 0 && id != DSF_OPT_POS) {
-            rc = id;
-            break;
-        }
-        int c = dsf_cli_env_option(&env, id, arg, &d);
-        if (c < 0)
-            rc = c;
-        if (c)
-            continue;
-        if (id == DSF_OPT_HELP) {
-            fputs(help, stdout);
-            return 0;
-        }
+    while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END) {
         rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
                             "schema takes no arguments");
+    }
+    if (!rc)
+        rc = cl.rc;
+    if (cl.help_shown) {
+        dsf_diags_free(&d);
+        return 0;
     }
     dsf_plugin_env pe;
     memset(&pe, 0, sizeof pe);

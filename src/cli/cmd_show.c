@@ -66,29 +66,22 @@ int dsf_cmd_show(int argc, char **argv)
     dsf_cli_env env;
     dsf_cli_env_init(&env);
     dsf_diags d = DSF_DIAGS_INIT;
-    dsf_optparse p;
-    dsf_optparse_init(&p, argc, argv, 1, "show");
+    dsf_cli_args cl;
+    dsf_cli_args_init(&cl, argc, argv, "show", opts, help, &env, &d);
     const char *name = NULL;
     int rc = 0, id;
     const char *arg;
-    while (!rc && (id = dsf_opt_next(&p, opts, &arg, &d)) != DSF_OPT_END) {
-        if (id < 0 && id != DSF_OPT_POS) {
-            rc = id;
-            break;
-        }
-        int c = dsf_cli_env_option(&env, id, arg, &d);
-        if (c < 0)
-            rc = c;
-        if (c)
-            continue;
-        if (id == DSF_OPT_HELP) {
-            fputs(help, stdout);
-            return 0;
-        }
+    while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END) {
         if (name)
             rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
                                 "show takes one PROFILE");
         name = arg;
+    }
+    if (!rc)
+        rc = cl.rc;
+    if (cl.help_shown) {
+        dsf_diags_free(&d);
+        return 0;
     }
     if (!rc && !name)
         rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,

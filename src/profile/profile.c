@@ -23,6 +23,21 @@ static const char *const profile_fields[] = {
     "build", "description", "extends", "name", "params", "prepare",
     "summary", "tier_order", "tiers", "version", NULL};
 
+#define MAX_MODULE_DIRS 64
+
+/* A fresh sandboxed host whose require() finds the plugin modules; mods
+** (MAX_MODULE_DIRS slots) is filled here and must outlive the host. */
+static int open_host(dsf_host **h, const dsf_profile_ctx *ctx,
+                     const char **mods, dsf_diags *d)
+{
+    size_t n = ctx->plugin_dirs->len < MAX_MODULE_DIRS ? ctx->plugin_dirs->len
+                                                       : MAX_MODULE_DIRS;
+    for (size_t i = 0; i < n; i++)
+        mods[i] = ctx->plugin_dirs->items[i].path;
+    dsf_host_config hc = {ctx->limits, mods, n, ctx->sources, ctx->warnings};
+    return dsf_host_new(h, &hc, d);
+}
+
 /* ------------------------------------------------------------------ */
 /* Discovery. */
 
@@ -722,14 +737,9 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
                      const char *name, dsf_diags *d)
 {
     *out = NULL;
-    dsf_host_config hc = {ctx->limits, NULL, 0, ctx->sources, ctx->warnings};
-    const char *mods[64];
-    for (size_t i = 0; i < ctx->plugin_dirs->len && i < 64; i++)
-        mods[i] = ctx->plugin_dirs->items[i].path;
-    hc.module_dirs = mods;
-    hc.n_module_dirs = ctx->plugin_dirs->len < 64 ? ctx->plugin_dirs->len : 64;
+    const char *mods[MAX_MODULE_DIRS];
     dsf_host *h;
-    int rc = dsf_host_new(&h, &hc, d);
+    int rc = open_host(&h, ctx, mods, d);
     if (rc)
         return rc;
 
@@ -1001,14 +1011,9 @@ int dsf_profile_build(cJSON **doc_out, cJSON **params_out,
     *doc_out = NULL;
     if (params_out)
         *params_out = NULL;
-    dsf_host_config hc = {ctx->limits, NULL, 0, ctx->sources, ctx->warnings};
-    const char *mods[64];
-    for (size_t i = 0; i < ctx->plugin_dirs->len && i < 64; i++)
-        mods[i] = ctx->plugin_dirs->items[i].path;
-    hc.module_dirs = mods;
-    hc.n_module_dirs = ctx->plugin_dirs->len < 64 ? ctx->plugin_dirs->len : 64;
+    const char *mods[MAX_MODULE_DIRS];
     dsf_host *h;
-    int rc = dsf_host_new(&h, &hc, d);
+    int rc = open_host(&h, ctx, mods, d);
     if (rc)
         return rc;
     lua_State *L = dsf_host_state(h);
