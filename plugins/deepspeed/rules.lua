@@ -385,17 +385,22 @@ def {
   end,
 }
 
+-- apex amp is on (a literal true-ish value; "auto" is HF's to decide).
+local function amp_enabled(cfg)
+  if not obj(cfg) then return false end
+  local amp = obj(rawget(cfg, "amp"))
+  if not amp then return false end
+  local en = rawget(amp, "enabled")
+  return en ~= "auto" and pytruthy(en)
+end
+
 def {
   id = "amp-with-zero",
   severity = "error",
   summary = "apex amp enabled together with ZeRO",
   fix = "disable amp and use fp16 (or bf16) mode with ZeRO",
   check = function(cfg, ctx)
-    if not obj(cfg) then return end
-    local amp = obj(rawget(cfg, "amp"))
-    if not amp then return end
-    local en = rawget(amp, "enabled")
-    if en == "auto" or not pytruthy(en) then return end
+    if not amp_enabled(cfg) then return end
     local stage = zero_stage(cfg)
     if stage == nil or stage == 0 then return end
     emit(ctx, "amp-with-zero", { "amp", "enabled" }, "amp.enabled with ZeRO stage "
@@ -411,11 +416,7 @@ def {
   summary = "apex amp enabled together with fp16 or bf16 mode",
   fix = "use either amp or DeepSpeed's fp16/bf16 mode, not both",
   check = function(cfg, ctx)
-    if not obj(cfg) then return end
-    local amp = obj(rawget(cfg, "amp"))
-    if not amp then return end
-    local en = rawget(amp, "enabled")
-    if en == "auto" or not pytruthy(en) then return end
+    if not amp_enabled(cfg) then return end
     if zero_stage(cfg) ~= 0 then return end -- with ZeRO, amp-with-zero fires first
     local fp = obj(rawget(cfg, "fp16"))
     local bf, bkey = bf16_section(cfg)
