@@ -119,6 +119,7 @@ echo "== 3. peak RSS (/usr/bin/time -v)"
     >/dev/null 2>&1 || true
 rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$tmp/time.txt")
 [[ -n $rss ]] || die "no RSS from /usr/bin/time"
+echo "  dsforge check x$NFILES: $rss KiB"
 echo
 
 "$PYTHON" - "$tmp/check.json" "$TARGET_S" "$rss" "$RSS_TARGET_KIB" "$NFILES" <<'EOF'

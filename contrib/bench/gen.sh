@@ -19,7 +19,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 DSFORGE=${DSFORGE:-./build/dsforge}
-# The interpreter itself, not a wrapper (a pyenv shim adds ~60 ms per run).
+# The interpreter itself, not a wrapper (a pyenv shim adds ~50 ms per run).
 PYTHON=${PYTHON:-$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null || echo python3)}
 JSONNET=${JSONNET:-jsonnet}
 RUNS=${RUNS:-30}
@@ -155,6 +155,8 @@ rss_matrix=$(peak_rss "$DSFORGE" gen 8xa100 "${MATRIX_ARGS[@]}" -o "$tmp/rss-mat
 rss_python=$(peak_rss "$PYTHON" "$PY_REF" "$tmp/rss-python")
 mkdir -p "$tmp/rss-jsonnet"
 rss_jsonnet=$(peak_rss "$JSONNET" -m "$tmp/rss-jsonnet" "$JN_REF")
+printf '  %-22s %8s KiB\n' "dsforge three tiers" "$rss_tiers" "dsforge matrix x1000" "$rss_matrix" \
+    python "$rss_python" jsonnet "$rss_jsonnet"
 echo
 
 # --- summary --------------------------------------------------------------

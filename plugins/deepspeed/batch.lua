@@ -10,6 +10,12 @@
 -- for integers and floats alike). Messages are DeepSpeed's own assertion
 -- texts, with numbers printed the way Python prints them.
 
+-- Globals used on every value of every variant, as upvalues (a global
+-- read goes through the sandbox environment's metatable).
+local type, rawget, rawset, next, ipairs, pairs = type, rawget, rawset, next, ipairs, pairs
+local tostring, tonumber, math, string, table = tostring, tonumber, math, string, table
+local dsforge = dsforge
+
 local M = {}
 
 local NULL = dsforge.null

@@ -15,6 +15,12 @@
 --   M.optimizer_args(cfg)             -> table of optimizer TrainingArguments
 --   M.TRAINING_DEFAULTS, M.with_defaults(inputs)
 
+-- Globals used on every value of every variant, as upvalues (a global
+-- read goes through the sandbox environment's metatable).
+local type, rawget, rawset, next, ipairs, pairs = type, rawget, rawset, next, ipairs, pairs
+local tostring, tonumber, math, string, table = tostring, tonumber, math, string, table
+local dsforge = dsforge
+
 local M = {}
 
 local NULL = dsforge.null

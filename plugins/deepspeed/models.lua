@@ -516,23 +516,32 @@ end
 
 local ENTRIES, NAMES, BY_HF_ID = {}, {}, {}
 for _, name in ipairs(dsforge.sorted_keys(CATALOG)) do
-  local c = CATALOG[name]
-  local e = M.from_hf_config(c.config)
-  e.name = name
-  e.hf_id = c.hf_id
-  e.published_params = c.published_params
-  e.source = c.source
-  e.hf_config = copy(c.config)
-  ENTRIES[name] = e
   NAMES[#NAMES + 1] = name
-  BY_HF_ID[c.hf_id:lower()] = name
+  BY_HF_ID[CATALOG[name].hf_id:lower()] = name
+end
+
+-- The entry for a catalog name, computed on first use (a run usually
+-- needs one or two of the models, not all of them).
+local function entry(name)
+  local e = ENTRIES[name]
+  if e == nil and CATALOG[name] then
+    local c = CATALOG[name]
+    e = M.from_hf_config(c.config)
+    e.name = name
+    e.hf_id = c.hf_id
+    e.published_params = c.published_params
+    e.source = c.source
+    e.hf_config = copy(c.config)
+    ENTRIES[name] = e
+  end
+  return e
 end
 
 --- Catalog entry by name (case-insensitive) or Hub id; a fresh copy, or nil.
 function M.get(name)
   if type(name) ~= "string" then return nil end
   local key = name:lower()
-  local e = ENTRIES[key] or ENTRIES[BY_HF_ID[key] or ""]
+  local e = entry(key) or entry(BY_HF_ID[key] or "")
   if e == nil then return nil end
   return copy(e)
 end

@@ -5,6 +5,12 @@
 
 local schema = require("deepspeed.schema")
 
+-- Globals used on every value of every variant, as upvalues (a global
+-- read goes through the sandbox environment's metatable).
+local type, rawget, rawset, next, ipairs, pairs = type, rawget, rawset, next, ipairs, pairs
+local tostring, tonumber, math, string, table = tostring, tonumber, math, string, table
+local dsforge = dsforge
+
 local M = {}
 
 local NULL = dsforge.null

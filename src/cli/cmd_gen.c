@@ -181,7 +181,7 @@ int dsf_cmd_gen(int argc, char **argv)
             break;
         }
         case OPT_MATRIX: {
-            char *key, *vals;
+            char *key = NULL, *vals = NULL;
             if ((rc = split_kv(arg, &key, &vals, "--matrix", &d)))
                 break;
             a.matrix = dsf_xrealloc(a.matrix,
@@ -202,7 +202,7 @@ int dsf_cmd_gen(int argc, char **argv)
             break;
         }
         case OPT_PARAM: {
-            char *key, *val;
+            char *key = NULL, *val = NULL;
             if ((rc = split_kv(arg, &key, &val, "--param", &d)))
                 break;
             a.params = dsf_xrealloc(a.params,

@@ -93,8 +93,19 @@ int dsf_write_temp(char **tmp_out, const char *final_path, const char *data,
                    size_t len, bool durable, dsf_diags *d)
 {
     *tmp_out = NULL;
-    char *tmp = dsf_xasprintf("%s.tmp-XXXXXX", final_path);
-    int fd = mkstemp(tmp);
+    /* mkstemp makes 0600 files; outputs are ordinary 0644 files (less the
+    ** umask), so open with a unique name and the right mode at once. */
+    static unsigned long counter;
+    char *tmp = NULL;
+    int fd = -1;
+    for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
+        free(tmp);
+        tmp = dsf_xasprintf("%s.tmp-%ld-%lu", final_path, (long)getpid(),
+                            ++counter);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
     if (fd < 0) {
         int e = errno;
         free(tmp);
@@ -102,7 +113,7 @@ int dsf_write_temp(char **tmp_out, const char *final_path, const char *data,
                               "cannot create a temporary file: %s",
                               strerror(e));
     }
-    if (fchmod(fd, 0644) != 0 || write_all(fd, data, len) != 0 ||
+    if (write_all(fd, data, len) != 0 ||
         (durable && fsync(fd) != 0)) {
         int e = errno;
         close(fd);

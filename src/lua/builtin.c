@@ -7,9 +7,14 @@
 
 #include "core/xalloc.h"
 
-static bool ends_with_component(const char *path, const char *rel)
+/* Is path rel itself (possibly as ./rel) or .../rel? */
+static bool names_builtin(const char *path, const char *rel)
 {
+    while (path[0] == '.' && path[1] == '/')
+        path += 2;
     size_t n = strlen(path), m = strlen(rel);
+    if (n == m)
+        return !strcmp(path, rel);
     return n > m && path[n - m - 1] == '/' && !strcmp(path + n - m, rel);
 }
 
@@ -34,7 +39,7 @@ int dsf_builtin_bytecode(char **bc_out, size_t *len_out, const char *path,
     *bc_out = NULL;
     *len_out = 0;
     for (const dsf_builtin_chunk *c = dsf_builtin_chunks; c->rel; c++) {
-        if (c->src_len != len || !ends_with_component(path, c->rel) ||
+        if (c->src_len != len || !names_builtin(path, c->rel) ||
             memcmp(c->src, text, len) != 0)
             continue;
         /* Replace the embedded chunk name "@<rel>" by "@<path>", so error

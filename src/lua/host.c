@@ -51,6 +51,7 @@ struct dsf_host {
     size_t n_module_dirs;
     dsf_srccache *sources;
     dsf_diags *warnings;
+    char limit_text[80];  /* the backstop message's tail */
 };
 
 /* ------------------------------------------------------------------ */
@@ -143,8 +144,8 @@ static void limit_hook(lua_State *L, lua_Debug *ar)
 ** async-signal-safe work (clock_gettime, write, _exit). */
 #define BACKSTOP_PERIOD_USEC 200000
 
-static char alarm_message[512];
-static size_t alarm_message_len;
+static const char *volatile alarm_what;  /* the current call's name */
+static const char *volatile alarm_limit; /* ": time limit of 10 s ..." */
 static volatile sig_atomic_t in_call;
 static struct timespec call_backstop;
 static int live_hosts;
@@ -154,7 +155,13 @@ static void on_alarm(int sig)
     (void)sig;
     if (!in_call || !past(now(), call_backstop))
         return;
-    ssize_t w = write(STDERR_FILENO, alarm_message, alarm_message_len);
+    /* write and strlen are async-signal-safe; what stays valid for the
+    ** whole call. */
+    const char *what = alarm_what ? alarm_what : "a Lua call";
+    ssize_t w = write(STDERR_FILENO, "dsforge: error: ", 16);
+    w = write(STDERR_FILENO, what, strlen(what));
+    if (alarm_limit)
+        w = write(STDERR_FILENO, alarm_limit, strlen(alarm_limit));
     (void)w;
     _exit(5);
 }
@@ -206,14 +213,10 @@ static void arm(dsf_host *h, const char *what)
     struct timespec t = now();
     h->deadline = after(t, h->limits.seconds);
     lua_sethook(h->L, limit_hook, LUA_MASKCOUNT, HOOK_EVERY);
-    int n = snprintf(alarm_message, sizeof alarm_message,
-                     "dsforge: error: %s: time limit of %.3g s exceeded "
-                     "inside a C function; stopped\n",
-                     what, h->limits.seconds);
-    alarm_message_len = n < 0 ? 0
-                        : (size_t)n < sizeof alarm_message
-                            ? (size_t)n
-                            : sizeof alarm_message - 1;
+    /* The handler assembles the message from these parts: arming a call
+    ** formats nothing. */
+    alarm_limit = h->limit_text;
+    alarm_what = what;
     call_backstop = after(t, h->limits.seconds * 1.5 + 1.0);
     in_call = 1;
 }
@@ -625,12 +628,9 @@ static int l_require(lua_State *L)
         for (int form = 0; form < 2 && !src; form++) {
             path = dsf_xasprintf("%s/%s%s", h->module_dirs[i], rel,
                                  form ? "/init.lua" : ".lua");
-            FILE *f = fopen(path, "r");
-            if (f) {
-                fclose(f);
-                if (dsf_srccache_get(h->sources, path, &src, &ignore) != 0)
-                    src = NULL;
-            }
+            /* A missing candidate is just not this one. */
+            if (dsf_srccache_get(h->sources, path, &src, &ignore) != 0)
+                src = NULL;
             if (!src) {
                 free(path);
                 path = NULL;
@@ -832,6 +832,9 @@ int dsf_host_new(dsf_host **out, const dsf_host_config *cfg, dsf_diags *d)
     h->n_module_dirs = cfg->n_module_dirs;
     h->sources = cfg->sources;
     h->warnings = cfg->warnings;
+    snprintf(h->limit_text, sizeof h->limit_text,
+             ": time limit of %.3g s exceeded inside a C function; "
+             "stopped\n", h->limits.seconds);
     h->L = lua_newstate(budget_alloc, h);
     if (!h->L) {
         free(h);
@@ -860,6 +863,8 @@ void dsf_host_free(dsf_host *h)
         arm(h, "closing a Lua state");
         lua_close(h->L);
         in_call = 0;
+        alarm_limit = NULL;
+        alarm_what = NULL;
         stop_backstop();
     }
     free(h);

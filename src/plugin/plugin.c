@@ -176,6 +176,7 @@ static int read_rules(dsf_plugins *p, lua_State *L, int t,
         ru->summary = dsf_xstrdup(summary);
         ru->fix = dsf_xstrdup(fix);
         ru->check_ref = ref;
+        ru->what = dsf_xasprintf("rule %s (plugin %s)", id, pi->name);
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -375,6 +376,7 @@ void dsf_plugins_free(dsf_plugins *p)
         free(p->rules[i].plugin);
         free(p->rules[i].summary);
         free(p->rules[i].fix);
+        free(p->rules[i].what);
     }
     for (size_t i = 0; i < p->nresolvers; i++) {
         free(p->resolvers[i].plugin);
@@ -545,16 +547,14 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
             lua_rawgeti(L, LUA_REGISTRYINDEX, r->check_ref);
             lua_pushvalue(L, cfg);
             lua_pushvalue(L, ctx);
-            char *what = dsf_xasprintf("rule %s (plugin %s)", r->id,
-                                       r->plugin);
-            rc = dsf_host_call(p->host, 2, 0, what, d);
+            rc = dsf_host_call(p->host, 2, 0, r->what, d);
             if (rc) {
                 dsf_diag *g = dsf_diags_last(d);
                 if (g && !g->hint)
                     dsf_diag_set_hint(g, "raised by %s: a bug in the "
-                                         "plugin, not in the config", what);
+                                         "plugin, not in the config",
+                                      r->what);
             }
-            free(what);
         }
         lua_settop(L, 0);
     }

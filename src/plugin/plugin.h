@@ -26,6 +26,7 @@ typedef struct dsf_rule {
     char *summary;
     char *fix;         /* generic fix, or NULL */
     int check_ref;     /* registry reference, or LUA_NOREF */
+    char *what;        /* "rule ID (plugin NAME)", for messages */
 } dsf_rule;
 
 typedef struct dsf_plugin_info {

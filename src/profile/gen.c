@@ -33,6 +33,12 @@ typedef struct variant {
     char *bytes;            /* rendered JSON */
     char sha256[65];
     cJSON *extra;           /* plugin summary (memory, HF args), or NULL */
+    struct {                /* the summary table's row */
+        long long world, micro, gas, global, stage;
+        const char *offload, *precision;
+        double gpu_bytes, cpu_bytes;  /* < 0: unknown */
+        int fits;                     /* 1, 0, or -1: unknown */
+    } row;
 } variant;
 
 typedef struct override_file {
@@ -303,6 +309,37 @@ static void finding_to_diag(run *ru, const variant *v, const dsf_finding *f,
         dsf_diag_set_hint(g, "%s", f->fix);
 }
 
+static const char *precision_of(const cJSON *doc);
+static const char *offload_of(const cJSON *doc);
+
+/* Keeps what the summary and the manifest need, then drops the document
+** and its provenance: a 1,000-variant sweep holds only the rendered
+** files, not 1,000 documents (unless --why needs the provenance). */
+static void keep_summary(run *ru, variant *v)
+{
+    long long stage = int_at(v->doc, "zero_optimization", "stage");
+    v->row.world = world_size(v);
+    v->row.micro = int_at(v->doc, "train_micro_batch_size_per_gpu", NULL);
+    v->row.gas = int_at(v->doc, "gradient_accumulation_steps", NULL);
+    v->row.global = int_at(v->doc, "train_batch_size", NULL);
+    v->row.stage = stage < 0 ? 0 : stage;
+    v->row.offload = offload_of(v->doc);
+    v->row.precision = precision_of(v->doc);
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(v->extra, "gpu_bytes");
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(v->extra, "cpu_bytes");
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(v->extra, "fits");
+    v->row.gpu_bytes = cJSON_IsNumber(g) ? g->valuedouble : -1;
+    v->row.cpu_bytes = cJSON_IsNumber(c) ? c->valuedouble : -1;
+    v->row.fits = cJSON_IsBool(f) ? cJSON_IsTrue(f) : -1;
+    if (!ru->r->why) {
+        cJSON_Delete(v->doc);
+        v->doc = NULL;
+        dsf_prov_free(&v->prov);
+    }
+    cJSON_Delete(v->cell);
+    v->cell = NULL;
+}
+
 static int eval_variant(run *ru, variant *v, dsf_diags *d)
 {
     const dsf_gen_request *r = ru->r;
@@ -393,6 +430,7 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
     dsf_json_write(&b, v->doc, true);
     v->bytes = dsf_buf_take(&b);
     dsf_sha256_hex(v->sha256, v->bytes, strlen(v->bytes));
+    keep_summary(ru, v);
     return 0;
 }
 
@@ -491,12 +529,10 @@ static void fmt_num(char *out, size_t n, long long v)
         snprintf(out, n, "%lld", v);
 }
 
-static void fmt_gib(char *out, size_t n, const cJSON *extra,
-                    const char *key)
+static void fmt_gib(char *out, size_t n, double bytes)
 {
-    const cJSON *b = cJSON_GetObjectItemCaseSensitive(extra, key);
-    if (cJSON_IsNumber(b))
-        snprintf(out, n, "%.2f", b->valuedouble / 1073741824.0);
+    if (bytes >= 0)
+        snprintf(out, n, "%.2f", bytes / 1073741824.0);
     else
         snprintf(out, n, "-");
 }
@@ -509,23 +545,17 @@ static void print_summary(run *ru, FILE *out)
     for (size_t i = 0; i < ru->nv; i++) {
         variant *v = &ru->v[i];
         char w[24], mb[24], gas[24], tb[24], st[24], g[24], c[24];
-        fmt_num(w, sizeof w, world_size(v));
-        fmt_num(mb, sizeof mb,
-                int_at(v->doc, "train_micro_batch_size_per_gpu", NULL));
-        fmt_num(gas, sizeof gas,
-                int_at(v->doc, "gradient_accumulation_steps", NULL));
-        fmt_num(tb, sizeof tb, int_at(v->doc, "train_batch_size", NULL));
-        long long stage = int_at(v->doc, "zero_optimization", "stage");
-        fmt_num(st, sizeof st, stage < 0 ? 0 : stage);
-        fmt_gib(g, sizeof g, v->extra, "gpu_bytes");
-        fmt_gib(c, sizeof c, v->extra, "cpu_bytes");
-        const cJSON *fits = cJSON_GetObjectItemCaseSensitive(v->extra,
-                                                             "fits");
+        fmt_num(w, sizeof w, v->row.world);
+        fmt_num(mb, sizeof mb, v->row.micro);
+        fmt_num(gas, sizeof gas, v->row.gas);
+        fmt_num(tb, sizeof tb, v->row.global);
+        fmt_num(st, sizeof st, v->row.stage);
+        fmt_gib(g, sizeof g, v->row.gpu_bytes);
+        fmt_gib(c, sizeof c, v->row.cpu_bytes);
         fprintf(out, "%-28s %5s %5s %4s %6s %4s %-9s %-5s %8s %8s %s\n",
-                v->name, w, mb, gas, tb, st, offload_of(v->doc),
-                precision_of(v->doc), g, c,
-                cJSON_IsBool(fits) ? (cJSON_IsTrue(fits) ? "yes" : "NO")
-                                   : "-");
+                v->name, w, mb, gas, tb, st, v->row.offload,
+                v->row.precision, g, c,
+                v->row.fits < 0 ? "-" : v->row.fits ? "yes" : "NO");
     }
 }
 
@@ -600,9 +630,13 @@ static cJSON *manifest(run *ru)
         free(file);
         cJSON_AddStringToObject(e, "sha256", v->sha256);
         cJSON_AddStringToObject(e, "tier", v->tier ? v->tier->name : "");
-        cJSON_AddItemToObject(e, "params", cJSON_Duplicate(v->params, 1));
-        if (v->extra)
-            cJSON_AddItemToObject(e, "summary", cJSON_Duplicate(v->extra, 1));
+        /* The manifest is the last use of params and summary: move them. */
+        cJSON_AddItemToObject(e, "params", v->params);
+        v->params = NULL;
+        if (v->extra) {
+            cJSON_AddItemToObject(e, "summary", v->extra);
+            v->extra = NULL;
+        }
         cJSON_AddItemToArray(vs, e);
     }
     return m;
