@@ -8,7 +8,7 @@
 #    profiles x tiers x a ZeRO-stage/precision/offload matrix, at both
 #    --target deepspeed and --target hf (world size 8), plus copies of
 #    the real-world configs in $REALWORLD (default
-#    /work/shared/realworld-configs; skipped when absent).
+#    ../shared/realworld-configs next to the repository; skipped when absent).
 # 2. hyperfine: `dsforge check --target hf --world-size 8 <1,000 files>`.
 # 3. /usr/bin/time -v: peak RSS of that run.
 #
@@ -23,7 +23,7 @@ PYTHON=${PYTHON:-python3}
 RUNS=${RUNS:-10}
 WARMUP=${WARMUP:-2}
 NFILES=${NFILES:-1000}
-REALWORLD=${REALWORLD:-/work/shared/realworld-configs}
+REALWORLD=${REALWORLD:-$(cd "$(dirname "$0")/../.." && pwd)/../shared/realworld-configs}
 REALWORLD_COPIES=${REALWORLD_COPIES:-10}
 TARGET_S=1
 RSS_TARGET_KIB=$((16 * 1024))

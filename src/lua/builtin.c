@@ -33,35 +33,50 @@ static size_t encode_size(unsigned char *out, size_t x)
     return n;
 }
 
-int dsf_builtin_bytecode(char **bc_out, size_t *len_out, const char *path,
-                         const char *text, size_t len)
+const dsf_builtin_chunk *dsf_builtin_find(const char *path, const char *text,
+                                          size_t len)
 {
-    *bc_out = NULL;
-    *len_out = 0;
-    for (const dsf_builtin_chunk *c = dsf_builtin_chunks; c->rel; c++) {
-        if (c->src_len != len || !names_builtin(path, c->rel) ||
-            memcmp(c->src, text, len) != 0)
-            continue;
-        /* Replace the embedded chunk name "@<rel>" by "@<path>", so error
-        ** messages and tracebacks name the file that was read. */
-        size_t plen = strlen(path);
-        unsigned char enc[16];
-        size_t elen = encode_size(enc, plen + 2); /* '@' + path + 1 */
-        size_t total = c->bc_len - c->name_len + elen + 1 + plen;
-        char *bc = dsf_xmalloc(total);
-        size_t o = 0;
-        memcpy(bc + o, c->bc, c->name_off);
-        o += c->name_off;
-        memcpy(bc + o, enc, elen);
-        o += elen;
-        bc[o++] = '@';
-        memcpy(bc + o, path, plen);
-        o += plen;
-        memcpy(bc + o, c->bc + c->name_off + c->name_len,
-               c->bc_len - c->name_off - c->name_len);
-        *bc_out = bc;
-        *len_out = total;
-        return 1;
+    for (const dsf_builtin_chunk *c = dsf_builtin_chunks; c->rel; c++)
+        if (c->src_len == len && names_builtin(path, c->rel) &&
+            memcmp(c->src, text, len) == 0)
+            return c;
+    return NULL;
+}
+
+void dsf_builtin_reader_init(dsf_builtin_reader *r,
+                             const dsf_builtin_chunk *chunk,
+                             const char *path)
+{
+    r->chunk = chunk;
+    r->path = path;
+    r->part = 0;
+    /* '@' + path + the terminating byte Lua counts in the size */
+    r->size_len = encode_size(r->size, strlen(path) + 2);
+}
+
+const char *dsf_builtin_read(lua_State *L, void *ud, size_t *size)
+{
+    (void)L;
+    dsf_builtin_reader *r = ud;
+    const dsf_builtin_chunk *c = r->chunk;
+    switch (r->part++) {
+    case 0:
+        *size = c->name_off;
+        return (const char *)c->bc;
+    case 1:
+        *size = r->size_len;
+        return (const char *)r->size;
+    case 2:
+        *size = 1;
+        return "@";
+    case 3:
+        *size = strlen(r->path);
+        return r->path;
+    case 4:
+        *size = c->bc_len - c->name_off - c->name_len;
+        return (const char *)c->bc + c->name_off + c->name_len;
+    default:
+        *size = 0;
+        return NULL;
     }
-    return 0;
 }

@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#include <lua.h>
+
 typedef struct dsf_builtin_chunk {
     const char *rel;                /* "plugins/deepspeed/schema.lua" */
     const unsigned char *src;       /* the source text it was made from */
@@ -26,11 +28,27 @@ typedef struct dsf_builtin_chunk {
 /* NULL-terminated (rel == NULL), generated at build time. */
 extern const dsf_builtin_chunk dsf_builtin_chunks[];
 
-/* When path ends with a built-in file's relative name and text is exactly
-** that file's source, returns its bytecode with the chunk name "@path" in
-** *bc_out (caller frees) and its length; else returns 0 and *bc_out is
-** NULL. */
-int dsf_builtin_bytecode(char **bc_out, size_t *len_out, const char *path,
-                         const char *text, size_t len);
+/* The built-in chunk whose source text is exactly text[0..len) and whose
+** relative name path ends with, or NULL. Borrowed (static). */
+const dsf_builtin_chunk *dsf_builtin_find(const char *path, const char *text,
+                                          size_t len);
+
+/* A lua_Reader state that streams chunk's bytecode with its chunk name
+** replaced by "@path" (so messages name the file that was read), without
+** copying the bytecode. */
+typedef struct dsf_builtin_reader {
+    const dsf_builtin_chunk *chunk;
+    const char *path;
+    int part;                  /* 0 prefix, 1 size, 2 '@', 3 path, 4 rest */
+    unsigned char size[16];
+    size_t size_len;
+} dsf_builtin_reader;
+
+void dsf_builtin_reader_init(dsf_builtin_reader *r,
+                             const dsf_builtin_chunk *chunk,
+                             const char *path);
+
+/* The lua_Reader (ud is a dsf_builtin_reader). */
+const char *dsf_builtin_read(lua_State *L, void *ud, size_t *size);
 
 #endif

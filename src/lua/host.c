@@ -384,13 +384,17 @@ static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud)
 static int load_source(lua_State *L, const dsf_source *src,
                        const char *chunkname)
 {
-    if (!src->bytecode) {
-        char *bc;
-        size_t n;
-        if (dsf_builtin_bytecode(&bc, &n, src->path, src->text, src->len)) {
-            dsf_source_set_bytecode(src, bc, n);
-            free(bc);
-        }
+    if (!src->builtin_checked) {
+        dsf_source *m = (dsf_source *)src; /* a cache entry: filled once */
+        m->builtin = dsf_builtin_find(src->path, src->text, src->len);
+        m->builtin_checked = 1;
+    }
+    if (src->builtin) {
+        /* Streams the embedded bytecode with the name spliced in (the
+        ** chunk name argument is ignored for binary chunks). */
+        dsf_builtin_reader r;
+        dsf_builtin_reader_init(&r, src->builtin, src->path);
+        return lua_load(L, dsf_builtin_read, &r, chunkname, "b");
     }
     if (src->bytecode)
         return luaL_loadbufferx(L, src->bytecode, src->bytecode_len,

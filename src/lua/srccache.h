@@ -24,6 +24,8 @@ typedef struct dsf_source {
     char sha256[65];   /* lower-case hex of text; "" until asked for */
     char *bytecode;    /* this process's compilation of text, or NULL */
     size_t bytecode_len;
+    const void *builtin;   /* its precompiled built-in chunk, or NULL */
+    int builtin_checked;   /* builtin has been looked up */
 } dsf_source;
 
 /* A new, empty cache; free with dsf_srccache_free. */
