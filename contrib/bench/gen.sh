@@ -123,8 +123,16 @@ echo
 
 # --- 2. three tiers: dsforge vs the references ---------------------------
 echo "== 2. three tiers, whole process (hyperfine -N, warmup $WARMUP, runs $RUNS)"
-for impl in dsforge python jsonnet; do mkdir -p "$tmp/h-$impl"; done
+# Every run writes into fresh, empty directories (dsforge leaves a file
+# that already holds the same bytes alone, which would make a re-run
+# write nothing): all three pay for creating their files.
+cat > "$tmp/fresh.sh" <<FRESH
+rm -rf "$tmp/h-dsforge" "$tmp/h-python" "$tmp/h-jsonnet" "$tmp/matrix"
+mkdir -p "$tmp/h-dsforge" "$tmp/h-python" "$tmp/h-jsonnet"
+FRESH
+fresh="bash $tmp/fresh.sh"   # hyperfine -N runs it without a shell
 hyperfine -N --warmup "$WARMUP" --runs "$RUNS" --export-json "$tmp/gen.json" \
+    --prepare "$fresh" \
     -n dsforge "$DSFORGE gen 8xa100 -o $tmp/h-dsforge" \
     -n python  "$PYTHON $PY_REF $tmp/h-python" \
     -n jsonnet "$JSONNET -m $tmp/h-jsonnet $JN_REF"
@@ -138,6 +146,7 @@ nvariants=$(find "$tmp/matrix" -name '8xa100-*.json' | wc -l)
 [[ $nvariants -eq 1000 ]] || die "the matrix wrote $nvariants variants, not 1000"
 echo "  (checked: $nvariants variant files + manifest.json)"
 hyperfine -N --warmup "$MATRIX_WARMUP" --runs "$MATRIX_RUNS" --export-json "$tmp/matrix.json" \
+    --prepare "$fresh" \
     -n "dsforge matrix x1000" "$DSFORGE gen 8xa100 ${MATRIX_ARGS[*]} -o $tmp/matrix"
 echo
 

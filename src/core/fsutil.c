@@ -151,6 +151,32 @@ int dsf_write_atomic(const char *path, const char *data, size_t len,
     return 0;
 }
 
+bool dsf_file_equals(const char *path, const char *data, size_t len)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+        (size_t)st.st_size != len)
+        return false;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    char buf[8192];
+    size_t off = 0;
+    bool same = true;
+    while (same && off < len) {
+        ssize_t r = read(fd, buf, sizeof buf);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0 || (size_t)r > len - off ||
+            memcmp(buf, data + off, (size_t)r) != 0)
+            same = false;
+        else
+            off += (size_t)r;
+    }
+    close(fd);
+    return same && off == len;
+}
+
 int dsf_mkdir_p(const char *dir, bool *created, dsf_diags *d)
 {
     if (created)

@@ -30,6 +30,9 @@ int dsf_write_temp(char **tmp_out, const char *final_path, const char *data,
 int dsf_write_atomic(const char *path, const char *data, size_t len,
                      dsf_diags *d);
 
+/* True when path is a regular file holding exactly data[0..len). */
+bool dsf_file_equals(const char *path, const char *data, size_t len);
+
 /* Creates dir and its missing parents (mode 0755). *created (may be NULL)
 ** is set to true when dir itself did not exist before. */
 int dsf_mkdir_p(const char *dir, bool *created, dsf_diags *d);

@@ -658,25 +658,32 @@ static int write_outputs(run *ru, dsf_diags *d)
     pending *w = dsf_xcalloc(ru->nv + 1, sizeof *w);
     size_t nw = 0;
     for (size_t i = 0; i <= ru->nv && !rc; i++) {
-        char *data;
+        const char *data;
+        char *manifest_text = NULL;
         if (i < ru->nv) {
             w[nw].final_path = dsf_xasprintf("%s/%s-%s.json", dir, pname,
                                              ru->v[i].name);
-            data = dsf_xstrdup(ru->v[i].bytes);
+            data = ru->v[i].bytes;
         } else {
             w[nw].final_path = dsf_xasprintf("%s/manifest.json", dir);
             cJSON *m = manifest(ru);
-            data = dsf_json_print(m, true);
+            data = manifest_text = dsf_json_print(m, true);
             cJSON_Delete(m);
         }
-        rc = dsf_write_temp(&w[nw].tmp_path, w[nw].final_path, data,
-                            strlen(data), false, d);
-        free(data);
+        /* A file that already holds these bytes is left alone: same
+        ** inputs, same bytes, and its mtime does not change. */
+        size_t len = strlen(data);
+        if (!dsf_file_equals(w[nw].final_path, data, len))
+            rc = dsf_write_temp(&w[nw].tmp_path, w[nw].final_path, data,
+                                len, false, d);
+        free(manifest_text);
         nw++;
     }
     /* Everything is on disk: now the renames, which do not fail in
     ** practice on one file system. */
     for (size_t i = 0; i < nw && !rc; i++) {
+        if (!w[i].tmp_path)
+            continue; /* unchanged */
         if (rename(w[i].tmp_path, w[i].final_path) != 0)
             rc = dsf_diag_error(d, DSF_EINPUT, w[i].final_path, 0, 0,
                                 "cannot rename the finished file into "

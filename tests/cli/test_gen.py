@@ -267,6 +267,24 @@ class Output(GenTestCase):
         self.assertExit(run("gen", "small-gpu-offload", "-o", b, *args), 0)
         self.assertEqual(self.listing(a), self.listing(b))
 
+    def test_unchanged_files_are_left_alone(self):
+        out = os.path.join(self.tmp, "out")
+        self.assertExit(run("gen", "8xa100", "-o", out), 0)
+        before = {n: os.stat(os.path.join(out, n)) for n in os.listdir(out)}
+        # Same inputs: no file is rewritten (same inode, same mtime).
+        self.assertExit(run("gen", "8xa100", "-o", out), 0)
+        for n, st in before.items():
+            now = os.stat(os.path.join(out, n))
+            self.assertEqual((now.st_ino, now.st_mtime_ns),
+                             (st.st_ino, st.st_mtime_ns), n)
+        # One variant changes: it and the manifest are replaced, no more.
+        self.assertExit(run("gen", "8xa100", "-o", out, "--param",
+                            "max_grad_norm=0.5", "--tier", "small"), 0)
+        changed = {n for n, st in before.items()
+                   if os.stat(os.path.join(out, n)).st_ino != st.st_ino}
+        self.assertEqual(changed, {"8xa100-small.json", "manifest.json"})
+        self.assertEqual(sorted(os.listdir(out)), sorted(before))
+
     def test_keys_are_sorted_and_integers_stay_integers(self):
         res = run("gen", "8xa100", "--tier", "small", "--stdout")
         self.assertExit(res, 0)
