@@ -33,7 +33,8 @@ local function doc(en, zh) return { en = en, zh = zh } end
 
 local function with(t, opts)
   if opts then
-    for _, k in ipairs(dsforge.sorted_keys(opts)) do t[k] = opts[k] end
+    -- (assignment order does not matter: plain next is enough)
+    for k, v in next, opts do t[k] = v end
   end
   return t
 end
