@@ -1,6 +1,11 @@
 /* lock.c -- see lock.h. */
 #include "lock.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +37,26 @@ static void free_repo(dsf_lock_repo *r)
     memset(r, 0, sizeof *r);
 }
 
+static void touch(dsf_lock *lock, const char *name)
+{
+    for (size_t i = 0; i < lock->n_touched; i++)
+        if (!strcmp(lock->touched[i], name))
+            return;
+    lock->touched = dsf_xrealloc(lock->touched, (lock->n_touched + 1) *
+                                                    sizeof *lock->touched);
+    lock->touched[lock->n_touched++] = dsf_xstrdup(name);
+}
+
+static dsf_lock_pin *copy_pins(const dsf_lock_pin *p, size_t n)
+{
+    dsf_lock_pin *c = dsf_xcalloc(n ? n : 1, sizeof *c);
+    for (size_t i = 0; i < n; i++) {
+        c[i].key = dsf_xstrdup(p[i].key);
+        c[i].value = dsf_xstrdup(p[i].value);
+    }
+    return c;
+}
+
 void dsf_lock_free(dsf_lock *lock)
 {
     for (size_t i = 0; i < lock->n_repos; i++)
@@ -39,6 +64,11 @@ void dsf_lock_free(dsf_lock *lock)
     free(lock->repos);
     free(lock->path);
     memset(lock, 0, sizeof *lock);
+    for (size_t i = 0; i < lock->n_touched; i++)
+        free(lock->touched[i]);
+    free(lock->touched);
+    lock->touched = NULL;
+    lock->n_touched = 0;
 }
 
 static int bad(const dsf_jsrc *src, const cJSON *node, dsf_diags *d,
@@ -172,10 +202,67 @@ static cJSON *pins_json(const dsf_lock_pin *p, size_t n)
     return o;
 }
 
+/* Replaces (or removes) repository name in dst by src's entry. */
+static void merge_repo(dsf_lock *dst, const dsf_lock *src, const char *name)
+{
+    dsf_lock_remove(dst, name);
+    const dsf_lock_repo *r = dsf_lock_find(src, name);
+    if (!r)
+        return;
+    dsf_xgrow((void **)&dst->repos, &dst->cap, dst->n_repos + 1,
+              sizeof *dst->repos);
+    dsf_lock_repo *c = &dst->repos[dst->n_repos++];
+    memset(c, 0, sizeof *c);
+    c->name = dsf_xstrdup(r->name);
+    c->url = dsf_xstrdup(r->url);
+    memcpy(c->index_sha256, r->index_sha256, sizeof c->index_sha256);
+    c->files = copy_pins(r->files, r->n_files);
+    c->n_files = r->n_files;
+    c->versions = copy_pins(r->versions, r->n_versions);
+    c->n_versions = r->n_versions;
+}
+
+static int cmp_repo(const void *a, const void *b)
+{
+    return strcmp(((const dsf_lock_repo *)a)->name,
+                  ((const dsf_lock_repo *)b)->name);
+}
+
+static int write_lock(dsf_lock *lock, dsf_diags *d);
+
 int dsf_lock_save(dsf_lock *lock, dsf_diags *d)
 {
     if (!lock->changed)
         return 0;
+    /* Serialise writers in this project: lock the lock file's directory
+    ** (the file itself is replaced by a rename, so it cannot carry the
+    ** lock), read what is there now and apply only our own changes. */
+    char *dir = dsf_path_dirname(lock->path);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(dir);
+    if (dfd >= 0)
+        while (flock(dfd, LOCK_EX) != 0 && errno == EINTR)
+            ;
+    dsf_lock now;
+    int rc = dsf_lock_load(&now, lock->path, d);
+    if (!rc) {
+        for (size_t i = 0; i < lock->n_touched; i++)
+            merge_repo(&now, lock, lock->touched[i]);
+        if (now.n_repos)
+            qsort(now.repos, now.n_repos, sizeof *now.repos, cmp_repo);
+        now.changed = true;
+        rc = write_lock(&now, d);
+    }
+    dsf_lock_free(&now);
+    if (dfd >= 0)
+        close(dfd); /* releases the flock */
+    if (!rc)
+        lock->changed = false;
+    return rc;
+}
+
+static int write_lock(dsf_lock *lock, dsf_diags *d)
+{
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddNumberToObject(doc, "lock_format", DSF_LOCK_FORMAT);
     cJSON *repos = cJSON_AddObjectToObject(doc, "repositories");
@@ -192,8 +279,6 @@ int dsf_lock_save(dsf_lock *lock, dsf_diags *d)
     cJSON_Delete(doc);
     int rc = dsf_write_atomic(lock->path, text, strlen(text), d);
     free(text);
-    if (!rc)
-        lock->changed = false;
     return rc;
 }
 
@@ -210,6 +295,7 @@ bool dsf_lock_remove(dsf_lock *lock, const char *name)
     for (size_t i = 0; i < lock->n_repos; i++) {
         if (strcmp(lock->repos[i].name, name))
             continue;
+        touch(lock, name); /* before name (maybe the entry's) is freed */
         free_repo(&lock->repos[i]);
         memmove(&lock->repos[i], &lock->repos[i + 1],
                 (lock->n_repos - i - 1) * sizeof *lock->repos);
@@ -251,6 +337,7 @@ void dsf_lock_set(dsf_lock *lock, const char *name, const char *url,
     }
     r->n_versions = nv;
     lock->changed = true;
+    touch(lock, name);
 }
 
 static const char *pin(const dsf_lock_pin *p, size_t n, const char *key)

@@ -41,13 +41,18 @@ typedef struct dsf_lock {
     dsf_lock_repo *repos;
     size_t n_repos, cap;
     bool changed;            /* differs from the file on disk */
+    char **touched;          /* repositories set or removed in this run */
+    size_t n_touched;
 } dsf_lock;
 
 /* Loads path into *lock (a missing file is an empty lock). A malformed
 ** file is DSF_EINPUT with file:line:col. Free with dsf_lock_free. */
 int dsf_lock_load(dsf_lock *lock, const char *path, dsf_diags *d);
 
-/* Writes the lock atomically when it changed. */
+/* Writes the lock atomically when it changed. Concurrent dsforge
+** processes in the same project do not lose each other's entries: under
+** an exclusive lock on the project directory the file is read again and
+** only the repositories this process set or removed are replaced. */
 int dsf_lock_save(dsf_lock *lock, dsf_diags *d);
 
 /* The entry for repository name, or NULL (borrowed from lock). */

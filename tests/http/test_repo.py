@@ -427,6 +427,24 @@ def test_concurrent(e):
     check(len(trees) == 1, "trees", trees)
 
 
+def test_concurrent_lock(e):
+    """Processes adding different repositories to one project keep both."""
+    e.write_repo(n=30)
+    e.start()
+    names = ["team%d" % i for i in range(4)]
+    procs = [subprocess.Popen(
+        [e.dsforge, "repo", "add", "--project", n, e.url()], cwd=e.proj,
+        env=dict(e.env), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True) for n in names]
+    outs = [p.communicate(timeout=60) for p in procs]
+    for p, (out, err) in zip(procs, outs):
+        check(p.returncode == 0, "concurrent add failed", out, err)
+    pinned = sorted(e.lock()["repositories"])
+    check(pinned == names, "the lock lost an entry", pinned)
+    for f in os.listdir(e.proj):
+        check(".tmp-" not in f, "temporary file left in the project", f)
+
+
 def test_https(e):
     if not shutil.which("openssl"):
         print("SKIP: openssl is missing")
