@@ -83,20 +83,31 @@ static int decl_error(dsf_diags *d, const char *file, const char *plugin,
     return DSF_EINPUT;
 }
 
+/* Pushes the list field key of the declaration at t: 1 when pushed, 0
+** when absent (nothing pushed), an error when it is not a table. */
+static int push_list(lua_State *L, int t, const char *key,
+                     const dsf_plugin_info *pi, const char *file,
+                     dsf_diags *d)
+{
+    lua_pushstring(L, key);
+    int ty = lua_rawget(L, t);
+    if (ty == LUA_TTABLE)
+        return 1;
+    lua_pop(L, 1);
+    if (ty == LUA_TNIL)
+        return 0;
+    dsf_diag_add(d, DSF_ERROR, file, 0, 0, "plugin '%s': '%s' must be a list",
+                 pi->name, key);
+    return DSF_EINPUT;
+}
+
 static int read_rules(dsf_plugins *p, lua_State *L, int t,
                       const dsf_plugin_info *pi, const char *file,
                       dsf_diags *d)
 {
-    lua_pushliteral(L, "rules");
-    int ty = lua_rawget(L, t);
-    if (ty == LUA_TNIL) {
-        lua_pop(L, 1);
-        return 0;
-    }
-    if (ty != LUA_TTABLE) {
-        lua_pop(L, 1);
-        return decl_error(d, file, pi->name, "'rules' must be a list", NULL);
-    }
+    int rc = push_list(L, t, "rules", pi, file, d);
+    if (rc <= 0)
+        return rc;
     int rt = lua_gettop(L);
     lua_Integer n = (lua_Integer)lua_rawlen(L, rt);
     for (lua_Integer i = 1; i <= n; i++) {
@@ -187,17 +198,9 @@ static int read_resolvers(dsf_plugins *p, lua_State *L, int t,
                           const dsf_plugin_info *pi, const char *file,
                           dsf_diags *d)
 {
-    lua_pushliteral(L, "resolvers");
-    int ty = lua_rawget(L, t);
-    if (ty == LUA_TNIL) {
-        lua_pop(L, 1);
-        return 0;
-    }
-    if (ty != LUA_TTABLE) {
-        lua_pop(L, 1);
-        return decl_error(d, file, pi->name, "'resolvers' must be a list",
-                          NULL);
-    }
+    int rc = push_list(L, t, "resolvers", pi, file, d);
+    if (rc <= 0)
+        return rc;
     int rt = lua_gettop(L);
     lua_Integer n = (lua_Integer)lua_rawlen(L, rt);
     for (lua_Integer i = 1; i <= n; i++) {
