@@ -192,9 +192,40 @@ def test_happy(e):
                  "unknown repository 'other'")
 
 
+CHILD = """return {
+  name = "child", version = "2.0.0", summary = "extends its sibling",
+  extends = "tiny",
+  tiers = { one = { world_size = 1 }, two = { world_size = 2 } },
+  build = function(p)
+    return { train_batch_size = 8 * p.world_size, gradient_clipping = 0.5 }
+  end,
+}
+"""
+
+
 def test_gen_remote(e):
-    """gen NAME/PROFILE: needs the profile loader wired to repo.h."""
-    added(e)
+    """gen NAME/PROFILE: the profile loader reads the locked repository."""
+    e.write_repo()
+    with open(os.path.join(e.repo, "profiles", "child.lua"), "w") as f:
+        f.write(CHILD)
+    r = e.run("repo", "index", e.repo, "--name", "team")
+    check(r.returncode == 0, "repo index failed", r.stderr)
+    e.start()
+    r = e.run("repo", "add", "team", e.url())
+    check(r.returncode == 0, "repo add failed", r.stdout, r.stderr)
+    # A repository profile extends a sibling of the same repository.
+    out = os.path.join(e.tmp, "out")
+    r = e.run("gen", "team/child", "-o", out)
+    check(r.returncode == 0, "gen team/child failed", r.stderr)
+    with open(os.path.join(out, "child-two.json")) as f:
+        doc = json.load(f)
+    check(doc["train_batch_size"] == 16 and doc["gradient_clipping"] == 0.5
+          and doc["train_micro_batch_size_per_gpu"] == 8,
+          "child did not merge over tiny", doc)
+    with open(os.path.join(out, "manifest.json")) as f:
+        chain = json.load(f)["chain"]
+    check([c["name"] for c in chain] == ["tiny", "child"] and
+          all(c["origin"] == "repo team" for c in chain), "chain", chain)
     os.remove(os.path.join(e.proj, "dsforge.lock"))
     r = e.run("gen", "team/tiny", "--stdout")
     check(r.returncode == 0, "gen from a remote profile failed", r.stderr)
