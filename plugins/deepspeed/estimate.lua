@@ -4,7 +4,7 @@
 --   model (catalog name) | hf_config (a decoded config.json table) |
 --   params (+ largest_layer), gpus (per node, default 1), nodes (1),
 --   stage, offload_optimizer, offload_param, zero_init, seq_len,
---   micro_batch.
+--   micro_batch, flash_attention (default true: no s^2 attention term).
 -- Bad input is returned, not raised: { error = "...", hint = "...",
 -- code = 2 (usage) or 3 (input) }, so the CLI can pick the exit code.
 
@@ -91,7 +91,8 @@ function M.run(opts)
       return fail(2, "--seq-len needs a model with known dimensions (--model or a config.json)")
     end
     local a = { seq_len = opts.seq_len, micro_batch = opts.micro_batch or 1,
-      hidden_size = m.hidden_size, layers = m.layers, heads = m.heads, vocab = m.vocab }
+      hidden_size = m.hidden_size, layers = m.layers, heads = m.heads, vocab = m.vocab,
+      flash_attention = opts.flash_attention ~= false }
     local ok, v = pcall(activations.bytes, a)
     if not ok then return fail(2, tostring(v):gsub("^[^:]*:%d+: ", "")) end
     act_plain = v

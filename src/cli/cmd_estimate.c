@@ -17,13 +17,15 @@ static const char help[] =
     "                         [--largest-layer N]) [--gpus N] [--nodes N]\n"
     "                        [--stage 0..3] [--offload-optimizer none|cpu]\n"
     "                        [--offload-param none|cpu] [--zero-init 0|1]\n"
-    "                        [--seq-len N --micro-batch N] [--json]\n"
+    "                        [--seq-len N --micro-batch N]\n"
+    "                        [--flash-attention 0|1] [--json]\n"
     "\n"
     "Without --stage: a table of every ZeRO stage and offload choice, like\n"
     "DeepSpeed's estimate_zero3_model_states_mem_needs_all_cold (bytes /\n"
     "2^30, printed as GB). With --stage: that one row. --seq-len adds the\n"
     "activation memory per GPU (Korthikanti et al. 2022), with and without\n"
-    "activation checkpointing.\n\n"
+    "activation checkpointing; --flash-attention 0 counts the s x s\n"
+    "attention scores of eager attention (default 1: FlashAttention/SDPA).\n\n"
     "Options:\n"
     "  --model NAME|FILE       a catalog model (e.g. llama-2-7b) or a\n"
     "                          Hugging Face config.json\n"
@@ -46,6 +48,7 @@ enum {
     OPT_ZERO_INIT,
     OPT_SEQ,
     OPT_MICRO,
+    OPT_FLASH,
     OPT_JSON
 };
 
@@ -60,6 +63,7 @@ static const dsf_opt opts[] = {{"model", 0, true, OPT_MODEL},
                                {"zero-init", 0, true, OPT_ZERO_INIT},
                                {"seq-len", 0, true, OPT_SEQ},
                                {"micro-batch", 0, true, OPT_MICRO},
+                               {"flash-attention", 0, true, OPT_FLASH},
                                {"json", 0, false, OPT_JSON},
                                DSF_COMMON_OPTS,
                                {NULL, 0, false, 0}};
@@ -185,11 +189,18 @@ int dsf_cmd_estimate(int argc, char **argv)
                          &d);
             break;
         case OPT_ZERO_INIT:
+        case OPT_FLASH: {
+            const char *name = id == OPT_FLASH ? "flash_attention"
+                                               : "zero_init";
             if (strcmp(arg, "0") && strcmp(arg, "1"))
                 rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
-                                    "--zero-init must be 0 or 1");
-            cJSON_AddBoolToObject(o, "zero_init", !strcmp(arg, "1"));
+                                    "--%s must be 0 or 1",
+                                    id == OPT_FLASH ? "flash-attention"
+                                                    : "zero-init");
+            cJSON_DeleteItemFromObjectCaseSensitive(o, name);
+            cJSON_AddBoolToObject(o, name, !strcmp(arg, "1"));
             break;
+        }
         case OPT_OFF_OPT:
         case OPT_OFF_PARAM:
             if (strcmp(arg, "none") && strcmp(arg, "cpu"))

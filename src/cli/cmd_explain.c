@@ -58,9 +58,13 @@ static void print_rows(const cJSON *rows, bool zh)
         /* value_text: the plugin's text for a value with no exact JSON
         ** form (an integral number beyond 2^53) */
         const char *vt = str(r, "value_text");
-        printf("%s = %s  [%s; %s %s]\n", dsf_buf_str(&p),
-               v ? v : *vt ? vt : "?", label,
-               zh ? "默认" : "default", str(r, "default_text"));
+        printf("%s = %s  [%s", dsf_buf_str(&p), v ? v : *vt ? vt : "?",
+               label);
+        /* The default, unless there is none to name ("none"). */
+        const char *dt = str(r, "default_text");
+        if (*dt && strcmp(dt, "none") != 0)
+            printf("; %s %s", zh ? "默认" : "default", dt);
+        printf("]\n");
         const char *doc = str(r, "doc");
         if (*doc)
             printf("    %s\n", doc);

@@ -264,9 +264,10 @@ class Output(dsf.TempDirTest):
 
         plain = est()
         self.assertNotIn("activation_bytes", plain)
-        a1 = est("--seq-len", "4096", "--micro-batch", "1")
-        a2 = est("--seq-len", "4096", "--micro-batch", "2")
-        a_long = est("--seq-len", "8192", "--micro-batch", "1")
+        eager = ("--flash-attention", "0")
+        a1 = est("--seq-len", "4096", "--micro-batch", "1", *eager)
+        a2 = est("--seq-len", "4096", "--micro-batch", "2", *eager)
+        a_long = est("--seq-len", "8192", "--micro-batch", "1", *eager)
         self.assertEqual(a1["inputs"]["seq_len"], 4096)
         self.assertEqual(a1["inputs"]["micro_batch"], 1)
         act, ckpt = a1["activation_bytes"], a1["activation_bytes_checkpointed"]
@@ -289,9 +290,17 @@ class Output(dsf.TempDirTest):
             self.assertEqual(r["gpu_total_checkpointed_bytes"],
                              r["gpu_bytes"] + ckpt)
         # --micro-batch defaults to 1
-        self.assertEqual(est("--seq-len", "4096")["activation_bytes"], act)
+        self.assertEqual(est("--seq-len", "4096", *eager)["activation_bytes"],
+                         act)
+        # FlashAttention (the default) drops the 5*a*s^2*b term: 34*s*b*h
+        # per layer, plus the same fp32 logits (4*s*b*v, v = 32000)
+        flash = est("--seq-len", "4096")["activation_bytes"]
+        logits = 4 * s * b * 32000
+        self.assertEqual(flash, layers * 34 * s * b * h + logits)
+        self.assertEqual(act, layers * s * b * h * (34 + 5 * a * s / h) +
+                         logits)
         text = run("estimate", "--model", "llama-2-7b", "--gpus", "8",
-                   "--stage", "3", "--seq-len", "4096")
+                   "--stage", "3", "--seq-len", "4096", *eager)
         self.assertIn("Activations per GPU: %.2fGB (with activation "
                       "checkpointing: %.2fGB)" % (act / GIB, ckpt / GIB),
                       text.out)
