@@ -1,6 +1,7 @@
 /* dsflib.c -- the `dsforge` module (contrib/docs/lua-environment.md). */
 #include "dsflib.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,56 +124,120 @@ static int cmp_skey(const void *pa, const void *pb)
     return (x > y) - (x < y);
 }
 
-/* The keys of a table, sorted (O(n log n), so the hook is never starved
-** by a huge table). Other key types are refused: their order cannot be
-** made stable. The key array lives in a Lua userdata, so an error frees
-** it with the rest of the state. */
-static int l_sorted_keys(lua_State *L)
+/* Pushes an array of the keys of the table at idx, sorted: numbers, then
+** strings. Keys of other types (booleans, tables, ...) cannot be put in a
+** stable order: an error when strict, else appended in `next` order. The
+** key array lives in a Lua userdata, so an error frees it with the rest
+** of the state. DSF_LJMP */
+static void push_sorted_keys(lua_State *L, int idx, bool strict)
 {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 1);
+    idx = lua_absindex(L, idx);
     size_t n = 0;
     lua_pushnil(L);
-    while (lua_next(L, 1)) {
+    while (lua_next(L, idx)) {
         lua_pop(L, 1);
         n++;
     }
-    skey *keys = lua_newuserdatauv(L, (n ? n : 1) * sizeof *keys, 0); /* 2 */
-    size_t k = 0;
+    skey *keys = lua_newuserdatauv(L, (n ? n : 1) * sizeof *keys, 0);
+    int ud = lua_gettop(L);
+    size_t k = 0, others = 0;
     lua_pushnil(L);
-    while (lua_next(L, 1)) {
+    while (lua_next(L, idx)) {
         lua_pop(L, 1);
         int t = lua_type(L, -1);
+        if (t != LUA_TSTRING && t != LUA_TNUMBER) {
+            if (strict)
+                luaL_error(L, "dsforge.sorted_keys: keys must be numbers or "
+                              "strings (found a %s)", lua_typename(L, t));
+            others++;
+            continue;
+        }
         skey *e = &keys[k++];
         memset(e, 0, sizeof *e);
         if (t == LUA_TSTRING) {
             e->is_string = 1;
             e->s = lua_tolstring(L, -1, &e->len);
-        } else if (t == LUA_TNUMBER) {
+        } else {
             e->is_int = lua_isinteger(L, -1);
             if (e->is_int)
                 e->i = lua_tointeger(L, -1);
             else
                 e->n = lua_tonumber(L, -1);
-        } else {
-            return luaL_error(L, "dsforge.sorted_keys: keys must be numbers "
-                                 "or strings (found a %s)", lua_typename(L, t));
         }
     }
-    if (n)
-        qsort(keys, n, sizeof *keys, cmp_skey);
-    lua_createtable(L, n > INT32_MAX ? INT32_MAX : (int)n, 0); /* 3 */
-    for (size_t i = 0; i < n; i++) {
+    if (k)
+        qsort(keys, k, sizeof *keys, cmp_skey);
+    lua_createtable(L, n > INT32_MAX ? INT32_MAX : (int)n, 0);
+    int out = lua_gettop(L);
+    for (size_t i = 0; i < k; i++) {
         if (keys[i].is_string)
             lua_pushlstring(L, keys[i].s, keys[i].len);
         else if (keys[i].is_int)
             lua_pushinteger(L, keys[i].i);
         else
             lua_pushnumber(L, keys[i].n);
-        lua_rawseti(L, 3, (lua_Integer)i + 1);
+        lua_rawseti(L, out, (lua_Integer)i + 1);
     }
-    dsf_lua_mark(L, 3, true);
+    if (others) {
+        lua_Integer j = (lua_Integer)k;
+        lua_pushnil(L);
+        while (lua_next(L, idx)) {
+            lua_pop(L, 1);
+            int t = lua_type(L, -1);
+            if (t != LUA_TSTRING && t != LUA_TNUMBER) {
+                lua_pushvalue(L, -1);
+                lua_rawseti(L, out, ++j);
+            }
+        }
+    }
+    lua_remove(L, ud);
+}
+
+/* dsforge.sorted_keys(t): the keys of t, sorted (O(n log n), so the hook
+** is never starved by a huge table); only numbers and strings. */
+static int l_sorted_keys(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    push_sorted_keys(L, 1, true);
+    dsf_lua_mark(L, -1, true);
     return 1;
+}
+
+/* The iterator of pairs: upvalue 1 the sorted keys, 2 the position. Keys
+** whose value was removed during the loop are skipped. */
+static int sorted_next(lua_State *L)
+{
+    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
+    for (;;) {
+        if (lua_rawgeti(L, lua_upvalueindex(1), ++i) == LUA_TNIL)
+            return 0;
+        lua_pushvalue(L, -1);
+        if (lua_rawget(L, 1) != LUA_TNIL) {
+            lua_pushinteger(L, i);
+            lua_replace(L, lua_upvalueindex(2));
+            return 2;
+        }
+        lua_pop(L, 2);
+    }
+}
+
+int dsf_lua_pairs(lua_State *L)
+{
+    luaL_checkany(L, 1);
+    if (luaL_getmetafield(L, 1, "__pairs") != LUA_TNIL) {
+        lua_pushvalue(L, 1);
+        lua_call(L, 1, 3);
+        return 3;
+    }
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    push_sorted_keys(L, 1, false);
+    lua_pushinteger(L, 0);
+    lua_pushcclosure(L, sorted_next, 2);
+    lua_pushvalue(L, 1);
+    lua_pushnil(L);
+    return 3;
 }
 
 int dsf_open_dsforge(lua_State *L)

@@ -755,7 +755,7 @@ static int setup(lua_State *L)
     int base = lua_gettop(L);
     static const char *const copied[] = {
         "_VERSION", "assert",   "error",    "getmetatable", "ipairs",
-        "next",     "pairs",    "pcall",    "rawequal",     "rawget",
+        "next",     "pcall",    "rawequal",     "rawget",
         "rawlen",   "rawset",   "select",   "tonumber",     "tostring",
         "type",     NULL};
     for (int i = 0; copied[i]; i++) {
@@ -777,6 +777,8 @@ static int setup(lua_State *L)
     lua_setfield(L, base, "xpcall");
     lua_pushcfunction(L, l_print);
     lua_setfield(L, base, "print");
+    lua_pushcfunction(L, dsf_lua_pairs);
+    lua_setfield(L, base, "pairs");
     lua_pushcfunction(L, l_load);
     lua_setfield(L, base, "load");
     lua_pushcfunction(L, l_require);

@@ -793,6 +793,37 @@ static void test_error_tostring(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* pairs is deterministic: sorted keys, whatever the hash seed. */
+
+static void test_pairs_visits_sorted_keys(void **state)
+{
+    (void)state;
+    outcome o = run_code(
+        "local t = {}\n"
+        "for _, k in ipairs({'zeta', 'alpha', 'mu', 'beta'}) do t[k] = 1 end\n"
+        "t[3] = 1; t[1] = 1; t[2.5] = 1; t[-4] = 1\n"
+        "local seen = {}\n"
+        "for k, v in pairs(t) do seen[#seen + 1] = tostring(k) end\n"
+        "-- removing a later key during the loop skips it\n"
+        "local u, got = {a = 1, b = 2, c = 3}, {}\n"
+        "for k in pairs(u) do got[#got + 1] = k; u.c = nil end\n"
+        "return table.concat(seen, ',') .. '|' .. table.concat(got, ',')\n");
+    assert_int_equal(o.rc, 0);
+    assert_string_equal(o.result,
+                        "-4,1,2.5,3,alpha,beta,mu,zeta|a,b");
+    outcome_free(&o);
+    /* __pairs is honoured */
+    o = run_code("local t = setmetatable({}, {__pairs = function(t)\n"
+                 "  return function(_, k) if not k then return 'x', 1 end end,"
+                 " t, nil end})\n"
+                 "local s = ''\nfor k in pairs(t) do s = s .. k end\n"
+                 "return s\n");
+    assert_int_equal(o.rc, 0);
+    assert_string_equal(o.result, "x");
+    outcome_free(&o);
+}
+
+/* ------------------------------------------------------------------ */
 /* print goes to stderr. */
 
 static char *slurp_fd(int fd)
@@ -1012,6 +1043,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_os_execute),
+        cmocka_unit_test(test_pairs_visits_sorted_keys),
         cmocka_unit_test(test_io_open),
         cmocka_unit_test(test_require_os_not_found),
         cmocka_unit_test(test_require_io_not_found),
