@@ -63,12 +63,10 @@ void dsf_lock_free(dsf_lock *lock)
         free_repo(&lock->repos[i]);
     free(lock->repos);
     free(lock->path);
-    memset(lock, 0, sizeof *lock);
     for (size_t i = 0; i < lock->n_touched; i++)
         free(lock->touched[i]);
     free(lock->touched);
-    lock->touched = NULL;
-    lock->n_touched = 0;
+    memset(lock, 0, sizeof *lock);
 }
 
 static int bad(const dsf_jsrc *src, const cJSON *node, dsf_diags *d,
