@@ -1,7 +1,7 @@
-/* profile.c -- see profile.h. */
-#include "profile.h"
+/* profile.c -- loading a profile: its extends chain, declarations,
+** params and tiers (see profile.h). */
+#include "profile/internal.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,8 +12,6 @@
 #include "core/fsutil.h"
 #include "core/strutil.h"
 #include "core/xalloc.h"
-#include "doc/doc.h"
-#include "doc/merge.h"
 #include "json/jsonout.h"
 #include "lua/conv.h"
 
@@ -23,311 +21,6 @@ static const char *const profile_fields[] = {
     "build", "description", "extends", "name", "params", "prepare",
     "summary", "tier_order", "tiers", "version", NULL};
 
-#define MAX_MODULE_DIRS 64
-
-/* A fresh sandboxed host whose require() finds the plugin modules; mods
-** (MAX_MODULE_DIRS slots) is filled here and must outlive the host. */
-static int open_host(dsf_host **h, const dsf_profile_ctx *ctx,
-                     const char **mods, dsf_diags *d)
-{
-    size_t n = ctx->plugin_dirs->len < MAX_MODULE_DIRS ? ctx->plugin_dirs->len
-                                                       : MAX_MODULE_DIRS;
-    for (size_t i = 0; i < n; i++)
-        mods[i] = ctx->plugin_dirs->items[i].path;
-    dsf_host_config hc = {ctx->limits, mods, n, ctx->sources, ctx->warnings};
-    return dsf_host_new(h, &hc, d);
-}
-
-/* ------------------------------------------------------------------ */
-/* Discovery. */
-
-static bool valid_name(const char *s)
-{
-    if (!*s || *s == '.' || *s == '-')
-        return false;
-    for (const char *p = s; *p; p++) {
-        char c = *p;
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-              (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.'))
-            return false;
-    }
-    return true;
-}
-
-static bool has_suffix(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n > m && !strcmp(s + n - m, suffix);
-}
-
-void dsf_profile_list(dsf_profile_entry **out, size_t *n,
-                      const dsf_dirs *dirs)
-{
-    *out = NULL;
-    *n = 0;
-    size_t cap = 0;
-    for (size_t i = 0; i < dirs->len; i++) {
-        char **names;
-        size_t nn;
-        dsf_list_dir(&names, &nn, dirs->items[i].path);
-        for (size_t k = 0; k < nn; k++) {
-            if (!has_suffix(names[k], ".lua"))
-                continue;
-            char *stem = dsf_xstrndup(names[k], strlen(names[k]) - 4);
-            if (!valid_name(stem)) {
-                free(stem);
-                continue;
-            }
-            bool shadowed = false;
-            for (size_t j = 0; j < *n; j++)
-                if (!strcmp((*out)[j].name, stem))
-                    shadowed = true;
-            dsf_xgrow((void **)out, &cap, *n + 1, sizeof **out);
-            dsf_profile_entry *e = &(*out)[(*n)++];
-            e->name = stem;
-            e->path = dsf_path_join(dirs->items[i].path, names[k]);
-            e->origin = dsf_xstrdup(dirs->items[i].origin);
-            e->shadowed = shadowed;
-        }
-        dsf_free_strv(names, nn);
-    }
-    /* Stable sort by name keeps the priority order within a name. */
-    for (size_t i = 1; i < *n; i++) {
-        dsf_profile_entry t = (*out)[i];
-        size_t j = i;
-        while (j > 0 && strcmp((*out)[j - 1].name, t.name) > 0) {
-            (*out)[j] = (*out)[j - 1];
-            j--;
-        }
-        (*out)[j] = t;
-    }
-}
-
-void dsf_profile_entries_free(dsf_profile_entry *e, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        free(e[i].name);
-        free(e[i].path);
-        free(e[i].origin);
-    }
-    free(e);
-}
-
-static int not_found(const dsf_dirs *dirs, const char *name, dsf_diags *d)
-{
-    dsf_profile_entry *all;
-    size_t n;
-    dsf_profile_list(&all, &n, dirs);
-    const char **names = dsf_xcalloc(n + 1, sizeof *names);
-    for (size_t i = 0; i < n; i++)
-        names[i] = all[i].name;
-    const char *close = dsf_closest(name, names, n);
-    dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
-                               "unknown profile '%s'", name);
-    if (close)
-        dsf_diag_set_hint(g, "did you mean '%s'? ('dsforge list' shows "
-                             "every profile)", close);
-    else
-        dsf_diag_set_hint(g, "'dsforge list' shows every profile on the "
-                             "search path");
-    free(names);
-    dsf_profile_entries_free(all, n);
-    return DSF_EINPUT;
-}
-
-/* Finds name.lua: first in prefer_dir (the child's directory, so a
-** repository's profiles extend their siblings), then on the path. */
-static int find_profile(char **path_out, const char **origin_out,
-                        const dsf_dirs *dirs, const char *prefer_dir,
-                        const char *prefer_origin, const char *name,
-                        dsf_diags *d)
-{
-    *path_out = NULL;
-    if (!valid_name(name))
-        return dsf_diag_error(d, DSF_EINPUT, NULL, 0, 0,
-                              "invalid profile name '%s' (letters, digits, "
-                              "'_', '-' and '.' only)", name);
-    char *file = dsf_xasprintf("%s.lua", name);
-    if (prefer_dir) {
-        char *p = dsf_path_join(prefer_dir, file);
-        if (dsf_is_file(p)) {
-            free(file);
-            *path_out = p;
-            *origin_out = prefer_origin;
-            return 0;
-        }
-        free(p);
-    }
-    for (size_t i = 0; i < dirs->len; i++) {
-        char *p = dsf_path_join(dirs->items[i].path, file);
-        if (dsf_is_file(p)) {
-            free(file);
-            *path_out = p;
-            *origin_out = dirs->items[i].origin;
-            return 0;
-        }
-        free(p);
-    }
-    free(file);
-    return not_found(dirs, name, d);
-}
-
-/* ------------------------------------------------------------------ */
-/* Params. */
-
-const char *dsf_param_type_name(dsf_param_type t)
-{
-    switch (t) {
-    case DSF_PARAM_INTEGER:
-        return "integer";
-    case DSF_PARAM_NUMBER:
-        return "number";
-    case DSF_PARAM_STRING:
-        return "string";
-    case DSF_PARAM_BOOLEAN:
-        return "boolean";
-    }
-    return "?";
-}
-
-static bool parse_type(const char *s, dsf_param_type *t)
-{
-    static const struct {
-        const char *name;
-        dsf_param_type t;
-    } names[] = {{"integer", DSF_PARAM_INTEGER}, {"int", DSF_PARAM_INTEGER},
-                 {"number", DSF_PARAM_NUMBER},   {"string", DSF_PARAM_STRING},
-                 {"boolean", DSF_PARAM_BOOLEAN}, {"bool", DSF_PARAM_BOOLEAN}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(s, names[i].name)) {
-            *t = names[i].t;
-            return true;
-        }
-    return false;
-}
-
-static bool infer_type(const cJSON *v, dsf_param_type *t)
-{
-    if (cJSON_IsBool(v))
-        *t = DSF_PARAM_BOOLEAN;
-    else if (cJSON_IsString(v))
-        *t = DSF_PARAM_STRING;
-    else if (cJSON_IsNumber(v))
-        *t = dsf_json_is_integer_literal(v) ? DSF_PARAM_INTEGER
-                                            : DSF_PARAM_NUMBER;
-    else
-        return false;
-    return true;
-}
-
-static bool type_matches(dsf_param_type t, const cJSON *v)
-{
-    switch (t) {
-    case DSF_PARAM_INTEGER:
-        return cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble);
-    case DSF_PARAM_NUMBER:
-        return cJSON_IsNumber(v);
-    case DSF_PARAM_STRING:
-        return cJSON_IsString(v);
-    case DSF_PARAM_BOOLEAN:
-        return cJSON_IsBool(v);
-    }
-    return false;
-}
-
-int dsf_param_check(const dsf_param *param, const cJSON *v, char **err)
-{
-    *err = NULL;
-    if (!type_matches(param->type, v)) {
-        char *txt = dsf_json_print(v, false);
-        *err = dsf_xasprintf("param '%s' must be a%s %s, not %s",
-                             param->name,
-                             param->type == DSF_PARAM_INTEGER ? "n" : "",
-                             dsf_param_type_name(param->type), txt);
-        free(txt);
-        return -1;
-    }
-    if (cJSON_IsNumber(v)) {
-        if ((param->has_min && v->valuedouble < param->min) ||
-            (param->has_max && v->valuedouble > param->max)) {
-            dsf_buf b = DSF_BUF_INIT;
-            dsf_json_write_number(&b, v);
-            *err = dsf_xasprintf(
-                "param '%s' = %s is out of range (%g .. %g)", param->name,
-                dsf_buf_str(&b), param->has_min ? param->min : -HUGE_VAL,
-                param->has_max ? param->max : HUGE_VAL);
-            dsf_buf_free(&b);
-            return -1;
-        }
-    }
-    if (param->values) {
-        for (const cJSON *a = param->values->child; a; a = a->next)
-            if (cJSON_Compare(a, v, true))
-                return 0;
-        char *txt = dsf_json_print(v, false);
-        char *allowed = dsf_json_print(param->values, false);
-        *err = dsf_xasprintf("param '%s' = %s is not one of %s", param->name,
-                             txt, allowed);
-        free(txt);
-        free(allowed);
-        return -1;
-    }
-    return 0;
-}
-
-int dsf_param_parse(cJSON **out, const dsf_param *param, const char *text,
-                    char **err)
-{
-    *out = NULL;
-    *err = NULL;
-    cJSON *v = NULL;
-    switch (param->type) {
-    case DSF_PARAM_INTEGER:
-    case DSF_PARAM_NUMBER: {
-        char *end;
-        double x = strtod(text, &end);
-        if (end == text || *end || !isfinite(x)) {
-            *err = dsf_xasprintf("param '%s' expects a%s %s, got '%s'",
-                                 param->name,
-                                 param->type == DSF_PARAM_INTEGER ? "n" : "",
-                                 dsf_param_type_name(param->type), text);
-            return -1;
-        }
-        v = cJSON_CreateNumber(x);
-        if (v && param->type == DSF_PARAM_INTEGER && x == floor(x) &&
-            fabs(x) < 9e15)
-            v->valuestring = dsf_xasprintf("%lld", (long long)x);
-        break;
-    }
-    case DSF_PARAM_BOOLEAN:
-        if (!strcmp(text, "true") || !strcmp(text, "1") ||
-            !strcmp(text, "yes"))
-            v = cJSON_CreateTrue();
-        else if (!strcmp(text, "false") || !strcmp(text, "0") ||
-                 !strcmp(text, "no"))
-            v = cJSON_CreateFalse();
-        else {
-            *err = dsf_xasprintf("param '%s' expects true or false, got "
-                                 "'%s'", param->name, text);
-            return -1;
-        }
-        break;
-    case DSF_PARAM_STRING:
-        v = cJSON_CreateString(text);
-        break;
-    }
-    if (!v)
-        dsf_xoom();
-    if (dsf_param_check(param, v, err) != 0) {
-        cJSON_Delete(v);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Reading a declaration. */
 
 typedef struct decl {
     char *name, *summary, *extends;
@@ -473,8 +166,6 @@ static int read_decl(lua_State *L, decl *dc, const char *file, dsf_diags *d)
     return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* Merging declarations into the profile model. */
 
 static int add_params(dsf_profile *p, const cJSON *params, const char *owner,
                       const char *file, dsf_diags *d)
@@ -482,7 +173,7 @@ static int add_params(dsf_profile *p, const cJSON *params, const char *owner,
     static const char *const keys[] = {"default", "doc", "type", "min",
                                        "max", "values", NULL};
     for (const cJSON *m = params ? params->child : NULL; m; m = m->next) {
-        if (!valid_name(m->string) || strchr(m->string, '.'))
+        if (!dsf_profile_valid_name(m->string) || strchr(m->string, '.'))
             return bad(d, file, "invalid param name '%s'%s", m->string, "");
         dsf_param *par = (dsf_param *)dsf_profile_param(p, m->string);
         bool fresh = !par;
@@ -517,11 +208,11 @@ static int add_params(dsf_profile *p, const cJSON *params, const char *owner,
             }
             const cJSON *ty = cJSON_GetObjectItemCaseSensitive(m, "type");
             if (ty && (!cJSON_IsString(ty) ||
-                       !parse_type(ty->valuestring, &par->type)))
+                       !dsf_param_type_parse(ty->valuestring, &par->type)))
                 return bad(d, file, "param '%s': type must be \"integer\", "
                                     "\"number\", \"string\" or \"boolean\"%s",
                            m->string, "");
-            if (!ty && !infer_type(def, &par->type) && fresh)
+            if (!ty && !dsf_param_type_infer(def, &par->type) && fresh)
                 return bad(d, file, "param '%s': the default must be a "
                                     "number, string or boolean%s",
                            m->string, "");
@@ -546,7 +237,7 @@ static int add_params(dsf_profile *p, const cJSON *params, const char *owner,
                 cJSON_Delete(par->values);
                 par->values = cJSON_Duplicate(vals, 1);
             }
-        } else if (fresh && !infer_type(def, &par->type)) {
+        } else if (fresh && !dsf_param_type_infer(def, &par->type)) {
             return bad(d, file, "param '%s': a default must be a number, "
                                 "string or boolean (or use the long form "
                                 "{ default = ..., doc = ... })%s",
@@ -573,7 +264,7 @@ static int add_tiers(dsf_profile *p, const cJSON *tiers, const char *owner,
                      const char *file, dsf_diags *d)
 {
     for (const cJSON *m = tiers ? tiers->child : NULL; m; m = m->next) {
-        if (!valid_name(m->string) || strchr(m->string, '.'))
+        if (!dsf_profile_valid_name(m->string) || strchr(m->string, '.'))
             return bad(d, file, "invalid tier name '%s'%s", m->string, "");
         if (!cJSON_IsObject(m))
             return bad(d, file, "tier '%s' must be a table%s", m->string, "");
@@ -682,50 +373,6 @@ static int check_tier_params(dsf_profile *p, dsf_diags *d)
     return 0;
 }
 
-/* NAME is a local profile; REPO/PROFILE[@VERSION] one of a repository:
-** then *name_out is PROFILE, *dir_out the repository's profiles directory
-** and *origin_out "repo REPO". */
-static int resolve_remote(char **name_out, char **dir_out, char **origin_out,
-                          const dsf_profile_ctx *ctx, const char *name,
-                          dsf_diags *d)
-{
-    *dir_out = *origin_out = NULL;
-    const char *slash = strchr(name, '/');
-    if (!slash) {
-        *name_out = dsf_xstrdup(name);
-        return 0;
-    }
-    const char *at = strchr(slash, '@');
-    char *qualified = dsf_xstrndup(name, at ? (size_t)(at - name)
-                                            : strlen(name));
-    char *repo = dsf_xstrndup(name, (size_t)(slash - name));
-    char *prof = dsf_xstrdup(qualified + (slash - name) + 1);
-    int rc = 0;
-    if (!ctx->repo)
-        rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
-                            "'%s': repository profiles are not available "
-                            "here", name);
-    else if (!valid_name(repo) || !valid_name(prof) || (at && !at[1]))
-        rc = dsf_diag_error(d, DSF_EINPUT, NULL, 0, 0,
-                            "invalid profile name '%s' (expected REPO/PROFILE "
-                            "or REPO/PROFILE@VERSION)", name);
-    char *dir = NULL;
-    if (!rc)
-        rc = dsf_repo_resolve_dir(&dir, qualified, at ? at + 1 : NULL,
-                                  ctx->repo, d);
-    if (!rc) {
-        *dir_out = dsf_path_join(dir, "profiles");
-        *origin_out = dsf_xasprintf("repo %s", repo);
-        *name_out = prof;
-        prof = NULL;
-    }
-    free(dir);
-    free(repo);
-    free(prof);
-    free(qualified);
-    return rc;
-}
-
 static char *display_name(const char *path, const char *origin,
                           const char *name)
 {
@@ -737,9 +384,9 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
                      const char *name, dsf_diags *d)
 {
     *out = NULL;
-    const char *mods[MAX_MODULE_DIRS];
+    const char *mods[DSF_MAX_MODULE_DIRS];
     dsf_host *h;
-    int rc = open_host(&h, ctx, mods, d);
+    int rc = dsf_profile_open_host(&h, ctx, mods, d);
     if (rc)
         return rc;
 
@@ -750,7 +397,7 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
     char *prefer_dir = NULL;
     char *repo_origin = NULL;
     const char *prefer_origin = NULL;
-    rc = resolve_remote(&want, &prefer_dir, &repo_origin, ctx, name, d);
+    rc = dsf_profile_resolve_remote(&want, &prefer_dir, &repo_origin, ctx, name, d);
     if (rc) {
         dsf_host_free(h);
         return rc;
@@ -779,7 +426,7 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
         }
         char *path = NULL;
         const char *origin = "";
-        rc = find_profile(&path, &origin, ctx->dirs, prefer_dir,
+        rc = dsf_profile_find(&path, &origin, ctx->dirs, prefer_dir,
                           prefer_origin, want, d);
         if (rc)
             break;
@@ -938,168 +585,4 @@ const dsf_tier *dsf_profile_tier(const dsf_profile *p, const char *name)
         if (!strcmp(p->tiers[i].name, name))
             return &p->tiers[i];
     return NULL;
-}
-
-/* ------------------------------------------------------------------ */
-/* Building. */
-
-typedef struct push_args {
-    const cJSON *params;
-    const cJSON *extra;
-} push_args;
-
-static int push_build_args(lua_State *L)
-{
-    push_args *a = lua_touserdata(L, 1);
-    lua_settop(L, 0);
-    dsf_json_push(L, a->params);
-    if (a->extra)
-        dsf_json_push(L, a->extra);
-    else
-        lua_newtable(L);
-    return 2;
-}
-
-/* Applies the param changes returned by a prepare function (on top of
-** the stack) to params, checking each against its declaration. */
-static int apply_prepared(const dsf_profile *p, const dsf_profile_src *s,
-                          lua_State *L, cJSON *params, dsf_diags *d)
-{
-    if (lua_isnil(L, -1))
-        return 0;
-    if (!lua_istable(L, -1))
-        return dsf_diag_error(d, DSF_EINPUT, s->path, 0, 0,
-                              "prepare must return a table of param "
-                              "changes (or nil), not %s",
-                              luaL_typename(L, -1));
-    cJSON *changes;
-    char *err;
-    if (dsf_lua_to_json(&changes, &err, L, -1, 0) != 0) {
-        dsf_diag_add(d, DSF_ERROR, s->path, 0, 0, "prepare's result: %s",
-                     err);
-        free(err);
-        return DSF_ESCRIPT;
-    }
-    int rc = 0;
-    for (const cJSON *m = cJSON_IsObject(changes) ? changes->child : NULL;
-         m && !rc; m = m->next) {
-        const dsf_param *par = dsf_profile_param(p, m->string);
-        if (!par) {
-            rc = dsf_diag_error(d, DSF_EINPUT, s->path, 0, 0,
-                                "prepare sets '%s', which is not a param "
-                                "of the profile", m->string);
-            break;
-        }
-        if (dsf_param_check(par, m, &err) != 0) {
-            dsf_diag_add(d, DSF_ERROR, s->path, 0, 0, "prepare: %s", err);
-            free(err);
-            rc = DSF_EINPUT;
-            break;
-        }
-        cJSON_ReplaceItemInObjectCaseSensitive(params, m->string,
-                                               cJSON_Duplicate(m, 1));
-    }
-    cJSON_Delete(changes);
-    return rc;
-}
-
-int dsf_profile_build(cJSON **doc_out, cJSON **params_out,
-                      const dsf_profile *p, const dsf_profile_ctx *ctx,
-                      const cJSON *params, const cJSON *ctx_extra,
-                      const dsf_layer *layers, dsf_prov *prov, dsf_diags *d)
-{
-    *doc_out = NULL;
-    if (params_out)
-        *params_out = NULL;
-    const char *mods[MAX_MODULE_DIRS];
-    dsf_host *h;
-    int rc = open_host(&h, ctx, mods, d);
-    if (rc)
-        return rc;
-    lua_State *L = dsf_host_state(h);
-    cJSON *final = cJSON_Duplicate(params, 1);
-    cJSON *doc = cJSON_CreateObject();
-    if (!doc || !final)
-        dsf_xoom();
-    /* 1. Evaluate every file of the chain (root first): tables 1..n. */
-    for (size_t i = 0; i < p->nchain && !rc; i++) {
-        const dsf_profile_src *s = &p->chain[i];
-        char *what = dsf_xasprintf("profile %s", s->name);
-        rc = dsf_host_load_file(h, s->path, d);
-        if (!rc)
-            rc = dsf_host_call(h, 0, 1, what, d);
-        if (!rc && !lua_istable(L, -1))
-            rc = dsf_diag_error(d, DSF_EINPUT, s->path, 0, 0,
-                                "a profile must return a table");
-        free(what);
-    }
-    /* 2. prepare(p, ctx), root first: param changes for every build. */
-    for (size_t i = 0; i < p->nchain && !rc; i++) {
-        const dsf_profile_src *s = &p->chain[i];
-        lua_pushliteral(L, "prepare");
-        if (lua_rawget(L, (int)i + 1) != LUA_TFUNCTION) {
-            lua_pop(L, 1);
-            continue;
-        }
-        char *what = dsf_xasprintf("profile %s (prepare)", s->name);
-        push_args args = {final, ctx_extra};
-        rc = dsf_host_cpcall(h, push_build_args, &args, 2, what, d);
-        if (!rc)
-            rc = dsf_host_call(h, 2, 1, what, d);
-        if (!rc)
-            rc = apply_prepared(p, s, L, final, d);
-        if (!rc)
-            lua_pop(L, 1);
-        free(what);
-    }
-    /* 3. build(p, ctx), root first, each result merged over the last. */
-    for (size_t i = 0; i < p->nchain && !rc; i++) {
-        const dsf_profile_src *s = &p->chain[i];
-        char *what = dsf_xasprintf("profile %s", s->name);
-        lua_pushliteral(L, "build");
-        if (lua_rawget(L, (int)i + 1) != LUA_TFUNCTION)
-            rc = dsf_diag_error(d, DSF_EINPUT, s->path, 0, 0,
-                                "a profile needs a 'build' function");
-        push_args args = {final, ctx_extra};
-        if (!rc)
-            rc = dsf_host_cpcall(h, push_build_args, &args, 2, what, d);
-        if (!rc)
-            rc = dsf_host_call(h, 2, 1, what, d);
-        if (!rc && !lua_istable(L, -1))
-            rc = dsf_diag_error(d, DSF_EINPUT, s->path, s->build_line, 0,
-                                "build must return a table (the config), "
-                                "not %s", luaL_typename(L, -1));
-        if (!rc) {
-            cJSON *part;
-            char *err;
-            if (dsf_lua_to_json(&part, &err, L, -1, DSF_CONV_ALLOW_DELETE)) {
-                dsf_diag *g = dsf_diag_add(d, DSF_ERROR, s->path,
-                                           s->build_line, 0,
-                                           "the config returned by build: %s",
-                                           err);
-                dsf_diag_set_hint(g, "tables must be arrays (keys 1..n) or "
-                                     "objects (string keys); use "
-                                     "dsforge.null for JSON null");
-                free(err);
-                rc = DSF_ESCRIPT;
-            } else {
-                dsf_merge(doc, part, &layers[i], NULL, prov);
-                cJSON_Delete(part);
-            }
-            lua_pop(L, 1);
-        }
-        free(what);
-    }
-    dsf_host_free(h);
-    if (rc) {
-        cJSON_Delete(doc);
-        cJSON_Delete(final);
-        return rc;
-    }
-    *doc_out = doc;
-    if (params_out)
-        *params_out = final;
-    else
-        cJSON_Delete(final);
-    return 0;
 }

@@ -1,0 +1,163 @@
+/* params.c -- profile params: types, parsing --param text, checks. */
+#include "profile/internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/xalloc.h"
+#include "json/jsonc.h"
+#include "json/jsonout.h"
+
+
+const char *dsf_param_type_name(dsf_param_type t)
+{
+    switch (t) {
+    case DSF_PARAM_INTEGER:
+        return "integer";
+    case DSF_PARAM_NUMBER:
+        return "number";
+    case DSF_PARAM_STRING:
+        return "string";
+    case DSF_PARAM_BOOLEAN:
+        return "boolean";
+    }
+    return "?";
+}
+
+bool dsf_param_type_parse(const char *s, dsf_param_type *t)
+{
+    static const struct {
+        const char *name;
+        dsf_param_type t;
+    } names[] = {{"integer", DSF_PARAM_INTEGER}, {"int", DSF_PARAM_INTEGER},
+                 {"number", DSF_PARAM_NUMBER},   {"string", DSF_PARAM_STRING},
+                 {"boolean", DSF_PARAM_BOOLEAN}, {"bool", DSF_PARAM_BOOLEAN}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(s, names[i].name)) {
+            *t = names[i].t;
+            return true;
+        }
+    return false;
+}
+
+bool dsf_param_type_infer(const cJSON *v, dsf_param_type *t)
+{
+    if (cJSON_IsBool(v))
+        *t = DSF_PARAM_BOOLEAN;
+    else if (cJSON_IsString(v))
+        *t = DSF_PARAM_STRING;
+    else if (cJSON_IsNumber(v))
+        *t = dsf_json_is_integer_literal(v) ? DSF_PARAM_INTEGER
+                                            : DSF_PARAM_NUMBER;
+    else
+        return false;
+    return true;
+}
+
+static bool type_matches(dsf_param_type t, const cJSON *v)
+{
+    switch (t) {
+    case DSF_PARAM_INTEGER:
+        return cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble);
+    case DSF_PARAM_NUMBER:
+        return cJSON_IsNumber(v);
+    case DSF_PARAM_STRING:
+        return cJSON_IsString(v);
+    case DSF_PARAM_BOOLEAN:
+        return cJSON_IsBool(v);
+    }
+    return false;
+}
+
+int dsf_param_check(const dsf_param *param, const cJSON *v, char **err)
+{
+    *err = NULL;
+    if (!type_matches(param->type, v)) {
+        char *txt = dsf_json_print(v, false);
+        *err = dsf_xasprintf("param '%s' must be a%s %s, not %s",
+                             param->name,
+                             param->type == DSF_PARAM_INTEGER ? "n" : "",
+                             dsf_param_type_name(param->type), txt);
+        free(txt);
+        return -1;
+    }
+    if (cJSON_IsNumber(v)) {
+        if ((param->has_min && v->valuedouble < param->min) ||
+            (param->has_max && v->valuedouble > param->max)) {
+            dsf_buf b = DSF_BUF_INIT;
+            dsf_json_write_number(&b, v);
+            *err = dsf_xasprintf(
+                "param '%s' = %s is out of range (%g .. %g)", param->name,
+                dsf_buf_str(&b), param->has_min ? param->min : -HUGE_VAL,
+                param->has_max ? param->max : HUGE_VAL);
+            dsf_buf_free(&b);
+            return -1;
+        }
+    }
+    if (param->values) {
+        for (const cJSON *a = param->values->child; a; a = a->next)
+            if (cJSON_Compare(a, v, true))
+                return 0;
+        char *txt = dsf_json_print(v, false);
+        char *allowed = dsf_json_print(param->values, false);
+        *err = dsf_xasprintf("param '%s' = %s is not one of %s", param->name,
+                             txt, allowed);
+        free(txt);
+        free(allowed);
+        return -1;
+    }
+    return 0;
+}
+
+int dsf_param_parse(cJSON **out, const dsf_param *param, const char *text,
+                    char **err)
+{
+    *out = NULL;
+    *err = NULL;
+    cJSON *v = NULL;
+    switch (param->type) {
+    case DSF_PARAM_INTEGER:
+    case DSF_PARAM_NUMBER: {
+        char *end;
+        double x = strtod(text, &end);
+        if (end == text || *end || !isfinite(x)) {
+            *err = dsf_xasprintf("param '%s' expects a%s %s, got '%s'",
+                                 param->name,
+                                 param->type == DSF_PARAM_INTEGER ? "n" : "",
+                                 dsf_param_type_name(param->type), text);
+            return -1;
+        }
+        v = cJSON_CreateNumber(x);
+        if (v && param->type == DSF_PARAM_INTEGER && x == floor(x) &&
+            fabs(x) < 9e15)
+            v->valuestring = dsf_xasprintf("%lld", (long long)x);
+        break;
+    }
+    case DSF_PARAM_BOOLEAN:
+        if (!strcmp(text, "true") || !strcmp(text, "1") ||
+            !strcmp(text, "yes"))
+            v = cJSON_CreateTrue();
+        else if (!strcmp(text, "false") || !strcmp(text, "0") ||
+                 !strcmp(text, "no"))
+            v = cJSON_CreateFalse();
+        else {
+            *err = dsf_xasprintf("param '%s' expects true or false, got "
+                                 "'%s'", param->name, text);
+            return -1;
+        }
+        break;
+    case DSF_PARAM_STRING:
+        v = cJSON_CreateString(text);
+        break;
+    }
+    if (!v)
+        dsf_xoom();
+    if (dsf_param_check(param, v, err) != 0) {
+        cJSON_Delete(v);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
