@@ -1,0 +1,284 @@
+/* output.c -- what gen shows and writes: --why, the summary table, the
+** variant files and manifest.json. */
+#include "profile/gen_run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/xalloc.h"
+#include "doc/jpath.h"
+#include "json/jsonout.h"
+#include "lua/dsflib.h"
+
+void dsf_gen_print_why(run *ru, dsf_diags *d)
+{
+    dsf_jpath jp;
+    char *err;
+    if (dsf_jpath_parse(&jp, ru->r->why, &err) != 0) {
+        dsf_diag_add(d, DSF_ERROR, NULL, 0, 0, "--why: %s", err);
+        free(err);
+        return;
+    }
+    dsf_buf canon = DSF_BUF_INIT;
+    dsf_jpath_format(&canon, &jp, jp.len);
+    for (size_t i = 0; i < ru->nv; i++) {
+        variant *v = &ru->v[i];
+        const cJSON *now = dsf_jpath_get(v->doc, &jp);
+        char *nowtxt = now ? dsf_json_print(now, false) : NULL;
+        printf("%s (variant %s) = %s\n", canon.data, v->name,
+               nowtxt ? nowtxt : "(not set)");
+        free(nowtxt);
+        size_t shown = 0;
+        for (size_t k = 0; k < v->prov.len; k++) {
+            const dsf_prov_event *e = &v->prov.ev[k];
+            if (!dsf_prov_related(e->path, canon.data))
+                continue;
+            const char *verb = e->action == DSF_PROV_SET ? "set"
+                               : e->action == DSF_PROV_OVERRIDE
+                                   ? "override"
+                                   : "delete";
+            printf("  %zu. %-8s %-9s %s", ++shown, e->layer->kind, verb,
+                   e->layer->label);
+            if (e->layer->file) {
+                printf(" (%s", e->layer->file);
+                if (e->line)
+                    printf(":%d", e->line);
+                if (e->col)
+                    printf(":%d", e->col);
+                printf(")");
+            }
+            if (strcmp(e->path, canon.data) != 0)
+                printf(" at %s", e->path);
+            if (e->value)
+                printf(" = %s", e->value);
+            printf("\n");
+        }
+        if (!shown)
+            printf("  no layer sets this path\n");
+    }
+    dsf_buf_free(&canon);
+    dsf_jpath_free(&jp);
+}
+
+const char *dsf_gen_precision_of(const cJSON *doc)
+{
+    const cJSON *bf = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(doc, "bf16"), "enabled");
+    const cJSON *fp = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(doc, "fp16"), "enabled");
+    if (cJSON_IsTrue(bf))
+        return "bf16";
+    if (cJSON_IsTrue(fp))
+        return "fp16";
+    if (cJSON_IsString(bf) || cJSON_IsString(fp))
+        return "auto";
+    return "fp32";
+}
+
+const char *dsf_gen_offload_of(const cJSON *doc)
+{
+    const cJSON *z = cJSON_GetObjectItemCaseSensitive(doc,
+                                                      "zero_optimization");
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(z, "offload_optimizer"), "device");
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(z, "offload_param"), "device");
+    bool oo = cJSON_IsString(o) && strcmp(o->valuestring, "none");
+    bool op = cJSON_IsString(p) && strcmp(p->valuestring, "none");
+    if (oo && op)
+        return "opt+param";
+    if (oo)
+        return "optimizer";
+    if (op)
+        return "param";
+    return "none";
+}
+
+static void fmt_num(char *out, size_t n, long long v)
+{
+    if (v < 0)
+        snprintf(out, n, "-");
+    else
+        snprintf(out, n, "%lld", v);
+}
+
+static void fmt_gib(char *out, size_t n, double bytes)
+{
+    if (bytes >= 0)
+        snprintf(out, n, "%.2f", bytes / 1073741824.0);
+    else
+        snprintf(out, n, "-");
+}
+
+void dsf_gen_print_summary(const run *ru, FILE *out)
+{
+    fprintf(out, "%-28s %5s %5s %4s %6s %4s %-9s %-5s %8s %8s %s\n",
+            "variant", "world", "micro", "gas", "global", "zero", "offload",
+            "prec", "gpu_gib", "cpu_gib", "fits");
+    for (size_t i = 0; i < ru->nv; i++) {
+        const variant *v = &ru->v[i];
+        char w[24], mb[24], gas[24], tb[24], st[24], g[24], c[24];
+        fmt_num(w, sizeof w, v->row.world);
+        fmt_num(mb, sizeof mb, v->row.micro);
+        fmt_num(gas, sizeof gas, v->row.gas);
+        fmt_num(tb, sizeof tb, v->row.global);
+        fmt_num(st, sizeof st, v->row.stage);
+        fmt_gib(g, sizeof g, v->row.gpu_bytes);
+        fmt_gib(c, sizeof c, v->row.cpu_bytes);
+        fprintf(out, "%-28s %5s %5s %4s %6s %4s %-9s %-5s %8s %8s %s\n",
+                v->name, w, mb, gas, tb, st, v->row.offload,
+                v->row.precision, g, c,
+                v->row.fits < 0 ? "-" : v->row.fits ? "yes" : "NO");
+    }
+}
+
+static cJSON *manifest(run *ru)
+{
+    const dsf_gen_request *r = ru->r;
+    const dsf_profile *p = ru->profile;
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "dsforge_version", dsf_version);
+    cJSON_AddStringToObject(m, "profile", p->chain[p->nchain - 1].name);
+    cJSON_AddStringToObject(m, "target", r->target);
+    cJSON *chain = cJSON_AddArrayToObject(m, "chain");
+    for (size_t i = 0; i < p->nchain; i++) {
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "name", p->chain[i].name);
+        cJSON_AddStringToObject(c, "origin", p->chain[i].origin);
+        cJSON_AddStringToObject(c, "sha256", p->chain[i].sha256);
+        cJSON_AddItemToArray(chain, c);
+    }
+    cJSON *plugs = cJSON_AddArrayToObject(m, "plugins");
+    size_t np;
+    const dsf_plugin_info *pi = dsf_plugins_list(ru->plugins, &np);
+    for (size_t i = 0; i < np; i++) {
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "name", pi[i].name);
+        cJSON_AddStringToObject(c, "version", pi[i].version);
+        cJSON_AddStringToObject(c, "origin", pi[i].origin);
+        cJSON_AddStringToObject(c, "init_sha256", pi[i].sha256);
+        cJSON_AddItemToArray(plugs, c);
+    }
+    cJSON *layers = cJSON_AddArrayToObject(m, "layers");
+    for (size_t i = 0; i < p->nchain; i++) {
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "kind", "profile");
+        cJSON_AddStringToObject(c, "name", p->chain[i].name);
+        cJSON_AddItemToArray(layers, c);
+    }
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "kind", "tier");
+    cJSON_AddItemToArray(layers, c);
+    for (size_t i = 0; i < r->nfiles; i++) {
+        c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "kind", "file");
+        cJSON_AddStringToObject(c, "path", r->files[i]);
+        cJSON_AddStringToObject(c, "sha256", ru->files[i].sha256);
+        cJSON_AddItemToArray(layers, c);
+    }
+    for (size_t i = 0; i < r->nedits; i++) {
+        c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "kind", "edit");
+        cJSON_AddStringToObject(c, "arg", r->edits[i].arg);
+        cJSON_AddItemToArray(layers, c);
+    }
+    cJSON *pa = cJSON_AddObjectToObject(m, "param_args");
+    for (size_t i = 0; i < r->nparams; i++)
+        cJSON_AddStringToObject(pa, r->params[i].key, r->params[i].value);
+    cJSON *mx = cJSON_AddObjectToObject(m, "matrix");
+    for (size_t a = 0; a < r->nmatrix; a++) {
+        cJSON *vals = cJSON_AddArrayToObject(mx, r->matrix[a].key);
+        for (size_t k = 0; k < r->matrix[a].n; k++)
+            cJSON_AddItemToArray(vals,
+                                 cJSON_CreateString(r->matrix[a].values[k]));
+    }
+    cJSON *vs = cJSON_AddArrayToObject(m, "variants");
+    for (size_t i = 0; i < ru->nv; i++) {
+        variant *v = &ru->v[i];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "name", v->name);
+        char *file = dsf_xasprintf("%s-%s.json", p->chain[p->nchain - 1].name,
+                                   v->name);
+        cJSON_AddStringToObject(e, "file", file);
+        free(file);
+        cJSON_AddStringToObject(e, "sha256", v->sha256);
+        cJSON_AddStringToObject(e, "tier", v->tier ? v->tier->name : "");
+        /* The manifest is the last use of params and summary: move them. */
+        cJSON_AddItemToObject(e, "params", v->params);
+        v->params = NULL;
+        if (v->extra) {
+            cJSON_AddItemToObject(e, "summary", v->extra);
+            v->extra = NULL;
+        }
+        cJSON_AddItemToArray(vs, e);
+    }
+    return m;
+}
+
+typedef struct pending {
+    char *final_path;
+    char *tmp_path;
+} pending;
+
+int dsf_gen_write_outputs(run *ru, dsf_diags *d)
+{
+    const char *dir = ru->r->outdir;
+    const char *pname = ru->profile->chain[ru->profile->nchain - 1].name;
+    bool created = false;
+    int rc = dsf_mkdir_p(dir, &created, d);
+    if (rc)
+        return rc;
+    pending *w = dsf_xcalloc(ru->nv + 1, sizeof *w);
+    size_t nw = 0;
+    for (size_t i = 0; i <= ru->nv && !rc; i++) {
+        const char *data;
+        char *manifest_text = NULL;
+        if (i < ru->nv) {
+            w[nw].final_path = dsf_xasprintf("%s/%s-%s.json", dir, pname,
+                                             ru->v[i].name);
+            data = ru->v[i].bytes;
+        } else {
+            w[nw].final_path = dsf_xasprintf("%s/manifest.json", dir);
+            cJSON *m = manifest(ru);
+            data = manifest_text = dsf_json_print(m, true);
+            cJSON_Delete(m);
+        }
+        /* A file that already holds these bytes is left alone: same
+        ** inputs, same bytes, and its mtime does not change. */
+        size_t len = strlen(data);
+        if (!dsf_file_equals(w[nw].final_path, data, len))
+            rc = dsf_write_temp(&w[nw].tmp_path, w[nw].final_path, data,
+                                len, false, d);
+        free(manifest_text);
+        nw++;
+    }
+    /* Everything is on disk: now the renames, which do not fail in
+    ** practice on one file system. */
+    for (size_t i = 0; i < nw && !rc; i++) {
+        if (!w[i].tmp_path)
+            continue; /* unchanged */
+        if (rename(w[i].tmp_path, w[i].final_path) != 0)
+            rc = dsf_diag_error(d, DSF_EINPUT, w[i].final_path, 0, 0,
+                                "cannot rename the finished file into "
+                                "place");
+        else {
+            free(w[i].tmp_path);
+            w[i].tmp_path = NULL;
+        }
+    }
+    for (size_t i = 0; i < nw; i++) {
+        if (w[i].tmp_path)
+            unlink(w[i].tmp_path);
+        free(w[i].tmp_path);
+        free(w[i].final_path);
+    }
+    free(w);
+    if (rc && created)
+        rmdir(dir);
+    return rc;
+}

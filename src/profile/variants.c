@@ -1,0 +1,208 @@
+/* variants.c -- the variants of a gen run: tiers x --matrix cells, their
+** params and their file-safe names. */
+#include "profile/gen_run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/strutil.h"
+#include "core/xalloc.h"
+
+static void sanitize(dsf_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        char c = *s;
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                  (c >= '0' && c <= '9') || c == '_' || c == '-';
+        dsf_buf_putc(b, ok ? c : (c == '.' ? 'p' : '_'));
+    }
+}
+
+static const dsf_param *need_param(const dsf_profile *p, const char *key,
+                                   const char *argdesc, dsf_diags *d)
+{
+    const dsf_param *par = dsf_profile_param(p, key);
+    if (par)
+        return par;
+    dsf_buf known = DSF_BUF_INIT;
+    const char **names = dsf_xcalloc(p->nparams + 1, sizeof *names);
+    for (size_t i = 0; i < p->nparams; i++) {
+        dsf_buf_printf(&known, "%s%s", i ? ", " : "", p->params[i].name);
+        names[i] = p->params[i].name;
+    }
+    const char *close = dsf_closest(key, names, p->nparams);
+    dsf_diag *g = dsf_diag_add(d, DSF_ERROR, argdesc, 0, 0,
+                               "unknown param '%s' for profile %s", key,
+                               p->chain[p->nchain - 1].name);
+    if (close)
+        dsf_diag_set_hint(g, "did you mean '%s'? known params: %s", close,
+                          known.len ? known.data : "(none)");
+    else
+        dsf_diag_set_hint(g, "known params: %s",
+                          known.len ? known.data : "(none)");
+    free(names);
+    dsf_buf_free(&known);
+    return NULL;
+}
+
+int dsf_gen_make_variants(run *ru, dsf_diags *d)
+{
+    const dsf_gen_request *r = ru->r;
+    const dsf_profile *p = ru->profile;
+    int rc = 0;
+    /* The selected tiers. */
+    const dsf_tier **tiers = dsf_xcalloc(p->ntiers + 1, sizeof *tiers);
+    size_t nt = 0;
+    if (r->ntiers) {
+        for (size_t i = 0; i < r->ntiers && !rc; i++) {
+            const dsf_tier *t = dsf_profile_tier(p, r->tiers[i]);
+            if (!t) {
+                const char **names = dsf_xcalloc(p->ntiers + 1,
+                                                 sizeof *names);
+                dsf_buf known = DSF_BUF_INIT;
+                for (size_t k = 0; k < p->ntiers; k++) {
+                    names[k] = p->tiers[k].name;
+                    dsf_buf_printf(&known, "%s%s", k ? ", " : "",
+                                   p->tiers[k].name);
+                }
+                const char *close = dsf_closest(r->tiers[i], names,
+                                                p->ntiers);
+                dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                           "unknown tier '%s' for profile "
+                                           "%s", r->tiers[i],
+                                           p->chain[p->nchain - 1].name);
+                dsf_diag_set_hint(g, "%s%s%stiers: %s",
+                                  close ? "did you mean '" : "",
+                                  close ? close : "", close ? "'? " : "",
+                                  known.len ? known.data : "(none)");
+                dsf_buf_free(&known);
+                free(names);
+                rc = DSF_EUSAGE;
+                break;
+            }
+            bool dup = false;
+            for (size_t k = 0; k < nt; k++)
+                dup |= tiers[k] == t;
+            if (!dup)
+                tiers[nt++] = t;
+        }
+    } else {
+        for (size_t i = 0; i < p->ntiers; i++)
+            tiers[nt++] = &p->tiers[i];
+    }
+    if (!rc && !nt && p->ntiers == 0)
+        tiers[nt++] = NULL; /* one variant: "default" */
+
+    /* --param values. */
+    cJSON *overrides = cJSON_CreateObject();
+    for (size_t i = 0; i < r->nparams && !rc; i++) {
+        char *desc = dsf_xasprintf("argument #%d", r->params[i].argno);
+        const dsf_param *par = need_param(p, r->params[i].key, desc, d);
+        char *err;
+        cJSON *v;
+        if (!par) {
+            rc = DSF_EUSAGE;
+        } else if (dsf_param_parse(&v, par, r->params[i].value, &err)) {
+            dsf_diag_add(d, DSF_ERROR, desc, 0, 0, "--param %s=%s: %s",
+                         r->params[i].key, r->params[i].value, err);
+            free(err);
+            rc = DSF_EUSAGE;
+        } else {
+            cJSON_DeleteItemFromObjectCaseSensitive(overrides, par->name);
+            cJSON_AddItemToObject(overrides, par->name, v);
+        }
+        free(desc);
+    }
+    /* --matrix axes, parsed up front. */
+    cJSON **axes = dsf_xcalloc(r->nmatrix + 1, sizeof *axes);
+    size_t cells = 1;
+    for (size_t a = 0; a < r->nmatrix && !rc; a++) {
+        const dsf_matrix_axis *ax = &r->matrix[a];
+        char *desc = dsf_xasprintf("argument #%d", ax->argno);
+        const dsf_param *par = need_param(p, ax->key, desc, d);
+        if (!par) {
+            rc = DSF_EUSAGE;
+        } else if (cJSON_GetObjectItemCaseSensitive(overrides, ax->key)) {
+            rc = dsf_diag_error(d, DSF_EUSAGE, desc, 0, 0,
+                                "'%s' is given both with --param and "
+                                "--matrix", ax->key);
+        }
+        for (size_t b = 0; b < a && !rc; b++)
+            if (!strcmp(r->matrix[b].key, ax->key))
+                rc = dsf_diag_error(d, DSF_EUSAGE, desc, 0, 0,
+                                    "--matrix names '%s' twice", ax->key);
+        axes[a] = cJSON_CreateArray();
+        for (size_t k = 0; k < ax->n && !rc; k++) {
+            cJSON *v;
+            char *err;
+            if (dsf_param_parse(&v, par, ax->values[k], &err)) {
+                dsf_diag_add(d, DSF_ERROR, desc, 0, 0, "--matrix %s: %s",
+                             ax->key, err);
+                free(err);
+                rc = DSF_EUSAGE;
+            } else {
+                cJSON_AddItemToArray(axes[a], v);
+            }
+        }
+        if (!rc && cells > DSF_MAX_VARIANTS / (ax->n ? ax->n : 1))
+            rc = dsf_diag_error(d, DSF_EUSAGE, desc, 0, 0,
+                                "the matrix has more than %d variants",
+                                DSF_MAX_VARIANTS);
+        cells *= ax->n ? ax->n : 1;
+        free(desc);
+    }
+    if (!rc) {
+        ru->v = dsf_xcalloc(nt * cells, sizeof *ru->v);
+        for (size_t ti = 0; ti < nt && !rc; ti++) {
+            for (size_t c = 0; c < cells && !rc; c++) {
+                variant *v = &ru->v[ru->nv++];
+                v->tier = tiers[ti];
+                v->params = cJSON_CreateObject();
+                for (size_t i = 0; i < p->nparams; i++)
+                    cJSON_AddItemToObject(v->params, p->params[i].name,
+                                          cJSON_Duplicate(p->params[i].def,
+                                                          1));
+                const cJSON *layers[2] = {v->tier ? v->tier->params : NULL,
+                                          overrides};
+                for (int l = 0; l < 2; l++)
+                    for (const cJSON *m = layers[l] ? layers[l]->child : NULL;
+                         m; m = m->next)
+                        cJSON_ReplaceItemInObjectCaseSensitive(
+                            v->params, m->string, cJSON_Duplicate(m, 1));
+                dsf_buf name = DSF_BUF_INIT;
+                dsf_buf_puts(&name, v->tier ? v->tier->name : "default");
+                if (r->nmatrix)
+                    v->cell = cJSON_CreateObject();
+                size_t rest = c;
+                size_t stride = cells;
+                for (size_t a = 0; a < r->nmatrix; a++) {
+                    stride /= r->matrix[a].n;
+                    size_t k = rest / stride;
+                    rest %= stride;
+                    const cJSON *val = cJSON_GetArrayItem(axes[a], (int)k);
+                    cJSON_ReplaceItemInObjectCaseSensitive(
+                        v->params, r->matrix[a].key, cJSON_Duplicate(val, 1));
+                    cJSON_AddItemToObject(v->cell, r->matrix[a].key,
+                                          cJSON_Duplicate(val, 1));
+                    dsf_buf_printf(&name, ".%s-", r->matrix[a].key);
+                    sanitize(&name, r->matrix[a].values[k]);
+                }
+                v->name = dsf_buf_take(&name);
+                for (size_t k = 0; k + 1 < ru->nv; k++)
+                    if (!strcmp(ru->v[k].name, v->name))
+                        rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                                            "two variants are both named "
+                                            "'%s' (repeated matrix values?)",
+                                            v->name);
+            }
+        }
+    }
+    for (size_t a = 0; a < r->nmatrix; a++)
+        cJSON_Delete(axes[a]);
+    free(axes);
+    cJSON_Delete(overrides);
+    free(tiers);
+    return rc;
+}
