@@ -1,0 +1,196 @@
+/*
+** limits.c -- a host's limits: the memory budget (allocator), the
+** instruction and time limits (count hook), and the SIGALRM backstop for C
+** functions the hook cannot interrupt.
+*/
+#define _POSIX_C_SOURCE 200809L
+#include "lua/host_internal.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+
+#define HOOK_EVERY 1000
+
+/* ------------------------------------------------------------------ */
+/* Memory: the hlua_alloc model. A free never fails; growth past the
+** budget returns NULL, which Lua turns into LUA_ERRMEM. */
+
+void *dsf_host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    dsf_host *h = ud;
+    if (!ptr)
+        osize = 0; /* osize is a type tag then, not a size */
+    if (nsize == 0) {
+        free(ptr);
+        h->mem_used -= osize;
+        return NULL;
+    }
+    if (nsize > osize && h->mem_used + (nsize - osize) > h->limits.memory) {
+        h->mem_hit = true;
+        return NULL;
+    }
+    void *p = realloc(ptr, nsize);
+    if (!p)
+        return NULL;
+    h->mem_used = h->mem_used - osize + nsize;
+    return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* Time and instructions. */
+
+static struct timespec now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t;
+}
+
+static bool past(struct timespec t, struct timespec deadline)
+{
+    return t.tv_sec > deadline.tv_sec ||
+           (t.tv_sec == deadline.tv_sec && t.tv_nsec >= deadline.tv_nsec);
+}
+
+dsf_host *dsf_host_of(lua_State *L)
+{
+    void *ud;
+    lua_getallocf(L, &ud);
+    return ud;
+}
+
+/* Once a limit is hit the hook re-arms itself to run on every instruction,
+** so a pcall inside the script catches the error only to hit it again on
+** its next instruction: the error always reaches dsf_host_call. */
+static void limit_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    dsf_host *h = dsf_host_of(L);
+    if (h->hit == LIMIT_NONE) {
+        h->executed += HOOK_EVERY;
+        if (h->executed > h->limits.instructions)
+            h->hit = LIMIT_INSTRUCTIONS;
+        else if (past(now(), h->deadline))
+            h->hit = LIMIT_TIME;
+        else
+            return;
+        lua_sethook(L, limit_hook, LUA_MASKCOUNT, 1);
+    }
+    /* lua_pushfstring knows neither %llu nor %.3g: format here. Level 0
+    ** is the function the hook interrupted: the message names its line. */
+    char msg[96];
+    if (h->hit == LIMIT_INSTRUCTIONS)
+        snprintf(msg, sizeof msg, "instruction limit of %llu exceeded",
+                 (unsigned long long)h->limits.instructions);
+    else
+        snprintf(msg, sizeof msg, "time limit of %.3g s exceeded",
+                 h->limits.seconds);
+    luaL_where(L, 0);
+    lua_pushstring(L, msg);
+    lua_concat(L, 2);
+    lua_error(L);
+}
+
+/* The backstop for C functions the hook cannot interrupt (a pathological
+** pattern in string.find, a huge table.concat): while any host exists, a
+** periodic SIGALRM checks whether the current call has run past its
+** backstop deadline (1.5 x the limit + 1 s, so the hook gets the first
+** chance to stop the script cleanly); then the process ends with exit
+** code 5 and a message prepared before the call. Arming a call costs no
+** system call: it only sets the deadline and a flag. The handler does only
+** async-signal-safe work (clock_gettime, write, _exit). */
+#define BACKSTOP_PERIOD_USEC 200000
+
+static const char *volatile alarm_what;  /* the current call's name */
+static const char *volatile alarm_limit; /* ": time limit of 10 s ..." */
+static volatile sig_atomic_t in_call;
+static struct timespec call_backstop;
+static int live_hosts;
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    if (!in_call || !past(now(), call_backstop))
+        return;
+    /* write and strlen are async-signal-safe; what stays valid for the
+    ** whole call. */
+    const char *what = alarm_what ? alarm_what : "a Lua call";
+    ssize_t w = write(STDERR_FILENO, "dsforge: error: ", 16);
+    w = write(STDERR_FILENO, what, strlen(what));
+    if (alarm_limit)
+        w = write(STDERR_FILENO, alarm_limit, strlen(alarm_limit));
+    (void)w;
+    _exit(5);
+}
+
+void dsf_limits_start_backstop(void)
+{
+    if (live_hosts++ > 0)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sa.sa_flags = SA_RESTART; /* other system calls just continue */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval it;
+    memset(&it, 0, sizeof it);
+    it.it_value.tv_usec = BACKSTOP_PERIOD_USEC;
+    it.it_interval.tv_usec = BACKSTOP_PERIOD_USEC;
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+void dsf_limits_stop_backstop(void)
+{
+    /* A state was just closed: no call is running any more. */
+    in_call = 0;
+    alarm_limit = NULL;
+    alarm_what = NULL;
+    if (--live_hosts > 0)
+        return;
+    struct itimerval it;
+    memset(&it, 0, sizeof it);
+    setitimer(ITIMER_REAL, &it, NULL);
+    in_call = 0;
+}
+
+static struct timespec after(struct timespec t, double seconds)
+{
+    double whole = (double)(long)seconds;
+    t.tv_sec += (time_t)whole;
+    t.tv_nsec += (long)((seconds - whole) * 1e9);
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
+}
+
+void dsf_limits_arm(dsf_host *h, const char *what)
+{
+    h->executed = 0;
+    h->hit = LIMIT_NONE;
+    h->mem_hit = false;
+    struct timespec t = now();
+    h->deadline = after(t, h->limits.seconds);
+    lua_sethook(h->L, limit_hook, LUA_MASKCOUNT, HOOK_EVERY);
+    /* The handler assembles the message from these parts: arming a call
+    ** formats nothing. */
+    alarm_limit = h->limit_text;
+    alarm_what = what;
+    call_backstop = after(t, h->limits.seconds * 1.5 + 1.0);
+    in_call = 1;
+}
+
+void dsf_limits_disarm(dsf_host *h)
+{
+    in_call = 0;
+    lua_sethook(h->L, NULL, 0, 0);
+}
+
