@@ -1,0 +1,58 @@
+/*
+** plugin_internal.h -- the plugin set's structure, shared by plugin.c
+** (loading and declarations) and the files that run plugin code:
+** validate.c (rules) and resolve.c (resolvers and helper calls).
+*/
+#ifndef DSF_PLUGIN_INTERNAL_H
+#define DSF_PLUGIN_INTERNAL_H
+
+#include <lua.h>
+
+#include "plugin/plugin.h"
+
+#define MAX_DIRS 64
+
+typedef struct resolver {
+    char *plugin;
+    char *name;
+    int ref;
+    dsf_layer layer;  /* provenance layer for its changes */
+    char *label;
+} resolver;
+
+struct dsf_plugins {
+    dsf_host *host;
+    const char *dirs[MAX_DIRS];
+    char *dir_copies[MAX_DIRS];
+    size_t ndirs;
+    dsf_plugin_info *items;
+    size_t n;
+    dsf_rule *rules;
+    size_t nrules;
+    resolver *resolvers;
+    size_t nresolvers;
+};
+
+/* Lower-case "error", "warning" or "note"; false for anything else. */
+bool dsf_plugin_parse_severity(const char *s, dsf_severity *out);
+
+/* Raw string field key of the table at t, or NULL (borrowed from Lua). */
+const char *dsf_plugin_raw_string(lua_State *L, int t, const char *key);
+
+/* Pushes the plugin's view of a config and the ctx table (with report,
+** bound to collector c) for a call: runs protected (allocates in Lua). */
+typedef struct dsf_collector {
+    dsf_plugins *p;
+    dsf_findings *out;
+    const dsf_rule *current;  /* the rule running, NULL in a resolver */
+} dsf_collector;
+
+typedef struct dsf_push_cfg_args {
+    const cJSON *doc;
+    const dsf_validate_opts *o;
+    dsf_collector *c;
+} dsf_push_cfg_args;
+
+int dsf_plugin_push_cfg_ctx(lua_State *L);
+
+#endif

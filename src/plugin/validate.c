@@ -1,0 +1,179 @@
+/* validate.c -- running the plugins' rules on a config, and ctx.report. */
+#include "plugin/plugin_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/xalloc.h"
+#include "doc/jpath.h"
+#include "lua/conv.h"
+
+/* ------------------------------------------------------------------ */
+/* Validation. */
+
+
+static const dsf_rule *find_rule(const dsf_plugins *p, const char *id)
+{
+    for (size_t i = 0; i < p->nrules; i++)
+        if (!strcmp(p->rules[i].id, id))
+            return &p->rules[i];
+    return NULL;
+}
+
+/* ctx.report{rule=, path=, message=, fix=, severity=}. Raises on a bad
+** finding (that is a bug in the rule, reported with its location). */
+static int l_report(lua_State *L)
+{
+    dsf_collector *c = lua_touserdata(L, lua_upvalueindex(1));
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (!c->current)
+        return luaL_error(L, "ctx.report is only available to rules (a "
+                             "resolver changes the config instead)");
+    const char *rule = dsf_plugin_raw_string(L, 1, "rule");
+    const char *message = dsf_plugin_raw_string(L, 1, "message");
+    const char *fix = dsf_plugin_raw_string(L, 1, "fix");
+    const char *sev = dsf_plugin_raw_string(L, 1, "severity");
+    const dsf_rule *r = rule ? find_rule(c->p, rule) : c->current;
+    if (!r)
+        return luaL_error(L, "ctx.report: rule '%s' is not declared by any "
+                             "plugin", rule);
+    if (strcmp(r->plugin, c->current->plugin) != 0)
+        return luaL_error(L, "ctx.report: rule '%s' belongs to plugin '%s'",
+                          rule, r->plugin);
+    if (!message)
+        return luaL_error(L, "ctx.report: 'message' (a string) is required");
+    dsf_severity s = r->severity;
+    if (sev && !dsf_plugin_parse_severity(sev, &s))
+        return luaL_error(L, "ctx.report: bad severity '%s'", sev);
+    /* The path: a string or a list of keys and (0-based) indices. */
+    dsf_buf path = DSF_BUF_INIT;
+    lua_pushliteral(L, "path");
+    int pt = lua_rawget(L, 1);
+    if (pt == LUA_TSTRING) {
+        dsf_buf_puts(&path, lua_tostring(L, -1));
+    } else if (pt == LUA_TTABLE) {
+        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+        for (lua_Integer i = 1; i <= n; i++) {
+            int et = lua_rawgeti(L, -1, i);
+            if (et == LUA_TSTRING)
+                dsf_jpath_append_key(&path, lua_tostring(L, -1));
+            else if (et == LUA_TNUMBER && lua_isinteger(L, -1))
+                /* Lua indices are 1-based; paths are JSON's 0-based. */
+                dsf_buf_printf(&path, "[%lld]",
+                               (long long)lua_tointeger(L, -1) - 1);
+            lua_pop(L, 1);
+        }
+    } else if (pt != LUA_TNIL) {
+        dsf_buf_free(&path);
+        return luaL_error(L, "ctx.report: 'path' must be a string or a "
+                             "list");
+    }
+    lua_pop(L, 1);
+    dsf_findings *f = c->out;
+    dsf_xgrow((void **)&f->items, &f->cap, f->len + 1, sizeof *f->items);
+    dsf_finding *x = &f->items[f->len++];
+    x->rule = dsf_xstrdup(r->id);
+    x->plugin = dsf_xstrdup(r->plugin);
+    x->severity = s;
+    x->path = dsf_buf_take(&path);
+    x->message = dsf_xstrdup(message);
+    x->fix = dsf_xstrdup(fix ? fix : r->fix);
+    return 0;
+}
+
+
+/* Pushes cfg and ctx (protected: allocates in Lua). */
+int dsf_plugin_push_cfg_ctx(lua_State *L)
+{
+    dsf_push_cfg_args *a = lua_touserdata(L, 1);
+    lua_settop(L, 0);
+    dsf_json_push(L, a->doc);
+    lua_createtable(L, 0, 6);
+    lua_pushinteger(L, (lua_Integer)a->o->world_size);
+    lua_setfield(L, -2, "world_size");
+    lua_pushstring(L, a->o->target);
+    lua_setfield(L, -2, "target");
+    lua_pushstring(L, a->o->mode);
+    lua_setfield(L, -2, "mode");
+    if (a->o->params) {
+        dsf_json_push(L, a->o->params);
+        lua_setfield(L, -2, "params");
+    }
+    lua_pushlightuserdata(L, a->c);
+    lua_pushcclosure(L, l_report, 1);
+    lua_setfield(L, -2, "report");
+    return 2;
+}
+
+static int cmp_finding(const void *a, const void *b)
+{
+    const dsf_finding *x = a, *y = b;
+    int c = strcmp(x->path, y->path);
+    if (c)
+        return c;
+    c = strcmp(x->rule, y->rule);
+    if (c)
+        return c;
+    return strcmp(x->message, y->message);
+}
+
+int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
+                         const dsf_validate_opts *o, dsf_findings *out,
+                         dsf_diags *d)
+{
+    lua_State *L = dsf_host_state(p->host);
+    size_t first = out->len;
+    dsf_collector c = {p, out, NULL};
+    dsf_push_cfg_args args = {doc, o, &c};
+    int rc = 0;
+    for (size_t pi = 0; pi < p->n && !rc; pi++) {
+        /* One fresh copy of the config per plugin. */
+        rc = dsf_host_cpcall(p->host, dsf_plugin_push_cfg_ctx, &args, 2, "validation",
+                             d);
+        if (rc)
+            break;
+        int cfg = lua_gettop(L) - 1, ctx = cfg + 1;
+        for (size_t i = 0; i < p->nrules && !rc; i++) {
+            const dsf_rule *r = &p->rules[i];
+            if (r->check_ref == LUA_NOREF ||
+                strcmp(r->plugin, p->items[pi].name) != 0)
+                continue;
+            c.current = r;
+            lua_rawgeti(L, LUA_REGISTRYINDEX, r->check_ref);
+            lua_pushvalue(L, cfg);
+            lua_pushvalue(L, ctx);
+            rc = dsf_host_call(p->host, 2, 0, r->what, d);
+            if (rc) {
+                dsf_diag *g = dsf_diags_last(d);
+                if (g && !g->hint)
+                    dsf_diag_set_hint(g, "raised by %s: a bug in the "
+                                         "plugin, not in the config",
+                                      r->what);
+            }
+        }
+        lua_settop(L, 0);
+    }
+    if (out->len > first)
+        qsort(out->items + first, out->len - first, sizeof *out->items,
+              cmp_finding);
+    return rc;
+}
+
+void dsf_findings_free(dsf_findings *f)
+{
+    for (size_t i = 0; i < f->len; i++) {
+        free(f->items[i].rule);
+        free(f->items[i].plugin);
+        free(f->items[i].path);
+        free(f->items[i].message);
+        free(f->items[i].fix);
+    }
+    free(f->items);
+    f->items = NULL;
+    f->len = f->cap = 0;
+}
+
