@@ -4,7 +4,10 @@ import json
 import os
 import pty
 import re
+import shlex
+import shutil
 import subprocess
+import tempfile
 import unittest
 
 import dsf
@@ -146,6 +149,38 @@ class Readme(unittest.TestCase):
     def test_documents_the_exit_codes(self):
         for code in range(6):
             self.assertRegex(self.readme, r"(?m)^\| %d \| " % code)
+
+    def test_usage_examples_run(self):
+        """Every example of "Using it" that needs no network runs as
+        shown (with a team.json and a ds_config.json in the directory)."""
+        section = self.readme.split("## Using it", 1)[1].split("\n## ", 1)[0]
+        block = re.findall(r"```sh\n(.*?)```", section, re.S)[0]
+        commands = [l.split("  #")[0].strip() for l in block.splitlines()
+                    if l.startswith("dsforge ")]
+        self.assertGreater(len(commands), 10)
+        tmp = tempfile.mkdtemp(prefix="dsforge-readme-")
+        try:
+            with open(os.path.join(tmp, "team.json"), "w") as f:
+                f.write('{"steps_per_print": 10}')
+            with open(os.path.join(dsf.GOLDEN_DIR, "8xa100-small.json")) as f:
+                golden = f.read()
+            with open(os.path.join(tmp, "ds_config.json"), "w") as f:
+                f.write(golden)
+            ran = 0
+            for cmd in commands:
+                args = shlex.split(cmd)[1:]
+                if args[0] == "repo" or any("/" in a and "@" in a
+                                            for a in args):
+                    continue  # needs a repository server
+                out = args[args.index(">") + 1] if ">" in args else None
+                if out:
+                    args = args[:args.index(">")]
+                res = run(*args, cwd=tmp)
+                self.assertEqual(res.rc, 0, "%s\n%r" % (cmd, res))
+                ran += 1
+            self.assertGreater(ran, 10)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
     def test_quick_start_has_the_two_commands(self):
         section = self.readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
