@@ -190,6 +190,10 @@ static int add_params(dsf_profile *p, const cJSON *params, const char *owner,
         const cJSON *def = m;
         bool long_form = cJSON_IsObject(m) &&
                          cJSON_GetObjectItemCaseSensitive(m, "default");
+        if (cJSON_IsObject(m) && !long_form)
+            return bad(d, file, "param '%s': the long form { default = ..., "
+                                "doc = ... } needs a default%s",
+                       m->string, "");
         if (long_form) {
             for (const cJSON *k = m->child; k; k = k->next) {
                 bool ok = false;

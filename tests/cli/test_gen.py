@@ -464,6 +464,28 @@ class BadInput(GenTestCase):
         self.gen_fails(3, "a", "--profile-path", d,
                        expect=["extends cycle: a -> b -> a"])
 
+    def test_bad_param_declarations(self):
+        cases = [
+            ("{ x = { doc = 'no default' } }", "needs a default"),
+            ("{ x = { default = 1, typ = 'integer' } }", "unknown field 'typ'"),
+            ("{ x = { default = 'a', type = 'integer' } }", "must be an integer"),
+            ("{ x = { default = 5, min = 10 } }", "out of range"),
+            ("{ ['a.b'] = 1 }", "invalid param name"),
+        ]
+        for params, needle in cases:
+            d = self.profile("pp", "return { name = 'pp', summary = 's', "
+                                   "params = %s, build = function() "
+                                   "return {} end }" % params)
+            res = self.gen_fails(3, "pp", "--profile-path", d,
+                                 expect=["pp.lua", needle])
+
+    def test_unknown_profile_field(self):
+        d = self.profile("uf", "return { name = 'uf', parmas = {}, "
+                               "build = function() return {} end }")
+        self.gen_fails(3, "uf", "--profile-path", d,
+                       expect=["unknown profile field 'parmas'",
+                               "did you mean 'params'?"])
+
     def test_unknown_tier(self):
         self.gen_fails(2, "8xa100", "--tier", "huge",
                        expect=["unknown tier 'huge'", "small, medium, large"])
