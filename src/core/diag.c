@@ -9,6 +9,9 @@
 #include "xalloc.h"
 
 static char *vformat(const char *fmt, va_list ap)
+    __attribute__((format(printf, 1, 0)));
+
+static char *vformat(const char *fmt, va_list ap)
 {
     va_list cp;
     va_copy(cp, ap);
@@ -20,6 +23,10 @@ static char *vformat(const char *fmt, va_list ap)
     vsnprintf(s, (size_t)n + 1, fmt, ap);
     return s;
 }
+
+static dsf_diag *vadd(dsf_diags *d, dsf_severity sev, const char *file,
+                      int line, int col, const char *fmt, va_list ap)
+    __attribute__((format(printf, 6, 0)));
 
 static dsf_diag *vadd(dsf_diags *d, dsf_severity sev, const char *file,
                       int line, int col, const char *fmt, va_list ap)

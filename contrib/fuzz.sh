@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (build-fuzz/) and fuzzes each for
+# SECONDS (default 60), keeping new inputs in tests/fuzz/corpus/<target>.
+#   contrib/fuzz.sh [SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DDSF_FUZZ=ON \
+  -DDSF_WERROR=ON >/dev/null
+cmake --build build-fuzz -j"$(nproc)"
+for t in jsonc bridge edit sandbox; do
+  echo "== fuzz_$t for ${seconds}s"
+  build-fuzz/tests/fuzz/fuzz_$t -max_total_time="$seconds" -max_len=4096 \
+    -print_final_stats=1 "tests/fuzz/corpus/$t"
+done

@@ -1,0 +1,1 @@
+return { a = dsforge.array{}, b = dsforge.object{}, c = dsforge.null, d = dsforge.kind(1.5), e = dsforge.sorted_keys({z=1, a=2, [3]=4}) }

@@ -1,0 +1,1 @@
+local t = {} for k, v in pairs({x=1, y=2}) do t[#t+1] = k end return t

@@ -1,0 +1,1 @@
+return pcall(function() while true do end end)
