@@ -476,6 +476,46 @@ def test_concurrent_lock(e):
         check(".tmp-" not in f, "temporary file left in the project", f)
 
 
+def run_on_terminal(e, *args):
+    """Runs dsforge with stderr on a pseudo-terminal; returns rc, stderr."""
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.Popen([e.dsforge] + list(args), cwd=e.proj, env=e.env,
+                         stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    rc = p.wait(timeout=60)
+    os.close(master)
+    return rc, b"".join(chunks).decode(errors="replace")
+
+
+def test_progress(e):
+    """A progress bar on a terminal, none otherwise."""
+    e.write_repo(n=20)
+    e.start()
+    rc, err = run_on_terminal(e, "repo", "add", "team", e.url())
+    check(rc == 0, "add on a terminal failed", err)
+    check("fetching [" in err and "21/21 files" in err,
+          "no progress bar on a terminal", err)
+    r = e.run("repo", "remove", "team")
+    check(r.returncode == 0, "remove", r.stderr)
+    shutil.rmtree(e.env["XDG_CACHE_HOME"])
+    r = e.run("repo", "add", "team", e.url())
+    check(r.returncode == 0, "add", r.stderr)
+    check("fetching" not in r.stderr, "a progress bar without a terminal",
+          r.stderr)
+    rc, err = run_on_terminal(e, "repo", "update", "--no-progress")
+    check(rc == 0 and "fetching" not in err, "--no-progress", err)
+
+
 def test_https(e):
     if not shutil.which("openssl"):
         print("SKIP: openssl is missing")
