@@ -6,7 +6,7 @@
 -- budget in the params, and this returns them as param changes in the
 -- base profile's names (zero_stage, offload, micro_batch_size,
 -- gradient_accumulation, activation_checkpointing). When nothing fits it
--- raises an error that says why.
+-- stops with dsforge.fail (an input error, exit 3) that says why.
 --
 -- Params read: model, world_size, gpus_per_node, gpu_mem_gb, cpu_mem_gb,
 -- seq_len, global_batch, flash_attention, and optionally max_micro_batch.
@@ -25,13 +25,13 @@ function M.prepare(p, opts)
   local model = models.get(p.model)
   if not model then
     local s = models.suggest(p.model)
-    error(("unknown model '%s'%s"):format(p.model,
-      #s > 0 and (" (did you mean " .. table.concat(s, ", ") .. "?)") or ""), 0)
+    dsforge.fail(("unknown model '%s'%s"):format(p.model,
+      #s > 0 and (" (did you mean " .. table.concat(s, ", ") .. "?)") or ""))
   end
   local world = p.world_size
   local per_node = math.min(p.gpus_per_node, world)
   if world % per_node ~= 0 then
-    error(("world_size %d is not a multiple of gpus_per_node %d"):format(world, per_node), 0)
+    dsforge.fail(("world_size %d is not a multiple of gpus_per_node %d"):format(world, per_node))
   end
   local plan = planner.plan{
     model = model, gpus_per_node = per_node, nodes = world // per_node,
@@ -42,7 +42,7 @@ function M.prepare(p, opts)
     flash_attention = p.flash_attention == true,
   }
   if not plan.fits then
-    error(table.concat(plan.reasons, "; "), 0)
+    dsforge.fail(table.concat(plan.reasons, "; "))
   end
   if opts.min_stage and plan.stage < opts.min_stage and plan.offload_optimizer == "none" then
     plan.stage = opts.min_stage

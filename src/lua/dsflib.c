@@ -240,9 +240,22 @@ int dsf_lua_pairs(lua_State *L)
     return 3;
 }
 
+/* dsforge.fail(msg): stops the evaluation with an input error (exit 3):
+** the script found its params or config unusable, it is not broken. */
+static int l_fail(lua_State *L)
+{
+    const char *msg = luaL_checkstring(L, 1);
+    dsf_host_mark_input_error(L);
+    luaL_where(L, 1);
+    lua_pushstring(L, msg);
+    lua_concat(L, 2);
+    return lua_error(L);
+}
+
 int dsf_open_dsforge(lua_State *L)
 {
     static const luaL_Reg fns[] = {{"kind", l_kind},
+                                   {"fail", l_fail},
                                    {"array", l_array},
                                    {"object", l_object},
                                    {"warn", l_warn},

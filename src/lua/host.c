@@ -123,12 +123,16 @@ static int report(dsf_host *h, int status, const char *what, dsf_diags *d)
                              "running %s; raise it with --max-%s if the "
                              "work is legitimate", what,
                           h->hit == LIMIT_TIME ? "seconds" : "instructions");
-    if (trace)
+    /* dsforge.fail: the script judged its input, it did not break. */
+    bool input = h->input_error && h->hit == LIMIT_NONE;
+    if (input)
+        dsf_diag_set_hint(g, "reported by %s", what);
+    if (trace && !input)
         dsf_diag_set_trace(g, trace);
     free(trace);
     free(file);
     free(msg);
-    return DSF_ESCRIPT;
+    return input ? DSF_EINPUT : DSF_ESCRIPT;
 }
 
 int dsf_host_call(dsf_host *h, int nargs, int nres, const char *what,
@@ -313,6 +317,11 @@ void dsf_host_set_global(dsf_host *h, const char *name)
     lua_insert(L, -2);
     lua_setfield(L, -2, name);
     lua_pop(L, 1);
+}
+
+void dsf_host_mark_input_error(lua_State *L)
+{
+    dsf_host_of(L)->input_error = true;
 }
 
 dsf_diags *dsf_host_warnings(lua_State *L)

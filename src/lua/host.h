@@ -77,6 +77,10 @@ int dsf_host_call(dsf_host *h, int nargs, int nres, const char *what,
 int dsf_host_cpcall(dsf_host *h, lua_CFunction fn, void *ud, int nres,
                     const char *what, dsf_diags *d);
 
+/* Marks the error being raised in L as an input error (dsforge.fail):
+** dsf_host_call then returns DSF_EINPUT, without a traceback. */
+void dsf_host_mark_input_error(lua_State *L);
+
 /* Where dsforge.warn reports for the state L (may be NULL: stderr). */
 dsf_diags *dsf_host_warnings(lua_State *L);
 

@@ -28,6 +28,7 @@ struct dsf_host {
     dsf_srccache *sources;
     dsf_diags *warnings;
     char limit_text[80];  /* the backstop message's tail */
+    bool input_error;     /* the script called dsforge.fail */
 };
 
 /* Registry keys of the sandbox. */

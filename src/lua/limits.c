@@ -177,6 +177,7 @@ void dsf_limits_arm(dsf_host *h, const char *what)
     h->executed = 0;
     h->hit = LIMIT_NONE;
     h->mem_hit = false;
+    h->input_error = false;
     struct timespec t = now();
     h->deadline = after(t, h->limits.seconds);
     lua_sethook(h->L, limit_hook, LUA_MASKCOUNT, HOOK_EVERY);

@@ -479,6 +479,30 @@ class BadInput(GenTestCase):
             res = self.gen_fails(3, "pp", "--profile-path", d,
                                  expect=["pp.lua", needle])
 
+    def test_fail_is_an_input_error_without_traceback(self):
+        d = self.profile("ff", "return { name = 'ff', summary = 's',\n"
+                               "  params = { n = 1 },\n"
+                               "  build = function(p)\n"
+                               "    if p.n > 1 then dsforge.fail('n must be 1') end\n"
+                               "    return { train_batch_size = 1 } end }\n")
+        res = self.gen_fails(3, "ff", "--profile-path", d, "--param", "n=2")
+        self.assertIn("ff.lua:4: error: n must be 1", res.err)
+        self.assertNotIn(" at ", res.err)  # no traceback
+        # a fail the script catches itself is not an error
+        d = self.profile("fc", "return { name = 'fc', summary = 's',\n"
+                               "  build = function(p)\n"
+                               "    pcall(dsforge.fail, 'ignored')\n"
+                               "    return { train_batch_size = 1,\n"
+                               "      train_micro_batch_size_per_gpu = 1,\n"
+                               "      gradient_clipping = 1.0 } end }\n")
+        self.assertExit(run("gen", "fc", "--profile-path", d, "--stdout"), 0)
+
+    def test_planner_says_nothing_fits(self):
+        res = self.gen_fails(3, "small-gpu-offload", "--param", "cpu_mem_gb=8",
+                             "--param", "model=llama-2-7b")
+        self.assertIn("nothing fits", res.err)
+        self.assertIn("GiB", res.err)
+
     def test_unknown_profile_field(self):
         d = self.profile("uf", "return { name = 'uf', parmas = {}, "
                                "build = function() return {} end }")

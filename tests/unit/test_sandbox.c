@@ -976,7 +976,7 @@ static void test_environment_walk(void **state)
     expect_library(L, "table", "concat insert move pack remove sort unpack");
     expect_library(L, "utf8", "char charpattern codepoint codes len offset");
     expect_library(L, "dsforge",
-                   "array delete kind null object sorted_keys version warn");
+                   "array delete fail kind null object sorted_keys version warn");
     /* math: Lua 5.4's functions, plus exactly the LUA_COMPAT_MATHLIB set
     ** when the system library was built with it (Debian's is). */
     lua_getfield(L, -1, "math");
