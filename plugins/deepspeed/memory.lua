@@ -162,34 +162,35 @@ function M.zero0(P, n, nodes, offload_optimizer, f)
   return { gpu = trunc(gpu), cpu = trunc(cpu) }
 end
 
---- Stage 1: fp32 states partitioned over N, fp16 params and grads replicated.
-function M.zero1(P, n, nodes, offload_optimizer, f)
-  P, n, nodes, f = common(P, n, nodes, f)
+-- Stages 1 and 2 differ only in what stays replicated on every GPU and
+-- what is partitioned over the N data-parallel ranks (bytes per parameter).
+-- With the optimizer offloaded, only the replicated part stays on the GPU.
+local function partitioned_states(P, n, nodes, offloaded, f, replicated, partitioned)
   local N = n * nodes
   local gpu, cpu
-  if flag(offload_optimizer, "offload_optimizer") then
-    gpu = 4 * P
+  if offloaded then
+    gpu = replicated * P
     cpu = P * math.max(4 * N, 16) * f
   else
-    gpu = 4 * P + trunc(16 * P / N)
+    gpu = replicated * P + trunc(partitioned * P / N)
     cpu = P * 4 * n * f
   end
   return { gpu = trunc(gpu), cpu = trunc(cpu) }
 end
 
---- Stage 2: estimate_zero2_model_states_mem_needs (DeepSpeed >= v0.14.3).
+--- Stage 1: fp32 states partitioned over N, fp16 params and grads replicated.
+function M.zero1(P, n, nodes, offload_optimizer, f)
+  P, n, nodes, f = common(P, n, nodes, f)
+  return partitioned_states(P, n, nodes,
+    flag(offload_optimizer, "offload_optimizer"), f, 4, 16)
+end
+
+--- Stage 2: estimate_zero2_model_states_mem_needs (DeepSpeed >= v0.14.3):
+--- fp16 params replicated; grads and fp32 states partitioned.
 function M.zero2(P, n, nodes, offload_optimizer, f)
   P, n, nodes, f = common(P, n, nodes, f)
-  local N = n * nodes
-  local gpu, cpu
-  if flag(offload_optimizer, "offload_optimizer") then
-    gpu = 2 * P
-    cpu = P * math.max(4 * N, 16) * f
-  else
-    gpu = 2 * P + trunc(18 * P / N)
-    cpu = P * 4 * n * f
-  end
-  return { gpu = trunc(gpu), cpu = trunc(cpu) }
+  return partitioned_states(P, n, nodes,
+    flag(offload_optimizer, "offload_optimizer"), f, 2, 18)
 end
 
 --- Stage 3: estimate_zero3_model_states_mem_needs, plus the derived

@@ -130,6 +130,18 @@ local function offload_device(sec)
   return nil
 end
 
+-- Calls fn(key, section, device) for each ZeRO offload section that
+-- offloads (device cpu or nvme), optimizer first.
+local function each_offload(cfg, fn)
+  local z = zero_section(cfg)
+  if not z then return end
+  for _, key in ipairs({ "offload_optimizer", "offload_param" }) do
+    local sec = obj(rawget(z, key))
+    local dev = offload_device(sec)
+    if dev then fn(key, sec, dev) end
+  end
+end
+
 local function fmt(v)
   if is_num(v) then return pynum(v) end
   if is_str(v) then return string.format("%q", v) end
@@ -468,19 +480,14 @@ def {
   fix = "enable ZeRO (stage 1-3 for offload_optimizer, 3 for offload_param) or remove the offload section",
   check = function(cfg, ctx)
     if zero_stage(cfg) ~= 0 then return end
-    local z = zero_section(cfg)
-    if not z then return end
-    for _, key in ipairs({ "offload_optimizer", "offload_param" }) do
-      local dev = offload_device(rawget(z, key))
-      if dev then
-        local need = key == "offload_param" and "3" or "1, 2 or 3"
-        emit(ctx, "offload-requires-zero", { "zero_optimization", key }, key
-          .. " (device " .. dev .. ") at ZeRO stage 0: offloading is done by the ZeRO"
-          .. " optimizers, which stage 0 does not use, so this does not offload anything"
-          .. " (DeepSpeed issue #1403).",
-          "set zero_optimization.stage to " .. need .. ", or remove " .. key)
-      end
-    end
+    each_offload(cfg, function(key, _, dev)
+      local need = key == "offload_param" and "3" or "1, 2 or 3"
+      emit(ctx, "offload-requires-zero", { "zero_optimization", key }, key
+        .. " (device " .. dev .. ") at ZeRO stage 0: offloading is done by the ZeRO"
+        .. " optimizers, which stage 0 does not use, so this does not offload anything"
+        .. " (DeepSpeed issue #1403).",
+        "set zero_optimization.stage to " .. need .. ", or remove " .. key)
+    end)
   end,
 }
 
@@ -510,11 +517,8 @@ def {
   summary = "CPU offload with pin_memory false",
   fix = "set pin_memory to true if host RAM and the memlock limit allow it",
   check = function(cfg, ctx)
-    local z = zero_section(cfg)
-    if not z then return end
-    for _, key in ipairs({ "offload_optimizer", "offload_param" }) do
-      local sec = obj(rawget(z, key))
-      if offload_device(sec) == "cpu" and pybool(rawget(sec, "pin_memory")) == false then
+    each_offload(cfg, function(key, sec, dev)
+      if dev == "cpu" and pybool(rawget(sec, "pin_memory")) == false then
         emit(ctx, "offload-pin-memory", { "zero_optimization", key, "pin_memory" },
           key .. " offloads to cpu with pin_memory false: host-device copies go"
           .. " through pageable memory and are slower. (Pinned memory is the default"
@@ -523,7 +527,7 @@ def {
           "set zero_optimization." .. key .. ".pin_memory to true if host RAM and"
           .. " `ulimit -l` allow it; otherwise keep false")
       end
-    end
+    end)
   end,
 }
 
@@ -533,11 +537,8 @@ def {
   summary = "CPU offload without pin_memory: its default changed from false to true in v0.19.5",
   fix = "state pin_memory explicitly",
   check = function(cfg, ctx)
-    local z = zero_section(cfg)
-    if not z then return end
-    for _, key in ipairs({ "offload_optimizer", "offload_param" }) do
-      local sec = obj(rawget(z, key))
-      if offload_device(sec) == "cpu" and rawget(sec, "pin_memory") == nil then
+    each_offload(cfg, function(key, sec, dev)
+      if dev == "cpu" and rawget(sec, "pin_memory") == nil then
         emit(ctx, "offload-pin-memory-default", { "zero_optimization", key },
           key .. " offloads to cpu without pin_memory: DeepSpeed < v0.19.5 uses pageable"
           .. " memory, v0.19.5+ pins it (page-locked host memory can exhaust host RAM or"
@@ -545,7 +546,7 @@ def {
           "add \"pin_memory\": true (faster copies) or false (safer on memory-tight"
           .. " hosts) to zero_optimization." .. key)
       end
-    end
+    end)
   end,
 }
 

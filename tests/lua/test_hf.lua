@@ -1,6 +1,7 @@
 -- Unit tests for plugins/deepspeed/hf.lua (HF Trainer "auto" handling).
 
 local NULL = dsforge.null
+local fixtures = require("fixtures.configs")
 
 local function full_inputs()
   return {
@@ -11,59 +12,9 @@ local function full_inputs()
   }
 end
 
--- /work/shared/realworld-configs/llava__zero3_offload.json
-local function llava_zero3_offload()
-  return {
-    fp16 = { enabled = "auto", loss_scale = 0, loss_scale_window = 1000,
-      initial_scale_power = 16, hysteresis = 2, min_loss_scale = 1 },
-    bf16 = { enabled = "auto" },
-    optimizer = { type = "AdamW", params = { lr = "auto", betas = "auto", eps = "auto",
-      weight_decay = "auto" } },
-    scheduler = { type = "WarmupLR", params = { warmup_min_lr = "auto", warmup_max_lr = "auto",
-      warmup_num_steps = "auto" } },
-    zero_optimization = { stage = 3,
-      offload_optimizer = { device = "cpu", pin_memory = true },
-      offload_param = { device = "cpu", pin_memory = true },
-      overlap_comm = true, contiguous_gradients = true, sub_group_size = 1e9,
-      reduce_bucket_size = "auto", stage3_prefetch_bucket_size = "auto",
-      stage3_param_persistence_threshold = "auto", stage3_max_live_parameters = 1e9,
-      stage3_max_reuse_distance = 1e9, gather_16bit_weights_on_model_save = true },
-    gradient_accumulation_steps = "auto", gradient_clipping = "auto",
-    train_batch_size = "auto", train_micro_batch_size_per_gpu = "auto",
-    steps_per_print = 1e5, wall_clock_breakdown = false,
-  }
-end
-
--- /work/shared/realworld-configs/llava__zero2.json
-local function llava_zero2()
-  return {
-    fp16 = { enabled = "auto", loss_scale = 0, loss_scale_window = 1000,
-      initial_scale_power = 16, hysteresis = 2, min_loss_scale = 1 },
-    bf16 = { enabled = "auto" },
-    train_micro_batch_size_per_gpu = "auto", train_batch_size = "auto",
-    gradient_accumulation_steps = "auto",
-    zero_optimization = { stage = 2, overlap_comm = true, contiguous_gradients = true,
-      sub_group_size = 1e9, reduce_bucket_size = "auto" },
-  }
-end
-
--- Seed 002's ZeRO-2 example (WarmupDecayLR, everything "auto").
-local function seed002_zero2()
-  return {
-    fp16 = { enabled = "auto", loss_scale = 0, loss_scale_window = 1000,
-      initial_scale_power = 16, hysteresis = 2, min_loss_scale = 1 },
-    optimizer = { type = "AdamW", params = { lr = "auto", betas = "auto", eps = "auto",
-      weight_decay = "auto" } },
-    scheduler = { type = "WarmupDecayLR", params = { last_batch_iteration = -1,
-      total_num_steps = "auto", warmup_min_lr = "auto", warmup_max_lr = "auto",
-      warmup_num_steps = "auto" } },
-    zero_optimization = { stage = 2, offload_optimizer = { device = "cpu", pin_memory = true },
-      offload_param = { device = "cpu", pin_memory = true }, allgather_bucket_size = 5e8,
-      overlap_comm = true, reduce_bucket_size = 5e8 },
-    gradient_accumulation_steps = "auto", gradient_clipping = "auto", steps_per_print = 2000,
-    train_batch_size = "auto", train_micro_batch_size_per_gpu = "auto",
-  }
-end
+local function llava_zero3_offload() return fixtures.real("llava__zero3_offload") end
+local function llava_zero2() return fixtures.real("llava__zero2") end
+local seed002_zero2 = fixtures.seed002_zero2
 
 local function count_auto(v)
   if v == "auto" then return 1 end

@@ -1,6 +1,7 @@
 -- Unit tests for plugins/deepspeed/rules.lua (cross-field rules and lint).
 
 local NULL = dsforge.null
+local fixtures = require("fixtures.configs")
 local SEVERITIES = { error = true, warning = true, note = true }
 
 -- Runs every rule the way the C core does and returns the reports, each
@@ -56,128 +57,6 @@ local function ids(out)
   return table.concat(s, ",")
 end
 
--- Real-world configs (/work/shared/realworld-configs), as the JSON reader
--- delivers them: 5e8 / 1e9 / 1e5 are floats, plain digits are integers.
-local REAL = {
-  ["axolotl__zero1"] = {
-    zero_optimization = { stage = 1, overlap_comm = true },
-    bf16 = { enabled = "auto" },
-    fp16 = { enabled = "auto", auto_cast = false, loss_scale = 0, initial_scale_power = 32,
-      loss_scale_window = 1000, hysteresis = 2, min_loss_scale = 1 },
-    gradient_accumulation_steps = "auto", gradient_clipping = "auto",
-    train_batch_size = "auto", train_micro_batch_size_per_gpu = "auto",
-    wall_clock_breakdown = false,
-  },
-  ["axolotl__zero3_bf16_cpuoffload_all"] = {
-    zero_force_ds_cpu_optimizer = false,
-    zero_allow_untested_optimizer = true,
-    zero_optimization = {
-      stage = 3,
-      offload_optimizer = { device = "cpu", pin_memory = true },
-      offload_param = { device = "cpu", pin_memory = true },
-      overlap_comm = true, contiguous_gradients = true, sub_group_size = 0,
-      reduce_bucket_size = "auto", stage3_prefetch_bucket_size = "auto",
-      stage3_param_persistence_threshold = "auto", max_live_parameters = 0,
-      max_reuse_distance = 0, gather_16bit_weights_on_model_save = true,
-    },
-    bf16 = { enabled = true },
-    gradient_accumulation_steps = "auto", gradient_clipping = "auto",
-    train_batch_size = "auto", train_micro_batch_size_per_gpu = "auto",
-    wall_clock_breakdown = false,
-  },
-  ["llama-factory__ds_z0_config"] = {
-    train_batch_size = "auto", train_micro_batch_size_per_gpu = "auto",
-    gradient_accumulation_steps = "auto", gradient_clipping = "auto",
-    zero_allow_untested_optimizer = true,
-    fp16 = { enabled = "auto", loss_scale = 0, loss_scale_window = 1000,
-      initial_scale_power = 16, hysteresis = 2, min_loss_scale = 1 },
-    bf16 = { enabled = "auto" },
-    zero_optimization = { stage = 0, allgather_partitions = true, allgather_bucket_size = 5e8,
-      overlap_comm = false, reduce_scatter = true, reduce_bucket_size = 5e8,
-      contiguous_gradients = true, round_robin_gradients = true },
-  },
-  ["llama-factory__ds_z2_offload_config"] = {
-    train_batch_size = "auto", train_micro_batch_size_per_gpu = "auto",
-    gradient_accumulation_steps = "auto", gradient_clipping = "auto",
-    zero_allow_untested_optimizer = true,
-    fp16 = { enabled = "auto", loss_scale = 0, loss_scale_window = 1000,
-      initial_scale_power = 16, hysteresis = 2, min_loss_scale = 1 },
-    bf16 = { enabled = "auto" },
-    zero_optimization = { stage = 2,
-      offload_optimizer = { device = "cpu", pin_memory = true },
-      allgather_partitions = true, allgather_bucket_size = 5e8, overlap_comm = false,
-      reduce_scatter = true, reduce_bucket_size = 5e8, contiguous_gradients = true,
-      round_robin_gradients = true },
-  },
-  ["llama-factory__ds_z3_fp8_config"] = {
-    train_micro_batch_size_per_gpu = "auto", gradient_clipping = "auto",
-    zero_allow_untested_optimizer = true, zero_force_ds_cpu_optimizer = true,
-    fp16 = { enabled = false, loss_scale = 0, loss_scale_window = 1000,
-      initial_scale_power = 16, hysteresis = 2, min_loss_scale = 1 },
-    bf16 = { enabled = "auto" },
-    zero_optimization = { stage = 3,
-      offload_optimizer = { device = "cpu", pin_memory = false },
-      overlap_comm = false, contiguous_gradients = true, sub_group_size = 1000000000,
-      reduce_bucket_size = 12845056, stage3_prefetch_bucket_size = 11560550,
-      stage3_param_persistence_threshold = 35840, stage3_max_live_parameters = 1000000000,
-      stage3_max_reuse_distance = 1000000000, stage3_gather_16bit_weights_on_model_save = true },
-    steps_per_print = 10000000,
-    gradient_accumulation_steps = "auto",
-    comms_config = { verbose = false },
-    monitor_config = { enabled = true, tag = "DeepSpeedMonitor", csv_monitor = { enabled = false } },
-  },
-  ["llava__zero2"] = {
-    fp16 = { enabled = "auto", loss_scale = 0, loss_scale_window = 1000,
-      initial_scale_power = 16, hysteresis = 2, min_loss_scale = 1 },
-    bf16 = { enabled = "auto" },
-    train_micro_batch_size_per_gpu = "auto", train_batch_size = "auto",
-    gradient_accumulation_steps = "auto",
-    zero_optimization = { stage = 2, overlap_comm = true, contiguous_gradients = true,
-      sub_group_size = 1e9, reduce_bucket_size = "auto" },
-  },
-  ["llava__zero3_offload"] = {
-    fp16 = { enabled = "auto", loss_scale = 0, loss_scale_window = 1000,
-      initial_scale_power = 16, hysteresis = 2, min_loss_scale = 1 },
-    bf16 = { enabled = "auto" },
-    optimizer = { type = "AdamW", params = { lr = "auto", betas = "auto", eps = "auto",
-      weight_decay = "auto" } },
-    scheduler = { type = "WarmupLR", params = { warmup_min_lr = "auto", warmup_max_lr = "auto",
-      warmup_num_steps = "auto" } },
-    zero_optimization = { stage = 3,
-      offload_optimizer = { device = "cpu", pin_memory = true },
-      offload_param = { device = "cpu", pin_memory = true },
-      overlap_comm = true, contiguous_gradients = true, sub_group_size = 1e9,
-      reduce_bucket_size = "auto", stage3_prefetch_bucket_size = "auto",
-      stage3_param_persistence_threshold = "auto", stage3_max_live_parameters = 1e9,
-      stage3_max_reuse_distance = 1e9, gather_16bit_weights_on_model_save = true },
-    gradient_accumulation_steps = "auto", gradient_clipping = "auto",
-    train_batch_size = "auto", train_micro_batch_size_per_gpu = "auto",
-    steps_per_print = 1e5, wall_clock_breakdown = false,
-  },
-}
-
--- Seed 002's "zero2 示例": ZeRO-2 with offload_param (which stage 2 ignores).
-local SEED002_ZERO2 = {
-  fp16 = { enabled = "auto", loss_scale = 0, loss_scale_window = 1000,
-    initial_scale_power = 16, hysteresis = 2, min_loss_scale = 1 },
-  optimizer = { type = "AdamW", params = { lr = "auto", betas = "auto", eps = "auto",
-    weight_decay = "auto" } },
-  scheduler = { type = "WarmupDecayLR", params = { last_batch_iteration = -1,
-    total_num_steps = "auto", warmup_min_lr = "auto", warmup_max_lr = "auto",
-    warmup_num_steps = "auto" } },
-  zero_optimization = { stage = 2,
-    offload_optimizer = { device = "cpu", pin_memory = true },
-    offload_param = { device = "cpu", pin_memory = true },
-    allgather_partitions = true, allgather_bucket_size = 5e8, overlap_comm = true,
-    reduce_scatter = true, reduce_bucket_size = 5e8, contiguous_gradients = true },
-  activation_checkpointing = { partition_activations = false, cpu_checkpointing = false,
-    contiguous_memory_optimization = false, number_checkpoints = NULL,
-    synchronize_checkpoint_boundary = false, profile = false },
-  gradient_accumulation_steps = "auto", gradient_clipping = "auto", steps_per_print = 2000,
-  train_batch_size = "auto", min_lr = 5e-7, train_micro_batch_size_per_gpu = "auto",
-  wall_clock_breakdown = false,
-}
-
 -- Seed 003's original config (8 GPUs x 8 x 4 = 256), with the two values
 -- its problem table names: overlap_comm false and steps_per_print 2000.
 local function seed003()
@@ -210,30 +89,30 @@ return {
   end,
 
   realworld_configs_have_no_errors_at_target_hf = function()
-    local names = dsforge.sorted_keys(REAL)
+    local names = fixtures.real_names()
     T.eq(#names, 7)
     for _, name in ipairs(names) do
       for _, w in ipairs({ 1, 2, 8 }) do
-        T.eq(errors(run(REAL[name], "hf", w)), {}, name .. " at world size " .. w)
+        T.eq(errors(run(fixtures.real(name), "hf", w)), {}, name .. " at world size " .. w)
       end
     end
   end,
 
   realworld_lint_is_what_we_expect = function()
-    local out = run(REAL["llama-factory__ds_z2_offload_config"], "hf", 8)
+    local out = run(fixtures.real("llama-factory__ds_z2_offload_config"), "hf", 8)
     T.eq(find(out, "overlap-comm-off")[1].severity, "warning")
-    out = run(REAL["axolotl__zero1"], "hf", 8)
+    out = run(fixtures.real("axolotl__zero1"), "hf", 8)
     T.truthy(has(out, "overlap-comm-ignored"))
-    out = run(REAL["llama-factory__ds_z3_fp8_config"], "hf", 8)
+    out = run(fixtures.real("llama-factory__ds_z3_fp8_config"), "hf", 8)
     T.truthy(has(out, "offload-pin-memory"))
     T.falsy(has(out, "steps-per-print"), "huge steps_per_print is normal under the HF Trainer")
-    out = run(REAL["llava__zero2"], "hf", 8)
+    out = run(fixtures.real("llava__zero2"), "hf", 8)
     T.eq(find(out, "stage3-option-ignored")[1].path, { "zero_optimization", "sub_group_size" })
   end,
 
   seed002_zero2_example_offload_param_ignored = function()
     for _, target in ipairs({ "hf", "deepspeed" }) do
-      local out = run(SEED002_ZERO2, target, 8)
+      local out = run(fixtures.seed002_zero2(), target, 8)
       local hits = find(out, "offload-param-ignored")
       T.eq(#hits, 1, target)
       T.eq(hits[1].severity, "error")
@@ -241,8 +120,8 @@ return {
       T.truthy(hits[1].message:find("stage 2", 1, true))
     end
     -- under HF, total_num_steps "auto" is filled by the Trainer; plain DeepSpeed crashes
-    T.falsy(has(run(SEED002_ZERO2, "hf", 8), "scheduler-missing-param"))
-    T.truthy(has(run(SEED002_ZERO2, "deepspeed", 8), "scheduler-missing-param"))
+    T.falsy(has(run(fixtures.seed002_zero2(), "hf", 8), "scheduler-missing-param"))
+    T.truthy(has(run(fixtures.seed002_zero2(), "deepspeed", 8), "scheduler-missing-param"))
   end,
 
   seed003_original_overlap_comm_off = function()

@@ -1,7 +1,8 @@
 /*
 ** test_lua_suites.c -- runs a tests/lua/test_*.lua suite inside the real
 ** sandbox (contrib/docs/lua-tests.md): every test in a fresh state, with the
-** plugins directory on require's path and the assertion table T.
+** plugins directory and then the suite's own directory (for shared fixtures
+** such as fixtures/configs.lua) on require's path, and the assertion table T.
 **
 ** Usage: test_lua_suites SUITE.lua PLUGINS_DIR
 */
@@ -71,15 +72,17 @@ static const char prelude[] =
 
 static const char *suite_path;
 static const char *plugin_dir;
+static char *suite_dir; /* owned: suite_path up to its last '/', or "." */
 
 /* A fresh host with T installed and the suite's table on the stack. */
 static dsf_host *open_suite(dsf_srccache *src, dsf_diags *d)
 {
-    static const char *dirs[1];
+    static const char *dirs[2];
     dirs[0] = plugin_dir;
+    dirs[1] = suite_dir;
     dsf_limits lim = DSF_LIMITS_DEFAULT;
     lim.memory = 256u << 20;
-    dsf_host_config hc = {lim, dirs, 1, src, d};
+    dsf_host_config hc = {lim, dirs, 2, src, d};
     dsf_host *h;
     if (dsf_host_new(&h, &hc, d) != 0)
         return NULL;
@@ -129,12 +132,16 @@ int main(int argc, char **argv)
     }
     suite_path = argv[1];
     plugin_dir = argv[2];
+    const char *slash = strrchr(suite_path, '/');
+    suite_dir = slash ? dsf_xasprintf("%.*s", (int)(slash - suite_path), suite_path)
+                      : dsf_xasprintf(".");
     /* Collect the test names (sorted) from one evaluation of the suite. */
     dsf_srccache *src = dsf_srccache_new();
     dsf_diags d = DSF_DIAGS_INIT;
     dsf_host *h = open_suite(src, &d);
     if (!h) {
         dsf_diags_print(&d, stderr, false);
+        free(suite_dir);
         return 1;
     }
     lua_State *L = dsf_host_state(h);
@@ -168,5 +175,6 @@ int main(int argc, char **argv)
         free(names[i]);
     free(names);
     free(tests);
+    free(suite_dir);
     return failed ? 1 : 0;
 }
