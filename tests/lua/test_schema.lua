@@ -54,94 +54,17 @@ end
 local function contains(s, needle) return type(s) == "string" and s:find(needle, 1, true) ~= nil end
 
 ---------------------------------------------------------------------------
--- embedded real-world configs (numbers as in the JSON files: 1e9 is a float)
+-- real-world configs: shared ones from tests/lua/fixtures/configs.lua, and
+-- llama-factory's autotp config, which only this suite uses
 ---------------------------------------------------------------------------
 
-local function llava_zero3_offload()
-  return {
-    fp16 = { enabled = "auto", loss_scale = 0, loss_scale_window = 1000, initial_scale_power = 16,
-             hysteresis = 2, min_loss_scale = 1 },
-    bf16 = { enabled = "auto" },
-    optimizer = { type = "AdamW", params = { lr = "auto", betas = "auto", eps = "auto", weight_decay = "auto" } },
-    scheduler = { type = "WarmupLR", params = { warmup_min_lr = "auto", warmup_max_lr = "auto", warmup_num_steps = "auto" } },
-    zero_optimization = {
-      stage = 3,
-      offload_optimizer = { device = "cpu", pin_memory = true },
-      offload_param = { device = "cpu", pin_memory = true },
-      overlap_comm = true,
-      contiguous_gradients = true,
-      sub_group_size = 1e9,
-      reduce_bucket_size = "auto",
-      stage3_prefetch_bucket_size = "auto",
-      stage3_param_persistence_threshold = "auto",
-      stage3_max_live_parameters = 1e9,
-      stage3_max_reuse_distance = 1e9,
-      gather_16bit_weights_on_model_save = true,
-    },
-    gradient_accumulation_steps = "auto",
-    gradient_clipping = "auto",
-    train_batch_size = "auto",
-    train_micro_batch_size_per_gpu = "auto",
-    steps_per_print = 1e5,
-    wall_clock_breakdown = false,
-  }
-end
-
-local function llamafactory_z3_fp8()
-  return {
-    train_micro_batch_size_per_gpu = "auto",
-    gradient_clipping = "auto",
-    zero_allow_untested_optimizer = true,
-    zero_force_ds_cpu_optimizer = true,
-    fp16 = { enabled = false, loss_scale = 0, loss_scale_window = 1000, initial_scale_power = 16,
-             hysteresis = 2, min_loss_scale = 1 },
-    bf16 = { enabled = "auto" },
-    zero_optimization = {
-      stage = 3,
-      offload_optimizer = { device = "cpu", pin_memory = false },
-      overlap_comm = false,
-      contiguous_gradients = true,
-      sub_group_size = 1000000000,
-      reduce_bucket_size = 12845056,
-      stage3_prefetch_bucket_size = 11560550,
-      stage3_param_persistence_threshold = 35840,
-      stage3_max_live_parameters = 1000000000,
-      stage3_max_reuse_distance = 1000000000,
-      stage3_gather_16bit_weights_on_model_save = true,
-    },
-    steps_per_print = 10000000,
-    gradient_accumulation_steps = "auto",
-    comms_config = { verbose = false },
-    monitor_config = { enabled = true, tag = "DeepSpeedMonitor", csv_monitor = { enabled = false } },
-  }
-end
-
+local fixtures = require("fixtures.configs")
+local function llava_zero3_offload() return fixtures.real("llava__zero3_offload") end
+local function llamafactory_z3_fp8() return fixtures.real("llama-factory__ds_z3_fp8_config") end
 local function axolotl_zero3_bf16_offload_all()
-  return {
-    zero_force_ds_cpu_optimizer = false,
-    zero_allow_untested_optimizer = true,
-    zero_optimization = {
-      stage = 3,
-      offload_optimizer = { device = "cpu", pin_memory = true },
-      offload_param = { device = "cpu", pin_memory = true },
-      overlap_comm = true,
-      contiguous_gradients = true,
-      sub_group_size = 0,
-      reduce_bucket_size = "auto",
-      stage3_prefetch_bucket_size = "auto",
-      stage3_param_persistence_threshold = "auto",
-      max_live_parameters = 0,
-      max_reuse_distance = 0,
-      gather_16bit_weights_on_model_save = true,
-    },
-    bf16 = { enabled = true },
-    gradient_accumulation_steps = "auto",
-    gradient_clipping = "auto",
-    train_batch_size = "auto",
-    train_micro_batch_size_per_gpu = "auto",
-    wall_clock_breakdown = false,
-  }
+  return fixtures.real("axolotl__zero3_bf16_cpuoffload_all")
 end
+local seed002_zero2 = fixtures.seed002_zero2
 
 local function llamafactory_z2_autotp()
   return {
@@ -165,38 +88,6 @@ local function llamafactory_z2_autotp()
       round_robin_gradients = true,
     },
     tensor_parallel = { autotp_size = 2 },
-  }
-end
-
--- The "zero2 示例" of seed document 002.
-local function seed002_zero2()
-  return {
-    fp16 = { enabled = "auto", loss_scale = 0, loss_scale_window = 1000, initial_scale_power = 16,
-             hysteresis = 2, min_loss_scale = 1 },
-    optimizer = { type = "AdamW", params = { lr = "auto", betas = "auto", eps = "auto", weight_decay = "auto" } },
-    scheduler = { type = "WarmupDecayLR", params = { last_batch_iteration = -1, total_num_steps = "auto",
-      warmup_min_lr = "auto", warmup_max_lr = "auto", warmup_num_steps = "auto" } },
-    zero_optimization = {
-      stage = 2,
-      offload_optimizer = { device = "cpu", pin_memory = true },
-      offload_param = { device = "cpu", pin_memory = true },
-      allgather_partitions = true,
-      allgather_bucket_size = 5e8,
-      overlap_comm = true,
-      reduce_scatter = true,
-      reduce_bucket_size = 5e8,
-      contiguous_gradients = true,
-    },
-    activation_checkpointing = { partition_activations = false, cpu_checkpointing = false,
-      contiguous_memory_optimization = false, number_checkpoints = NULL,
-      synchronize_checkpoint_boundary = false, profile = false },
-    gradient_accumulation_steps = "auto",
-    gradient_clipping = "auto",
-    steps_per_print = 2000,
-    train_batch_size = "auto",
-    min_lr = 5e-7,
-    train_micro_batch_size_per_gpu = "auto",
-    wall_clock_breakdown = false,
   }
 end
 
