@@ -204,10 +204,15 @@ static int l_sorted_keys(lua_State *L)
     return 1;
 }
 
-/* The iterator of pairs: upvalue 1 the sorted keys, 2 the position. Keys
-** whose value was removed during the loop are skipped. */
+/* The iterator of pairs: upvalue 1 the sorted keys, 2 the position, 3 the
+** table it walks. Keys whose value was removed during the loop are
+** skipped. A script can call the iterator itself, with anything: it walks
+** only its own table and refuses any other first argument. */
 static int sorted_next(lua_State *L)
 {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (!lua_rawequal(L, 1, lua_upvalueindex(3)))
+        return luaL_argerror(L, 1, "not the table this iterator walks");
     lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
     for (;;) {
         if (lua_rawgeti(L, lua_upvalueindex(1), ++i) == LUA_TNIL)
@@ -234,7 +239,8 @@ int dsf_lua_pairs(lua_State *L)
     lua_settop(L, 1);
     push_sorted_keys(L, 1, false);
     lua_pushinteger(L, 0);
-    lua_pushcclosure(L, sorted_next, 2);
+    lua_pushvalue(L, 1);
+    lua_pushcclosure(L, sorted_next, 3);
     lua_pushvalue(L, 1);
     lua_pushnil(L);
     return 3;

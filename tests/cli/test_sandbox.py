@@ -227,6 +227,38 @@ class Limits(SandboxTestCase):
         self.assertEqual(res.out, "")
 
 
+class IteratorArguments(SandboxTestCase):
+    """The iterator pairs returns is a C function a script can call with
+    anything: a wrong argument is a script error (exit 5), never a crash."""
+
+    def test_iterator_called_with_a_string(self):
+        self.escape("  local it = pairs({ a = 1 })\n  it('x', nil)",
+                    "bad argument #1", line=3)
+
+    def test_iterator_called_with_a_number(self):
+        self.escape("  local it = pairs({ a = 1 })\n  it(42)",
+                    "bad argument #1", line=3)
+
+    def test_iterator_called_with_nothing(self):
+        self.escape("  local it = pairs({ a = 1 })\n  it()",
+                    "bad argument #1", line=3)
+
+    def test_iterator_called_with_another_table(self):
+        self.escape("  local it = pairs({ a = 1 })\n  it({ b = 2 })",
+                    "not the table this iterator walks", line=3)
+
+    def test_iterator_called_by_hand_on_its_own_table(self):
+        res = self.gen(profile_with_build(
+            "  local t = { b = 2, a = 1 }\n"
+            "  local it, s, k = pairs(t)\n"
+            "  local k1 = it(s, k)\n"
+            "  return { train_batch_size = 8, "
+            "train_micro_batch_size_per_gpu = 8, "
+            "gradient_accumulation_steps = 1, first = k1 }"))
+        self.assertExit(res, 0)
+        self.assertEqual(res.json()["first"], "a")
+
+
 class ErrorValues(SandboxTestCase):
     def test_error_table(self):
         self.escape("  error({})",
