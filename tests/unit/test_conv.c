@@ -586,7 +586,7 @@ static void test_depth_cap(void **state)
     char *got = lua_to_text(f->h, code, 0, &err);
     assert_non_null(got);
     size_t opens = 0;
-    for (const char *p = got; *p; p++)
+    for (const char *p = got; p && *p; p++)
         opens += *p == '{';
     assert_int_equal(opens, DSF_CONV_MAX_DEPTH);
     free(got);
