@@ -1,14 +1,11 @@
 /* paths.c -- see paths.h. */
-#define _XOPEN_SOURCE 700 /* realpath */
 #include "paths.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/fsutil.h"
 #include "core/xalloc.h"
-#include "version.h"
 
 void dsf_dirs_add(dsf_dirs *dirs, const char *path, const char *origin)
 {
@@ -42,27 +39,17 @@ static char *home_dir(const char *xdg_var, const char *fallback)
 char *dsf_config_home(void) { return home_dir("XDG_CONFIG_HOME", ".config"); }
 char *dsf_cache_home(void) { return home_dir("XDG_CACHE_HOME", ".cache"); }
 
-char *dsf_builtin_dir(const char *kind)
+/* $DSFORGE_DATADIR when set and not empty, else NULL. */
+static const char *datadir_override(void)
 {
     const char *over = getenv("DSFORGE_DATADIR");
-    if (over && *over)
-        return dsf_path_join(over, kind);
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *bindir = dsf_path_dirname(exe);
-        char *installed = dsf_xasprintf("%s/../share/dsforge/%s", bindir,
-                                        kind);
-        free(bindir);
-        char real[4096];
-        if (dsf_is_dir(installed) && realpath(installed, real)) {
-            free(installed);
-            return dsf_xstrdup(real);
-        }
-        free(installed);
-    }
-    return dsf_path_join(DSF_SOURCE_DIR, kind);
+    return over && *over ? over : NULL;
+}
+
+char *dsf_builtin_dir(const char *kind)
+{
+    const char *over = datadir_override();
+    return dsf_path_join(over ? over : DSF_BUILTIN_ROOT, kind);
 }
 
 void dsf_dirs_build(dsf_dirs *out, const char *kind,
@@ -91,7 +78,10 @@ void dsf_dirs_build(dsf_dirs *out, const char *kind,
         free(cfg);
     }
     char *builtin = dsf_builtin_dir(kind);
-    add_if_dir(out, builtin, "built-in");
+    if (datadir_override())
+        add_if_dir(out, builtin, "built-in");
+    else
+        dsf_dirs_add(out, builtin, "built-in"); /* always there */
     free(builtin);
 }
 

@@ -26,14 +26,22 @@ void dsf_dirs_add(dsf_dirs *dirs, const char *path, const char *origin);
 ** directories (option_name names their option), each directory of the
 ** colon-separated environment variable env_var, ./<kind>, then
 ** $XDG_CONFIG_HOME/dsforge/<kind> (default ~/.config), then the built-in
-** directory. Directories that do not exist are left out. */
+** directory (always listed). Directories that do not exist are left
+** out. */
 void dsf_dirs_build(dsf_dirs *out, const char *kind,
                     const char *const *explicit_dirs, size_t n_explicit,
                     const char *option_name, const char *env_var);
 
-/* The built-in directory for kind: $DSFORGE_DATADIR/<kind> when set, the
-** installed share/dsforge/<kind> next to the executable when present,
-** else the source tree's (running from the build tree). Caller frees. */
+/* The root of the files compiled into the executable: the built-in
+** profiles are "<built-in>/profiles/NAME.lua", the plugins
+** "<built-in>/plugins/NAME/...". Messages name them so; lua/scriptfs.h
+** reads them. */
+#define DSF_BUILTIN_ROOT "<built-in>"
+
+/* The built-in directory for kind: $DSFORGE_DATADIR/<kind> when that
+** variable is set (a directory on disk standing in for the built-ins,
+** for developing them without rebuilding), else DSF_BUILTIN_ROOT/<kind>.
+** Caller frees. */
 char *dsf_builtin_dir(const char *kind);
 
 /* $XDG_CONFIG_HOME/dsforge (or ~/.config/dsforge), and the cache

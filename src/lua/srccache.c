@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "core/fsutil.h"
 #include "core/sha256.h"
 #include "core/xalloc.h"
+#include "lua/scriptfs.h"
 
 struct dsf_srccache {
     dsf_source **items;
@@ -28,15 +30,31 @@ int dsf_srccache_get(dsf_srccache *c, const char *path,
             return 0;
         }
     }
-    char *text;
-    size_t len;
-    int rc = dsf_read_file(&text, &len, path, DSF_SCRIPT_MAX_BYTES, d);
-    if (rc)
-        return rc;
     dsf_source *s = dsf_xcalloc(1, sizeof *s);
+    const dsf_builtin_chunk *embedded = dsf_scriptfs_embedded(path);
+    if (embedded) {
+        /* Compiled into the executable: borrowed, never read from disk. */
+        s->text = (const char *)embedded->src;
+        s->len = embedded->src_len;
+        s->builtin = embedded;
+        s->builtin_checked = 1;
+        s->borrowed = 1;
+    } else if (dsf_scriptfs_is_builtin_path(path)) {
+        free(s);
+        return dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
+                              "no such built-in file");
+    } else {
+        char *text;
+        size_t len;
+        int rc = dsf_read_file(&text, &len, path, DSF_SCRIPT_MAX_BYTES, d);
+        if (rc) {
+            free(s);
+            return rc;
+        }
+        s->text = text;
+        s->len = len;
+    }
     s->path = dsf_xstrdup(path);
-    s->text = text;
-    s->len = len;
     dsf_xgrow((void **)&c->items, &c->cap, c->len + 1, sizeof *c->items);
     c->items[c->len++] = s;
     *out = s;
@@ -67,7 +85,8 @@ void dsf_srccache_free(dsf_srccache *c)
         return;
     for (size_t i = 0; i < c->len; i++) {
         free((char *)c->items[i]->path);
-        free((char *)c->items[i]->text);
+        if (!c->items[i]->borrowed)
+            free((char *)c->items[i]->text);
         free(c->items[i]->bytecode);
         free(c->items[i]);
     }

@@ -26,14 +26,16 @@ typedef struct dsf_source {
     size_t bytecode_len;
     const void *builtin;   /* its precompiled built-in chunk, or NULL */
     int builtin_checked;   /* builtin has been looked up */
+    int borrowed;          /* text is the executable's embedded copy */
 } dsf_source;
 
 /* A new, empty cache; free with dsf_srccache_free. */
 dsf_srccache *dsf_srccache_new(void);
 
-/* The source at path, read on first use (at most DSF_SCRIPT_MAX_BYTES).
-** *out is borrowed from the cache until it is freed. DSF_EINPUT when the
-** file cannot be read. */
+/* The source at path, read on first use (at most DSF_SCRIPT_MAX_BYTES);
+** a path under DSF_BUILTIN_ROOT is the executable's embedded copy (see
+** lua/scriptfs.h). *out is borrowed from the cache until it is freed.
+** DSF_EINPUT when the file cannot be read. */
 int dsf_srccache_get(dsf_srccache *c, const char *path,
                      const dsf_source **out, dsf_diags *d);
 

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
+#include "lua/scriptfs.h"
 
 static const char *const plugin_fields[] = {"name", "version", "summary",
                                             "rules", "resolvers", NULL};
@@ -305,11 +306,11 @@ int dsf_plugins_load(dsf_plugins **out, const dsf_dirs *dirs,
     for (size_t i = 0; !rc && i < dirs->len; i++) {
         char **names;
         size_t nn;
-        dsf_list_dir(&names, &nn, dirs->items[i].path);
+        dsf_scriptfs_list_dir(&names, &nn, dirs->items[i].path);
         for (size_t k = 0; !rc && k < nn; k++) {
             char *init = dsf_xasprintf("%s/%s/init.lua", dirs->items[i].path,
                                        names[k]);
-            bool is_plugin = dsf_is_file(init);
+            bool is_plugin = dsf_scriptfs_is_file(init);
             bool seen = false;
             for (size_t j = 0; j < p->n; j++)
                 seen |= !strcmp(p->items[j].name, names[k]);

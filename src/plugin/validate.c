@@ -125,6 +125,15 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
                          const dsf_validate_opts *o, dsf_findings *out,
                          dsf_diags *d)
 {
+    /* Validating with no rule would pass anything: say so instead. */
+    if (p->nrules == 0) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "no validation rules are loaded: "
+                                   "nothing would be checked");
+        dsf_diag_set_hint(g, "no plugin on the plugin path declares a "
+                             "rule ('dsforge plugins' lists them)");
+        return DSF_EINPUT;
+    }
     lua_State *L = dsf_host_state(p->host);
     size_t first = out->len;
     dsf_collector c = {p, out, NULL};

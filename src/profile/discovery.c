@@ -9,6 +9,7 @@
 #include "core/fsutil.h"
 #include "core/strutil.h"
 #include "core/xalloc.h"
+#include "lua/scriptfs.h"
 
 
 bool dsf_profile_valid_name(const char *s)
@@ -39,7 +40,7 @@ void dsf_profile_list(dsf_profile_entry **out, size_t *n,
     for (size_t i = 0; i < dirs->len; i++) {
         char **names;
         size_t nn;
-        dsf_list_dir(&names, &nn, dirs->items[i].path);
+        dsf_scriptfs_list_dir(&names, &nn, dirs->items[i].path);
         for (size_t k = 0; k < nn; k++) {
             if (!has_suffix(names[k], ".lua"))
                 continue;
@@ -48,14 +49,25 @@ void dsf_profile_list(dsf_profile_entry **out, size_t *n,
                 free(stem);
                 continue;
             }
-            bool shadowed = false;
-            for (size_t j = 0; j < *n; j++)
-                if (!strcmp((*out)[j].name, stem))
+            char *path = dsf_path_join(dirs->items[i].path, names[k]);
+            /* A lower copy is shadowed; a byte-identical one (./profiles
+            ** in dsforge's own checkout) is the same profile: not listed
+            ** twice. */
+            bool shadowed = false, same = false;
+            for (size_t j = 0; j < *n && !shadowed; j++)
+                if (!strcmp((*out)[j].name, stem)) {
                     shadowed = true;
+                    same = dsf_scriptfs_same((*out)[j].path, path);
+                }
+            if (same) {
+                free(stem);
+                free(path);
+                continue;
+            }
             dsf_xgrow((void **)out, &cap, *n + 1, sizeof **out);
             dsf_profile_entry *e = &(*out)[(*n)++];
             e->name = stem;
-            e->path = dsf_path_join(dirs->items[i].path, names[k]);
+            e->path = path;
             e->origin = dsf_xstrdup(dirs->items[i].origin);
             e->shadowed = shadowed;
         }
@@ -120,7 +132,7 @@ int dsf_profile_find(char **path_out, const char **origin_out,
     char *file = dsf_xasprintf("%s.lua", name);
     if (prefer_dir) {
         char *p = dsf_path_join(prefer_dir, file);
-        if (dsf_is_file(p)) {
+        if (dsf_scriptfs_is_file(p)) {
             free(file);
             *path_out = p;
             *origin_out = prefer_origin;
@@ -130,7 +142,7 @@ int dsf_profile_find(char **path_out, const char **origin_out,
     }
     for (size_t i = 0; i < dirs->len; i++) {
         char *p = dsf_path_join(dirs->items[i].path, file);
-        if (dsf_is_file(p)) {
+        if (dsf_scriptfs_is_file(p)) {
             free(file);
             *path_out = p;
             *origin_out = dirs->items[i].origin;

@@ -208,27 +208,105 @@ class ExitCodes(dsf.TempDirTest):
         self.assertEqual(run("gen", "boom", "--profile-path", prof).rc, 5)
 
 
-class Install(dsf.TempDirTest):
-    def test_installed_binary_finds_its_profiles_and_plugins(self):
-        build = os.path.dirname(os.path.abspath(dsf.DSFORGE))
-        p = subprocess.run(["cmake", "--install", build, "--prefix",
-                            self.tmp], capture_output=True, text=True,
-                           timeout=120)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        exe = os.path.join(self.tmp, "bin", "dsforge")
-        share = os.path.join(self.tmp, "share", "dsforge")
-        for sub in ("profiles/8xa100.lua", "plugins/deepspeed/init.lua"):
-            self.assertTrue(os.path.isfile(os.path.join(share, sub)), sub)
-        r = subprocess.run([exe, "plugins"], capture_output=True, text=True,
-                           timeout=60, cwd=self.tmp)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("built-in: %s/plugins/deepspeed" % share, r.stdout)
-        r = subprocess.run([exe, "gen", "8xa100", "--tier", "small",
-                            "--stdout"], capture_output=True, text=True,
-                           timeout=60, cwd=self.tmp)
+BAD_CONFIG = """{
+  "train_batch_size": 7,
+  "train_micro_batch_size_per_gpu": 2,
+  "gradient_accumulation_steps": 1,
+  "fp16": {"enabled": true},
+  "bf16": {"enabled": true},
+  "zero_optimization": {"stage": 9}
+}
+"""
+
+
+class StandsAlone(dsf.TempDirTest):
+    """The built-in profiles and plugins are inside the executable: an
+    installed binary and one copied alone (no share/, no source tree, run
+    from elsewhere) behave exactly like the one in the build tree."""
+
+    def check_binary(self, exe):
+        work = os.path.join(self.tmp, "work")
+        os.makedirs(work, exist_ok=True)
+        env = dict(os.environ, HOME=os.path.join(self.tmp, "home"),
+                   XDG_CONFIG_HOME="", XDG_CACHE_HOME="")
+        env.pop("DSFORGE_DATADIR", None)
+
+        def run_exe(*args):
+            return subprocess.run([exe, *args], capture_output=True,
+                                  text=True, timeout=60, cwd=work, env=env)
+
+        with open(os.path.join(work, "bad.json"), "w") as f:
+            f.write(BAD_CONFIG)
+        r = run_exe("check", "bad.json", "--world-size", "8")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("bad.json:", r.stderr)
+        self.assertIn("error:", r.stderr)
+        r = run_exe("gen", "8xa100", "--tier", "small", "--stdout")
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(os.path.join(dsf.GOLDEN_DIR, "8xa100-small.json")) as f:
             self.assertEqual(r.stdout, f.read())
+        r = run_exe("list")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for name in ("8xa100", "base", "high-performance", "long-sequence",
+                     "small-gpu-offload"):
+            self.assertRegex(r.stdout, r"(?m)^%s +small,medium,large +"
+                             r"built-in " % name)
+        r = run_exe("plugins")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("deepspeed", r.stdout)
+        self.assertIn("<built-in>/plugins/deepspeed", r.stdout)
+        self.assertEqual(os.listdir(work), ["bad.json"])
+
+    def test_copied_alone(self):
+        exe = os.path.join(self.tmp, "elsewhere", "dsforge")
+        os.makedirs(os.path.dirname(exe))
+        shutil.copy(dsf.DSFORGE, exe)
+        self.check_binary(exe)
+
+    def test_installed(self):
+        build = os.path.dirname(os.path.abspath(dsf.DSFORGE))
+        prefix = os.path.join(self.tmp, "prefix")
+        p = subprocess.run(["cmake", "--install", build, "--prefix",
+                            prefix], capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.check_binary(os.path.join(prefix, "bin", "dsforge"))
+
+
+class ListsEachProfileOnce(dsf.TempDirTest):
+    def test_a_copy_identical_to_a_built_in_is_listed_once(self):
+        prof = os.path.join(self.tmp, "profiles")
+        os.makedirs(prof)
+        shutil.copy(os.path.join(dsf.SOURCE_DIR, "profiles", "base.lua"),
+                    prof)
+        with open(os.path.join(dsf.SOURCE_DIR, "profiles",
+                               "8xa100.lua")) as f:
+            text = f.read()
+        with open(os.path.join(prof, "8xa100.lua"), "w") as f:
+            f.write(text + "-- edited\n")
+        r = run("list", cwd=self.tmp)
+        self.assertExit(r, 0)
+        rows = [l.split()[0] for l in r.out.splitlines()[1:]]
+        self.assertEqual(rows.count("base"), 1, r.out)
+        # an edited copy really shadows the built-in: both are shown
+        self.assertEqual(rows.count("8xa100"), 2, r.out)
+        self.assertIn("shadowed", r.out)
+
+
+class NoRulesIsAnError(dsf.TempDirTest):
+    def test_check_with_no_rule_loaded_fails(self):
+        plug = os.path.join(self.tmp, "plugins", "deepspeed")
+        os.makedirs(plug)
+        with open(os.path.join(plug, "init.lua"), "w") as f:
+            f.write('return { name = "deepspeed", version = "0", '
+                    'summary = "no rules" }\n')
+        cfg = os.path.join(self.tmp, "c.json")
+        with open(cfg, "w") as f:
+            f.write(BAD_CONFIG)
+        r = run("check", cfg, "--plugin-path",
+                os.path.join(self.tmp, "plugins"))
+        self.assertExit(r, 3)
+        self.assertIn("no validation rules are loaded", r.err)
 
 
 if __name__ == "__main__":
