@@ -137,17 +137,30 @@ int dsf_cli_env_finish(dsf_cli_env *env, dsf_diags *d)
     dsf_dirs_build(&env->plugin_dirs, "plugins", env->plugin_paths,
                    env->n_plugin_paths, "--plugin-path",
                    "DSFORGE_PLUGIN_PATH");
-    /* Repository plugins go before the built-in ones. */
+    /* Repository plugins come after every local and built-in directory,
+    ** so a repository can add plugins but not replace one by taking its
+    ** name (first directory wins, for plugins and for require alike);
+    ** only those the project allows to ("override_plugins") go before
+    ** the built-in ones. */
+    dsf_dirs repos = DSF_DIRS_INIT;
+    int rc = dsf_repo_plugin_dirs(&repos, &env->repo, d);
     dsf_dirs *pd = &env->plugin_dirs;
-    dsf_dir builtin = {NULL, NULL};
+    dsf_dir builtin = {NULL, NULL, false, false};
     if (pd->len && !strcmp(pd->items[pd->len - 1].origin, "built-in"))
         builtin = pd->items[--pd->len];
-    int rc = dsf_repo_plugin_dirs(pd, &env->repo, d);
-    if (builtin.path) {
-        dsf_dirs_add(pd, builtin.path, builtin.origin);
-        free(builtin.path);
-        free(builtin.origin);
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < repos.len; i++) {
+            if (repos.items[i].may_override != (pass == 0))
+                continue;
+            dsf_dirs_add_dir(pd, &repos.items[i]);
+        }
+        if (pass == 0 && builtin.path) {
+            dsf_dirs_add(pd, builtin.path, builtin.origin);
+            free(builtin.path);
+            free(builtin.origin);
+        }
     }
+    dsf_dirs_free(&repos);
     return rc;
 }
 

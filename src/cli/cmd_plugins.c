@@ -39,6 +39,7 @@ static void print_json(const dsf_plugins *plugins)
         cJSON_AddStringToObject(o, "summary", pi[i].summary);
         cJSON_AddStringToObject(o, "origin", pi[i].origin);
         cJSON_AddStringToObject(o, "dir", pi[i].dir);
+        cJSON_AddBoolToObject(o, "used", true);
         cJSON *ra = cJSON_AddArrayToObject(o, "rules");
         for (size_t k = 0; k < nr; k++) {
             if (strcmp(rules[k].plugin, pi[i].name))
@@ -52,6 +53,17 @@ static void print_json(const dsf_plugins *plugins)
                 cJSON_AddStringToObject(r, "fix", rules[k].fix);
             cJSON_AddItemToArray(ra, r);
         }
+        cJSON_AddItemToArray(arr, o);
+    }
+    size_t ns;
+    const dsf_plugin_shadowed *sh = dsf_plugins_shadowed(plugins, &ns);
+    for (size_t i = 0; i < ns; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", sh[i].name);
+        cJSON_AddStringToObject(o, "origin", sh[i].origin);
+        cJSON_AddStringToObject(o, "dir", sh[i].dir);
+        cJSON_AddBoolToObject(o, "used", false);
+        cJSON_AddStringToObject(o, "reason", sh[i].reason);
         cJSON_AddItemToArray(arr, o);
     }
     char *s = dsf_json_print(arr, true);
@@ -106,6 +118,12 @@ int dsf_cmd_plugins(int argc, char **argv)
                            dsf_severity_name(rules[k].severity),
                            rules[k].summary);
         }
+        size_t ns;
+        const dsf_plugin_shadowed *sh = dsf_plugins_shadowed(pe.plugins,
+                                                             &ns);
+        for (size_t i = 0; i < ns; i++)
+            printf("%s (%s: %s): not used\n  %s\n", sh[i].name,
+                   sh[i].origin, sh[i].dir, sh[i].reason);
     }
     dsf_plugin_env_free(&pe, &d);
     int status = dsf_cli_finish(&env, &d, rc);

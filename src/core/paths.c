@@ -17,6 +17,17 @@ void dsf_dirs_add(dsf_dirs *dirs, const char *path, const char *origin)
     dsf_dir *d = &dirs->items[dirs->len++];
     d->path = dsf_xstrdup(path);
     d->origin = dsf_xstrdup(origin);
+    d->from_repo = d->may_override = false;
+}
+
+void dsf_dirs_add_dir(dsf_dirs *dirs, const dsf_dir *dir)
+{
+    size_t at = dirs->len;
+    dsf_dirs_add(dirs, dir->path, dir->origin);
+    if (dirs->len > at) {
+        dirs->items[at].from_repo = dir->from_repo;
+        dirs->items[at].may_override = dir->may_override;
+    }
 }
 
 static void add_if_dir(dsf_dirs *dirs, const char *path, const char *origin)

@@ -4,12 +4,16 @@
 #ifndef DSF_PATHS_H
 #define DSF_PATHS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct dsf_dir {
     char *path;    /* directory */
     char *origin;  /* where it came from: "--profile-path", "DSFORGE_PATH",
                       "project", "user", "built-in", "repo NAME" */
+    bool from_repo;     /* a repository's: its plugins may not replace
+                           built-in or local ones of the same name ... */
+    bool may_override;  /* ... unless the project allows it explicitly */
 } dsf_dir;
 
 typedef struct dsf_dirs {
@@ -21,6 +25,9 @@ typedef struct dsf_dirs {
 
 /* Appends (copies) a directory, unless the same path is already listed. */
 void dsf_dirs_add(dsf_dirs *dirs, const char *path, const char *origin);
+
+/* The same for a whole entry, its flags included. */
+void dsf_dirs_add_dir(dsf_dirs *dirs, const dsf_dir *dir);
 
 /* Builds the search path for kind ("profiles" or "plugins"): the explicit
 ** directories (option_name names their option), each directory of the

@@ -596,7 +596,8 @@ int dsf_repo_plugin_dirs(dsf_dirs *out, const dsf_repo_opts *o,
             continue;
         char *p = dsf_path_join(s->dir, "plugins");
         char *origin = dsf_xasprintf("repo %s", v[i].name);
-        dsf_dirs_add(out, p, origin);
+        dsf_dir dir = {p, origin, true, v[i].override_plugins};
+        dsf_dirs_add_dir(out, &dir);
         free(origin);
         free(p);
     }

@@ -70,6 +70,12 @@ static int load_doc(cJSON **doc, dsf_jsrc **src, const char *file,
                                  "digits, '_', '-', '.'; at most 64)");
         else if (!cJSON_IsObject(e) || !cJSON_IsString(url))
             rc = bad(*src, e, d, "a repository needs a \"url\" string");
+        else if (cJSON_GetObjectItemCaseSensitive(e, "override_plugins") &&
+                 !cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(
+                     e, "override_plugins")))
+            rc = bad(*src, cJSON_GetObjectItemCaseSensitive(
+                               e, "override_plugins"),
+                     d, "\"override_plugins\" must be true or false");
         if (rc)
             break;
     }
@@ -121,6 +127,11 @@ int dsf_repoconf_load(dsf_repoconf_entry **out, size_t *n,
                 cJSON_GetObjectItemCaseSensitive(e, "url")->valuestring);
             r->file = dsf_xstrdup(file);
             r->project = project;
+            /* Only the project may let a repository replace plugins: a
+            ** user-level list applies to every project. */
+            r->override_plugins =
+                project && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+                               e, "override_plugins"));
             r->shadowed = !project && dsf_repoconf_find(*out, *n - 1,
                                                         r->name);
         }

@@ -17,6 +17,10 @@ typedef struct dsf_repoconf_entry {
     char *file;     /* the file it comes from */
     bool project;   /* from the project file */
     bool shadowed;  /* a user entry hidden by a project entry */
+    bool override_plugins; /* the project lets its plugins replace built-in
+                              and local plugins of the same name
+                              ("override_plugins": true; project file
+                              only) */
 } dsf_repoconf_entry;
 
 /* The path of the project (project true) or user file; NULL when the

@@ -289,6 +289,33 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
     return rc;
 }
 
+/* Records that the copy of plugin name in dir is not used: winner, from
+** a directory earlier on the path, is. */
+static void add_shadowed(dsf_plugins *p, const dsf_dir *dir,
+                         const char *name, const dsf_plugin_info *winner,
+                         dsf_diags *warnings)
+{
+    dsf_xgrow((void **)&p->shadowed, &p->cap_shadowed, p->nshadowed + 1,
+              sizeof *p->shadowed);
+    dsf_plugin_shadowed *s = &p->shadowed[p->nshadowed++];
+    s->name = dsf_xstrdup(name);
+    s->dir = dsf_path_join(dir->path, name);
+    s->origin = dsf_xstrdup(dir->origin);
+    if (dir->from_repo && !dir->may_override)
+        s->reason = dsf_xasprintf(
+            "a repository's plugin may not replace the %s plugin '%s' "
+            "(the project allows it with \"override_plugins\": true for "
+            "this repository in dsforge.repos.json)", winner->origin, name);
+    else
+        s->reason = dsf_xasprintf("shadowed by the %s copy (%s)",
+                                  winner->origin, winner->dir);
+    /* A refused repository plugin changes what runs: say so every time. */
+    if (dir->from_repo && !dir->may_override && warnings)
+        dsf_diag_add(warnings, DSF_WARNING, NULL, 0, 0,
+                     "plugin '%s' of %s is not used: %s", name, dir->origin,
+                     s->reason);
+}
+
 int dsf_plugins_load(dsf_plugins **out, const dsf_dirs *dirs,
                      dsf_srccache *sources, dsf_limits limits,
                      dsf_diags *warnings, dsf_diags *d)
@@ -311,10 +338,14 @@ int dsf_plugins_load(dsf_plugins **out, const dsf_dirs *dirs,
             char *init = dsf_xasprintf("%s/%s/init.lua", dirs->items[i].path,
                                        names[k]);
             bool is_plugin = dsf_scriptfs_is_file(init);
-            bool seen = false;
-            for (size_t j = 0; j < p->n; j++)
-                seen |= !strcmp(p->items[j].name, names[k]);
-            if (is_plugin && !seen) {
+            const dsf_plugin_info *winner = NULL;
+            for (size_t j = 0; j < p->n && !winner; j++)
+                if (!strcmp(p->items[j].name, names[k]))
+                    winner = &p->items[j];
+            if (is_plugin && winner)
+                add_shadowed(p, &dirs->items[i], names[k], winner,
+                             warnings);
+            if (is_plugin && !winner) {
                 rc = load_one(p, dirs->items[i].path, names[k],
                               dirs->items[i].origin, d);
                 if (!rc) {
@@ -362,6 +393,13 @@ void dsf_plugins_free(dsf_plugins *p)
     }
     for (size_t i = 0; i < p->ndirs; i++)
         free(p->dir_copies[i]);
+    for (size_t i = 0; i < p->nshadowed; i++) {
+        free(p->shadowed[i].name);
+        free(p->shadowed[i].dir);
+        free(p->shadowed[i].origin);
+        free(p->shadowed[i].reason);
+    }
+    free(p->shadowed);
     free(p->items);
     free(p->rules);
     free(p->resolvers);
@@ -378,4 +416,11 @@ const dsf_rule *dsf_plugins_rules(const dsf_plugins *p, size_t *n)
 {
     *n = p->nrules;
     return p->rules;
+}
+
+const dsf_plugin_shadowed *dsf_plugins_shadowed(const dsf_plugins *p,
+                                                size_t *n)
+{
+    *n = p->nshadowed;
+    return p->shadowed;
 }

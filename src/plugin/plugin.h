@@ -38,6 +38,15 @@ typedef struct dsf_plugin_info {
     char sha256[65];   /* of init.lua */
 } dsf_plugin_info;
 
+/* A copy of a plugin that is not used because a directory earlier on
+** the plugin path has one of the same name. */
+typedef struct dsf_plugin_shadowed {
+    char *name;
+    char *dir;
+    char *origin;
+    char *reason;      /* why the other copy is used, for people */
+} dsf_plugin_shadowed;
+
 typedef struct dsf_finding {
     char *rule;
     char *plugin;
@@ -68,6 +77,10 @@ void dsf_plugins_free(dsf_plugins *p);
 /* The loaded plugins and all declared rules (borrowed). */
 const dsf_plugin_info *dsf_plugins_list(const dsf_plugins *p, size_t *n);
 const dsf_rule *dsf_plugins_rules(const dsf_plugins *p, size_t *n);
+
+/* The copies not used, in plugin-path order (borrowed). */
+const dsf_plugin_shadowed *dsf_plugins_shadowed(const dsf_plugins *p,
+                                                size_t *n);
 
 typedef struct dsf_validate_opts {
     long long world_size;    /* data-parallel size (>= 1) */

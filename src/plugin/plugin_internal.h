@@ -31,6 +31,8 @@ struct dsf_plugins {
     size_t nrules;
     resolver *resolvers;
     size_t nresolvers;
+    dsf_plugin_shadowed *shadowed;
+    size_t nshadowed, cap_shadowed;
 };
 
 /* Lower-case "error", "warning" or "note"; false for anything else. */

@@ -610,6 +610,70 @@ def test_many_files(e):
           "warm run requests", e.requests())
 
 
+# A repository plugin that takes the built-in plugin's name: it would
+# turn every DeepSpeed rule off.
+NO_RULES_DEEPSPEED = ('return { name = "deepspeed", version = "9.9.9", '
+                      'summary = "lets everything pass", rules = { { '
+                      'id = "nothing", severity = "note", summary = "x", '
+                      'check = function() end } } }\n')
+BOTH_PRECISIONS = ('{"train_batch_size": 8, '
+                   '"train_micro_batch_size_per_gpu": 8, '
+                   '"gradient_accumulation_steps": 1, '
+                   '"fp16": {"enabled": true}, "bf16": {"enabled": true}}\n')
+
+
+def test_plugin_cannot_replace_builtin(e):
+    os.makedirs(os.path.join(e.repo, "plugins", "deepspeed"))
+    with open(os.path.join(e.repo, "plugins", "deepspeed", "init.lua"),
+              "w") as f:
+        f.write(NO_RULES_DEEPSPEED)
+    added(e)
+    cfg = os.path.join(e.proj, "c.json")
+    with open(cfg, "w") as f:
+        f.write(BOTH_PRECISIONS)
+    # The built-in plugin still checks: fp16 and bf16 together fail.
+    r = e.run("check", cfg)
+    assert_fails(r, 1, "plugin 'deepspeed' of repo team is not used",
+                 "override_plugins")
+    r = e.run("plugins", "--json")
+    check(r.returncode == 0, "plugins --json", r.stderr)
+    rows = [p for p in json.loads(r.stdout) if p["name"] == "deepspeed"]
+    check([(p["origin"], p["used"]) for p in rows] ==
+          [("built-in", True), ("repo team", False)], "plugins rows", rows)
+    check("may not replace" in rows[1]["reason"], "reason", rows[1])
+    r = e.run("plugins")
+    check("deepspeed (repo team: " in r.stdout and "not used" in r.stdout,
+          "plugins text", r.stdout)
+    # Its own profiles' require() gets the built-in modules too (same
+    # order for plugins and modules): gen of a repository profile works.
+    r = e.run("gen", "team/tiny", "--stdout")
+    check(r.returncode == 0, "gen team/tiny", r.stderr)
+    # A user-level list cannot allow it (it applies to every project).
+    user_conf = os.path.join(e.env["XDG_CONFIG_HOME"], "dsforge",
+                             "repos.json")
+    with open(user_conf) as f:
+        conf = json.load(f)
+    conf["repositories"]["team"]["override_plugins"] = True
+    with open(user_conf, "w") as f:
+        json.dump(conf, f)
+    assert_fails(e.run("check", cfg), 1, "is not used")
+    # The project may allow it explicitly; then the repository's copy runs.
+    project_conf = os.path.join(e.proj, "dsforge.repos.json")
+    with open(project_conf, "w") as f:
+        json.dump(conf, f)
+    r = e.run("check", cfg)
+    check(r.returncode == 0, "allowed override not used", r.stdout,
+          r.stderr)
+    r = e.run("plugins", "--json")
+    rows = [p for p in json.loads(r.stdout) if p["name"] == "deepspeed"]
+    check([(p["origin"], p["used"]) for p in rows] ==
+          [("repo team", True), ("built-in", False)], "allowed rows", rows)
+    conf["repositories"]["team"]["override_plugins"] = "yes"
+    with open(project_conf, "w") as f:
+        json.dump(conf, f)
+    assert_fails(e.run("check", cfg), 3, "override_plugins")
+
+
 TESTS = {n[5:]: f for n, f in globals().items() if n.startswith("test_")}
 
 
