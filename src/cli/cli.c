@@ -26,6 +26,7 @@ static const command commands[] = {
     {"plugins", dsf_cmd_plugins, "list plugins and their rules"},
     {"estimate", dsf_cmd_estimate, "estimate memory per GPU and CPU"},
     {"repo", dsf_cmd_repo, "manage remote profile repositories"},
+    {"detect", dsf_cmd_detect, "show this machine's GPUs, memory and cores"},
     {NULL, NULL, NULL}};
 
 static const char exit_codes_help[] =

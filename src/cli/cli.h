@@ -118,6 +118,7 @@ int dsf_cli_finish(const dsf_cli_env *env, dsf_diags *d, int rc);
 
 /* Subcommands: each returns the exit status. */
 int dsf_cmd_gen(int argc, char **argv);
+int dsf_cmd_detect(int argc, char **argv);
 int dsf_cmd_list(int argc, char **argv);
 int dsf_cmd_show(int argc, char **argv);
 int dsf_cmd_check(int argc, char **argv);

@@ -14,7 +14,7 @@ import dsf
 from dsf import run
 
 COMMANDS = ["gen", "list", "show", "check", "explain", "schema", "plugins",
-            "estimate", "repo"]
+            "estimate", "repo", "detect"]
 
 
 class Help(unittest.TestCase):
