@@ -1,0 +1,67 @@
+-- launch.quote: the one sh quoting function and the one YAML quoting
+-- function every renderer uses.
+--
+-- API
+--   M.sh(word)      -> the word as one POSIX sh word: unchanged when it is
+--                      made only of [A-Za-z0-9_@%+=:,./-] (and not empty),
+--                      else in single quotes with each ' written '\''.
+--                      Inside single quotes nothing is special: $(...),
+--                      backticks, \, newlines and non-ASCII bytes stay as
+--                      they are. Raises on a NUL byte (no sh word holds one).
+--   M.sh_words(list) -> the words quoted and joined by single spaces
+--   M.yaml(s)       -> a YAML double-quoted scalar: \ and " escaped,
+--                      control characters as \n \t \r or \xNN, the C1
+--                      range, U+2028/U+2029 and U+FEFF as \uXXXX (what a
+--                      YAML 1.1 reader such as PyYAML refuses raw or folds);
+--                      other UTF-8 text kept. Raises on invalid UTF-8 (YAML
+--                      text is Unicode).
+
+local type, error, string, table, utf8, ipairs, math = type, error, string, table, utf8, ipairs, math
+
+local M = {}
+
+function M.sh(word)
+  if type(word) ~= "string" then
+    if type(word) == "number" then word = string.format(math.type(word) == "integer"
+      and "%d" or "%.17g", word)
+    else
+      error("launch.quote.sh: a word must be a string or a number, got " .. type(word), 2)
+    end
+  end
+  if word:find("\0", 1, true) then
+    error("launch.quote.sh: a shell word cannot contain a NUL byte", 2)
+  end
+  if word ~= "" and not word:find("[^%w_@%%+=:,./-]") then return word end
+  return "'" .. word:gsub("'", "'\\''") .. "'"
+end
+
+function M.sh_words(list)
+  local out = {}
+  for i, w in ipairs(list) do out[i] = M.sh(w) end
+  return table.concat(out, " ")
+end
+
+local ESC = { ["\\"] = "\\\\", ['"'] = '\\"', ["\n"] = "\\n", ["\t"] = "\\t",
+  ["\r"] = "\\r", ["\0"] = "\\0" }
+
+function M.yaml(s)
+  if type(s) ~= "string" then
+    error("launch.quote.yaml: expected a string, got " .. type(s), 2)
+  end
+  if not utf8.len(s) then
+    error("launch.quote.yaml: the text is not valid UTF-8: " .. string.format("%q", s), 2)
+  end
+  local out = {}
+  for _, c in utf8.codes(s) do
+    local ch = utf8.char(c)
+    if ESC[ch] then out[#out + 1] = ESC[ch]
+    elseif c < 0x20 or c == 0x7f then out[#out + 1] = string.format("\\x%02X", c)
+    elseif (c >= 0x80 and c <= 0x9f) or c == 0x2028 or c == 0x2029 or c == 0xfeff
+      or c == 0xfffe or c == 0xffff then
+      out[#out + 1] = string.format("\\u%04X", c)
+    else out[#out + 1] = ch end
+  end
+  return '"' .. table.concat(out) .. '"'
+end
+
+return M

@@ -1,0 +1,325 @@
+-- launch.render: text emitters, each a pure function
+--   M.<name>(variant, opts) -> text
+-- variant = { config = the finished DeepSpeed config, params = its profile
+--             params, file = the DeepSpeed JSON's file name or path,
+--             name = "profile-variant" (optional, used in comments) }
+-- opts (all optional unless said):
+--   train_cmd     list of words: the training script and its own arguments
+--                 (required by the launcher scripts); the TrainingArguments
+--                 words (hf_args_words) are appended unless hf_args = false
+--   num_nodes, gpus_per_node   default: from params world_size and
+--                 gpus_per_node (nodes * GPUs per node must equal world_size)
+--   master_addr, master_port (default 29500), hostfile
+--   accelerate_config  path of the accelerate YAML (default "accelerate.yaml")
+--   job_name, partition, time, cpus_per_task, account   (Slurm)
+-- Every value that reaches a shell goes through quote.sh, every YAML string
+-- through quote.yaml (contrib/docs/launch.md). Output is deterministic.
+--
+-- Emitters: hf_args_json, hf_args_cli (a command-line fragment),
+-- accelerate_yaml, deepspeed_sh, torchrun_sh, accelerate_sh, slurm_sh.
+-- Helpers: hf_args_words, layout, json.
+
+local type, error, ipairs, tostring = type, error, ipairs, tostring
+local math, string, table = math, string, table
+local dsforge = dsforge
+local quote = require("launch.quote")
+local trainer = require("launch.trainer")
+local py = require("launch.py")
+
+local M = {}
+
+---------------------------------------------------------------------------
+-- JSON (sorted keys, two-space indent, numbers as Python writes them)
+---------------------------------------------------------------------------
+
+local function jstr(s)
+  return '"' .. s:gsub('[%c"\\]', function(c)
+    local e = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r" }
+    return e[c] or string.format("\\u%04x", c:byte())
+  end) .. '"'
+end
+
+local function json(v, ind)
+  ind = ind or ""
+  if v == true then return "true" end
+  if v == false then return "false" end
+  if v == nil or v == dsforge.null then return "null" end
+  if type(v) == "number" then
+    if v ~= v or v == math.huge or v == -math.huge then
+      error("launch.render: " .. tostring(v) .. " has no JSON form", 3)
+    end
+    return py.num(v)
+  end
+  if type(v) == "string" then return jstr(v) end
+  local inner = ind .. "  "
+  local parts = {}
+  if py.is_array(v) then
+    if #v == 0 then return "[]" end
+    for i = 1, #v do parts[i] = inner .. json(v[i], inner) end
+    return "[\n" .. table.concat(parts, ",\n") .. "\n" .. ind .. "]"
+  end
+  local keys = dsforge.sorted_keys(v)
+  if #keys == 0 then return "{}" end
+  for i, k in ipairs(keys) do parts[i] = inner .. jstr(tostring(k)) .. ": " .. json(v[k], inner) end
+  return "{\n" .. table.concat(parts, ",\n") .. "\n" .. ind .. "}"
+end
+M.json = json
+
+---------------------------------------------------------------------------
+-- hf-args
+---------------------------------------------------------------------------
+
+-- The order the words are written in (TrainingArguments' own order).
+M.HF_ARG_ORDER = { "deepspeed", "per_device_train_batch_size", "gradient_accumulation_steps",
+  "learning_rate", "weight_decay", "adam_beta1", "adam_beta2", "adam_epsilon", "max_grad_norm",
+  "max_steps", "lr_scheduler_type", "warmup_ratio", "warmup_steps", "bf16", "fp16",
+  "gradient_checkpointing" }
+
+local function args_of(variant)
+  local args, err = trainer.training_args({ config = variant.config, params = variant.params,
+    deepspeed_file = variant.file })
+  if not args then error("launch.render: " .. err, 3) end
+  return args
+end
+
+function M.hf_args_json(variant)
+  return json(args_of(variant)) .. "\n"
+end
+
+-- Words for HfArgumentParser: "--name value"; a true boolean is the bare
+-- flag, a false one is left out (every boolean here defaults to False).
+function M.hf_args_words(variant)
+  local args = args_of(variant)
+  local words = {}
+  for _, k in ipairs(M.HF_ARG_ORDER) do
+    local v = args[k]
+    if v == true then words[#words + 1] = "--" .. k
+    elseif v ~= nil and v ~= false then
+      words[#words + 1] = "--" .. k
+      words[#words + 1] = type(v) == "number" and py.num(v) or tostring(v)
+    end
+  end
+  return words
+end
+
+function M.hf_args_cli(variant)
+  return quote.sh_words(M.hf_args_words(variant)) .. "\n"
+end
+
+---------------------------------------------------------------------------
+-- Layout: nodes x GPUs per node
+---------------------------------------------------------------------------
+
+local function posint(v, what)
+  if math.type(v) ~= "integer" or v < 1 then
+    error("launch.render: " .. what .. " must be an integer >= 1, got " .. tostring(v), 3)
+  end
+  return v
+end
+
+-- M.layout(variant, opts) -> nodes, gpus_per_node, world_size
+function M.layout(variant, opts)
+  opts = opts or {}
+  local p = variant.params or {}
+  local w = p.world_size or 1
+  local g = opts.gpus_per_node or math.min(p.gpus_per_node or w, w)
+  local n = opts.num_nodes or (w + g - 1) // g
+  posint(w, "world_size"); posint(g, "gpus_per_node"); posint(n, "num_nodes")
+  if n * g ~= w then
+    error(string.format("launch.render: %d node(s) x %d GPU(s) is %d processes, but the"
+      .. " config's world_size is %d", n, g, n * g, w), 2)
+  end
+  return n, g, w
+end
+
+local function command(variant, opts)
+  local cmd = opts.train_cmd
+  if type(cmd) ~= "table" or #cmd == 0 then
+    error("launch.render: opts.train_cmd must be a non-empty list of words", 3)
+  end
+  local words = {}
+  for i, w in ipairs(cmd) do words[i] = w end
+  if opts.hf_args ~= false then
+    for _, w in ipairs(M.hf_args_words(variant)) do words[#words + 1] = w end
+  end
+  return words
+end
+
+-- A script: header comment, set -eu, then the launcher words. Groups of
+-- words go on continuation lines for reading; `raw` words are shell text
+-- written by this module (variable expansions), never user input.
+local function script(title, pre, groups)
+  local lines = { "#!/usr/bin/env bash", "# " .. title, "# Generated by dsforge (plugin launch)." }
+  for _, l in ipairs(pre) do lines[#lines + 1] = l end
+  local parts = {}
+  for _, g in ipairs(groups) do
+    local ws = {}
+    for _, w in ipairs(g) do
+      ws[#ws + 1] = type(w) == "table" and w.raw or quote.sh(w)
+    end
+    if #ws > 0 then parts[#parts + 1] = table.concat(ws, " ") end
+  end
+  lines[#lines + 1] = table.concat(parts, " \\\n  ")
+  return table.concat(lines, "\n") .. "\n"
+end
+
+local function title(variant, what, n, g)
+  local name = variant.name or variant.file or "variant"
+  -- A comment line ends at a newline: keep the name on one line.
+  name = tostring(name):gsub("[%c]", "?")
+  return string.format("%s: %s, %d node(s) x %d GPU(s)", name, what, n, g)
+end
+
+local function port(opts) return posint(opts.master_port or 29500, "master_port") end
+
+---------------------------------------------------------------------------
+-- accelerate config YAML
+---------------------------------------------------------------------------
+
+-- What `accelerate config` writes for DeepSpeed with a config file
+-- (accelerate commands/config/cluster.py, config_args.py ClusterConfig).
+-- No mixed_precision: with deepspeed_config_file, a mixed_precision from the
+-- accelerate config makes DeepSpeedPlugin._deepspeed_config_checks raise
+-- (utils/dataclasses.py; launch.py passes it in ACCELERATE_CONFIG_DS_FIELDS);
+-- the JSON's bf16/fp16 sections decide the precision.
+function M.accelerate_mapping(variant, opts)
+  opts = opts or {}
+  local n, _, w = M.layout(variant, opts)
+  local zero = trainer.get(variant.config, "zero_optimization.stage")
+  local ds = { deepspeed_config_file = variant.file or error("launch.render: variant.file is required", 2),
+    zero3_init_flag = zero == 3 }
+  if n > 1 then ds.deepspeed_multinode_launcher = "standard" end
+  if opts.hostfile then ds.deepspeed_hostfile = opts.hostfile end
+  local m = {
+    compute_environment = "LOCAL_MACHINE", debug = false, deepspeed_config = ds,
+    distributed_type = "DEEPSPEED", machine_rank = 0, main_process_port = port(opts),
+    main_training_function = "main", num_machines = n, num_processes = w,
+    rdzv_backend = "static", same_network = true, use_cpu = false,
+  }
+  if n > 1 then
+    m.main_process_ip = opts.master_addr
+      or error("launch.render: a multi-node accelerate config needs opts.master_addr", 2)
+  end
+  return m
+end
+
+local function yaml_scalar(v)
+  if v == true then return "true" end
+  if v == false then return "false" end
+  if math.type(v) == "integer" then return string.format("%d", v) end
+  if type(v) == "string" then return quote.yaml(v) end
+  error("launch.render: no YAML form for " .. tostring(v), 3)
+end
+
+local function yaml(m, ind, out)
+  for _, k in ipairs(dsforge.sorted_keys(m)) do
+    local v = m[k]
+    if type(v) == "table" then
+      out[#out + 1] = ind .. k .. ":"
+      yaml(v, ind .. "  ", out)
+    else
+      out[#out + 1] = ind .. k .. ": " .. yaml_scalar(v)
+    end
+  end
+  return out
+end
+
+function M.accelerate_yaml(variant, opts)
+  local lines = { "# accelerate config for " .. tostring(variant.name or variant.file):gsub("%c", "?"),
+    "# Generated by dsforge (plugin launch); use: accelerate launch --config_file FILE ..." }
+  yaml(M.accelerate_mapping(variant, opts), "", lines)
+  return table.concat(lines, "\n") .. "\n"
+end
+
+---------------------------------------------------------------------------
+-- Launcher scripts
+---------------------------------------------------------------------------
+
+local PRE = { "set -euo pipefail" }
+
+function M.deepspeed_sh(variant, opts)
+  opts = opts or {}
+  local n, g = M.layout(variant, opts)
+  local launcher = { "deepspeed", "--num_nodes", n, "--num_gpus", g }
+  if opts.hostfile then
+    launcher[#launcher + 1] = "--hostfile"; launcher[#launcher + 1] = opts.hostfile
+  elseif n > 1 then
+    error("launch.render: the deepspeed launcher needs opts.hostfile for more than one node", 2)
+  end
+  if opts.master_addr then
+    launcher[#launcher + 1] = "--master_addr"; launcher[#launcher + 1] = opts.master_addr
+  end
+  launcher[#launcher + 1] = "--master_port"; launcher[#launcher + 1] = port(opts)
+  return script(title(variant, "deepspeed launcher", n, g), PRE,
+    { launcher, command(variant, opts) })
+end
+
+function M.torchrun_sh(variant, opts)
+  opts = opts or {}
+  local n, g = M.layout(variant, opts)
+  local pre, launcher = { PRE[1] }, nil
+  if n == 1 then
+    launcher = { "torchrun", "--standalone", "--nnodes", 1, "--nproc_per_node", g }
+  else
+    -- The same script runs on every node; they meet at the rendezvous.
+    local addr = opts.master_addr and quote.sh(opts.master_addr)
+      or '"${MASTER_ADDR:?set MASTER_ADDR to the address of the first node}"'
+    pre[#pre + 1] = "rdzv_host=" .. addr
+    launcher = { "torchrun", "--nnodes", n, "--nproc_per_node", g, "--rdzv_backend", "c10d",
+      "--rdzv_endpoint", { raw = '"$rdzv_host":' .. port(opts) },
+      "--rdzv_id", opts.rdzv_id or ("dsforge-" .. tostring(variant.name or "run")) }
+  end
+  return script(title(variant, "torchrun", n, g), pre, { launcher, command(variant, opts) })
+end
+
+function M.accelerate_sh(variant, opts)
+  opts = opts or {}
+  local n, g = M.layout(variant, opts)
+  local launcher = { "accelerate", "launch", "--config_file", opts.accelerate_config or "accelerate.yaml" }
+  local pre = { PRE[1] }
+  if n > 1 then
+    pre[#pre + 1] = 'machine_rank="${MACHINE_RANK:?set MACHINE_RANK to the rank of this node, 0..'
+      .. (n - 1) .. '}"'
+    launcher[#launcher + 1] = "--machine_rank"
+    launcher[#launcher + 1] = { raw = '"$machine_rank"' }
+  end
+  return script(title(variant, "accelerate launch", n, g), pre,
+    { launcher, command(variant, opts) })
+end
+
+-- #SBATCH lines are read by sbatch, not by a shell: no quoting exists
+-- there, so their values are restricted to characters that need none.
+local function sbatch_value(v, what)
+  local s = type(v) == "number" and string.format("%d", v) or v
+  if type(s) ~= "string" or s == "" or s:find("[^%w._:/@+,=%-]") then
+    error("launch.render: Slurm " .. what .. " must be made of letters, digits and"
+      .. " ._:/@+,=- (sbatch reads #SBATCH lines without a shell), got " .. string.format("%q", tostring(v)), 3)
+  end
+  return s
+end
+
+function M.slurm_sh(variant, opts)
+  opts = opts or {}
+  local n, g = M.layout(variant, opts)
+  local pre = {
+    "#SBATCH --job-name=" .. sbatch_value(opts.job_name or ("dsforge-" .. tostring(variant.name or "run")), "job_name"),
+    "#SBATCH --nodes=" .. n,
+    "#SBATCH --ntasks-per-node=1",
+    "#SBATCH --gpus-per-node=" .. g,
+  }
+  for _, o in ipairs({ { "cpus_per_task", "cpus-per-task" }, { "time", "time" },
+    { "partition", "partition" }, { "account", "account" } }) do
+    if opts[o[1]] ~= nil then pre[#pre + 1] = "#SBATCH --" .. o[2] .. "=" .. sbatch_value(opts[o[1]], o[1]) end
+  end
+  pre[#pre + 1] = PRE[1]
+  pre[#pre + 1] = 'head_node=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)'
+  -- One task per node; each task's torchrun starts the node's GPUs and
+  -- meets the others at the head node's rendezvous.
+  local launcher = { "srun", "torchrun", "--nnodes", n, "--nproc_per_node", g,
+    "--rdzv_id", { raw = '"$SLURM_JOB_ID"' }, "--rdzv_backend", "c10d",
+    "--rdzv_endpoint", { raw = '"$head_node":' .. port(opts) } }
+  return script(title(variant, "Slurm sbatch + srun torchrun", n, g), pre,
+    { launcher, command(variant, opts) })
+end
+
+return M
