@@ -198,7 +198,9 @@ function M.fill(config, args, world_size, opts)
   fill_match("scheduler.params.total_num_steps", n, "num_training_steps (calculated)")
   local warm
   if is_num(a.warmup_steps) and a.warmup_steps > 0 then warm = a.warmup_steps
-  elseif n ~= nil then warm = math.tointeger(math.ceil(n * a.warmup_ratio)) end
+  elseif n ~= nil then warm = math.tointeger(math.ceil(n * a.warmup_ratio))
+  elseif a.warmup_ratio == 0 then warm = 0 -- ceil(n * 0) whatever n is
+  end
   fill_match("scheduler.params.warmup_num_steps", warm, "warmup_steps")
 
   local err

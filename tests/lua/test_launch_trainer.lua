@@ -163,9 +163,12 @@ return {
     cfg.zero_optimization.stage = 2
     res = tr.fill(cfg, {}, 1, { hidden_size = 8 })
     T.eq(res.config.zero_optimization.stage3_prefetch_bucket_size, "auto")
-    -- unknown hidden size and step count are reported, not guessed
+    -- unknown hidden size and step count are reported, not guessed; with
+    -- no warmup steps and no ratio the warmup is ceil(n * 0) = 0 for any n
     res = tr.fill(cfg, {}, 1)
-    T.eq(#res.unfilled, 5)
+    T.eq(#res.unfilled, 4)
+    T.eq(res.config.scheduler.params.warmup_num_steps, 0)
+    T.eq(tr.fill(cfg, { warmup_ratio = 0.1 }, 1).config.scheduler.params.warmup_num_steps, "auto")
   end,
 
   dtype_follows_the_trainer = function()
