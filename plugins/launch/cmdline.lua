@@ -506,12 +506,12 @@ function M.check(config, facts, opts)
   -- from what the config intends.
   local intended = opts.params and trainer.training_args({ config = config, params = opts.params })
   if intended then
-    local paths = dsforge.sorted_keys(PATH_FLAGS)
-    for _, path in ipairs(paths) do
+    local target = trainer.fill(config, intended, w or opts.params.world_size,
+      { hidden_size = opts.hidden_size, num_training_steps = opts.num_training_steps }).config
+    for _, path in ipairs(dsforge.sorted_keys(PATH_FLAGS)) do
       if trainer.get(config, path) == "auto" then
         local filled = trainer.get(res.config, path)
-        local want = trainer.get(trainer.fill(config, intended, w or opts.params.world_size,
-          { hidden_size = opts.hidden_size, num_training_steps = opts.num_training_steps }).config, path)
+        local want = trainer.get(target, path)
         if want ~= nil and want ~= "auto" and filled ~= "auto" and filled ~= nil
           and not py.eq(filled, want) then
           local names = PATH_FLAGS[path]

@@ -28,8 +28,8 @@ end
 
 -- repr(float): the shortest digits that read back as x; exponent form when
 -- the decimal exponent is < -4 or >= 16 (Python's float_repr_style 'short').
-function M.num(x)
-  if math.type(x) == "integer" then return string.format("%d", x) end
+local num_cache, num_cached = {}, 0
+local function num(x)
   if x ~= x then return "nan" end
   if x == math.huge then return "inf" end
   if x == -math.huge then return "-inf" end
@@ -54,6 +54,20 @@ function M.num(x)
     return sign .. digits .. string.rep("0", exp + 1 - #digits) .. ".0"
   end
   return sign .. digits:sub(1, exp + 1) .. "." .. digits:sub(exp + 2)
+end
+
+-- (Memoised: a sweep prints the same few floats thousands of times; the
+-- cache is bounded so a hostile input cannot grow it without limit.)
+function M.num(x)
+  if math.type(x) == "integer" then return string.format("%d", x) end
+  local s = num_cache[x]
+  if s then return s end
+  s = num(x)
+  if x == x and num_cached < 4096 then
+    num_cache[x] = s
+    num_cached = num_cached + 1
+  end
+  return s
 end
 
 function M.eq(a, b)

@@ -82,9 +82,15 @@ end
 
 -- HfDeepSpeedConfig.find_config_node: the dict holding the last key, or nil
 -- when an intermediate key is missing (or not a dict).
+-- (Paths are split once: the same few are read for every variant.)
+local split_cache = {}
 local function node(cfg, path)
-  local parts = {}
-  for p in path:gmatch("[^.]+") do parts[#parts + 1] = p end
+  local parts = split_cache[path]
+  if not parts then
+    parts = {}
+    for p in path:gmatch("[^.]+") do parts[#parts + 1] = p end
+    split_cache[path] = parts
+  end
   local n = cfg
   for i = 1, #parts - 1 do
     if not py.is_object(n) then return nil end
