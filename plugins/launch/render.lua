@@ -302,7 +302,8 @@ function M.slurm_sh(variant, opts)
   opts = opts or {}
   local n, g = M.layout(variant, opts)
   local pre = {
-    "#SBATCH --job-name=" .. sbatch_value(opts.job_name or ("dsforge-" .. tostring(variant.name or "run")), "job_name"),
+    "#SBATCH --job-name=" .. sbatch_value(opts.job_name
+      or ("dsforge-" .. tostring(variant.name or "run")):gsub("[^%w._:/@+,=%-]", "_"), "job_name"),
     "#SBATCH --nodes=" .. n,
     "#SBATCH --ntasks-per-node=1",
     "#SBATCH --gpus-per-node=" .. g,

@@ -235,6 +235,19 @@ end
 
 local function int(v) return math.tointeger(v) or v end
 
+-- { config path, the argument that fills it, an alternative, the param }
+local NEEDED = {
+  { "optimizer.params.lr", "learning_rate", nil, "learning_rate" },
+  { "scheduler.params.warmup_max_lr", "learning_rate", nil, "learning_rate" },
+  { "optimizer.params.betas", "adam_beta1", nil, "adam_beta1/adam_beta2" },
+  { "optimizer.params.betas", "adam_beta2", nil, "adam_beta1/adam_beta2" },
+  { "optimizer.params.eps", "adam_epsilon", nil, "adam_epsilon" },
+  { "optimizer.params.weight_decay", "weight_decay", nil, "weight_decay" },
+  { "gradient_clipping", "max_grad_norm", nil, "max_grad_norm" },
+  { "scheduler.params.total_num_steps", "max_steps", nil, "num_training_steps" },
+  { "scheduler.params.warmup_num_steps", "warmup_steps", "warmup_ratio", "warmup_steps" },
+}
+
 function M.training_args(variant)
   if type(variant) ~= "table" or not py.is_object(variant.config) then
     return nil, "launch.trainer.training_args: variant.config must be a JSON object"
@@ -296,7 +309,14 @@ function M.training_args(variant)
   if gc == nil then gc = p.activation_checkpointing end
   out.gradient_checkpointing = gc == true
 
-  -- Drop what is unknown (nil) so the Trainer's default applies visibly.
+  -- An "auto" the Trainer fills must get the profile's value, never a
+  -- TrainingArguments default nobody chose.
+  for _, need in ipairs(NEEDED) do
+    if get(c, need[1]) == "auto" and out[need[2]] == nil and (need[3] == nil or out[need[3]] == nil) then
+      return nil, string.format("%s is \"auto\" and the profile has no %s param: the Trainer"
+        .. " would fill it from its default", need[1], need[4])
+    end
+  end
   return out
 end
 

@@ -118,6 +118,9 @@ return {
     local s = r.slurm_sh(v, { train_cmd = { "train.py" }, partition = "gpu", time = "01:00:00" })
     T.truthy(find_plain(s, "#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1\n#SBATCH --gpus-per-node=8\n"), s)
     T.truthy(find_plain(s, "#SBATCH --time=01:00:00\n#SBATCH --partition=gpu\n"), s)
+    v.name = "base-medium model=a b"
+    T.truthy(find_plain(r.slurm_sh(v, { train_cmd = { "t.py" } }),
+      "#SBATCH --job-name=dsforge-base-medium_model=a_b\n"))
     T.errors(function() r.slurm_sh(v, { train_cmd = { "t.py" }, job_name = "a b" }) end,
       "sbatch reads #SBATCH lines without a shell")
     T.errors(function() r.slurm_sh(v, { train_cmd = { "t.py" }, partition = "x\n#SBATCH --y" }) end,

@@ -89,8 +89,26 @@ return {
       optimizer = { type = "AdamW", params = { lr = "auto" } } }
     local args = tr.training_args({ config = cfg, params = { learning_rate = 1e-4 } })
     T.eq(args.lr_scheduler_type, "linear")
-    args = tr.training_args({ config = cfg, params = { lr_scheduler_type = "cosine" } })
+    args = tr.training_args({ config = cfg, params = { learning_rate = 1e-4, lr_scheduler_type = "cosine" } })
     T.eq(args.lr_scheduler_type, "cosine")
+  end,
+
+  an_auto_without_its_param_is_refused = function()
+    local tr = require("launch.trainer")
+    local row = variants()[1]
+    local p = {}
+    for _, k in ipairs(dsforge.sorted_keys(row.params)) do p[k] = row.params[k] end
+    p.learning_rate = nil
+    local args, err = tr.training_args({ config = row.hf, params = p })
+    T.eq(args, nil)
+    T.eq(err, "optimizer.params.lr is \"auto\" and the profile has no learning_rate param:"
+      .. " the Trainer would fill it from its default")
+    p.learning_rate, p.warmup_steps = 1e-4, nil
+    T.eq(tr.training_args({ config = row.hf, params = p }), nil)
+    p.warmup_ratio = 0.1
+    T.eq(tr.training_args({ config = row.hf, params = p }).warmup_ratio, 0.1)
+    -- the --target deepspeed JSON holds every value itself
+    T.truthy(tr.training_args({ config = row.ds, params = {} }))
   end,
 
   the_six_manifest_values_alone_get_hf_defaults = function()
