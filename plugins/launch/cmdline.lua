@@ -2,13 +2,17 @@
 -- against a DeepSpeed config.
 --
 -- API
---   M.parse(words, env, files) -> facts
+--   M.parse(words, env, files, opts) -> facts
 --     words: the command as a list of strings; index 1 is the first word.
 --     env:   { NAME = "value" } the command's environment (WORLD_SIZE is
 --            read for a plain `python` run); leading NAME=value words of
 --            the command are added to it.
 --     files: optional { [path] = text } for a --hostfile or an accelerate
 --            --config_file the caller has read (this module reads nothing).
+--     opts:  optional { gpus_per_node = n }: the GPUs a launcher uses when
+--            the command does not say (deepspeed without --num_gpus,
+--            torchrun --nproc_per_node gpu|auto), e.g. from `dsforge detect`.
+--     Launcher options not known to take a value are read as flags.
 --     facts = { launcher = "deepspeed"|"torchrun"|"accelerate"|"python"|
 --               "unknown", launcher_index, options = { name = { value,
 --               index } } (launcher options, '-' in names as '_'),
