@@ -111,6 +111,43 @@ return {
     T.truthy(tr.training_args({ config = row.ds, params = {} }))
   end,
 
+  agrees_with_the_deepspeed_plugins_hf_resolve_on_real_configs = function()
+    -- Two transcriptions of the same Python, written apart: they must agree
+    -- on every real-world config, for consistent and for clashing args.
+    local tr = require("launch.trainer")
+    local hf = require("deepspeed.hf")
+    local real = require("fixtures.configs")
+    local arg_sets = {
+      { per_device_train_batch_size = 4, gradient_accumulation_steps = 2, learning_rate = 2e-5,
+        adam_beta1 = 0.9, adam_beta2 = 0.95, adam_epsilon = 1e-8, weight_decay = 0.1,
+        max_grad_norm = 1.0, bf16 = true, max_steps = 1000, warmup_ratio = 0.03 },
+      { per_device_train_batch_size = 1, gradient_accumulation_steps = 16, learning_rate = 1e-3,
+        adam_beta1 = 0.8, adam_beta2 = 0.9, adam_epsilon = 1e-6, weight_decay = 0.0,
+        max_grad_norm = 0.5, fp16 = true, max_steps = 77, warmup_steps = 7 },
+    }
+    for _, name in ipairs(real.real_names()) do
+      for i, a in ipairs(arg_sets) do
+        local cfg = real.real(name)
+        local mine = tr.fill(cfg, a, 8, { hidden_size = 1024 })
+        local theirs, _, mism = hf.resolve(real.real(name), {
+          world_size = 8, micro_batch_size = a.per_device_train_batch_size,
+          gradient_accumulation = a.gradient_accumulation_steps, max_grad_norm = a.max_grad_norm,
+          learning_rate = a.learning_rate, adam_beta1 = a.adam_beta1, adam_beta2 = a.adam_beta2,
+          adam_epsilon = a.adam_epsilon, weight_decay = a.weight_decay,
+          precision = a.bf16 and "bf16" or a.fp16 and "fp16" or "fp32", hidden_size = 1024,
+          num_training_steps = a.max_steps, warmup_steps = a.warmup_steps or 0,
+          warmup_ratio = a.warmup_ratio or 0.0, save_on_each_node = false })
+        T.eq(mine.config, theirs, name .. " args " .. i)
+        local p1, p2 = {}, {}
+        for _, m in ipairs(mine.mismatches) do p1[#p1 + 1] = m.message end
+        for _, m in ipairs(mism) do p2[#p2 + 1] = m.message end
+        table.sort(p1)
+        table.sort(p2)
+        T.eq(p1, p2, name .. " args " .. i)
+      end
+    end
+  end,
+
   the_six_manifest_values_alone_get_hf_defaults = function()
     -- The issue's report: passing only micro batch, accumulation, bf16, fp16,
     -- gradient_checkpointing and max_grad_norm gives lr 5e-5, beta2 0.999
