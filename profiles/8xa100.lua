@@ -8,7 +8,7 @@ return {
   params = {
     -- ZeRO-3 mainly saves optimizer/gradient memory across the 8 ranks;
     -- offload would only slow an 80 GB GPU down (seed 004).
-    world_size = 8, gpus_per_node = 8, gpu_mem_gb = 80, cpu_mem_gb = 1024,
+    gpus_per_node = 8, gpu_mem_gb = 80, cpu_mem_gb = 1024,
     zero_stage = 3, offload = "none", micro_batch_size = 2, gradient_accumulation = 8,
   },
   tiers = {

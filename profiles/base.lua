@@ -19,8 +19,10 @@ return {
   name = "base",
   summary = "shared settings: batch identity, precision, AdamW + warmup/decay, ZeRO communication",
   params = {
-    world_size = { default = 8, type = "integer", min = 1, max = 65536,
-      doc = "data-parallel GPUs (the batch identity uses this)" },
+    world_size = { default = 0, type = "integer", min = 0, max = 65536,
+      doc = "data-parallel GPUs (the batch identity uses this); 0: nodes x gpus_per_node" },
+    nodes = { default = 1, type = "integer", min = 1, max = 1024,
+      doc = "nodes (machines); world_size is nodes x gpus_per_node unless given" },
     gpus_per_node = { default = 8, type = "integer", min = 1, max = 64,
       doc = "GPUs per node (memory estimate: CPU memory is per node)" },
     micro_batch_size = { default = 2, type = "integer", min = 1, max = 4096,
@@ -64,6 +66,15 @@ return {
     large = { summary = "twice the micro batch, twice the accumulation",
       params = { micro_batch_size = 4, gradient_accumulation = 16 } },
   },
+  prepare = function(p)
+    -- People describe a machine as nodes x GPUs per node; world_size is
+    -- derived from them unless a profile or the command line sets it (a
+    -- data-parallel size below the GPU count, e.g. with model parallelism).
+    if p.world_size == 0 then
+      return { world_size = p.nodes * p.gpus_per_node }
+    end
+    return nil
+  end,
   build = function(p)
     local bf16, fp16 = enabled_precision(p)
     local zero = {

@@ -12,7 +12,7 @@ return {
   extends = "base",
   summary = "throughput first: ZeRO-2, large micro batches, overlapped communication",
   params = {
-    world_size = 8, gpus_per_node = 8, zero_stage = 2, offload = "none",
+    gpus_per_node = 8, zero_stage = 2, offload = "none",
     model = "llama-3.2-1b", seq_len = 1024,
     micro_batch_size = 16, gradient_accumulation = 4, gpu_mem_gb = 40,
   },

@@ -81,6 +81,8 @@ static void keep_summary(run *ru, variant *v)
     }
     cJSON_Delete(v->cell);
     v->cell = NULL;
+    cJSON_Delete(v->inputs);
+    v->inputs = NULL;
 }
 
 static int eval_variant(run *ru, variant *v, dsf_diags *d)
@@ -94,6 +96,8 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
     cJSON_AddStringToObject(extra, "variant", v->name);
     cJSON_AddStringToObject(extra, "tier", v->tier ? v->tier->name : "");
     cJSON_AddStringToObject(extra, "target", r->target);
+    for (const cJSON *m = v->inputs ? v->inputs->child : NULL; m; m = m->next)
+        cJSON_AddItemToObject(extra, m->string, cJSON_Duplicate(m, 1));
     cJSON *prepared = NULL;
     int rc = dsf_profile_build(&v->doc, &prepared, ru->profile, &pc,
                                v->params, extra, ru->chain_layers, &v->prov,
@@ -253,6 +257,7 @@ static void run_free(run *ru)
         free(v->name);
         cJSON_Delete(v->params);
         cJSON_Delete(v->cell);
+        cJSON_Delete(v->inputs);
         cJSON_Delete(v->doc);
         dsf_prov_free(&v->prov);
         free(v->bytes);

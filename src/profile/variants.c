@@ -190,6 +190,15 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d)
                     sanitize(&name, r->matrix[a].values[k]);
                 }
                 v->name = dsf_buf_take(&name);
+                /* ctx.given: what the command line set, so a planner
+                ** keeps it instead of choosing over it. */
+                cJSON *given = cJSON_CreateObject();
+                for (const cJSON *m = overrides->child; m; m = m->next)
+                    cJSON_AddTrueToObject(given, m->string);
+                for (size_t a = 0; a < r->nmatrix; a++)
+                    cJSON_AddTrueToObject(given, r->matrix[a].key);
+                v->inputs = cJSON_CreateObject();
+                cJSON_AddItemToObject(v->inputs, "given", given);
                 for (size_t k = 0; k + 1 < ru->nv; k++)
                     if (!strcmp(ru->v[k].name, v->name))
                         rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,

@@ -291,8 +291,14 @@ return {
     T.errors(function() p.plan(o) end, "model is required")
     o = base(); o.global_batch = 0
     T.errors(function() p.plan(o) end, "global_batch must be a positive whole number")
-    o = base(); o.micro_batch = 4
-    T.errors(function() p.plan(o) end, "unknown option 'micro_batch'")
+    o = base(); o.micro_batches = 4
+    T.errors(function() p.plan(o) end, "unknown option 'micro_batches'")
+    o = base(); o.stage = 4
+    T.errors(function() p.plan(o) end, "stage must be 0, 1, 2 or 3, got 4")
+    o = base(); o.offload_param = "nvme"
+    T.errors(function() p.plan(o) end, "offload_param must be \"none\" or \"cpu\"")
+    o = base(); o.activation_checkpointing = 1
+    T.errors(function() p.plan(o) end, "activation_checkpointing must be a boolean")
     -- margin 0 uses the whole budget
     o = base(); o.margin = 0
     T.eq(p.plan(o).gpu_limit_bytes, 24 * GiB)
