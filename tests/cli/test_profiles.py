@@ -140,5 +140,41 @@ class NothingFits(dsf.TempDirTest):
         self.assertIn("without --param offload=none", res.err)
 
 
+CTX_PROFILE = """
+local function helper(p)
+  if p.n > 3 then
+    dsforge.fail("n is too large", 2)
+  end
+end
+return {
+  params = { n = 1, m = 1 },
+  prepare = function(p, ctx)
+    helper(p)
+    return nil
+  end,
+  build = function(p, ctx)
+    return { train_micro_batch_size_per_gpu = 1, given = dsforge.sorted_keys(ctx.given) }
+  end,
+}
+"""
+
+
+class Context(dsf.TempDirTest):
+    def test_ctx_given_names_what_the_command_line_set(self):
+        d = self.profile("ctxp", CTX_PROFILE)
+        res = run("gen", "ctxp", "--profile-path", d, "--param", "m=2",
+                  "--matrix", "n=2", "--stdout")
+        self.assertEqual(res.rc, 0, res)
+        self.assertEqual(json.loads(res.out)["given"], ["m", "n"])
+        res = run("gen", "ctxp", "--profile-path", d, "--stdout")
+        self.assertEqual(json.loads(res.out)["given"], [])
+
+    def test_fail_with_a_level_names_the_callers_line(self):
+        d = self.profile("ctxp", CTX_PROFILE)
+        res = run("gen", "ctxp", "--profile-path", d, "--param", "n=5")
+        self.assertEqual(res.rc, 3, res)
+        self.assertRegex(res.err, r"ctxp\.lua:10: error: n is too large")
+
+
 if __name__ == "__main__":
     unittest.main()
