@@ -35,8 +35,9 @@ return {
       doc = "ZeRO stage: 1 optimizer states, 2 + gradients, 3 + parameters" },
     offload = { default = "none", values = { "none", "optimizer", "all" },
       doc = "CPU offload: optimizer states, or optimizer states and parameters (ZeRO-3 only)" },
-    model = { default = "llama-2-7b",
-      doc = "catalog model (dsforge estimate --help) for the memory estimate and bucket sizes" },
+    model = { default = "llama-2-7b", check = "deepspeed.models.check_param", file = "json",
+      doc = "catalog model (dsforge estimate --help) or a Hugging Face config.json path, "
+        .. "for the memory estimate and bucket sizes" },
     gpu_mem_gb = { default = 80, type = "number", min = 1,
       doc = "memory per GPU in GiB; variants that need more are flagged" },
     cpu_mem_gb = { default = 512, type = "number", min = 1,
@@ -66,7 +67,13 @@ return {
     large = { summary = "twice the micro batch, twice the accumulation",
       params = { micro_batch_size = 4, gradient_accumulation = 16 } },
   },
-  prepare = function(p)
+  prepare = function(p, ctx)
+    -- A config.json given as the model (dsforge read it: ctx.files) is
+    -- known to deepspeed.models.get from here on, for every profile of
+    -- the chain (the planner, the bucket sizes).
+    if ctx.files and ctx.files.model then
+      require("deepspeed.models").register(p.model, ctx.files.model)
+    end
     -- People describe a machine as nodes x GPUs per node; world_size is
     -- derived from them unless a profile or the command line sets it (a
     -- data-parallel size below the GPU count, e.g. with model parallelism).

@@ -171,7 +171,8 @@ static int add_params(dsf_profile *p, const cJSON *params, const char *owner,
                       const char *file, dsf_diags *d)
 {
     static const char *const keys[] = {"default", "doc", "type", "min",
-                                       "max", "values", NULL};
+                                       "max", "values", "check", "file",
+                                       NULL};
     for (const cJSON *m = params ? params->child : NULL; m; m = m->next) {
         if (!dsf_profile_valid_name(m->string) || strchr(m->string, '.'))
             return bad(d, file, "invalid param name '%s'%s", m->string, "");
@@ -202,7 +203,8 @@ static int add_params(dsf_profile *p, const cJSON *params, const char *owner,
                 if (!ok)
                     return bad(d, file, "param '%s': unknown field '%s' "
                                         "(known: default, doc, type, min, "
-                                        "max, values)", m->string, k->string);
+                                        "max, values, check, file)",
+                                m->string, k->string);
             }
             def = cJSON_GetObjectItemCaseSensitive(m, "default");
             const cJSON *doc = cJSON_GetObjectItemCaseSensitive(m, "doc");
@@ -232,6 +234,27 @@ static int add_params(dsf_profile *p, const cJSON *params, const char *owner,
             if (mx) {
                 par->has_max = true;
                 par->max = mx->valuedouble;
+            }
+            const cJSON *ck = cJSON_GetObjectItemCaseSensitive(m, "check");
+            if (ck) {
+                const char *dot = cJSON_IsString(ck)
+                                      ? strrchr(ck->valuestring, '.') : NULL;
+                if (!dot || dot == ck->valuestring || !dot[1])
+                    return bad(d, file, "param '%s': check must name a "
+                                        "plugin function, \"module.fn\"%s",
+                               m->string, "");
+                free(par->check);
+                par->check = dsf_xstrdup(ck->valuestring);
+            }
+            const cJSON *fl = cJSON_GetObjectItemCaseSensitive(m, "file");
+            if (fl) {
+                if (!cJSON_IsString(fl) || strcmp(fl->valuestring, "json"))
+                    return bad(d, file, "param '%s': file must be \"json\"%s",
+                               m->string, "");
+                if (par->type != DSF_PARAM_STRING)
+                    return bad(d, file, "param '%s': only a string param "
+                                        "can name a file%s", m->string, "");
+                par->json_file = true;
             }
             const cJSON *vals = cJSON_GetObjectItemCaseSensitive(m, "values");
             if (vals) {
@@ -559,6 +582,7 @@ void dsf_profile_free(dsf_profile *p)
         free(p->params[i].name);
         free(p->params[i].doc);
         free(p->params[i].declared_in);
+        free(p->params[i].check);
         cJSON_Delete(p->params[i].def);
         cJSON_Delete(p->params[i].values);
     }

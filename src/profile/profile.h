@@ -37,6 +37,8 @@ typedef struct dsf_param {
     bool has_min, has_max;
     double min, max;
     char *declared_in;    /* name of the profile that declared it */
+    char *check;          /* "module.fn" that judges each value, or NULL */
+    bool json_file;       /* a value naming a file is read as JSON */
 } dsf_param;
 
 typedef struct dsf_tier {
@@ -112,6 +114,16 @@ int dsf_param_parse(cJSON **out, const dsf_param *param, const char *text,
 
 /* Checks v against param's type, range and allowed values. -1 with *err. */
 int dsf_param_check(const dsf_param *param, const cJSON *v, char **err);
+
+/* True when text, a value of a `file = "json"` param, names a file: it
+** ends in ".json" or is an existing regular file (the rule of estimate
+** --model). */
+bool dsf_param_names_file(const dsf_param *param, const char *text);
+
+/* The range of a numeric param as people write it: "1 .. 64", ">= 1",
+** "<= 1", or NULL without one. *buf (size n) holds the text. */
+const char *dsf_param_range_text(const dsf_param *param, char *buf,
+                                 size_t n);
 
 /* The type's name ("integer", ...). */
 const char *dsf_param_type_name(dsf_param_type t);

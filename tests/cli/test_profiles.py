@@ -176,5 +176,103 @@ class Context(dsf.TempDirTest):
         self.assertRegex(res.err, r"ctxp\.lua:10: error: n is too large")
 
 
+# llama-3.2-1b's config.json, as on the Hugging Face Hub
+LLAMA_32_1B = {
+    "model_type": "llama", "hidden_size": 2048, "intermediate_size": 8192,
+    "num_hidden_layers": 16, "num_attention_heads": 32,
+    "num_key_value_heads": 8, "vocab_size": 128256,
+    "max_position_embeddings": 131072, "tie_word_embeddings": True,
+}
+
+
+class ModelParam(dsf.TempDirTest):
+    def config(self, doc, name="config.json"):
+        return self.write(os.path.join("m", name),
+                          doc if isinstance(doc, str) else json.dumps(doc))
+
+    def outputs(self, *args):
+        out = os.path.join(self.tmp, "out%d" % len(os.listdir(self.tmp)))
+        res = run("gen", *args, "-o", out)
+        self.assertEqual(res.rc, 0, res)
+        got = {}
+        for f in sorted(os.listdir(out)):
+            if f != "manifest.json":
+                with open(os.path.join(out, f)) as fh:
+                    got[f] = fh.read()
+        return got
+
+    def test_unknown_model_is_one_usage_error_with_did_you_mean(self):
+        for prof in ("8xa100", "small-gpu-offload", "long-sequence"):
+            res = run("gen", prof, "--param", "model=lama-2-7b")
+            self.assertEqual(res.rc, 2, res)
+            self.assertEqual(res.err.count("error:"), 1, res.err)
+            self.assertIn("argument #3: error: --param model=lama-2-7b: "
+                          "unknown model 'lama-2-7b'", res.err)
+            self.assertIn("did you mean llama-2-7b", res.err)
+            self.assertNotIn('"auto"', res.err)
+
+    def test_unknown_model_in_a_matrix_names_its_argument(self):
+        res = run("gen", "8xa100", "--tier", "small", "--matrix",
+                  "model=llama-2-7b,gtp2")
+        self.assertEqual(res.rc, 2, res)
+        self.assertIn("argument #5: error: --param model=gtp2", res.err)
+        self.assertIn("did you mean gpt2", res.err)
+
+    def test_a_config_json_gives_the_configs_of_its_catalog_model(self):
+        path = self.config(LLAMA_32_1B)
+        for prof in ("8xa100", "small-gpu-offload"):
+            by_name = self.outputs(prof, "--param", "model=llama-3.2-1b")
+            by_file = self.outputs(prof, "--param", "model=" + path)
+            self.assertEqual(by_name, by_file, prof)
+        # the memory estimate (summary) uses it too
+        res = run("gen", "8xa100", "--param", "model=" + path)
+        ref = run("gen", "8xa100", "--param", "model=llama-3.2-1b")
+        self.assertEqual(res.out, ref.out)
+
+    def test_a_config_json_in_a_matrix(self):
+        path = self.config(LLAMA_32_1B)
+        got = self.outputs("small-gpu-offload", "--tier", "small", "--matrix",
+                           "model=llama-3.2-1b," + path)
+        self.assertEqual(len(got), 2)
+        self.assertEqual(len(set(got.values())), 1)
+
+    def test_a_bad_config_json_is_an_input_error_at_the_file(self):
+        bad = self.config('{"model_type": "llama",\n', "bad.json")
+        res = run("gen", "8xa100", "--param", "model=" + bad)
+        self.assertEqual(res.rc, 3, res)
+        self.assertIn(bad + ":2:1: error:", res.err)
+        incomplete = self.config({"model_type": "llama"}, "incomplete.json")
+        res = run("gen", "8xa100", "--param", "model=" + incomplete)
+        self.assertEqual(res.rc, 3, res)
+        self.assertIn(incomplete + ": error: config.json (llama) is missing "
+                      "the required field 'hidden_size'", res.err)
+        res = run("gen", "8xa100", "--param",
+                  "model=" + os.path.join(self.tmp, "none.json"))
+        self.assertEqual(res.rc, 3, res)
+        self.assertIn("none.json", res.err)
+
+    def test_an_unknown_model_in_a_profile_is_an_input_error_there(self):
+        d = self.profile("mine", """
+return { extends = "8xa100", params = { model = "llama-9" },
+  build = function(p) return {} end }
+""")
+        res = run("gen", "mine", "--profile-path", d)
+        self.assertEqual(res.rc, 3, res)
+        self.assertIn("mine.lua: error: param 'model' = \"llama-9\": unknown "
+                      "model 'llama-9'", res.err)
+
+    def test_bad_check_and_file_declarations(self):
+        for decl, msg in [
+                ('{ default = "a", check = "nodot" }', "check must name"),
+                ('{ default = "a", file = "yaml" }', 'file must be "json"'),
+                ('{ default = 1, file = "json" }', "only a string param"),
+        ]:
+            d = self.profile("decl", "return { params = { x = %s }, "
+                             "build = function(p) return {} end }" % decl)
+            res = run("show", "decl", "--profile-path", d)
+            self.assertEqual(res.rc, 3, res)
+            self.assertIn(msg, res.err)
+
+
 if __name__ == "__main__":
     unittest.main()
