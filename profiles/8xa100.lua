@@ -14,7 +14,7 @@ return {
   tiers = {
     small = { summary = "micro 1 x 8 accumulation: 64 samples per step",
       params = { micro_batch_size = 1, gradient_accumulation = 8 } },
-    medium = { summary = "seed 004's recipe: micro 2 x 8 accumulation = 128",
+    medium = { summary = "the common recipe: micro 2 x 8 accumulation = 128",
       params = { micro_batch_size = 2, gradient_accumulation = 8 } },
     large = { summary = "micro 4 x 16 accumulation = 512",
       params = { micro_batch_size = 4, gradient_accumulation = 16 } },

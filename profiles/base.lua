@@ -52,7 +52,7 @@ return {
     weight_decay = { default = 0.0, type = "number", min = 0, doc = "AdamW weight decay" },
     adam_beta1 = { default = 0.9, type = "number", min = 0, max = 1, doc = "AdamW beta1" },
     adam_beta2 = { default = 0.95, type = "number", min = 0, max = 1,
-      doc = "AdamW beta2 (0.95 as in seed 003's tuned betas)" },
+      doc = "AdamW beta2 (0.95, usual for LLM training)" },
     adam_epsilon = { default = 1e-8, type = "number", min = 0, doc = "AdamW epsilon" },
     max_grad_norm = { default = 1.0, type = "number", min = 0,
       doc = "gradient clipping (explicit: DeepSpeed's default changed from 0 to 1.0 in v0.19.3)" },

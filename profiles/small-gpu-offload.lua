@@ -21,7 +21,7 @@ return {
   tiers = {
     small = { summary = "a 1B model, 16 samples per step",
       params = { model = "llama-3.2-1b", global_batch = 16 } },
-    medium = { summary = "a 3B model, seed 004's 32 samples per step",
+    medium = { summary = "a 3B model, 32 samples per step",
       params = { model = "llama-3.2-3b", global_batch = 32 } },
     large = { summary = "a 7B model: needs CPU offload on 24 GB",
       params = { model = "llama-2-7b", global_batch = 32 } },

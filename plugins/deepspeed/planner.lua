@@ -123,6 +123,11 @@ local function bytes_budget(v, name)
   return v
 end
 
+-- "1 GPU", "8 GPUs"
+local function plural(n, word)
+  return ("%d %s%s"):format(n, word, n == 1 and "" or "s")
+end
+
 local function gib(b)
   return string.format("%.2f GiB", b / 2 ^ 30)
 end
@@ -214,9 +219,9 @@ function M.plan(opts)
   local cpu_limit = math.floor(cpu_mem * (1 - margin))
   local params = math.tointeger(model.params)
   local name = model.name or model.arch or "model"
-  local header = ("%s: %.2fB params, largest layer %.2fM; %d GPU(s) (%d per node x %d node(s)); " ..
+  local header = ("%s: %.2fB params, largest layer %.2fM; %s (%d per node x %s); " ..
     "usable %s per GPU (%s x %.2f) and %s CPU RAM per node (%s x %.2f)"):format(
-    name, params / 1e9, model.largest_layer / 1e6, dp, n, nodes,
+    name, params / 1e9, model.largest_layer / 1e6, plural(dp, "GPU"), n, plural(nodes, "node"),
     gib(gpu_limit), gib(gpu_mem), 1 - margin, gib(cpu_limit), gib(cpu_mem), 1 - margin)
 
   if #candidates == 0 then
@@ -235,8 +240,9 @@ function M.plan(opts)
       fits = false, tried = {}, fixes = {},
       reasons = {
         ("nothing fits: global_batch %d is not a multiple of the data-parallel size %d " ..
-          "(%d GPUs per node x %d nodes); DeepSpeed requires train_batch_size = " ..
-          "micro_batch x gradient_accumulation x %d"):format(global_batch, dp, n, nodes, dp),
+          "(%d per node x %s); DeepSpeed requires train_batch_size = " ..
+          "micro_batch x gradient_accumulation x %d"):format(global_batch, dp, n,
+          plural(nodes, "node"), dp),
         header,
       },
     }
@@ -249,8 +255,8 @@ function M.plan(opts)
       return {
         fits = false, tried = {}, fixes = {},
         reasons = {
-          ("nothing fits: micro batch %d does not divide global_batch %d / %d GPU(s) = %d " ..
-            "samples per GPU per step"):format(fixed_mb, global_batch, dp, per_gpu),
+          ("nothing fits: micro batch %d does not divide global_batch %d / %s = %d " ..
+            "samples per GPU per step"):format(fixed_mb, global_batch, plural(dp, "GPU"), per_gpu),
           header,
         },
       }
@@ -320,9 +326,9 @@ function M.plan(opts)
             local reasons = {}
             local ga = per_gpu // mb
             reasons[1] = ("chosen: %s, activation checkpointing %s, micro batch %d x " ..
-              "gradient accumulation %d x %d GPU(s) = global batch %d; %s of %s per GPU " ..
+              "gradient accumulation %d x %s = global batch %d; %s of %s per GPU " ..
               "(model states %s + activations %s), %s of %s CPU RAM per node"):format(
-              label(c), ckpt and "on" or "off", mb, ga, dp, global_batch, gib(need),
+              label(c), ckpt and "on" or "off", mb, ga, plural(dp, "GPU"), global_batch, gib(need),
               gib(gpu_limit), gib(states.gpu), gib(a), gib(states.cpu), gib(cpu_limit))
             reasons[2] = header
             for _, r in ipairs(rejected) do reasons[#reasons + 1] = r end

@@ -23,7 +23,7 @@ static const char *const profile_fields[] = {
 
 
 typedef struct decl {
-    char *name, *summary, *extends;
+    char *name, *summary, *extends, *version;
     cJSON *params;      /* converted "params" table, or NULL */
     cJSON *tiers;       /* converted "tiers" table, or NULL */
     cJSON *tier_order;  /* array of strings, or NULL */
@@ -35,6 +35,7 @@ static void decl_free(decl *dc)
     free(dc->name);
     free(dc->summary);
     free(dc->extends);
+    free(dc->version);
     cJSON_Delete(dc->params);
     cJSON_Delete(dc->tiers);
     cJSON_Delete(dc->tier_order);
@@ -128,10 +129,7 @@ static int read_decl(lua_State *L, decl *dc, const char *file, dsf_diags *d)
         }
     }
     int rc;
-    char *version = NULL;
-    rc = get_string_field(L, t, "version", &version, file, d);
-    free(version);
-    if (rc)
+    if ((rc = get_string_field(L, t, "version", &dc->version, file, d)))
         return rc;
     if ((rc = get_string_field(L, t, "name", &dc->name, file, d)) ||
         (rc = get_string_field(L, t, "summary", &dc->summary, file, d)) ||
@@ -400,11 +398,22 @@ static int check_tier_params(dsf_profile *p, dsf_diags *d)
     return 0;
 }
 
-static char *display_name(const char *path, const char *origin,
-                          const char *name)
+/* "origin:name.lua"; for a repository's profile "repo NAME@VERSION:
+** profiles/name.lua" (its cache path, 64 hex digits deep, means nothing
+** to a person). version may be NULL. */
+static char *display_name(const char *origin, const char *name,
+                          const char *version)
 {
-    (void)path;
+    if (!strncmp(origin, "repo ", 5))
+        return dsf_xasprintf("%s%s%s:profiles/%s.lua", origin,
+                             version ? "@" : "", version ? version : "",
+                             name);
     return dsf_xasprintf("%s:%s.lua", origin, name);
+}
+
+const char *dsf_profile_src_where(const dsf_profile_src *s)
+{
+    return strncmp(s->origin, "repo ", 5) ? s->path : s->display;
 }
 
 int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
@@ -463,7 +472,7 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
         want = NULL;
         s->path = path;
         s->origin = dsf_xstrdup(origin);
-        s->display = display_name(path, origin, s->name);
+        s->display = display_name(origin, s->name, NULL);
         lua_State *L = dsf_host_state(h);
         char *what = dsf_xasprintf("profile %s", s->name);
         const dsf_source *src;
@@ -501,6 +510,8 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
             free(s->display);
             break;
         }
+        free(s->display);
+        s->display = display_name(s->origin, s->name, dc->version);
         s->summary = dsf_xstrdup(dc->summary ? dc->summary : "");
         s->extends = dsf_xstrdup(dc->extends);
         s->build_line = dc->build_line;

@@ -52,7 +52,9 @@ typedef struct dsf_tier {
 typedef struct dsf_profile_src {
     char *name;
     char *path;           /* file on disk */
-    char *display;        /* origin-relative name for messages/manifests */
+    char *display;        /* origin-relative name for messages/manifests;
+                          ** "repo NAME@VERSION:profiles/X.lua" for a
+                          ** repository's profile */
     char *origin;         /* "built-in", "project", ... */
     char *summary;
     char *extends;        /* parent name or NULL */
@@ -103,6 +105,10 @@ void dsf_profile_entries_free(dsf_profile_entry *e, size_t n);
 int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
                      const char *name, dsf_diags *d);
 void dsf_profile_free(dsf_profile *p);
+
+/* The file of s as people should see it: its path, or for a repository's
+** profile its display name (not the cache path). Borrowed from s. */
+const char *dsf_profile_src_where(const dsf_profile_src *s);
 
 /* Lookups; NULL when absent. Borrowed from p. */
 const dsf_param *dsf_profile_param(const dsf_profile *p, const char *name);

@@ -140,7 +140,9 @@ static int check_values(run *ru, const cJSON *files, dsf_diags *d)
                     rc = DSF_EUSAGE;
                 } else {
                     g = dsf_diag_add(d, DSF_ERROR,
-                                     p->chain[p->nchain - 1].path, 0, 0,
+                                     dsf_profile_src_where(
+                                         &p->chain[p->nchain - 1]),
+                                     0, 0,
                                      "param '%s' = %s: %s", par->name, txt,
                                      err->valuestring);
                     rc = DSF_EINPUT;

@@ -274,5 +274,54 @@ return { extends = "8xa100", params = { model = "llama-9" },
             self.assertIn(msg, res.err)
 
 
+class Display(dsf.TempDirTest):
+    def test_show_prints_ranges_as_people_write_them(self):
+        res = run("show", "base")
+        self.assertEqual(res.rc, 0, res)
+        self.assertNotIn("e+308", res.out)
+        self.assertNotIn("1e308", res.out)
+        lines = res.out.splitlines()
+        def after(name):
+            i = [k for k, l in enumerate(lines)
+                 if l.startswith("  %s " % name)][0]
+            return lines[i + 1].strip()
+        self.assertEqual(after("gpus_per_node"), "1 .. 64")
+        self.assertEqual(after("cpu_mem_gb"), "\u2265 1")
+        self.assertEqual(after("adam_epsilon"), "\u2265 0")
+
+    def test_out_of_range_names_the_range_without_infinity(self):
+        res = run("gen", "8xa100", "--param", "cpu_mem_gb=0")
+        self.assertEqual(res.rc, 2, res)
+        self.assertIn("out of range (\u2265 1)", res.err)
+        self.assertNotIn("inf", res.err)
+
+    def test_no_internal_document_names_in_user_facing_text(self):
+        internal = re.compile(r"(?i)\bseed[ -]?0\d\d|\bseed documents?\b")
+        texts = {}
+        for prof in dsf.BUILTIN_PROFILES:
+            for args in (("show", prof), ("gen", prof)):
+                res = run(*args)
+                texts[" ".join(args)] = res.out + res.err
+        for args in (("list",), ("plugins",), ("estimate", "--help"),
+                     ("gen", "--help"), ("show", "--help")):
+            res = run(*args)
+            texts[" ".join(args)] = res.out + res.err
+        docs = [os.path.join(dsf.SOURCE_DIR, "README.md")]
+        docdir = os.path.join(dsf.SOURCE_DIR, "contrib", "docs")
+        docs += [os.path.join(docdir, f) for f in sorted(os.listdir(docdir))]
+        for path in docs:
+            with open(path, encoding="utf-8") as f:
+                texts[path] = f.read()
+        for what, text in texts.items():
+            m = internal.search(text)
+            self.assertIsNone(m, "%s mentions %r" % (what, m and m.group(0)))
+
+    def test_planner_messages_use_plurals(self):
+        res = run("gen", "small-gpu-offload", "--tier", "small",
+                  "--param", "model=llama-2-13b", "--param", "cpu_mem_gb=64")
+        self.assertNotIn("(s)", res.err)
+        self.assertIn("on 1 GPU of", res.err)
+
+
 if __name__ == "__main__":
     unittest.main()

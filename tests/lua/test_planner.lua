@@ -80,7 +80,7 @@ return {
       "micro batch 1 needs", 1, true))
     T.truthy(text:find("micro batch 4 would need 44.75 GiB per GPU", 1, true))
     T.truthy(r.reasons[1]:find("chosen: ZeRO-2, no offload, activation checkpointing on, " ..
-      "micro batch 2 x gradient accumulation 4 x 8 GPU(s) = global batch 64", 1, true))
+      "micro batch 2 x gradient accumulation 4 x 8 GPUs = global batch 64", 1, true))
   end,
 
   gpt2_on_one_24gb_gpu_hand_computed = function()
