@@ -193,6 +193,8 @@ function M.prepare(p, opts, ctx)
     plan.stage = opts.min_stage
   end
   return {
+    -- (changes only when micro batch and accumulation were both given)
+    global_batch = o.global_batch,
     zero_stage = plan.stage,
     offload = offload_name(plan.offload_optimizer, plan.offload_param),
     micro_batch_size = plan.micro_batch,

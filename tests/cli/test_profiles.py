@@ -90,6 +90,21 @@ class PlannerKeepsExplicitParams(dsf.TempDirTest):
         self.assertEqual(cfg["train_micro_batch_size_per_gpu"], 2)
         self.assertEqual(cfg["gradient_accumulation_steps"], 8)  # 16 / 2
 
+    def test_explicit_accumulation_is_kept_and_micro_batch_follows(self):
+        got = self.variants("small-gpu-offload", "--tier", "small",
+                            "--param", "gradient_accumulation=4")
+        params, cfg = got["small"]
+        self.assertEqual(cfg["gradient_accumulation_steps"], 4)
+        self.assertEqual(cfg["train_micro_batch_size_per_gpu"], 4)  # 16 / 4
+
+    def test_micro_batch_and_accumulation_given_set_the_global_batch(self):
+        got = self.variants("small-gpu-offload", "--tier", "small",
+                            "--param", "micro_batch_size=2",
+                            "--param", "gradient_accumulation=3")
+        params, cfg = got["small"]
+        self.assertEqual(cfg["train_batch_size"], 6)
+        self.assertEqual(params["global_batch"], 6)  # the manifest agrees
+
     def test_contradicting_params_are_an_error_naming_both(self):
         res = run("gen", "small-gpu-offload", "--param", "offload=all",
                   "--param", "zero_stage=2")
