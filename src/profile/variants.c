@@ -67,16 +67,22 @@ static int read_param_file(cJSON *files, const dsf_param *par,
     return rc;
 }
 
-/* The argument number that gave param name its value, or 0. */
-static int argno_of(const dsf_gen_request *r, const char *name)
+/* The argument that gave param name its value (the last --param of it,
+** or its --matrix axis), or 0; *opt is "--param" or "--matrix". */
+static int argno_of(const dsf_gen_request *r, const char *name,
+                    const char **opt)
 {
+    int argno = 0;
+    *opt = "--param";
     for (size_t i = 0; i < r->nparams; i++)
         if (!strcmp(r->params[i].key, name))
-            return r->params[i].argno;
-    for (size_t a = 0; a < r->nmatrix; a++)
-        if (!strcmp(r->matrix[a].key, name))
-            return r->matrix[a].argno;
-    return 0;
+            argno = r->params[i].argno;
+    for (size_t a = 0; a < r->nmatrix && !argno; a++)
+        if (!strcmp(r->matrix[a].key, name)) {
+            argno = r->matrix[a].argno;
+            *opt = "--matrix";
+        }
+    return argno;
 }
 
 /* Calls the `check` function of every param that has one, once per
@@ -122,7 +128,8 @@ static int check_values(run *ru, const cJSON *files, dsf_diags *d)
             if (!rc && cJSON_IsString(err)) {
                 const cJSON *hint = cJSON_GetObjectItemCaseSensitive(res,
                                                                      "hint");
-                int argno = argno_of(ru->r, par->name);
+                const char *opt;
+                int argno = argno_of(ru->r, par->name, &opt);
                 dsf_diag *g;
                 if (doc && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
                                res, "in_file"))) {
@@ -132,7 +139,7 @@ static int check_values(run *ru, const cJSON *files, dsf_diags *d)
                 } else if (argno) {
                     char *where = dsf_xasprintf("argument #%d", argno);
                     g = dsf_diag_add(d, DSF_ERROR, where, 0, 0,
-                                     "--param %s=%s: %s", par->name,
+                                     "%s %s=%s: %s", opt, par->name,
                                      cJSON_IsString(val) ? val->valuestring
                                                          : txt,
                                      err->valuestring);

@@ -230,7 +230,8 @@ class ModelParam(dsf.TempDirTest):
         res = run("gen", "8xa100", "--tier", "small", "--matrix",
                   "model=llama-2-7b,gtp2")
         self.assertEqual(res.rc, 2, res)
-        self.assertIn("argument #5: error: --param model=gtp2", res.err)
+        self.assertIn("argument #5: error: --matrix model=gtp2: unknown "
+                      "model 'gtp2'", res.err)
         self.assertIn("did you mean gpt2", res.err)
 
     def test_a_config_json_gives_the_configs_of_its_catalog_model(self):
