@@ -19,8 +19,10 @@ return {
   name = "base",
   summary = "shared settings: batch identity, precision, AdamW + warmup/decay, ZeRO communication",
   params = {
-    world_size = { default = 8, type = "integer", min = 1, max = 65536,
-      doc = "data-parallel GPUs (the batch identity uses this)" },
+    world_size = { default = 0, type = "integer", min = 0, max = 65536,
+      doc = "data-parallel GPUs (the batch identity uses this); 0: nodes x gpus_per_node" },
+    nodes = { default = 1, type = "integer", min = 1, max = 1024,
+      doc = "nodes (machines); world_size is nodes x gpus_per_node unless given" },
     gpus_per_node = { default = 8, type = "integer", min = 1, max = 64,
       doc = "GPUs per node (memory estimate: CPU memory is per node)" },
     micro_batch_size = { default = 2, type = "integer", min = 1, max = 4096,
@@ -33,8 +35,9 @@ return {
       doc = "ZeRO stage: 1 optimizer states, 2 + gradients, 3 + parameters" },
     offload = { default = "none", values = { "none", "optimizer", "all" },
       doc = "CPU offload: optimizer states, or optimizer states and parameters (ZeRO-3 only)" },
-    model = { default = "llama-2-7b",
-      doc = "catalog model (dsforge estimate --help) for the memory estimate and bucket sizes" },
+    model = { default = "llama-2-7b", check = "deepspeed.models.check_param", file = "json",
+      doc = "catalog model (dsforge estimate --help) or a Hugging Face config.json path, "
+        .. "for the memory estimate and bucket sizes" },
     gpu_mem_gb = { default = 80, type = "number", min = 1,
       doc = "memory per GPU in GiB; variants that need more are flagged" },
     cpu_mem_gb = { default = 512, type = "number", min = 1,
@@ -49,7 +52,7 @@ return {
     weight_decay = { default = 0.0, type = "number", min = 0, doc = "AdamW weight decay" },
     adam_beta1 = { default = 0.9, type = "number", min = 0, max = 1, doc = "AdamW beta1" },
     adam_beta2 = { default = 0.95, type = "number", min = 0, max = 1,
-      doc = "AdamW beta2 (0.95 as in seed 003's tuned betas)" },
+      doc = "AdamW beta2 (0.95, usual for LLM training)" },
     adam_epsilon = { default = 1e-8, type = "number", min = 0, doc = "AdamW epsilon" },
     max_grad_norm = { default = 1.0, type = "number", min = 0,
       doc = "gradient clipping (explicit: DeepSpeed's default changed from 0 to 1.0 in v0.19.3)" },
@@ -64,6 +67,21 @@ return {
     large = { summary = "twice the micro batch, twice the accumulation",
       params = { micro_batch_size = 4, gradient_accumulation = 16 } },
   },
+  prepare = function(p, ctx)
+    -- A config.json given as the model (dsforge read it: ctx.files) is
+    -- known to deepspeed.models.get from here on, for every profile of
+    -- the chain (the planner, the bucket sizes).
+    if ctx.files and ctx.files.model then
+      require("deepspeed.models").register(p.model, ctx.files.model)
+    end
+    -- People describe a machine as nodes x GPUs per node; world_size is
+    -- derived from them unless a profile or the command line sets it (a
+    -- data-parallel size below the GPU count, e.g. with model parallelism).
+    if p.world_size == 0 then
+      return { world_size = p.nodes * p.gpus_per_node }
+    end
+    return nil
+  end,
   build = function(p)
     local bf16, fp16 = enabled_precision(p)
     local zero = {

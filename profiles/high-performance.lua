@@ -12,12 +12,12 @@ return {
   extends = "base",
   summary = "throughput first: ZeRO-2, large micro batches, overlapped communication",
   params = {
-    world_size = 8, gpus_per_node = 8, zero_stage = 2, offload = "none",
+    gpus_per_node = 8, zero_stage = 2, offload = "none",
     model = "llama-3.2-1b", seq_len = 1024,
     micro_batch_size = 16, gradient_accumulation = 4, gpu_mem_gb = 40,
   },
   tiers = {
-    small = { summary = "24 GB GPUs: micro 8 x 4 x 8 GPUs = 256 (seed 003's standard config)",
+    small = { summary = "24 GB GPUs: micro 8 x 4 x 8 GPUs = 256",
       params = { micro_batch_size = 8, gradient_accumulation = 4, gpu_mem_gb = 24 } },
     medium = { summary = "40 GB GPUs: micro 16 x 4 x 8 GPUs = 512",
       params = { micro_batch_size = 16, gradient_accumulation = 4, gpu_mem_gb = 40 } },

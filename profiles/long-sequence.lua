@@ -15,7 +15,7 @@ return {
   extends = "base",
   summary = "long context (8k-32k tokens): micro batch 1, checkpointing, stage/offload from the budget",
   params = {
-    world_size = 8, gpus_per_node = 8, gpu_mem_gb = 80, cpu_mem_gb = 1024,
+    gpus_per_node = 8, gpu_mem_gb = 80, cpu_mem_gb = 1024,
     model = "llama-3.1-8b", seq_len = 16384,
     global_batch = { default = 64, type = "integer", min = 1,
       doc = "samples per optimizer step (micro batch 1 x accumulation x world)" },
@@ -25,8 +25,10 @@ return {
     medium = { summary = "16k tokens", params = { seq_len = 16384 } },
     large = { summary = "32k tokens", params = { seq_len = 32768 } },
   },
-  prepare = function(p)
-    return require("deepspeed.plan_params").prepare(p, { max_micro_batch = 1 })
+  prepare = function(p, ctx)
+    -- (not a tail call: "nothing fits" then names this line)
+    local plan = require("deepspeed.plan_params").prepare(p, { max_micro_batch = 1 }, ctx)
+    return plan
   end,
   build = function(p)
     if not p.activation_checkpointing then return {} end

@@ -11,7 +11,7 @@ return {
   extends = "base",
   summary = "one 24 GB GPU: ZeRO stage and CPU offload chosen from the memory budget",
   params = {
-    world_size = 1, gpus_per_node = 1, gpu_mem_gb = 24, cpu_mem_gb = 256,
+    gpus_per_node = 1, gpu_mem_gb = 24, cpu_mem_gb = 256,
     model = "llama-3.2-1b", seq_len = 2048,
     global_batch = { default = 32, type = "integer", min = 1,
       doc = "samples per optimizer step; the planner splits it into micro batch x accumulation" },
@@ -21,13 +21,16 @@ return {
   tiers = {
     small = { summary = "a 1B model, 16 samples per step",
       params = { model = "llama-3.2-1b", global_batch = 16 } },
-    medium = { summary = "a 3B model, seed 004's 32 samples per step",
+    medium = { summary = "a 3B model, 32 samples per step",
       params = { model = "llama-3.2-3b", global_batch = 32 } },
     large = { summary = "a 7B model: needs CPU offload on 24 GB",
       params = { model = "llama-2-7b", global_batch = 32 } },
   },
-  prepare = function(p)
-    return require("deepspeed.plan_params").prepare(p)
+  prepare = function(p, ctx)
+    -- ctx.given: what --param/--matrix fixed, which the planner keeps
+    -- (not a tail call: "nothing fits" then names this line)
+    local plan = require("deepspeed.plan_params").prepare(p, nil, ctx)
+    return plan
   end,
   build = function(p)
     return {}

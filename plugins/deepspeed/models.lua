@@ -49,6 +49,10 @@
 --   M.suggest(name)        -> up to 3 catalog names closest by edit distance
 --   M.names()              -> sorted list of catalog keys
 --   M.from_hf_config(cfg)  -> entry-shaped table from a decoded config.json
+--   M.register(name, cfg)  -> entry; M.get(name) then returns it (a config.json
+--                             named by a param), or nil, message
+--   M.check_param(value, cfg) -> true or { error, hint [, in_file] }: the check
+--                             of the base profile's model param
 -- Entry fields: name, hf_id, arch, params, largest_layer, largest_layer_name,
 --   hidden_size, layers, heads, kv_heads, head_dim, intermediate_size, vocab,
 --   context, tie_word_embeddings, published_params, source, hf_config
@@ -537,13 +541,57 @@ local function entry(name)
   return e
 end
 
---- Catalog entry by name (case-insensitive) or Hub id; a fresh copy, or nil.
+-- config.json files named by a param (M.register), by the text given.
+local FILES = {}
+
+--- Catalog entry by name (case-insensitive) or Hub id, or the model of a
+--- config.json registered under that exact name; a fresh copy, or nil.
 function M.get(name)
   if type(name) ~= "string" then return nil end
   local key = name:lower()
-  local e = entry(key) or entry(BY_HF_ID[key] or "")
+  local e = FILES[name] or entry(key) or entry(BY_HF_ID[key] or "")
   if e == nil then return nil end
   return copy(e)
+end
+
+-- The model of a decoded config.json, or nil and a message.
+local function from_file(doc)
+  local ok, m = pcall(M.from_hf_config, doc)
+  if ok then return m end
+  local msg = tostring(m):gsub("^[^:]*:%d+: ", "")
+  return nil, msg
+end
+
+--- Makes M.get(name) return the model of the decoded config.json `doc`
+--- (a file the person named on the command line: dsforge read it, the
+--- sandbox cannot). Returns the entry, or nil and why the file is unusable.
+function M.register(name, doc)
+  local m, err = from_file(doc)
+  if not m then return nil, err end
+  m.name = name
+  FILES[name] = m
+  return m
+end
+
+--- The `check` of a model param (profiles/base.lua): true when `value` is a
+--- catalog name or Hub id, or names a usable config.json (`doc`, decoded
+--- by dsforge; it is registered, see M.register); else
+--- { error, hint [, in_file = true] }.
+function M.check_param(value, doc)
+  if type(doc) == "table" then
+    local m, err = M.register(value, doc)
+    if m then return true end
+    return { error = err, in_file = true,
+      hint = "a Hugging Face config.json needs hidden_size, num_hidden_layers, " ..
+        "num_attention_heads, intermediate_size and vocab_size (or the GPT-2/T5 names)" }
+  end
+  if M.get(value) then return true end
+  local s = M.suggest(value)
+  return {
+    error = ("unknown model '%s'"):format(tostring(value)),
+    hint = (#s > 0 and ("did you mean " .. table.concat(s, ", ") .. "? ") or "")
+      .. "a catalog model (dsforge estimate --help) or the path of a Hugging Face config.json",
+  }
 end
 
 --- Sorted list of catalog names.

@@ -39,13 +39,27 @@
 --   M.plan{ model, gpus_per_node, nodes = 1, gpu_mem_bytes, cpu_mem_bytes,
 --           seq_len, global_batch, margin = 0.10, dtype_bytes = 2,
 --           flash_attention = false (see deepspeed.activations),
---           max_micro_batch = 64 }
+--           max_micro_batch = 64,
+--           -- choices fixed by the caller (a person's explicit setting); the
+--           -- planner then only considers candidates that keep them:
+--           stage, offload_optimizer ("none"|"cpu"), offload_param,
+--           micro_batch, activation_checkpointing (boolean),
+--           suggest = true (compute `fixes` when nothing fits) }
 --     -> { fits = true, stage, offload_optimizer, offload_param, zero_init,
 --          micro_batch, gradient_accumulation, activation_checkpointing,
 --          gpu_bytes (states + activations, per GPU), cpu_bytes (per node),
 --          activation_bytes, model_states_gpu_bytes, gpu_limit_bytes,
 --          cpu_limit_bytes, reasons = { ... } }
---     or { fits = false, reasons = { ... } }
+--     or { fits = false, reasons = { ... }, tried = { ... }, fixes = { ... } }
+--     tried: one row per candidate considered, cheapest first:
+--       { label, gpu_bytes (model states + activations of the smallest
+--         micro batch, with checkpointing unless it is fixed off),
+--         cpu_bytes, gpu_over_bytes, cpu_over_bytes (0 when within) }
+--     fixes: the cheapest single changes that make a plan fit, each found by
+--       planning again with the change: { change = { option = value }, what
+--       = "text", plan = result }, in the order: drop a fixed choice (micro
+--       batch, checkpointing, stage, offload), shorter sequence, more GPUs,
+--       more GPU memory, more CPU RAM.
 --     reasons[1] is the summary (the choice, or why nothing fits); the
 --     following lines explain each cheaper candidate that was rejected.
 --   M.rank(result)   -> { offload level 0-2, stage, checkpointing 0/1, -micro }
@@ -81,6 +95,8 @@ local KEYS = {
   model = true, gpus_per_node = true, nodes = true, gpu_mem_bytes = true,
   cpu_mem_bytes = true, seq_len = true, global_batch = true, margin = true,
   dtype_bytes = true, max_micro_batch = true, flash_attention = true,
+  stage = true, offload_optimizer = true, offload_param = true, micro_batch = true,
+  activation_checkpointing = true, suggest = true,
 }
 
 local MODEL_FIELDS = { "params", "largest_layer", "hidden_size", "layers", "heads", "vocab" }
@@ -105,6 +121,11 @@ local function bytes_budget(v, name)
     fail(("%s must be a positive number of bytes, got %s"):format(name, tostring(v)))
   end
   return v
+end
+
+-- "1 GPU", "8 GPUs"
+local function plural(n, word)
+  return ("%d %s%s"):format(n, word, n == 1 and "" or "s")
 end
 
 local function gib(b)
@@ -164,24 +185,64 @@ function M.plan(opts)
   if type(margin) ~= "number" or margin ~= margin or margin < 0 or margin >= 1 then
     fail("margin must be a number in [0, 1), got " .. tostring(margin))
   end
+  -- Choices the caller fixed: only candidates that keep them are tried.
+  local fixed_stage = opts.stage
+  if fixed_stage ~= nil and (math.type(fixed_stage) ~= "integer" or fixed_stage < 0
+      or fixed_stage > 3) then
+    fail("stage must be 0, 1, 2 or 3, got " .. tostring(fixed_stage))
+  end
+  for _, k in ipairs({ "offload_optimizer", "offload_param" }) do
+    local v = opts[k]
+    if v ~= nil and v ~= "none" and v ~= "cpu" then
+      fail(("%s must be \"none\" or \"cpu\", got %s"):format(k, tostring(v)))
+    end
+  end
+  local fixed_mb = opts.micro_batch ~= nil and count(opts.micro_batch, "micro_batch") or nil
+  local fixed_ckpt = opts.activation_checkpointing
+  if fixed_ckpt ~= nil and type(fixed_ckpt) ~= "boolean" then
+    fail("activation_checkpointing must be a boolean, got " .. type(fixed_ckpt))
+  end
+  local candidates = {}
+  for _, c in ipairs(M.CANDIDATES) do
+    if (fixed_stage == nil or c.stage == fixed_stage)
+        and (opts.offload_optimizer == nil or c.offload_optimizer == opts.offload_optimizer)
+        and (opts.offload_param == nil or c.offload_param == opts.offload_param) then
+      candidates[#candidates + 1] = c
+    end
+  end
+  local ckpts = fixed_ckpt == nil and { false, true } or { fixed_ckpt }
+  -- the cheapest activations a candidate can have
+  local ckpt_min = fixed_ckpt == nil or fixed_ckpt
 
   local dp = n * nodes
   local gpu_limit = math.floor(gpu_mem * (1 - margin))
   local cpu_limit = math.floor(cpu_mem * (1 - margin))
   local params = math.tointeger(model.params)
   local name = model.name or model.arch or "model"
-  local header = ("%s: %.2fB params, largest layer %.2fM; %d GPU(s) (%d per node x %d node(s)); " ..
+  local header = ("%s: %.2fB params, largest layer %.2fM; %s (%d per node x %s); " ..
     "usable %s per GPU (%s x %.2f) and %s CPU RAM per node (%s x %.2f)"):format(
-    name, params / 1e9, model.largest_layer / 1e6, dp, n, nodes,
+    name, params / 1e9, model.largest_layer / 1e6, plural(dp, "GPU"), n, plural(nodes, "node"),
     gib(gpu_limit), gib(gpu_mem), 1 - margin, gib(cpu_limit), gib(cpu_mem), 1 - margin)
 
-  if global_batch % dp ~= 0 then
+  if #candidates == 0 then
     return {
       fits = false,
       reasons = {
+        "nothing fits: no ZeRO stage and offload combination keeps the fixed choices " ..
+          "(optimizer offload needs ZeRO 1-3, parameter offload ZeRO-3 and optimizer offload)",
+        header,
+      },
+      tried = {}, fixes = {},
+    }
+  end
+  if global_batch % dp ~= 0 then
+    return {
+      fits = false, tried = {}, fixes = {},
+      reasons = {
         ("nothing fits: global_batch %d is not a multiple of the data-parallel size %d " ..
-          "(%d GPUs per node x %d nodes); DeepSpeed requires train_batch_size = " ..
-          "micro_batch x gradient_accumulation x %d"):format(global_batch, dp, n, nodes, dp),
+          "(%d per node x %s); DeepSpeed requires train_batch_size = " ..
+          "micro_batch x gradient_accumulation x %d"):format(global_batch, dp, n,
+          plural(nodes, "node"), dp),
         header,
       },
     }
@@ -189,6 +250,19 @@ function M.plan(opts)
 
   local per_gpu = global_batch // dp
   local micros = micro_candidates(per_gpu, max_mb)
+  if fixed_mb then
+    if per_gpu % fixed_mb ~= 0 then
+      return {
+        fits = false, tried = {}, fixes = {},
+        reasons = {
+          ("nothing fits: micro batch %d does not divide global_batch %d / %s = %d " ..
+            "samples per GPU per step"):format(fixed_mb, global_batch, plural(dp, "GPU"), per_gpu),
+          header,
+        },
+      }
+    end
+    micros = { fixed_mb }
+  end
   local smallest_mb = micros[#micros]
 
   local function act(mb, ckpt)
@@ -206,16 +280,23 @@ function M.plan(opts)
   end
 
   local rejected = {}
+  local tried = {}
   -- smallest per-GPU need and smallest host RAM seen, for the "nothing fits" summary
   local best_gpu, least_cpu = nil, nil
   local best_in_cpu = nil -- smallest per-GPU need among those within the CPU budget
-  for _, c in ipairs(M.CANDIDATES) do
+  for _, c in ipairs(candidates) do
     local states = memory.estimate{
       stage = c.stage, params = params, largest_layer = model.largest_layer,
       gpus_per_node = n, nodes = nodes, offload_optimizer = c.offload_optimizer,
       offload_param = c.offload_param, zero_init = true,
     }
-    local min_need = states.gpu + act(smallest_mb, true)
+    local min_need = states.gpu + act(smallest_mb, ckpt_min)
+    tried[#tried + 1] = {
+      label = label(c), stage = c.stage, offload_optimizer = c.offload_optimizer,
+      offload_param = c.offload_param, gpu_bytes = min_need, cpu_bytes = states.cpu,
+      gpu_over_bytes = math.max(0, min_need - gpu_limit),
+      cpu_over_bytes = math.max(0, states.cpu - cpu_limit),
+    }
     if best_gpu == nil or min_need < best_gpu.need then
       best_gpu = { need = min_need, cand = c, cpu = states.cpu }
     end
@@ -236,7 +317,7 @@ function M.plan(opts)
       rejected[#rejected + 1] = ("%s: rejected, model states alone need %s per GPU " ..
         "but only %s is usable"):format(label(c), gib(states.gpu), gib(gpu_limit))
     else
-      for _, ckpt in ipairs({ false, true }) do
+      for _, ckpt in ipairs(ckpts) do
         local too_big = nil -- the next larger micro batch, which did not fit
         for _, mb in ipairs(micros) do
           local a = act(mb, ckpt)
@@ -245,13 +326,13 @@ function M.plan(opts)
             local reasons = {}
             local ga = per_gpu // mb
             reasons[1] = ("chosen: %s, activation checkpointing %s, micro batch %d x " ..
-              "gradient accumulation %d x %d GPU(s) = global batch %d; %s of %s per GPU " ..
+              "gradient accumulation %d x %s = global batch %d; %s of %s per GPU " ..
               "(model states %s + activations %s), %s of %s CPU RAM per node"):format(
-              label(c), ckpt and "on" or "off", mb, ga, dp, global_batch, gib(need),
+              label(c), ckpt and "on" or "off", mb, ga, plural(dp, "GPU"), global_batch, gib(need),
               gib(gpu_limit), gib(states.gpu), gib(a), gib(states.cpu), gib(cpu_limit))
             reasons[2] = header
             for _, r in ipairs(rejected) do reasons[#reasons + 1] = r end
-            if ckpt then
+            if ckpt and fixed_ckpt == nil then
               local a1 = act(smallest_mb, false)
               reasons[#reasons + 1] = ("%s without activation checkpointing: rejected, even " ..
                 "micro batch %d needs %s per GPU (model states %s + activations %s) but only " ..
@@ -289,21 +370,22 @@ function M.plan(opts)
           too_big = { mb = mb, need = need, a = a }
         end
       end
-      local a1 = act(smallest_mb, true)
-      rejected[#rejected + 1] = ("%s: rejected, even micro batch %d with activation " ..
+      local a1 = act(smallest_mb, ckpt_min)
+      rejected[#rejected + 1] = ("%s: rejected, even micro batch %d %s activation " ..
         "checkpointing needs %s per GPU (model states %s + activations %s) but only %s " ..
-        "is usable"):format(label(c), smallest_mb, gib(states.gpu + a1), gib(states.gpu),
-        gib(a1), gib(gpu_limit))
+        "is usable"):format(label(c), smallest_mb, ckpt_min and "with" or "without",
+        gib(states.gpu + a1), gib(states.gpu), gib(a1), gib(gpu_limit))
     end
   end
 
   local summary
   local c = best_gpu.cand
   if best_gpu.need > gpu_limit then
-    summary = ("nothing fits: the smallest configuration (%s, micro batch %d, activation " ..
+    summary = ("nothing fits: the smallest configuration (%s, micro batch %d, %s " ..
       "checkpointing) needs %s per GPU but only %s is usable"):format(
-      label(c), smallest_mb, gib(best_gpu.need), gib(gpu_limit))
-  elseif least_cpu.cpu > cpu_limit then
+      label(c), smallest_mb, ckpt_min and "activation" or "no activation",
+      gib(best_gpu.need), gib(gpu_limit))
+  elseif least_cpu.cpu > cpu_limit or best_in_cpu == nil then
     summary = ("nothing fits: every configuration needs more CPU RAM per node than is " ..
       "usable; the least, %s, needs %s but only %s is usable"):format(
       label(least_cpu.cand), gib(least_cpu.cpu), gib(cpu_limit))
@@ -317,7 +399,85 @@ function M.plan(opts)
   local reasons = { summary, header }
   for _, r in ipairs(rejected) do reasons[#reasons + 1] = r end
   for _, nt in ipairs(notes) do reasons[#reasons + 1] = nt end
-  return { fits = false, reasons = reasons }
+  local fixes = {}
+  if opts.suggest then fixes = M.fixes(opts) end
+  return { fits = false, reasons = reasons, tried = tried, fixes = fixes }
+end
+
+-- The option tables of M.plan with `change` applied (NONE removes a key).
+local NONE = {}
+local function with(opts, change)
+  local o = {}
+  for _, k in ipairs(dsforge.sorted_keys(opts)) do o[k] = opts[k] end
+  for _, k in ipairs(dsforge.sorted_keys(change)) do
+    local v = change[k]
+    if v == NONE then o[k] = nil else o[k] = v end
+  end
+  o.suggest = nil
+  return o
+end
+
+local GPU_SIZES_GIB = { 16, 24, 32, 40, 48, 80, 96, 141, 192 }
+
+--- The cheapest single changes that make a failed plan fit (see M.plan).
+function M.fixes(opts)
+  local fixes = {}
+  local function try(change, what)
+    local r = M.plan(with(opts, change))
+    if r.fits then
+      fixes[#fixes + 1] = { change = change, what = what, plan = r }
+      return true
+    end
+    return false
+  end
+  -- 1. a choice the caller fixed, left to the planner
+  if opts.micro_batch ~= nil then
+    try({ micro_batch = NONE }, "a micro batch chosen by the planner")
+  end
+  if opts.activation_checkpointing == false then
+    try({ activation_checkpointing = NONE }, "activation checkpointing")
+  end
+  if opts.stage ~= nil then
+    try({ stage = NONE }, "a ZeRO stage chosen by the planner")
+  end
+  if opts.offload_optimizer ~= nil or opts.offload_param ~= nil then
+    try({ offload_optimizer = NONE, offload_param = NONE }, "offload chosen by the planner")
+  end
+  -- 2. a shorter sequence (activations shrink, model states do not)
+  local seq = opts.seq_len
+  local s = seq // 2
+  while s >= 128 do
+    if try({ seq_len = s }, ("seq_len %d"):format(s)) then break end
+    s = s // 2
+  end
+  -- 3. more GPUs: fill the node up to 8 GPUs, then add nodes
+  local n, nodes = opts.gpus_per_node, opts.nodes or 1
+  local gb = opts.global_batch
+  for _ = 1, 12 do
+    if n < 8 then n = math.min(8, n * 2) else nodes = nodes * 2 end
+    if n * nodes > 4096 then break end
+    if gb % (n * nodes) == 0 and try({ gpus_per_node = n, nodes = nodes },
+        ("%d GPUs"):format(n * nodes)) then
+      break
+    end
+  end
+  -- 4. a GPU with more memory
+  for _, g in ipairs(GPU_SIZES_GIB) do
+    local bytes = g * 2 ^ 30
+    if bytes > opts.gpu_mem_bytes and try({ gpu_mem_bytes = bytes },
+        ("%d GiB per GPU"):format(g)) then
+      break
+    end
+  end
+  -- 5. more host RAM per node
+  local cpu = opts.cpu_mem_bytes
+  for _ = 1, 6 do
+    cpu = cpu * 2
+    if try({ cpu_mem_bytes = cpu }, ("%.0f GiB CPU RAM per node"):format(cpu / 2 ^ 30)) then
+      break
+    end
+  end
+  return fixes
 end
 
 --- Cost rank of a successful plan: compare lexicographically, smaller is cheaper.

@@ -22,10 +22,15 @@ static void print_profile(const dsf_profile *p)
 {
     const dsf_profile_src *leaf = &p->chain[p->nchain - 1];
     printf("%s: %s\n\nchain (parent first):\n", leaf->name, leaf->summary);
-    for (size_t i = 0; i < p->nchain; i++)
-        printf("  %zu. %-20s %s (%s, sha256 %.12s)\n", i + 1,
-               p->chain[i].name, p->chain[i].path, p->chain[i].origin,
-               p->chain[i].sha256);
+    for (size_t i = 0; i < p->nchain; i++) {
+        const dsf_profile_src *s = &p->chain[i];
+        if (strncmp(s->origin, "repo ", 5))
+            printf("  %zu. %-20s %s (%s, sha256 %.12s)\n", i + 1, s->name,
+                   s->path, s->origin, s->sha256);
+        else /* the display name says the origin */
+            printf("  %zu. %-20s %s (sha256 %.12s)\n", i + 1, s->name,
+                   dsf_profile_src_where(s), s->sha256);
+    }
     printf("\nparams:\n");
     for (size_t i = 0; i < p->nparams; i++) {
         const dsf_param *par = &p->params[i];
@@ -38,10 +43,11 @@ static void print_profile(const dsf_profile *p)
             printf("  %-24s one of %s\n", "", vals);
             free(vals);
         }
-        if (par->has_min || par->has_max)
-            printf("  %-24s range %g .. %g\n", "",
-                   par->has_min ? par->min : -1e308,
-                   par->has_max ? par->max : 1e308);
+        char range[96];
+        if (dsf_param_range_text(par, range, sizeof range))
+            printf("  %-24s %s\n", "", range);
+        if (par->json_file)
+            printf("  %-24s or a JSON file (a value ending in .json)\n", "");
         free(def);
     }
     printf("\ntiers:\n");

@@ -49,3 +49,8 @@ const char *dsf_closest(const char *word, const char *const *candidates,
     }
     return best;
 }
+
+const char *dsf_plural(size_t n)
+{
+    return n == 1 ? "" : "s";
+}

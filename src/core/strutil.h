@@ -1,5 +1,6 @@
 /*
-** strutil.h -- small string helpers: edit distance and "did you mean".
+** strutil.h -- small string helpers: edit distance, "did you mean",
+** plurals.
 */
 #ifndef DSF_STRUTIL_H
 #define DSF_STRUTIL_H
@@ -14,5 +15,8 @@ size_t dsf_edit_distance(const char *a, const char *b);
 ** NULL. Borrowed from candidates. */
 const char *dsf_closest(const char *word, const char *const *candidates,
                         size_t n);
+
+/* "s" unless n is 1: printf("%zu plugin%s", n, dsf_plural(n)). */
+const char *dsf_plural(size_t n);
 
 #endif

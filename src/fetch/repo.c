@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/sha256.h"
+#include "core/strutil.h"
 #include "core/xalloc.h"
 #include "fetch/cache.h"
 #include "fetch/http.h"
@@ -392,10 +393,11 @@ static int sync_online(synced *out, ctx *c, dsf_diags *d)
     if (!lr || c->accept) {
         if (c->report) {
             if (!lr)
-                dsf_buf_printf(c->report, "%s: pinned %zu profiles, %zu "
-                               "plugins (index sha256 %.12s...) in %s\n",
-                               c->name, ix->n_profiles, ix->n_plugins, sha,
-                               c->lock.path);
+                dsf_buf_printf(c->report, "%s: pinned %zu profile%s, %zu "
+                               "plugin%s (index sha256 %.12s...) in %s\n",
+                               c->name, ix->n_profiles,
+                               dsf_plural(ix->n_profiles), ix->n_plugins,
+                               dsf_plural(ix->n_plugins), sha, c->lock.path);
             else if (strcmp(lr->index_sha256, sha) ||
                      strcmp(lr->url, c->url)) {
                 dsf_buf what = DSF_BUF_INIT;

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/sha256.h"
+#include "core/strutil.h"
 #include "core/xalloc.h"
 #include "fetch/index.h"
 #include "lua/host.h"
@@ -247,9 +248,10 @@ int dsf_repo_index_dir(const char *dir, const char *name,
         rc = dsf_write_atomic(path, text, strlen(text), d);
         if (!rc && report)
             dsf_buf_printf(report, "wrote %s: repository '%s', %zu "
-                           "profiles, %zu plugins, %zu files\n", path,
-                           name, ix->n_profiles, ix->n_plugins,
-                           ix->n_files);
+                           "profile%s, %zu plugin%s, %zu file%s\n", path,
+                           name, ix->n_profiles, dsf_plural(ix->n_profiles),
+                           ix->n_plugins, dsf_plural(ix->n_plugins),
+                           ix->n_files, dsf_plural(ix->n_files));
         free(path);
         free(text);
     }

@@ -251,8 +251,12 @@ int dsf_lua_pairs(lua_State *L)
 static int l_fail(lua_State *L)
 {
     const char *msg = luaL_checkstring(L, 1);
+    /* like error(msg, level): 1 (the default) blames the caller, 2 its
+    ** caller (a helper failing on behalf of the profile that called it) */
+    int level = (int)luaL_optinteger(L, 2, 1);
+    luaL_argcheck(L, level >= 1 && level <= 16, 2, "level must be 1 to 16");
     dsf_host_mark_input_error(L);
-    luaL_where(L, 1);
+    luaL_where(L, level);
     lua_pushstring(L, msg);
     lua_concat(L, 2);
     return lua_error(L);

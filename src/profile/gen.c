@@ -42,7 +42,7 @@ static void finding_to_diag(run *ru, const variant *v, const dsf_finding *f,
         line = e->line;
         col = e->col;
     } else {
-        file = leaf->path;
+        file = dsf_profile_src_where(leaf);
         line = leaf->build_line;
     }
     dsf_diag *g = dsf_diag_add(d, f->severity, file, line, col,
@@ -81,6 +81,8 @@ static void keep_summary(run *ru, variant *v)
     }
     cJSON_Delete(v->cell);
     v->cell = NULL;
+    cJSON_Delete(v->inputs);
+    v->inputs = NULL;
 }
 
 static int eval_variant(run *ru, variant *v, dsf_diags *d)
@@ -94,6 +96,8 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
     cJSON_AddStringToObject(extra, "variant", v->name);
     cJSON_AddStringToObject(extra, "tier", v->tier ? v->tier->name : "");
     cJSON_AddStringToObject(extra, "target", r->target);
+    for (const cJSON *m = v->inputs ? v->inputs->child : NULL; m; m = m->next)
+        cJSON_AddItemToObject(extra, m->string, cJSON_Duplicate(m, 1));
     cJSON *prepared = NULL;
     int rc = dsf_profile_build(&v->doc, &prepared, ru->profile, &pc,
                                v->params, extra, ru->chain_layers, &v->prov,
@@ -159,7 +163,8 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
             const dsf_profile_src *leaf =
                 &ru->profile->chain[ru->profile->nchain - 1];
             dsf_diag *g = dsf_diag_add(
-                d, r->strict_fit ? DSF_ERROR : DSF_WARNING, leaf->path,
+                d, r->strict_fit ? DSF_ERROR : DSF_WARNING,
+                dsf_profile_src_where(leaf),
                 leaf->build_line, 0, "variant %s: %s", v->name,
                 cJSON_IsString(why) ? why->valuestring
                                     : "does not fit the declared GPU memory");
@@ -189,13 +194,13 @@ static int setup_layers(run *ru, dsf_diags *d)
         ru->chain_labels[i] = dsf_xasprintf("profile %s", p->chain[i].name);
         ru->chain_layers[i].kind = "profile";
         ru->chain_layers[i].label = ru->chain_labels[i];
-        ru->chain_layers[i].file = p->chain[i].path;
+        ru->chain_layers[i].file = dsf_profile_src_where(&p->chain[i]);
         ru->chain_layers[i].line = p->chain[i].build_line;
     }
     ru->tier_label = dsf_xstrdup("tier overlay");
     ru->tier_layer.kind = "tier";
     ru->tier_layer.label = ru->tier_label;
-    ru->tier_layer.file = p->chain[p->nchain - 1].path;
+    ru->tier_layer.file = dsf_profile_src_where(&p->chain[p->nchain - 1]);
     ru->files = dsf_xcalloc(r->nfiles + 1, sizeof *ru->files);
     for (size_t i = 0; i < r->nfiles; i++) {
         override_file *f = &ru->files[i];
@@ -253,6 +258,7 @@ static void run_free(run *ru)
         free(v->name);
         cJSON_Delete(v->params);
         cJSON_Delete(v->cell);
+        cJSON_Delete(v->inputs);
         cJSON_Delete(v->doc);
         dsf_prov_free(&v->prov);
         free(v->bytes);

@@ -22,6 +22,9 @@ typedef struct variant {
     const dsf_tier *tier;   /* NULL for a profile without tiers */
     cJSON *params;          /* every param's value */
     cJSON *cell;            /* matrix values of this variant, or NULL */
+    cJSON *inputs;          /* added to prepare/build's ctx: "given" (the
+                            ** params set by --param/--matrix), "files"
+                            ** (decoded file params); owned */
     cJSON *doc;             /* the final config */
     dsf_prov prov;
     char *bytes;            /* rendered JSON */

@@ -2,10 +2,12 @@
 #include "profile/internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/fsutil.h"
 #include "core/xalloc.h"
 #include "json/jsonc.h"
 #include "json/jsonout.h"
@@ -87,11 +89,12 @@ int dsf_param_check(const dsf_param *param, const cJSON *v, char **err)
         if ((param->has_min && v->valuedouble < param->min) ||
             (param->has_max && v->valuedouble > param->max)) {
             dsf_buf b = DSF_BUF_INIT;
+            char range[96];
             dsf_json_write_number(&b, v);
-            *err = dsf_xasprintf(
-                "param '%s' = %s is out of range (%g .. %g)", param->name,
-                dsf_buf_str(&b), param->has_min ? param->min : -HUGE_VAL,
-                param->has_max ? param->max : HUGE_VAL);
+            *err = dsf_xasprintf("param '%s' = %s is out of range (%s)",
+                                 param->name, dsf_buf_str(&b),
+                                 dsf_param_range_text(param, range,
+                                                      sizeof range));
             dsf_buf_free(&b);
             return -1;
         }
@@ -160,4 +163,31 @@ int dsf_param_parse(cJSON **out, const dsf_param *param, const char *text,
     }
     *out = v;
     return 0;
+}
+
+const char *dsf_param_range_text(const dsf_param *param, char *buf, size_t n)
+{
+    /* %.15g: whole bounds as integers (65536, not 6.5536e+04) */
+    char lo[40], hi[40];
+    if (param->has_min)
+        snprintf(lo, sizeof lo, "%.15g", param->min);
+    if (param->has_max)
+        snprintf(hi, sizeof hi, "%.15g", param->max);
+    if (param->has_min && param->has_max)
+        snprintf(buf, n, "%s .. %s", lo, hi);
+    else if (param->has_min)
+        snprintf(buf, n, "\u2265 %s", lo);
+    else if (param->has_max)
+        snprintf(buf, n, "\u2264 %s", hi);
+    else
+        return NULL;
+    return buf;
+}
+
+bool dsf_param_names_file(const dsf_param *param, const char *text)
+{
+    size_t len = strlen(text);
+    return param->json_file &&
+           ((len >= 5 && !strcmp(text + len - 5, ".json")) ||
+            dsf_is_file(text));
 }

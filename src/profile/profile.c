@@ -23,7 +23,7 @@ static const char *const profile_fields[] = {
 
 
 typedef struct decl {
-    char *name, *summary, *extends;
+    char *name, *summary, *extends, *version;
     cJSON *params;      /* converted "params" table, or NULL */
     cJSON *tiers;       /* converted "tiers" table, or NULL */
     cJSON *tier_order;  /* array of strings, or NULL */
@@ -35,6 +35,7 @@ static void decl_free(decl *dc)
     free(dc->name);
     free(dc->summary);
     free(dc->extends);
+    free(dc->version);
     cJSON_Delete(dc->params);
     cJSON_Delete(dc->tiers);
     cJSON_Delete(dc->tier_order);
@@ -128,10 +129,7 @@ static int read_decl(lua_State *L, decl *dc, const char *file, dsf_diags *d)
         }
     }
     int rc;
-    char *version = NULL;
-    rc = get_string_field(L, t, "version", &version, file, d);
-    free(version);
-    if (rc)
+    if ((rc = get_string_field(L, t, "version", &dc->version, file, d)))
         return rc;
     if ((rc = get_string_field(L, t, "name", &dc->name, file, d)) ||
         (rc = get_string_field(L, t, "summary", &dc->summary, file, d)) ||
@@ -171,7 +169,8 @@ static int add_params(dsf_profile *p, const cJSON *params, const char *owner,
                       const char *file, dsf_diags *d)
 {
     static const char *const keys[] = {"default", "doc", "type", "min",
-                                       "max", "values", NULL};
+                                       "max", "values", "check", "file",
+                                       NULL};
     for (const cJSON *m = params ? params->child : NULL; m; m = m->next) {
         if (!dsf_profile_valid_name(m->string) || strchr(m->string, '.'))
             return bad(d, file, "invalid param name '%s'%s", m->string, "");
@@ -202,7 +201,8 @@ static int add_params(dsf_profile *p, const cJSON *params, const char *owner,
                 if (!ok)
                     return bad(d, file, "param '%s': unknown field '%s' "
                                         "(known: default, doc, type, min, "
-                                        "max, values)", m->string, k->string);
+                                        "max, values, check, file)",
+                                m->string, k->string);
             }
             def = cJSON_GetObjectItemCaseSensitive(m, "default");
             const cJSON *doc = cJSON_GetObjectItemCaseSensitive(m, "doc");
@@ -232,6 +232,27 @@ static int add_params(dsf_profile *p, const cJSON *params, const char *owner,
             if (mx) {
                 par->has_max = true;
                 par->max = mx->valuedouble;
+            }
+            const cJSON *ck = cJSON_GetObjectItemCaseSensitive(m, "check");
+            if (ck) {
+                const char *dot = cJSON_IsString(ck)
+                                      ? strrchr(ck->valuestring, '.') : NULL;
+                if (!dot || dot == ck->valuestring || !dot[1])
+                    return bad(d, file, "param '%s': check must name a "
+                                        "plugin function, \"module.fn\"%s",
+                               m->string, "");
+                free(par->check);
+                par->check = dsf_xstrdup(ck->valuestring);
+            }
+            const cJSON *fl = cJSON_GetObjectItemCaseSensitive(m, "file");
+            if (fl) {
+                if (!cJSON_IsString(fl) || strcmp(fl->valuestring, "json"))
+                    return bad(d, file, "param '%s': file must be \"json\"%s",
+                               m->string, "");
+                if (par->type != DSF_PARAM_STRING)
+                    return bad(d, file, "param '%s': only a string param "
+                                        "can name a file%s", m->string, "");
+                par->json_file = true;
             }
             const cJSON *vals = cJSON_GetObjectItemCaseSensitive(m, "values");
             if (vals) {
@@ -377,11 +398,22 @@ static int check_tier_params(dsf_profile *p, dsf_diags *d)
     return 0;
 }
 
-static char *display_name(const char *path, const char *origin,
-                          const char *name)
+/* "origin:name.lua"; for a repository's profile "repo NAME@VERSION:
+** profiles/name.lua" (its cache path, 64 hex digits deep, means nothing
+** to a person). version may be NULL. */
+static char *display_name(const char *origin, const char *name,
+                          const char *version)
 {
-    (void)path;
+    if (!strncmp(origin, "repo ", 5))
+        return dsf_xasprintf("%s%s%s:profiles/%s.lua", origin,
+                             version ? "@" : "", version ? version : "",
+                             name);
     return dsf_xasprintf("%s:%s.lua", origin, name);
+}
+
+const char *dsf_profile_src_where(const dsf_profile_src *s)
+{
+    return strncmp(s->origin, "repo ", 5) ? s->path : s->display;
 }
 
 int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
@@ -440,7 +472,7 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
         want = NULL;
         s->path = path;
         s->origin = dsf_xstrdup(origin);
-        s->display = display_name(path, origin, s->name);
+        s->display = display_name(origin, s->name, NULL);
         lua_State *L = dsf_host_state(h);
         char *what = dsf_xasprintf("profile %s", s->name);
         const dsf_source *src;
@@ -478,6 +510,8 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
             free(s->display);
             break;
         }
+        free(s->display);
+        s->display = display_name(s->origin, s->name, dc->version);
         s->summary = dsf_xstrdup(dc->summary ? dc->summary : "");
         s->extends = dsf_xstrdup(dc->extends);
         s->build_line = dc->build_line;
@@ -559,6 +593,7 @@ void dsf_profile_free(dsf_profile *p)
         free(p->params[i].name);
         free(p->params[i].doc);
         free(p->params[i].declared_in);
+        free(p->params[i].check);
         cJSON_Delete(p->params[i].def);
         cJSON_Delete(p->params[i].values);
     }

@@ -37,6 +37,8 @@ typedef struct dsf_param {
     bool has_min, has_max;
     double min, max;
     char *declared_in;    /* name of the profile that declared it */
+    char *check;          /* "module.fn" that judges each value, or NULL */
+    bool json_file;       /* a value naming a file is read as JSON */
 } dsf_param;
 
 typedef struct dsf_tier {
@@ -50,7 +52,9 @@ typedef struct dsf_tier {
 typedef struct dsf_profile_src {
     char *name;
     char *path;           /* file on disk */
-    char *display;        /* origin-relative name for messages/manifests */
+    char *display;        /* origin-relative name for messages/manifests;
+                          ** "repo NAME@VERSION:profiles/X.lua" for a
+                          ** repository's profile */
     char *origin;         /* "built-in", "project", ... */
     char *summary;
     char *extends;        /* parent name or NULL */
@@ -102,6 +106,10 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
                      const char *name, dsf_diags *d);
 void dsf_profile_free(dsf_profile *p);
 
+/* The file of s as people should see it: its path, or for a repository's
+** profile its display name (not the cache path). Borrowed from s. */
+const char *dsf_profile_src_where(const dsf_profile_src *s);
+
 /* Lookups; NULL when absent. Borrowed from p. */
 const dsf_param *dsf_profile_param(const dsf_profile *p, const char *name);
 const dsf_tier *dsf_profile_tier(const dsf_profile *p, const char *name);
@@ -112,6 +120,16 @@ int dsf_param_parse(cJSON **out, const dsf_param *param, const char *text,
 
 /* Checks v against param's type, range and allowed values. -1 with *err. */
 int dsf_param_check(const dsf_param *param, const cJSON *v, char **err);
+
+/* True when text, a value of a `file = "json"` param, names a file: it
+** ends in ".json" or is an existing regular file (the rule of estimate
+** --model). */
+bool dsf_param_names_file(const dsf_param *param, const char *text);
+
+/* The range of a numeric param as people write it: "1 .. 64", ">= 1",
+** "<= 1", or NULL without one. *buf (size n) holds the text. */
+const char *dsf_param_range_text(const dsf_param *param, char *buf,
+                                 size_t n);
 
 /* The type's name ("integer", ...). */
 const char *dsf_param_type_name(dsf_param_type t);

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/strutil.h"
 #include "core/xalloc.h"
+#include "json/jsonout.h"
 
 static void sanitize(dsf_buf *b, const char *s)
 {
@@ -45,6 +46,125 @@ static const dsf_param *need_param(const dsf_profile *p, const char *key,
     free(names);
     dsf_buf_free(&known);
     return NULL;
+}
+
+/* Reads the JSON file a value of a `file = "json"` param names, once per
+** value, into files[param][text]. */
+static int read_param_file(cJSON *files, const dsf_param *par,
+                           const char *text, dsf_diags *d)
+{
+    if (!dsf_param_names_file(par, text))
+        return 0;
+    cJSON *byname = cJSON_GetObjectItemCaseSensitive(files, par->name);
+    if (!byname)
+        byname = cJSON_AddObjectToObject(files, par->name);
+    if (cJSON_GetObjectItemCaseSensitive(byname, text))
+        return 0;
+    cJSON *doc;
+    int rc = dsf_json_load_file(&doc, NULL, text, d);
+    if (!rc)
+        cJSON_AddItemToObject(byname, text, doc);
+    return rc;
+}
+
+/* The argument that gave param name its value (the last --param of it,
+** or its --matrix axis), or 0; *opt is "--param" or "--matrix". */
+static int argno_of(const dsf_gen_request *r, const char *name,
+                    const char **opt)
+{
+    int argno = 0;
+    *opt = "--param";
+    for (size_t i = 0; i < r->nparams; i++)
+        if (!strcmp(r->params[i].key, name))
+            argno = r->params[i].argno;
+    for (size_t a = 0; a < r->nmatrix && !argno; a++)
+        if (!strcmp(r->matrix[a].key, name)) {
+            argno = r->matrix[a].argno;
+            *opt = "--matrix";
+        }
+    return argno;
+}
+
+/* Calls the `check` function of every param that has one, once per
+** distinct value of the run: a value it rejects is a usage error at its
+** argument when the command line gave it, else an input error at the
+** profile; an error it puts in the file the value names (in_file) is an
+** input error at that file. */
+static int check_values(run *ru, const cJSON *files, dsf_diags *d)
+{
+    const dsf_profile *p = ru->profile;
+    cJSON *seen = cJSON_CreateObject();
+    int rc = 0;
+    for (size_t i = 0; i < p->nparams && !rc; i++) {
+        const dsf_param *par = &p->params[i];
+        if (!par->check)
+            continue;
+        char *module = dsf_xstrdup(par->check);
+        char *fn = strrchr(module, '.');
+        *fn++ = '\0';
+        for (size_t k = 0; k < ru->nv && !rc; k++) {
+            const cJSON *val = cJSON_GetObjectItemCaseSensitive(
+                ru->v[k].params, par->name);
+            char *txt = dsf_json_print(val, false);
+            char *key = dsf_xasprintf("%s=%s", par->name, txt);
+            bool again = cJSON_GetObjectItemCaseSensitive(seen, key);
+            cJSON_AddTrueToObject(seen, key);
+            free(key);
+            if (again) {
+                free(txt);
+                continue;
+            }
+            const cJSON *doc = cJSON_IsString(val)
+                ? cJSON_GetObjectItemCaseSensitive(
+                      cJSON_GetObjectItemCaseSensitive(files, par->name),
+                      val->valuestring)
+                : NULL;
+            cJSON *args = cJSON_CreateArray(), *res = NULL;
+            cJSON_AddItemToArray(args, cJSON_Duplicate(val, 1));
+            cJSON_AddItemToArray(args, doc ? cJSON_Duplicate(doc, 1)
+                                           : cJSON_CreateNull());
+            rc = dsf_plugins_call(ru->plugins, module, fn, args, &res, d);
+            const cJSON *err = cJSON_GetObjectItemCaseSensitive(res, "error");
+            if (!rc && cJSON_IsString(err)) {
+                const cJSON *hint = cJSON_GetObjectItemCaseSensitive(res,
+                                                                     "hint");
+                const char *opt;
+                int argno = argno_of(ru->r, par->name, &opt);
+                dsf_diag *g;
+                if (doc && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+                               res, "in_file"))) {
+                    g = dsf_diag_add(d, DSF_ERROR, val->valuestring, 0, 0,
+                                     "%s", err->valuestring);
+                    rc = DSF_EINPUT;
+                } else if (argno) {
+                    char *where = dsf_xasprintf("argument #%d", argno);
+                    g = dsf_diag_add(d, DSF_ERROR, where, 0, 0,
+                                     "%s %s=%s: %s", opt, par->name,
+                                     cJSON_IsString(val) ? val->valuestring
+                                                         : txt,
+                                     err->valuestring);
+                    free(where);
+                    rc = DSF_EUSAGE;
+                } else {
+                    g = dsf_diag_add(d, DSF_ERROR,
+                                     dsf_profile_src_where(
+                                         &p->chain[p->nchain - 1]),
+                                     0, 0,
+                                     "param '%s' = %s: %s", par->name, txt,
+                                     err->valuestring);
+                    rc = DSF_EINPUT;
+                }
+                if (cJSON_IsString(hint))
+                    dsf_diag_set_hint(g, "%s", hint->valuestring);
+            }
+            cJSON_Delete(res);
+            cJSON_Delete(args);
+            free(txt);
+        }
+        free(module);
+    }
+    cJSON_Delete(seen);
+    return rc;
 }
 
 int dsf_gen_make_variants(run *ru, dsf_diags *d)
@@ -97,6 +217,7 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d)
 
     /* --param values. */
     cJSON *overrides = cJSON_CreateObject();
+    cJSON *files = cJSON_CreateObject(); /* param -> text -> document */
     for (size_t i = 0; i < r->nparams && !rc; i++) {
         char *desc = dsf_xasprintf("argument #%d", r->params[i].argno);
         const dsf_param *par = need_param(p, r->params[i].key, desc, d);
@@ -112,6 +233,7 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d)
         } else {
             cJSON_DeleteItemFromObjectCaseSensitive(overrides, par->name);
             cJSON_AddItemToObject(overrides, par->name, v);
+            rc = read_param_file(files, par, r->params[i].value, d);
         }
         free(desc);
     }
@@ -144,6 +266,7 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d)
                 rc = DSF_EUSAGE;
             } else {
                 cJSON_AddItemToArray(axes[a], v);
+                rc = read_param_file(files, par, ax->values[k], d);
             }
         }
         if (!rc && cells > DSF_MAX_VARIANTS / (ax->n ? ax->n : 1))
@@ -190,6 +313,28 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d)
                     sanitize(&name, r->matrix[a].values[k]);
                 }
                 v->name = dsf_buf_take(&name);
+                /* ctx.given: what the command line set, so a planner
+                ** keeps it instead of choosing over it. */
+                cJSON *given = cJSON_CreateObject();
+                for (const cJSON *m = overrides->child; m; m = m->next)
+                    cJSON_AddTrueToObject(given, m->string);
+                for (size_t a = 0; a < r->nmatrix; a++)
+                    cJSON_AddTrueToObject(given, r->matrix[a].key);
+                v->inputs = cJSON_CreateObject();
+                cJSON_AddItemToObject(v->inputs, "given", given);
+                /* ctx.files: the documents the variant's file params name */
+                cJSON *vf = cJSON_AddObjectToObject(v->inputs, "files");
+                for (const cJSON *f = files->child; f; f = f->next) {
+                    const cJSON *val = cJSON_GetObjectItemCaseSensitive(
+                        v->params, f->string);
+                    const cJSON *doc = cJSON_IsString(val)
+                        ? cJSON_GetObjectItemCaseSensitive(f,
+                                                           val->valuestring)
+                        : NULL;
+                    if (doc)
+                        cJSON_AddItemToObject(vf, f->string,
+                                              cJSON_Duplicate(doc, 1));
+                }
                 for (size_t k = 0; k + 1 < ru->nv; k++)
                     if (!strcmp(ru->v[k].name, v->name))
                         rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
@@ -199,9 +344,12 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d)
             }
         }
     }
+    if (!rc)
+        rc = check_values(ru, files, d);
     for (size_t a = 0; a < r->nmatrix; a++)
         cJSON_Delete(axes[a]);
     free(axes);
+    cJSON_Delete(files);
     cJSON_Delete(overrides);
     free(tiers);
     return rc;

@@ -166,6 +166,10 @@ class Readme(unittest.TestCase):
                 golden = f.read()
             with open(os.path.join(tmp, "ds_config.json"), "w") as f:
                 f.write(golden)
+            with open(os.path.join(tmp, "config.json"), "w") as f:
+                f.write('{"model_type": "llama", "hidden_size": 2048, '
+                        '"intermediate_size": 8192, "num_hidden_layers": 16, '
+                        '"num_attention_heads": 32, "vocab_size": 128256}')
             ran = 0
             for cmd in commands:
                 args = shlex.split(cmd)[1:]

@@ -522,7 +522,7 @@ class BadInput(GenTestCase):
     def test_ill_typed_and_out_of_range_params(self):
         self.gen_fails(2, "8xa100", "--param", "world_size=eight",
                        expect=["world_size", "integer"])
-        self.gen_fails(2, "8xa100", "--param", "world_size=0",
+        self.gen_fails(2, "8xa100", "--param", "world_size=-1",
                        expect=["out of range"])
         self.gen_fails(2, "8xa100", "--param", "precision=fp8",
                        expect=["not one of"])

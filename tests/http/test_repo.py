@@ -10,6 +10,7 @@ all afterwards. Every dsforge run has a time limit.
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -235,6 +236,33 @@ def test_gen_remote(e):
           "the repository's plugin rule did not run", r.stderr)
     check(os.path.isfile(os.path.join(e.proj, "dsforge.lock")),
           "gen did not write the lock file")
+
+
+def test_display_names(e):
+    """show and --why name a repository's profile as repo NAME@VERSION:path,
+    never by its cache path (64 hex digits deep)."""
+    e.write_repo()
+    with open(os.path.join(e.repo, "profiles", "child.lua"), "w") as f:
+        f.write(CHILD)
+    r = e.run("repo", "index", e.repo, "--name", "team")
+    check(r.returncode == 0, "repo index failed", r.stderr)
+    e.start()
+    r = e.run("repo", "add", "team", e.url())
+    check(r.returncode == 0, "repo add failed", r.stdout, r.stderr)
+    hexpath = re.compile(r"[0-9a-f]{40}")
+    r = e.run("show", "team/child")
+    check(r.returncode == 0, "show team/child", r.stderr)
+    check("repo team@1.0.0:profiles/tiny.lua" in r.stdout and
+          "repo team@2.0.0:profiles/child.lua" in r.stdout,
+          "show does not name the repository files", r.stdout)
+    check(not hexpath.search(r.stdout), "show prints a cache path", r.stdout)
+    r = e.run("gen", "team/child", "--tier", "two", "--why",
+              "gradient_clipping")
+    check(r.returncode == 0, "gen --why", r.stderr)
+    check("repo team@2.0.0:profiles/child.lua" in r.stdout,
+          "--why does not name the repository file", r.stdout)
+    check(not hexpath.search(r.stdout + r.stderr), "--why prints a cache path",
+          r.stdout, r.stderr)
 
 
 def test_revalidate(e):

@@ -80,7 +80,7 @@ return {
       "micro batch 1 needs", 1, true))
     T.truthy(text:find("micro batch 4 would need 44.75 GiB per GPU", 1, true))
     T.truthy(r.reasons[1]:find("chosen: ZeRO-2, no offload, activation checkpointing on, " ..
-      "micro batch 2 x gradient accumulation 4 x 8 GPU(s) = global batch 64", 1, true))
+      "micro batch 2 x gradient accumulation 4 x 8 GPUs = global batch 64", 1, true))
   end,
 
   gpt2_on_one_24gb_gpu_hand_computed = function()
@@ -291,10 +291,78 @@ return {
     T.errors(function() p.plan(o) end, "model is required")
     o = base(); o.global_batch = 0
     T.errors(function() p.plan(o) end, "global_batch must be a positive whole number")
-    o = base(); o.micro_batch = 4
-    T.errors(function() p.plan(o) end, "unknown option 'micro_batch'")
+    o = base(); o.micro_batches = 4
+    T.errors(function() p.plan(o) end, "unknown option 'micro_batches'")
+    o = base(); o.stage = 4
+    T.errors(function() p.plan(o) end, "stage must be 0, 1, 2 or 3, got 4")
+    o = base(); o.offload_param = "nvme"
+    T.errors(function() p.plan(o) end, "offload_param must be \"none\" or \"cpu\"")
+    o = base(); o.activation_checkpointing = 1
+    T.errors(function() p.plan(o) end, "activation_checkpointing must be a boolean")
     -- margin 0 uses the whole budget
     o = base(); o.margin = 0
     T.eq(p.plan(o).gpu_limit_bytes, 24 * GiB)
+  end,
+
+  fixed_choices_are_kept = function()
+    local p = planner()
+    local o = { model = model("llama-3.2-1b"), gpus_per_node = 1, gpu_mem_bytes = 24 * GiB,
+      cpu_mem_bytes = 256 * GiB, seq_len = 2048, global_batch = 16 }
+    local free = p.plan(o)
+    T.truthy(free.fits)
+    for stage = 1, 3 do
+      o.stage = stage
+      local r = p.plan(o)
+      T.truthy(r.fits, "stage " .. stage)
+      T.eq(r.stage, stage)
+    end
+    o.stage = nil
+    o.offload_optimizer, o.offload_param = "cpu", "cpu"
+    local r = p.plan(o)
+    T.eq({ r.stage, r.offload_optimizer, r.offload_param }, { 3, "cpu", "cpu" })
+    o.offload_optimizer, o.offload_param = nil, nil
+    o.micro_batch = 2
+    r = p.plan(o)
+    T.eq({ r.micro_batch, r.gradient_accumulation }, { 2, 8 })
+    o.micro_batch = 3
+    r = p.plan(o)
+    T.falsy(r.fits)
+    T.truthy(r.reasons[1]:find("micro batch 3 does not divide", 1, true), r.reasons[1])
+    o.micro_batch = nil
+    o.activation_checkpointing = false
+    r = p.plan(o)
+    T.eq(r.activation_checkpointing, false)
+    -- a stage-2 parameter offload does not exist
+    o.activation_checkpointing = nil
+    o.stage, o.offload_optimizer, o.offload_param = 2, "cpu", "cpu"
+    r = p.plan(o)
+    T.falsy(r.fits)
+    T.truthy(r.reasons[1]:find("parameter offload ZeRO-3", 1, true), r.reasons[1])
+  end,
+
+  nothing_fits_lists_what_was_tried_and_fixes_that_fit = function()
+    local p = planner()
+    local o = { model = model("llama-2-13b"), gpus_per_node = 1, gpu_mem_bytes = 24 * GiB,
+      cpu_mem_bytes = 64 * GiB, seq_len = 2048, global_batch = 16, suggest = true }
+    local r = p.plan(o)
+    T.falsy(r.fits)
+    T.eq(#r.tried, #p.CANDIDATES)
+    for _, t in ipairs(r.tried) do
+      T.eq(t.gpu_over_bytes, math.max(0, t.gpu_bytes - r.tried[1].gpu_bytes + r.tried[1].gpu_over_bytes))
+      T.truthy(t.gpu_over_bytes > 0 or t.cpu_over_bytes > 0, t.label .. " did not fit")
+    end
+    T.truthy(#r.fixes >= 2)
+    for _, f in ipairs(r.fixes) do
+      -- each fix, applied, really fits
+      local o2 = {}
+      for k, v in next, o do o2[k] = v end
+      o2.suggest = nil
+      for k, v in next, f.change do o2[k] = v end
+      T.truthy(p.plan(o2).fits, f.what)
+      T.truthy(f.plan.fits, f.what)
+    end
+    -- without suggest, no re-planning
+    o.suggest = nil
+    T.eq(p.plan(o).fixes, {})
   end,
 }
