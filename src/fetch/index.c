@@ -331,12 +331,27 @@ static int parse_plugins(const parser *p, const cJSON *obj, dsf_index *ix)
     return 0;
 }
 
+/* No two entries may map to one file, and no file may also be a
+** directory ("a" and "a/b"): either would fail only when the tree is
+** written, with a temporary path instead of index.json in the message.
+** Files are sorted, so the ones below a prefix follow it. */
 static int check_unique(const parser *p, const dsf_index *ix)
 {
-    for (size_t i = 1; i < ix->n_files; i++)
-        if (!strcmp(ix->files[i - 1].local, ix->files[i].local))
-            return bad(p, NULL, false, "two entries map to the same file "
-                       "\"%s\"", ix->files[i].local);
+    for (size_t i = 0; i < ix->n_files; i++) {
+        const char *a = ix->files[i].local;
+        size_t n = strlen(a);
+        for (size_t j = i + 1; j < ix->n_files; j++) {
+            const char *b = ix->files[j].local;
+            if (strncmp(a, b, n))
+                break;
+            if (!b[n])
+                return bad(p, NULL, false, "two entries map to the same "
+                           "file \"%s\"", a);
+            if (b[n] == '/')
+                return bad(p, NULL, false, "\"%s\" is both a file and "
+                           "the directory of \"%s\"", a, b);
+        }
+    }
     return 0;
 }
 

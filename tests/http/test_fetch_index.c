@@ -80,6 +80,11 @@ static void test_fetch__index_rejects(void **state)
     expect_bad("{\"format\": 3, \"name\": \"t\"}", "unsupported", 1);
     expect_bad("{\"format\": 1, \"name\": \"t\", \"name\": \"u\"}",
                "duplicate", 0);
+    /* #11.10: a file that is also a directory is the index's fault */
+    expect_bad("{\"format\": 1, \"name\": \"t\", \"plugins\": {\"p\": "
+               "{\"version\": \"1\", \"path\": \"p\", \"files\": "
+               "{\"a\": \"" SHA "\", \"a-x\": \"" SHA "\", \"a/b\": \""
+               SHA "\"}}}}", "is both a file and the directory", 0);
 }
 
 static void test_fetch__paths(void **state)
