@@ -126,6 +126,9 @@ int dsf_cli_env_option(dsf_cli_env *env, int id, const char *arg,
     case DSF_OPT_ALLOW_HTTP:
         env->allow_http = env->repo.allow_http = true;
         return 1;
+    case DSF_OPT_LOCKED:
+        env->repo.locked = true;
+        return 1;
     default:
         return 0;
     }

@@ -26,6 +26,7 @@ enum dsf_common_opt_ids {
     DSF_OPT_MAX_SECONDS,
     DSF_OPT_OFFLINE,
     DSF_OPT_ALLOW_HTTP,
+    DSF_OPT_LOCKED,
     DSF_OPT_HELP
 };
 
@@ -37,6 +38,7 @@ enum dsf_common_opt_ids {
     {"max-seconds", 0, true, DSF_OPT_MAX_SECONDS},                        \
     {"offline", 0, false, DSF_OPT_OFFLINE},                               \
     {"allow-http", 0, false, DSF_OPT_ALLOW_HTTP},                         \
+    {"locked", 0, false, DSF_OPT_LOCKED},                                 \
     {"help", 'h', false, DSF_OPT_HELP}
 
 #define DSF_COMMON_HELP                                                   \
@@ -52,6 +54,8 @@ enum dsf_common_opt_ids {
     "(default 10)\n"                                                      \
     "  --offline               use only the cache and the lock file\n"   \
     "  --allow-http            allow plain http:// repositories\n"        \
+    "  --locked                fail (exit 4) when a repository differs "   \
+    "from\n                          the lock file (also CI=true)\n"         \
     "  -h, --help              show this help\n"
 
 /* The environment a command runs in, filled from the common options. */

@@ -29,6 +29,8 @@ static const char repo_help[] =
     "repositories\n"
     "  dsforge repo update [NAME]             fetch again and re-pin the "
     "lock file\n"
+    "  dsforge repo outdated [NAME]           how upstream differs from "
+    "the lock\n"
     "  dsforge repo remove NAME [--project]   forget a repository\n"
     "  dsforge repo path NAME[/PROFILE[@V]]   the directory holding the "
     "locked\n"
@@ -39,19 +41,29 @@ static const char repo_help[] =
     "DIR/profiles/*.lua\n"
     "                                         and DIR/plugins/NAME/...\n"
     "\n"
-    "Repositories are listed in ./dsforge.repos.json (the project's, "
-    "wins) and\n"
-    "$XDG_CONFIG_HOME/dsforge/repos.json (the user's); what a project "
-    "uses is\n"
-    "pinned in ./dsforge.lock. Use profiles as NAME/PROFILE[@VERSION]. "
-    "A bearer\n"
-    "token for a private repository is read from DSFORGE_TOKEN_<NAME>.\n"
+    "Repositories are listed in the project's dsforge.repos.json (wins) "
+    "and\n"
+    "$XDG_CONFIG_HOME/dsforge/repos.json (the user's). The project is the "
+    "nearest\n"
+    "directory up from here (below $HOME) with dsforge.lock or "
+    "dsforge.repos.json;\n"
+    "what it uses is pinned in its dsforge.lock (outside a project: "
+    "in\n"
+    "$XDG_STATE_HOME/dsforge/dsforge.lock). Pinned content is used even "
+    "when\n"
+    "upstream changed (with a note); --locked or CI=true make any "
+    "difference an\n"
+    "error. Use profiles as NAME/PROFILE[@VERSION]. A bearer token for a "
+    "private\n"
+    "repository is read from DSFORGE_TOKEN_<NAME>.\n"
     "See contrib/docs/repositories.md.\n"
     "\n"
     "Options:\n"
-    "  --project       add to / remove from ./dsforge.repos.json instead "
-    "of the\n"
-    "                  user's list\n"
+    "  --project       add to / remove from the project's "
+    "dsforge.repos.json\n"
+    "                  instead of the user's list (outside a project: "
+    "makes\n"
+    "                  the current directory one)\n"
     "  --name NAME     (index) the repository's name (default: DIR's "
     "name)\n"
     "  --version V     (index) version of profiles without a `version` "
@@ -126,14 +138,15 @@ int dsf_cmd_repo(int argc, char **argv)
     dsf_repo_opts_init(&o);
     o.offline = env.offline;
     o.allow_http = env.allow_http;
+    o.locked = env.repo.locked;
     o.progress = progress;
     dsf_buf report = DSF_BUF_INIT;
     const char *sub = pos[0];
     if (rc) {
         /* reported */
     } else if (!sub) {
-        rc = usage(&d, "missing subcommand (add, list, update, remove, "
-                       "path, index)");
+        rc = usage(&d, "missing subcommand (add, list, update, outdated, "
+                       "remove, path, index)");
     } else if (!strcmp(sub, "add")) {
         if (npos != 3)
             rc = usage(&d, "usage: dsforge repo add NAME URL");
@@ -144,6 +157,11 @@ int dsf_cmd_repo(int argc, char **argv)
             rc = usage(&d, "usage: dsforge repo update [NAME]");
         else
             rc = dsf_repo_update(pos[1], &o, &report, &d);
+    } else if (!strcmp(sub, "outdated")) {
+        if (npos > 2)
+            rc = usage(&d, "usage: dsforge repo outdated [NAME]");
+        else
+            rc = dsf_repo_outdated(pos[1], &o, &report, &d);
     } else if (!strcmp(sub, "remove")) {
         if (npos != 2)
             rc = usage(&d, "usage: dsforge repo remove NAME");
@@ -165,6 +183,13 @@ int dsf_cmd_repo(int argc, char **argv)
         if (npos != 1)
             rc = usage(&d, "usage: dsforge repo list");
         else if ((rc = dsf_repo_list(&v, &n, &o, &d)) == 0) {
+            char *proj, *lock;
+            dsf_repo_where(&proj, &lock, &o);
+            dsf_buf_printf(&report, "project: %s\nlock:    %s\n",
+                           proj ? proj : "(none: user-level repositories)",
+                           lock ? lock : "(none)");
+            free(proj);
+            free(lock);
             for (size_t i = 0; i < n; i++)
                 dsf_buf_printf(&report, "%-16s %s  (%s%s)%s%.12s\n",
                                v[i].name, v[i].url, v[i].origin,
@@ -178,8 +203,8 @@ int dsf_cmd_repo(int argc, char **argv)
             dsf_repo_infos_free(v, n);
         }
     } else {
-        rc = usage(&d, "unknown subcommand (add, list, update, remove, "
-                       "path, index)");
+        rc = usage(&d, "unknown subcommand (add, list, update, outdated, "
+                       "remove, path, index)");
     }
     fputs(dsf_buf_str(&report), stdout);
     dsf_buf_free(&report);

@@ -136,6 +136,10 @@ void dsf_cache_meta_load(dsf_cache_meta *m, const dsf_cache *c,
             m->last_modified = opt_string(doc, "last_modified");
             snprintf(m->index_sha256, sizeof m->index_sha256, "%s",
                      sha->valuestring);
+            const cJSON *t = cJSON_GetObjectItemCaseSensitive(doc,
+                                                              "checked");
+            if (cJSON_IsNumber(t))
+                m->checked = t->valuedouble;
         }
         cJSON_Delete(doc);
         free(text);
@@ -158,6 +162,8 @@ int dsf_cache_meta_save(const dsf_cache *c, const char *url,
         if (m->last_modified)
             cJSON_AddStringToObject(doc, "last_modified", m->last_modified);
         cJSON_AddStringToObject(doc, "index_sha256", m->index_sha256);
+        if (m->checked > 0)
+            cJSON_AddNumberToObject(doc, "checked", m->checked);
         char *text = dsf_json_print(doc, true);
         rc = dsf_write_atomic(path, text, strlen(text), d);
         free(text);
@@ -228,6 +234,49 @@ static int fill_tree(const char *tmp, const dsf_cache *c, const dsf_index *ix,
     return 0;
 }
 
+static size_t n_tree_entries;
+
+static int count_entry(const char *path, const struct stat *st, int flag,
+                       struct FTW *ftw)
+{
+    (void)path;
+    (void)st;
+    (void)ftw;
+    if (flag != FTW_D && flag != FTW_DP)
+        n_tree_entries++;
+    return 0;
+}
+
+/* What is wrong with tree dir compared with ix (a file changed or
+** missing, or one ix does not list), or NULL. Caller frees. */
+static char *tree_damage(const char *dir, const dsf_index *ix)
+{
+    for (size_t i = 0; i < ix->n_files; i++) {
+        char *path = dsf_path_join(dir, ix->files[i].local);
+        char *data;
+        size_t len;
+        dsf_diags quiet = DSF_DIAGS_INIT;
+        bool ok = dsf_read_file(&data, &len, path, BLOB_MAX, &quiet) == 0;
+        dsf_diags_free(&quiet);
+        free(path);
+        if (ok) {
+            char hex[65];
+            dsf_sha256_hex(hex, data, len);
+            free(data);
+            ok = !strcmp(hex, ix->files[i].sha256);
+        }
+        if (!ok)
+            return dsf_xasprintf("cached file %s does not match the "
+                                 "lock's sha256", ix->files[i].local);
+    }
+    n_tree_entries = 0;
+    if (nftw(dir, count_entry, 16, FTW_PHYS) != 0 ||
+        n_tree_entries != ix->n_files)
+        return dsf_xstrdup("the cached tree has a file the lock does not "
+                           "list");
+    return NULL;
+}
+
 int dsf_cache_tree(char **dir_out, const dsf_cache *c, const dsf_index *ix,
                    const char *index_sha256, dsf_diags *d)
 {
@@ -235,9 +284,34 @@ int dsf_cache_tree(char **dir_out, const dsf_cache *c, const dsf_index *ix,
     char *trees = dsf_path_join(c->root, "trees");
     char *final = dsf_xasprintf("%s/%s", trees, index_sha256);
     if (dsf_is_dir(final)) {
-        free(trees);
-        *dir_out = final;
-        return 0;
+        char *bad = tree_damage(final, ix);
+        if (!bad) {
+            free(trees);
+            *dir_out = final;
+            return 0;
+        }
+        /* Edited in the cache: never used. Move it aside atomically (a
+        ** concurrent reader sees the old or no tree) and rebuild it from
+        ** blobs, which are verified when read. */
+        dsf_diag *g = dsf_diag_add(d, DSF_WARNING, final, 0, 0,
+                                   "%s; rebuilding the tree from verified "
+                                   "copies", bad);
+        free(bad);
+        dsf_diag_set_rule(g, "repo-cache");
+        char *aside = dsf_xasprintf("%s/.tmp-XXXXXX", trees);
+        if (mkdtemp(aside) && rename(final, aside) == 0)
+            dsf_cache_rmtree(aside);
+        else if (dsf_is_dir(aside))
+            rmdir(aside);
+        free(aside);
+        if (dsf_is_dir(final)) {
+            int rc = dsf_diag_error(d, DSF_ENET, final, 0, 0,
+                                    "cannot remove the damaged cached tree "
+                                    "(remove it by hand)");
+            free(final);
+            free(trees);
+            return rc;
+        }
     }
     int rc = dsf_mkdir_p(trees, NULL, d);
     char *tmp = dsf_xasprintf("%s/.tmp-XXXXXX", trees);

@@ -31,6 +31,7 @@ typedef struct dsf_cache_meta {
     char *etag;           /* or NULL; owned */
     char *last_modified;  /* or NULL; owned */
     char index_sha256[65];  /* "" when unknown */
+    double checked;         /* when upstream was last asked (Unix time), 0 */
 } dsf_cache_meta;
 
 /* Opens (creating) the cache at $XDG_CACHE_HOME/dsforge. DSF_EINPUT when
@@ -66,6 +67,9 @@ void dsf_cache_meta_free(dsf_cache_meta *m);
 /* The directory holding the files of index ix (whose text hashes to
 ** index_sha256), built from verified blobs on first use: every blob must
 ** be in the cache (DSF_ENET naming the first missing file otherwise).
+** An existing tree is verified every time: a file that does not hash to
+** ix's sha256, a missing or an extra file makes it rebuilt (with a
+** warning in d), so an edit in the cache is never used.
 ** *dir_out: caller frees. */
 int dsf_cache_tree(char **dir_out, const dsf_cache *c, const dsf_index *ix,
                    const char *index_sha256, dsf_diags *d);

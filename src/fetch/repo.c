@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/error.h"
 #include "core/fsutil.h"
@@ -16,6 +17,7 @@
 #include "fetch/http.h"
 #include "fetch/index.h"
 #include "fetch/lock.h"
+#include "fetch/project.h"
 #include "fetch/repoconf.h"
 
 /* ---- options ----------------------------------------------------------- */
@@ -45,6 +47,10 @@ void dsf_repo_opts_init(dsf_repo_opts *o)
         o->low_speed_secs = o->timeout_ms / 1000;
     o->max_bytes = (size_t)env_long("DSFORGE_FETCH_MAX_BYTES", 16L << 20, 1,
                                     1L << 30);
+    o->check_interval = env_long("DSFORGE_REPO_CHECK_INTERVAL", 86400, 0,
+                                 100L * 365 * 86400);
+    const char *ci = getenv("CI");
+    o->locked = ci && (!strcmp(ci, "true") || !strcmp(ci, "1"));
 }
 
 static void http_limits(dsf_http_limits *lim, const dsf_repo_opts *o)
@@ -72,9 +78,46 @@ char *dsf_repo_token_var(const char *name)
     return v;
 }
 
+/* The project of this run: o->project_dir, else the one found from the
+** current directory (once per process), else NULL. */
 static const char *project_dir(const dsf_repo_opts *o)
 {
-    return o->project_dir ? o->project_dir : ".";
+    static char *found;
+    static bool looked;
+    if (o->project_dir)
+        return o->project_dir;
+    if (!looked) {
+        found = dsf_project_find();
+        looked = true;
+    }
+    return found;
+}
+
+/* Loads the lock of this run (the project's, or the user's outside a
+** project). */
+static int load_lock(dsf_lock *lock, const dsf_repo_opts *o, dsf_diags *d)
+{
+    char *path = dsf_project_lock_path(project_dir(o));
+    if (!path) {
+        memset(lock, 0, sizeof *lock);
+        return dsf_diag_error(d, DSF_EINPUT, NULL, 0, 0,
+                              "no project here and no home for the user's "
+                              "lock file: set XDG_STATE_HOME or HOME");
+    }
+    int rc = dsf_lock_load(lock, path, d);
+    free(path);
+    return rc;
+}
+
+/* Saves the lock, creating the user's state directory when needed. */
+static int save_lock(dsf_lock *lock, dsf_diags *d)
+{
+    if (!lock->changed)
+        return 0;
+    char *dir = dsf_path_dirname(lock->path);
+    int rc = dsf_is_dir(dir) ? 0 : dsf_mkdir_p(dir, NULL, d);
+    free(dir);
+    return rc ? rc : dsf_lock_save(lock, d);
 }
 
 /* ---- URLs -------------------------------------------------------------- */
@@ -166,9 +209,52 @@ static int parse_index_text(dsf_index **ix, const char *url,
     return rc;
 }
 
-/* The locked copy, from the cache only. */
+static int fetch_files(ctx *c, const dsf_index *ix, dsf_diags *d);
+static int fetch_pinned_index(char **text, size_t *len, ctx *c,
+                              const dsf_lock_repo *lr, dsf_diags *d);
+
+/* Copies the warnings and notes of src to dst (src keeps everything). */
+static void keep_warnings(dsf_diags *dst, const dsf_diags *src)
+{
+    for (size_t i = 0; i < src->len; i++)
+        if (src->items[i].severity != DSF_ERROR)
+            dsf_diag_set_rule(dsf_diag_add(dst, src->items[i].severity,
+                                           src->items[i].file,
+                                           src->items[i].line,
+                                           src->items[i].col, "%s",
+                                           src->items[i].message),
+                              src->items[i].rule);
+}
+
+/* The verified tree of ix. online: files missing from the cache (or
+** found damaged there) are downloaded first; offline they are DSF_ENET. */
+static int open_tree(char **dir, ctx *c, const dsf_index *ix,
+                     const char *sha, bool online, dsf_diags *d)
+{
+    int rc = online ? fetch_files(c, ix, d) : 0;
+    if (rc)
+        return rc;
+    dsf_diags first = DSF_DIAGS_INIT;
+    rc = dsf_cache_tree(dir, &c->cache, ix, sha, &first);
+    if (rc == DSF_ENET && online) {
+        /* a blob damaged on disk was deleted while building: fetch it
+        ** again (it is verified against the pinned sha256) */
+        keep_warnings(d, &first);
+        rc = fetch_files(c, ix, d);
+        if (!rc)
+            rc = dsf_cache_tree(dir, &c->cache, ix, sha, d);
+    } else {
+        dsf_diags_move(d, &first);
+    }
+    dsf_diags_free(&first);
+    return rc;
+}
+
+/* The locked copy: from the cache, and when online, what is missing there
+** is fetched by its pinned sha256 (the server must still serve it). why
+** says why only the lock counts (for messages). */
 static int use_locked(synced *out, ctx *c, const dsf_lock_repo *lr,
-                      const char *why, dsf_diags *d)
+                      const char *why, bool online, dsf_diags *d)
 {
     if (!lr) {
         dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
@@ -182,6 +268,8 @@ static int use_locked(synced *out, ctx *c, const dsf_lock_repo *lr,
     char *text;
     size_t len;
     int rc = dsf_cache_get_blob(&text, &len, &c->cache, lr->index_sha256, d);
+    if (rc == 1 && online)
+        rc = fetch_pinned_index(&text, &len, c, lr, d);
     if (rc == 1) {
         char *p = dsf_cache_blob_path(&c->cache, lr->index_sha256);
         dsf_diag *g = dsf_diag_add(d, DSF_ERROR, p, 0, 0,
@@ -210,7 +298,7 @@ static int use_locked(synced *out, ctx *c, const dsf_lock_repo *lr,
         return DSF_EINPUT;
     }
     char *dir;
-    rc = dsf_cache_tree(&dir, &c->cache, ix, lr->index_sha256, d);
+    rc = open_tree(&dir, c, ix, lr->index_sha256, online, d);
     if (rc) {
         dsf_index_free(ix);
         return rc;
@@ -244,6 +332,12 @@ static int fetch_files(ctx *c, const dsf_index *ix, dsf_diags *d)
         reqs[n].url = urls[n];
         reqs[n].bearer = c->token;
         which[n++] = &ix->files[i];
+    }
+    if (!n) {
+        free(reqs);
+        free(urls);
+        free(which);
+        return 0;
     }
     dsf_http_limits lim;
     http_limits(&lim, c->o);
@@ -305,6 +399,154 @@ static int stale_pin(ctx *c, const dsf_lock_repo *lr, const dsf_index *ix,
     return DSF_ENET;
 }
 
+/* Fetches index.json (conditionally when its last copy is cached),
+** records what is served in the cache (blob, validators, when it asked)
+** and returns its sha256 and parsed index. It is not trusted beyond
+** that: the caller compares it with the lock. DSF_ENET when it cannot be
+** fetched or is malformed. */
+static int ask_upstream(char sha[65], dsf_index **ix_out, ctx *c,
+                        dsf_diags *d)
+{
+    *ix_out = NULL;
+    char *index_url = dsf_xasprintf("%s/index.json", c->url);
+    dsf_cache_meta meta;
+    dsf_cache_meta_load(&meta, &c->cache, index_url);
+    char *cached = NULL;
+    size_t cached_len = 0;
+    if (meta.index_sha256[0] &&
+        dsf_cache_get_blob(&cached, &cached_len, &c->cache,
+                           meta.index_sha256, d) != 0)
+        meta.index_sha256[0] = '\0';
+    dsf_http_req req;
+    memset(&req, 0, sizeof req);
+    req.url = index_url;
+    req.bearer = c->token;
+    if (cached) {
+        req.if_none_match = meta.etag;
+        req.if_modified_since = meta.etag ? NULL : meta.last_modified;
+    }
+    dsf_http_limits lim;
+    http_limits(&lim, c->o);
+    lim.progress = false;
+    int rc = dsf_http_fetch(&req, 1, &lim, d);
+    if (!rc && req.fail)
+        rc = dsf_diag_error(d, DSF_ENET, NULL, 0, 0, "cannot fetch %s: %s",
+                            index_url, req.error);
+    const char *text = cached;
+    size_t len = cached_len;
+    if (!rc && !req.not_modified) {
+        text = req.body.data ? req.body.data : "";
+        len = req.body.len;
+    }
+    if (!rc) {
+        dsf_sha256_hex(sha, text, len);
+        rc = parse_index_text(ix_out, c->url, text, len, d);
+    }
+    if (!rc && !req.not_modified)
+        rc = dsf_cache_put_blob(&c->cache, sha, text, len, d);
+    if (!rc) {
+        dsf_cache_meta m = {req.not_modified ? meta.etag : req.etag,
+                            req.not_modified ? meta.last_modified
+                                             : req.last_modified,
+                            "", (double)time(NULL)};
+        snprintf(m.index_sha256, sizeof m.index_sha256, "%s", sha);
+        rc = dsf_cache_meta_save(&c->cache, index_url, &m, d);
+    }
+    if (rc) {
+        dsf_index_free(*ix_out);
+        *ix_out = NULL;
+    }
+    free(cached);
+    dsf_cache_meta_free(&meta);
+    dsf_http_req_free(&req);
+    free(index_url);
+    return rc;
+}
+
+/* The pinned index.json, not in the cache: fetched again, and accepted
+** only when the server still serves exactly the pinned bytes. */
+static int fetch_pinned_index(char **text, size_t *len, ctx *c,
+                              const dsf_lock_repo *lr, dsf_diags *d)
+{
+    char sha[65];
+    dsf_index *ix;
+    dsf_diags why = DSF_DIAGS_INIT;
+    int rc = ask_upstream(sha, &ix, c, &why);
+    if (!rc && !strcmp(sha, lr->index_sha256)) {
+        dsf_index_free(ix);
+        dsf_diags_free(&why);
+        return dsf_cache_get_blob(text, len, &c->cache, sha, d);
+    }
+    dsf_buf what = DSF_BUF_INIT;
+    if (!rc) {
+        dsf_lock_diff(&what, lr, ix);
+        dsf_index_free(ix);
+    } else {
+        dsf_buf_printf(&what, "\n  %s", why.items[why.len - 1].message);
+    }
+    dsf_diag *g = dsf_diag_add(
+        d, DSF_ERROR, c->lock.path, 0, 0,
+        "the pinned content of repository '%s' (index sha256 %.12s...) is "
+        "not in the cache and %s/index.json no longer serves it:%s",
+        c->name, lr->index_sha256, c->url,
+        what.len ? dsf_buf_str(&what) : "\n  (a different index.json)");
+    dsf_diag_set_rule(g, "repo-lock");
+    dsf_diag_set_hint(g, "run 'dsforge repo update %s' to pin what it "
+                         "serves now (review the change), or restore the "
+                         "cache ($XDG_CACHE_HOME/dsforge)", c->name);
+    dsf_buf_free(&what);
+    dsf_diags_free(&why);
+    return DSF_ENET;
+}
+
+/* Pinned content in use: says once (per process and repository) on
+** stderr when upstream serves something else. Asks the server only when
+** the last check is older than o->check_interval; between checks the
+** last answer (in the cache) is used. Never fails: the pin keeps
+** working whatever the server does. */
+static void notice_updates(ctx *c, const dsf_lock_repo *lr, dsf_diags *d)
+{
+    char *index_url = dsf_xasprintf("%s/index.json", c->url);
+    dsf_cache_meta meta;
+    dsf_cache_meta_load(&meta, &c->cache, index_url);
+    char seen[65];
+    snprintf(seen, sizeof seen, "%s", meta.index_sha256);
+    if ((double)time(NULL) - meta.checked >= (double)c->o->check_interval) {
+        dsf_index *ix;
+        dsf_diags quiet = DSF_DIAGS_INIT;
+        if (ask_upstream(seen, &ix, c, &quiet) == 0)
+            dsf_index_free(ix);
+        dsf_diags_free(&quiet);
+    }
+    if (seen[0] && strcmp(seen, lr->index_sha256)) {
+        size_t n = 0;
+        char *text;
+        size_t len;
+        dsf_diags quiet = DSF_DIAGS_INIT;
+        if (dsf_cache_get_blob(&text, &len, &c->cache, seen, &quiet) == 0) {
+            dsf_index *ix;
+            if (parse_index_text(&ix, c->url, text, len, &quiet) == 0) {
+                dsf_buf what = DSF_BUF_INIT;
+                n = dsf_lock_diff(&what, lr, ix);
+                dsf_buf_free(&what);
+                dsf_index_free(ix);
+            }
+            free(text);
+        }
+        dsf_diags_free(&quiet);
+        dsf_diag *g = dsf_diag_add(
+            d, DSF_NOTE, NULL, 0, 0,
+            "repository '%s' has updates upstream (%zu change%s); using "
+            "the pinned copy", c->name, n, n == 1 ? "" : "s");
+        dsf_diag_set_rule(g, "repo-outdated");
+        dsf_diag_set_hint(g, "'dsforge repo outdated' shows them, "
+                             "'dsforge repo update %s' accepts them",
+                          c->name);
+    }
+    dsf_cache_meta_free(&meta);
+    free(index_url);
+}
+
 static int sync_online(synced *out, ctx *c, dsf_diags *d)
 {
     const dsf_lock_repo *lr = dsf_lock_find(&c->lock, c->name);
@@ -336,7 +578,7 @@ static int sync_online(synced *out, ctx *c, dsf_diags *d)
         char *why = dsf_xasprintf("cannot fetch %s (%s)", index_url,
                                   req.error);
         dsf_diags quiet = DSF_DIAGS_INIT;
-        rc = use_locked(out, c, lr, why, &quiet);
+        rc = use_locked(out, c, lr, why, false, &quiet);
         if (!rc)
             dsf_diag_add(d, DSF_WARNING, NULL, 0, 0,
                          "%s; using the locked copy of repository '%s' "
@@ -383,12 +625,13 @@ static int sync_online(synced *out, ctx *c, dsf_diags *d)
         (rc = dsf_cache_put_blob(&c->cache, sha, text, len, d)) != 0)
         goto done;
     if (!req.not_modified || strcmp(meta.index_sha256, sha)) {
-        dsf_cache_meta m = {req.etag, req.last_modified, ""};
+        dsf_cache_meta m = {req.etag, req.last_modified, "",
+                            (double)time(NULL)};
         snprintf(m.index_sha256, sizeof m.index_sha256, "%s", sha);
         if ((rc = dsf_cache_meta_save(&c->cache, index_url, &m, d)) != 0)
             goto done;
     }
-    if ((rc = dsf_cache_tree(&out->dir, &c->cache, ix, sha, d)) != 0)
+    if ((rc = open_tree(&out->dir, c, ix, sha, true, d)) != 0)
         goto done;
     if (!lr || c->accept) {
         if (c->report) {
@@ -412,7 +655,7 @@ static int sync_online(synced *out, ctx *c, dsf_diags *d)
         }
         if (!lr || strcmp(lr->index_sha256, sha) || strcmp(lr->url, c->url))
             dsf_lock_set(&c->lock, c->name, c->url, sha, ix);
-        rc = dsf_lock_save(&c->lock, d);
+        rc = save_lock(&c->lock, d);
         if (rc)
             goto done;
     }
@@ -463,23 +706,39 @@ static int sync_repo(const synced **out, const char *name, const char *url,
     if (c.token && !*c.token)
         c.token = NULL;
     free(var);
-    char *lock_path = dsf_path_join(project_dir(o), DSF_LOCK_FILE);
-    rc = dsf_lock_load(&c.lock, lock_path, d);
-    free(lock_path);
+    rc = load_lock(&c.lock, o, d);
     if (!rc)
         rc = dsf_cache_open(&c.cache, d);
     synced s;
     memset(&s, 0, sizeof s);
-    if (!rc) {
-        if (o->offline && accept)
-            rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
-                                "updating repository '%s' needs the "
-                                "network (drop --offline)", name);
-        else if (o->offline)
-            rc = use_locked(&s, &c, dsf_lock_find(&c.lock, name),
-                            "--offline", d);
-        else
-            rc = sync_online(&s, &c, d);
+    const dsf_lock_repo *lr = rc ? NULL : dsf_lock_find(&c.lock, name);
+    if (rc) {
+        /* reported */
+    } else if (o->offline && accept) {
+        rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                            "updating repository '%s' needs the "
+                            "network (drop --offline)", name);
+    } else if (o->offline) {
+        rc = use_locked(&s, &c, lr, "--offline", false, d);
+    } else if (accept) {
+        rc = sync_online(&s, &c, d);
+    } else if (!lr && o->locked) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, c.lock.path, 0, 0,
+                                   "repository '%s' is not pinned in the "
+                                   "lock file, and --locked (or CI=true) "
+                                   "forbids pinning it now", name);
+        dsf_diag_set_rule(g, "repo-lock");
+        dsf_diag_set_hint(g, "run 'dsforge repo update %s' and commit the "
+                             "lock file", name);
+        rc = DSF_ENET;
+    } else if (!lr || o->locked) {
+        /* first use pins; --locked compares with upstream strictly */
+        rc = sync_online(&s, &c, d);
+    } else {
+        /* pinned: the locked content, whatever upstream did since */
+        rc = use_locked(&s, &c, lr, "pinned", true, d);
+        if (!rc)
+            notice_updates(&c, lr, d);
     }
     dsf_cache_close(&c.cache);
     dsf_lock_free(&c.lock);
@@ -620,9 +879,7 @@ int dsf_repo_list(dsf_repo_info **out, size_t *n, const dsf_repo_opts *o,
     if (rc)
         return rc;
     dsf_lock lock;
-    char *lock_path = dsf_path_join(project_dir(o), DSF_LOCK_FILE);
-    rc = dsf_lock_load(&lock, lock_path, d);
-    free(lock_path);
+    rc = load_lock(&lock, o, d);
     if (!rc && nv) {
         *out = dsf_xcalloc(nv, sizeof **out);
         for (size_t i = 0; i < nv; i++) {
@@ -655,9 +912,23 @@ void dsf_repo_infos_free(dsf_repo_info *v, size_t n)
     free(v);
 }
 
+void dsf_repo_where(char **project, char **lock, const dsf_repo_opts *o)
+{
+    const char *p = project_dir(o);
+    *project = p ? dsf_xstrdup(p) : NULL;
+    *lock = dsf_project_lock_path(p);
+}
+
 int dsf_repo_add(const char *name, const char *url, bool project,
                  const dsf_repo_opts *o, dsf_buf *report, dsf_diags *d)
 {
+    /* --project outside a project makes the current directory one */
+    dsf_repo_opts here;
+    if (project && !project_dir(o)) {
+        here = *o;
+        here.project_dir = ".";
+        o = &here;
+    }
     if (!dsf_index_name_ok(name))
         return dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
                               "invalid repository name '%s' (letters, "
@@ -722,7 +993,9 @@ int dsf_repo_remove(const char *name, bool project, const dsf_repo_opts *o,
     char *file = dsf_repoconf_path(project, project_dir(o));
     if (!file)
         return dsf_diag_error(d, DSF_EINPUT, NULL, 0, 0,
-                              "no configuration directory: set "
+                              "%s", project ? "not in a project (no "
+                              "dsforge.lock or dsforge.repos.json here or "
+                              "above)" : "no configuration directory: set "
                               "XDG_CONFIG_HOME or HOME");
     int rc = dsf_repoconf_set(file, name, NULL, d);
     if (rc == 1) {
@@ -738,12 +1011,10 @@ int dsf_repo_remove(const char *name, bool project, const dsf_repo_opts *o,
     }
     if (!rc) {
         dsf_lock lock;
-        char *lock_path = dsf_path_join(project_dir(o), DSF_LOCK_FILE);
-        rc = dsf_lock_load(&lock, lock_path, d);
+        rc = load_lock(&lock, o, d);
         if (!rc && dsf_lock_remove(&lock, name))
-            rc = dsf_lock_save(&lock, d);
+            rc = save_lock(&lock, d);
         dsf_lock_free(&lock);
-        free(lock_path);
         for (size_t i = 0; i < n_memo; i++)
             if (!strcmp(memo[i].name, name)) {
                 synced_free(&memo[i]);
@@ -756,4 +1027,81 @@ int dsf_repo_remove(const char *name, bool project, const dsf_repo_opts *o,
                        file);
     free(file);
     return rc;
+}
+
+int dsf_repo_outdated(const char *name, const dsf_repo_opts *o,
+                      dsf_buf *report, dsf_diags *d)
+{
+    if (o->offline)
+        return dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                              "checking for updates needs the network "
+                              "(drop --offline)");
+    dsf_repoconf_entry *v;
+    size_t n;
+    int rc = dsf_repoconf_load(&v, &n, project_dir(o), d);
+    if (rc)
+        return rc;
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.o = o;
+    rc = load_lock(&c.lock, o, d);
+    if (!rc)
+        rc = dsf_cache_open(&c.cache, d);
+    bool found = false;
+    int first = rc;
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (v[i].shadowed || (name && strcmp(v[i].name, name)))
+            continue;
+        found = true;
+        char *base = base_url(v[i].url);
+        char *var = dsf_repo_token_var(v[i].name);
+        c.name = v[i].name;
+        c.url = base;
+        c.token = getenv(var);
+        if (c.token && !*c.token)
+            c.token = NULL;
+        free(var);
+        const dsf_lock_repo *lr = dsf_lock_find(&c.lock, v[i].name);
+        char sha[65];
+        dsf_index *ix;
+        int r = check_url(base, o, d);
+        if (!r)
+            r = ask_upstream(sha, &ix, &c, d);
+        if (r) {
+            if (!first)
+                first = r;
+        } else if (!lr) {
+            dsf_buf_printf(report, "%s: not pinned (serves index sha256 "
+                           "%.12s...)\n", c.name, sha);
+        } else if (!strcmp(lr->index_sha256, sha) &&
+                   !strcmp(lr->url, base)) {
+            dsf_buf_printf(report, "%s: up to date (index sha256 "
+                           "%.12s...)\n", c.name, sha);
+        } else {
+            dsf_buf what = DSF_BUF_INIT;
+            if (strcmp(lr->url, base))
+                dsf_buf_printf(&what, "\n  URL: %s -> %s", lr->url, base);
+            dsf_lock_diff(&what, lr, ix);
+            dsf_buf_printf(report, "%s: outdated (index sha256 %.12s... "
+                           "locked, %.12s... served)%s\n", c.name,
+                           lr->index_sha256, sha, dsf_buf_str(&what));
+            dsf_buf_free(&what);
+        }
+        if (!r)
+            dsf_index_free(ix);
+        free(base);
+    }
+    dsf_cache_close(&c.cache);
+    dsf_lock_free(&c.lock);
+    dsf_repoconf_free(v, n);
+    if (!first && name && !found) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "unknown repository '%s'", name);
+        dsf_diag_set_hint(g, "'dsforge repo list' shows the configured "
+                             "ones");
+        return DSF_EINPUT;
+    }
+    if (!first && !found)
+        dsf_buf_puts(report, "no repositories configured\n");
+    return first;
 }

@@ -32,7 +32,10 @@ typedef struct dsf_repo_opts {
     bool offline;             /* cache + lock only, no network */
     bool allow_http;          /* plain http:// to non-loopback hosts */
     bool progress;            /* progress bar when stderr is a terminal */
-    const char *project_dir;  /* lock + project config; borrowed; NULL: . */
+    bool locked;              /* --locked / CI=true: lock == upstream */
+    long check_interval;      /* seconds between update checks (1 day) */
+    const char *project_dir;  /* lock + project config; borrowed; NULL:
+                                 found from the current directory */
     long connect_timeout_ms;  /* default 10 s */
     long timeout_ms;          /* per transfer; default 120 s */
     long low_speed_secs;      /* abort below 1 KiB/s for this long (20) */
@@ -90,6 +93,15 @@ typedef struct dsf_repo_info {
 int dsf_repo_list(dsf_repo_info **out, size_t *n, const dsf_repo_opts *o,
                   dsf_diags *d);
 void dsf_repo_infos_free(dsf_repo_info *v, size_t n);
+
+/* The project in use (NULL outside one) and the lock file (the
+** project's, else the user's; NULL without a home). Caller frees both. */
+void dsf_repo_where(char **project, char **lock, const dsf_repo_opts *o);
+
+/* Asks every configured repository (or name) for its index.json and
+** writes to report how it differs from the lock, changing nothing. */
+int dsf_repo_outdated(const char *name, const dsf_repo_opts *o,
+                      dsf_buf *report, dsf_diags *d);
 
 /* Records repository name at url (in the project file when project, else
 ** the user's), after fetching and verifying its index and every file,

@@ -18,8 +18,9 @@
 char *dsf_repoconf_path(bool project, const char *project_dir)
 {
     if (project)
-        return dsf_path_join(project_dir ? project_dir : ".",
-                             DSF_REPO_PROJECT_FILE);
+        return project_dir ? dsf_path_join(project_dir,
+                                           DSF_REPO_PROJECT_FILE)
+                           : NULL;
     char *home = dsf_config_home();
     if (!home)
         return NULL;

@@ -23,8 +23,9 @@ typedef struct dsf_repoconf_entry {
                               only) */
 } dsf_repoconf_entry;
 
-/* The path of the project (project true) or user file; NULL when the
-** user file has no home (no XDG_CONFIG_HOME, no HOME). Caller frees. */
+/* The path of the project (project true) or user file; NULL outside a
+** project (project_dir NULL) or when the user file has no home (no
+** XDG_CONFIG_HOME, no HOME). Caller frees. */
 char *dsf_repoconf_path(bool project, const char *project_dir);
 
 /* Every entry of both files, project first, each file sorted by name.

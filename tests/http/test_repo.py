@@ -59,13 +59,19 @@ class Env:
         os.makedirs(os.path.join(self.repo, "profiles"))
         os.makedirs(os.path.join(self.repo, "plugins", "lint"))
         os.makedirs(self.proj)
+        # proj is a project (found by its repository list); the user's
+        # repositories it uses are pinned in its lock
+        with open(os.path.join(self.proj, "dsforge.repos.json"), "w") as f:
+            f.write('{"repositories": {}}\n')
         self.env = dict(os.environ)
         for k in list(self.env):
             if k.startswith("DSFORGE_") or k.endswith("_proxy") or \
                     k.endswith("_PROXY") or k in ("CURL_CA_BUNDLE",
                                                   "SSL_CERT_FILE",
-                                                  "SSL_CERT_DIR"):
+                                                  "SSL_CERT_DIR", "CI"):
                 del self.env[k]
+        self.env["HOME"] = os.path.join(self.tmp, "home")
+        self.env["XDG_STATE_HOME"] = os.path.join(self.tmp, "state")
         self.env["XDG_CACHE_HOME"] = os.path.join(self.tmp, "cache")
         self.env["XDG_CONFIG_HOME"] = os.path.join(self.tmp, "config")
         self.env["NO_COLOR"] = "1"
@@ -99,11 +105,12 @@ class Env:
     def url(self, prefix="", scheme="http"):
         return "%s://127.0.0.1:%d/%srepo" % (scheme, self.port, prefix)
 
-    def run(self, *args, env=None, timeout=60):
+    def run(self, *args, env=None, timeout=60, cwd=None):
         e = dict(self.env)
         e.update(env or {})
-        return subprocess.run([self.dsforge] + list(args), cwd=self.proj,
-                              env=e, capture_output=True, text=True,
+        return subprocess.run([self.dsforge] + list(args),
+                              cwd=cwd or self.proj, env=e,
+                              capture_output=True, text=True,
                               timeout=timeout)
 
     def requests(self):
@@ -268,8 +275,19 @@ def test_display_names(e):
 def test_revalidate(e):
     added(e, n=20)
     e.clear_log()
+    # a warm run from a locked repository asks nothing
     r = e.run("repo", "path", "team/tiny")
     check(r.returncode == 0, "warm run failed", r.stderr)
+    check(e.requests() == [], "warm run made requests", e.requests())
+    out = os.path.join(e.tmp, "out")
+    r = e.run("gen", "team/tiny", "-o", out)
+    check(r.returncode == 0, "warm gen failed", r.stderr)
+    check(e.requests() == [], "warm gen made requests", e.requests())
+    # the update check, when due, is one conditional request
+    r = e.run("repo", "path", "team/tiny",
+              env={"DSFORGE_REPO_CHECK_INTERVAL": "0"})
+    check(r.returncode == 0, "warm run failed", r.stderr)
+    check("updates" not in r.stderr, "a notice without updates", r.stderr)
     reqs = e.requests()
     check(len(reqs) == 1, "warm run made %d requests" % len(reqs), reqs)
     check(reqs[0]["path"] == "/repo/index.json" and
@@ -308,6 +326,10 @@ def test_status_404_500(e):
     with open(cfg, "w") as f:
         json.dump({"repositories": {"team": {"url": bad}}}, f)
     r = e.run("repo", "path", "team/tiny")
+    check(r.returncode == 0 and not r.stderr, "the pin did not keep "
+          "working", r.stderr)
+    # --locked asks upstream; it cannot answer: the locked copy, warned
+    r = e.run("repo", "path", "team/tiny", "--locked")
     check(r.returncode == 0, "no fallback to the locked cache", r.stderr)
     check("warning" in r.stderr and "locked copy" in r.stderr,
           "fallback without a warning", r.stderr)
@@ -380,13 +402,35 @@ def test_stale_pin(e):
     added(e)
     lock_before = e.lock()
     e.write_repo(version="1.1.0")   # the team publishes a change
-    r = e.run("repo", "path", "team/tiny")
-    assert_fails(r, 4, "differs from its pin", "profile tiny: version "
-                 "1.0.0 -> 1.1.0", "profiles/tiny.lua: content changed",
-                 "dsforge repo update team")
+    # --locked (and CI=true) turn the difference into exit 4, naming it
+    for env, args in (({}, ["--locked"]), ({"CI": "true"}, [])):
+        r = e.run("repo", "path", "team/tiny", *args, env=env)
+        assert_fails(r, 4, "differs from its pin", "profile tiny: version "
+                     "1.0.0 -> 1.1.0", "profiles/tiny.lua: content changed",
+                     "dsforge repo update team")
     check(e.lock() == lock_before, "lock changed by a failing run")
-    r = e.run("repo", "path", "team/tiny")   # still failing: never hidden
-    assert_fails(r, 4, "differs from its pin")
+    # without it the pin keeps working: one note once the check is due
+    e.clear_log()
+    r = e.run("gen", "team/tiny", "--stdout",
+              env={"DSFORGE_REPO_CHECK_INTERVAL": "0"})
+    check(r.returncode == 0, "pinned gen failed after a publish", r.stderr)
+    check(json.loads(r.stdout)["train_batch_size"] == 8, "pinned content")
+    check(r.stderr.count("has updates upstream") == 1 and
+          "4 changes" in r.stderr and "repo update team" in r.stderr,
+          "not exactly one notice", r.stderr)
+    check(len(e.requests()) == 1, "the check is one request", e.requests())
+    # the next run, check not due, repeats the note without a request
+    e.clear_log()
+    r = e.run("repo", "path", "team/tiny@1.0.0")
+    check(r.returncode == 0 and "has updates upstream" in r.stderr,
+          "note from the last check", r.stderr)
+    check(e.requests() == [], "a request before the check is due")
+    check(e.lock() == lock_before, "lock changed by a pinned run")
+    r = e.run("repo", "outdated")
+    check(r.returncode == 0 and "team: outdated" in r.stdout and
+          "profile tiny: version 1.0.0 -> 1.1.0" in r.stdout,
+          "repo outdated", r.stdout, r.stderr)
+    check(e.lock() == lock_before, "lock changed by repo outdated")
     r = e.run("repo", "update", "team")
     check(r.returncode == 0 and "updated" in r.stdout, "update", r.stdout,
           r.stderr)
@@ -394,6 +438,136 @@ def test_stale_pin(e):
           "1.1.0", "lock not re-pinned")
     r = e.run("repo", "path", "team/tiny@1.1.0")
     check(r.returncode == 0, "after update", r.stderr)
+    r = e.run("repo", "outdated", "team")
+    check(r.returncode == 0 and "team: up to date" in r.stdout,
+          "outdated after update", r.stdout, r.stderr)
+
+
+def test_pins_keep_working(e):
+    """Unrelated commands never touch a repository; pinned content that
+    is neither cached nor served is exit 4 saying so."""
+    added(e)
+    e.write_repo(version="1.1.0")
+    cfg = os.path.join(e.tmp, "ds.json")
+    with open(cfg, "w") as f:
+        json.dump({"train_batch_size": 8,
+                   "train_micro_batch_size_per_gpu": 8}, f)
+    out = os.path.join(e.tmp, "out")
+    for args in (["gen", "8xa100", "-o", out], ["check", cfg],
+                 ["estimate", "--model", "gpt2"], ["schema"], ["list"]):
+        for env in ({"DSFORGE_REPO_CHECK_INTERVAL": "0"}, {}):
+            r = e.run(*args, env=env)
+            check(r.returncode == 0, "%s after a publish" % args[0],
+                  r.stderr)
+    # pinned content neither cached nor served any more: exit 4 saying so
+    cache = e.env["XDG_CACHE_HOME"]
+    shutil.move(cache, cache + ".saved")
+    r = e.run("repo", "path", "team/tiny")
+    assert_fails(r, 4, "pinned content of repository 'team'",
+                 "not in the cache", "no longer serves it",
+                 "profile tiny: version 1.0.0 -> 1.1.0",
+                 "dsforge repo update team")
+    shutil.rmtree(cache)
+    shutil.move(cache + ".saved", cache)
+    # with the server gone, everything pinned and cached still works
+    for p in e.servers:
+        p.kill()
+        p.wait()
+    for args in (["gen", "8xa100", "-o", out], ["list"],
+                 ["gen", "team/tiny", "--stdout"]):
+        r = e.run(*args, env={"DSFORGE_REPO_CHECK_INTERVAL": "0"})
+        check(r.returncode == 0, "%s without the server" % args[0],
+              r.stderr)
+
+
+def test_project_discovery(e):
+    """The project is found from a subdirectory; outside a project
+    nothing is written into the current directory."""
+    added(e)
+    sub = os.path.join(e.proj, "a", "b")
+    os.makedirs(sub)
+    r = e.run("repo", "path", "team/tiny", cwd=sub)
+    check(r.returncode == 0, "subdirectory does not find the project",
+          r.stderr)
+    r = e.run("repo", "list", cwd=sub)
+    check("project: " + e.proj in r.stdout and
+          "lock:    " + os.path.join(e.proj, "dsforge.lock") in r.stdout,
+          "repo list does not say the project and lock", r.stdout)
+    check(os.listdir(sub) == [], "files written in the subdirectory")
+    out = os.path.join(e.tmp, "nowhere")
+    os.makedirs(out)
+    for args in (["repo", "path", "team/tiny"], ["list"],
+                 ["estimate", "--model", "gpt2"],
+                 ["gen", "team/tiny", "--stdout"], ["repo", "update"],
+                 ["repo", "list"]):
+        r = e.run(*args, cwd=out)
+        check(r.returncode == 0, "%s outside a project" % args, r.stderr)
+        check(os.listdir(out) == [], "%s wrote into the cwd" % args,
+              os.listdir(out))
+    state = os.path.join(e.env["XDG_STATE_HOME"], "dsforge",
+                         "dsforge.lock")
+    with open(state) as f:
+        check("team" in json.load(f)["repositories"], "user lock")
+    r = e.run("repo", "list", cwd=out)
+    check("project: (none" in r.stdout and state in r.stdout,
+          "repo list outside a project", r.stdout)
+    # $HOME is a ceiling: a lock there does not make a project of it
+    home = e.env["HOME"]
+    os.makedirs(os.path.join(home, "w"))
+    with open(os.path.join(home, "dsforge.lock"), "w") as f:
+        f.write('{"lock_format": 1, "repositories": {}}\n')
+    r = e.run("repo", "list", cwd=os.path.join(home, "w"))
+    check("project: (none" in r.stdout, "home taken as a project",
+          r.stdout)
+
+
+def test_cache_integrity(e):
+    """A file edited in the cache is never used (#11.7)."""
+    added(e)
+    r = e.run("repo", "path", "team")
+    tree = r.stdout.strip()
+    f = os.path.join(tree, "profiles", "tiny.lua")
+    with open(f) as x:
+        good = x.read()
+
+    def tamper(path):
+        os.chmod(path, 0o644)
+        with open(path, "a") as x:
+            x.write("\nerror('tampered')\n")
+    for args in ([], ["--offline"]):
+        tamper(f)
+        r = e.run("gen", "team/tiny", "--stdout", *args)
+        check(r.returncode == 0, "gen with a tampered tree", r.stderr)
+        check("profiles/tiny.lua does not match the lock" in r.stderr,
+              "no warning", r.stderr)
+        with open(f) as x:
+            check(x.read() == good, "tree not restored")
+        # an extra file in the tree is not used either
+        with open(os.path.join(tree, "profiles", "evil.lua"), "w") as x:
+            x.write(TINY % ("evil", "1"))
+        r = e.run("gen", "team/evil", "--stdout", *args)
+        check(r.returncode != 0, "an extra cached file was used", r.stdout)
+        check("a file the lock does not list" in r.stderr, "no warning",
+              r.stderr)
+        check(not os.path.exists(os.path.join(tree, "profiles",
+                                              "evil.lua")), "extra kept")
+    # the blob damaged too: online it is fetched again, offline exit 4
+    blob = os.path.join(e.env["XDG_CACHE_HOME"], "dsforge", "blobs",
+                        "sha256")
+    sha = e.lock()["repositories"]["team"]["files"]["profiles/tiny.lua"]
+    bpath = os.path.join(blob, sha[:2], sha)
+    tamper(f)
+    tamper(bpath)
+    r = e.run("gen", "team/tiny", "--stdout", "--offline")
+    assert_fails(r, 4, "not in the cache")
+    check(not os.path.exists(f), "a damaged tree left in place")
+    e.clear_log()
+    r = e.run("gen", "team/tiny", "--stdout")
+    check(r.returncode == 0, "online refetch", r.stderr)
+    check([q["path"] for q in e.requests()] == ["/repo/profiles/tiny.lua"],
+          "refetch requests", e.requests())
+    with open(f) as x:
+        check(x.read() == good, "tree not restored online")
 
 
 def test_malformed_index(e):
@@ -634,8 +808,7 @@ def test_many_files(e):
     e.clear_log()
     r = e.run("repo", "path", "team/p050")
     check(r.returncode == 0, "warm run", r.stderr)
-    check(len(e.requests()) == 1 and e.requests()[0]["status"] == 304,
-          "warm run requests", e.requests())
+    check(e.requests() == [], "warm run requests", e.requests())
 
 
 # A repository plugin that takes the built-in plugin's name: it would
