@@ -1,7 +1,7 @@
 #!/bin/sh
 # fetch.sh -- time fetching a repository of 100 profiles from a local server:
 # cold (empty cache: one index + 100 files, concurrent transfers) and warm
-# (unchanged repository: one conditional request, answered 304).
+# (pinned and cached: no request; see DSFORGE_REPO_CHECK_INTERVAL).
 #
 # Usage: contrib/bench/fetch.sh [path/to/dsforge]     (needs hyperfine)
 set -eu
@@ -31,7 +31,7 @@ hyperfine --warmup 1 --runs 10 \
   --prepare "rm -rf '$tmp/cache' '$tmp/proj/dsforge.lock'" \
   -n "cold: 1 index + 100 profiles" "'$dsforge' repo update bench --no-progress" \
   --prepare ":" \
-  -n "warm: 1 conditional request" "'$dsforge' repo path bench/p000"
+  -n "warm: pinned, no request" "'$dsforge' repo path bench/p000"
 : > "$tmp/requests.log"
 "$dsforge" repo path bench/p000 >/dev/null
 echo "requests made by one warm run:"

@@ -3,6 +3,7 @@
 #include "cache.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,8 @@
 
 int dsf_cache_open(dsf_cache *c, dsf_diags *d)
 {
+    c->dirty = NULL;
+    c->n_dirty = 0;
     c->root = dsf_cache_home();
     if (!c->root)
         return dsf_diag_error(d, DSF_EINPUT, NULL, 0, 0,
@@ -39,6 +42,7 @@ int dsf_cache_open(dsf_cache *c, dsf_diags *d)
 
 void dsf_cache_close(dsf_cache *c)
 {
+    dsf_cache_sync(c);
     free(c->root);
     c->root = NULL;
 }
@@ -83,8 +87,48 @@ int dsf_cache_get_blob(char **data, size_t *len, const dsf_cache *c,
     return 0;
 }
 
-int dsf_cache_put_blob(const dsf_cache *c, const char *sha256,
-                       const char *data, size_t len, dsf_diags *d)
+/* mkdir dir, whose parent usually exists: one mkdir, and the walk from
+** the root (every ancestor failing with EEXIST) only when it does not. */
+static int make_dir(const char *dir, dsf_diags *d)
+{
+    if (mkdir(dir, 0755) == 0 || (errno == EEXIST && dsf_is_dir(dir)))
+        return 0;
+    return dsf_mkdir_p(dir, NULL, d);
+}
+
+/* Flushes directory path (its entries: the names renamed into it). */
+static void sync_dir(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+/* Remembers dir to be flushed by dsf_cache_sync. */
+static void pending(dsf_cache *c, const char *dir)
+{
+    for (size_t i = 0; i < c->n_dirty; i++)
+        if (!strcmp(c->dirty[i], dir))
+            return;
+    c->dirty = dsf_xrealloc(c->dirty, (c->n_dirty + 1) * sizeof *c->dirty);
+    c->dirty[c->n_dirty++] = dsf_xstrdup(dir);
+}
+
+void dsf_cache_sync(dsf_cache *c)
+{
+    for (size_t i = 0; i < c->n_dirty; i++) {
+        sync_dir(c->dirty[i]);
+        free(c->dirty[i]);
+    }
+    free(c->dirty);
+    c->dirty = NULL;
+    c->n_dirty = 0;
+}
+
+int dsf_cache_put_blob(dsf_cache *c, const char *sha256, const char *data,
+                       size_t len, dsf_diags *d)
 {
     char hex[65];
     dsf_sha256_hex(hex, data, len);
@@ -94,9 +138,26 @@ int dsf_cache_put_blob(const dsf_cache *c, const char *sha256,
                               hex, sha256);
     char *path = dsf_cache_blob_path(c, sha256);
     char *dir = dsf_path_dirname(path);
-    int rc = dsf_mkdir_p(dir, NULL, d);
-    if (!rc && !dsf_is_file(path))
-        rc = dsf_write_atomic(path, data, len, d);
+    int rc = 0;
+    if (!dsf_is_file(path)) {
+        /* No fsync per file: a blob is re-hashed whenever it is read, so
+        ** one damaged by a crash is deleted and fetched again. The
+        ** directories are flushed once, by dsf_cache_sync. */
+        char *tmp;
+        rc = make_dir(dir, d);
+        if (!rc)
+            rc = dsf_write_temp(&tmp, path, data, len, false, d);
+        if (!rc) {
+            if (rename(tmp, path) != 0) {
+                unlink(tmp);
+                rc = dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
+                                    "cannot write: %s", strerror(errno));
+            }
+            free(tmp);
+        }
+        if (!rc)
+            pending(c, dir);
+    }
     free(dir);
     free(path);
     return rc;
@@ -198,39 +259,83 @@ void dsf_cache_rmtree(const char *path)
     nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* Writes every file of ix under tmp, from verified blobs. */
-static int fill_tree(const char *tmp, const dsf_cache *c, const dsf_index *ix,
+/* Writes data to the new file path (in a private temporary tree), mode
+** 0444: an edit by hand fails instead of silently changing what later
+** runs use (and the tree is verified when opened anyway). */
+static int write_new(const char *path, const char *data, size_t len,
                      dsf_diags *d)
 {
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+    size_t off = 0;
+    while (fd >= 0 && off < len) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+    int e = errno;
+    if (fd < 0 || off < len || close(fd) != 0)
+        return dsf_diag_error(d, DSF_EINPUT, path, 0, 0, "cannot write: %s",
+                              strerror(fd < 0 || off < len ? e : errno));
+    return 0;
+}
+
+/* Writes every file of ix under tmp, from verified blobs. Directories
+** that were made are added to dirs (for one flush each). */
+static int fill_tree(const char *tmp, dsf_cache *c, const dsf_index *ix,
+                     dsf_diags *d)
+{
+    char *made = NULL; /* the last directory made (files are sorted) */
+    int rc = 0;
     for (size_t i = 0; i < ix->n_files; i++) {
         const dsf_index_file *f = &ix->files[i];
         char *data;
         size_t len;
-        int rc = dsf_cache_get_blob(&data, &len, c, f->sha256, d);
+        rc = dsf_cache_get_blob(&data, &len, c, f->sha256, d);
         if (rc == 1) {
             dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
                                        "%s (sha256 %s) is not in the cache",
                                        f->remote, f->sha256);
             dsf_diag_set_hint(g, "run 'dsforge repo update' while online");
-            return DSF_ENET;
+            rc = DSF_ENET;
         }
         if (rc)
-            return rc;
+            break;
         char *path = dsf_path_join(tmp, f->local);
         char *dir = dsf_path_dirname(path);
-        rc = dsf_mkdir_p(dir, NULL, d);
+        if (!made || strcmp(made, dir)) {
+            rc = make_dir(dir, d);
+            /* dir and its parents inside tmp get new entries */
+            char *p = dsf_xstrdup(dir);
+            while (strlen(p) > strlen(tmp)) {
+                pending(c, p);
+                char *up = dsf_path_dirname(p);
+                free(p);
+                p = up;
+            }
+            free(p);
+            free(made);
+            made = dir;
+        } else {
+            free(dir);
+        }
         if (!rc)
-            rc = dsf_write_atomic(path, data, len, d);
-        /* read-only: an edit by hand fails instead of silently changing
-        ** what every later run uses */
-        if (!rc)
-            chmod(path, 0444);
-        free(dir);
+            rc = write_new(path, data, len, d);
         free(path);
         free(data);
         if (rc)
-            return rc;
+            break;
     }
+    free(made);
+    if (rc)
+        return rc;
+    /* No fsync per file (the tree is verified whenever it is opened, so
+    ** one damaged by a crash is rebuilt): each directory once, before the
+    ** rename makes the tree visible. */
+    pending(c, tmp);
+    dsf_cache_sync(c);
     return 0;
 }
 
@@ -277,7 +382,7 @@ static char *tree_damage(const char *dir, const dsf_index *ix)
     return NULL;
 }
 
-int dsf_cache_tree(char **dir_out, const dsf_cache *c, const dsf_index *ix,
+int dsf_cache_tree(char **dir_out, dsf_cache *c, const dsf_index *ix,
                    const char *index_sha256, dsf_diags *d)
 {
     *dir_out = NULL;
@@ -329,6 +434,8 @@ int dsf_cache_tree(char **dir_out, const dsf_cache *c, const dsf_index *ix,
             if (!dsf_is_dir(final))
                 rc = dsf_diag_error(d, DSF_EINPUT, final, 0, 0,
                                     "cannot create: %s", strerror(errno));
+        } else if (!rc) {
+            sync_dir(trees);
         }
         if (dsf_is_dir(tmp))
             dsf_cache_rmtree(tmp);

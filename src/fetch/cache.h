@@ -23,7 +23,9 @@
 #include "fetch/index.h"
 
 typedef struct dsf_cache {
-    char *root;  /* owned */
+    char *root;    /* owned */
+    char **dirty;  /* directories with new entries, not yet flushed */
+    size_t n_dirty;
 } dsf_cache;
 
 /* The validators of a repository URL's index.json. */
@@ -51,9 +53,14 @@ int dsf_cache_get_blob(char **data, size_t *len, const dsf_cache *c,
                        const char *sha256, dsf_diags *d);
 
 /* Stores data under sha256 after checking that it hashes to it
-** (DSF_ENET when not: nothing is written). Atomic. */
-int dsf_cache_put_blob(const dsf_cache *c, const char *sha256,
-                       const char *data, size_t len, dsf_diags *d);
+** (DSF_ENET when not: nothing is written). Atomic, not flushed: blobs are
+** re-hashed when read, so the directories are flushed once each by
+** dsf_cache_sync (or dsf_cache_close) after a batch. */
+int dsf_cache_put_blob(dsf_cache *c, const char *sha256, const char *data,
+                       size_t len, dsf_diags *d);
+
+/* Flushes (fsync) every directory that got new entries. */
+void dsf_cache_sync(dsf_cache *c);
 
 /* Loads / saves the validators of url. A missing or unreadable meta.json
 ** gives an empty meta and 0 (it is only an optimisation). Free with
@@ -71,7 +78,7 @@ void dsf_cache_meta_free(dsf_cache_meta *m);
 ** ix's sha256, a missing or an extra file makes it rebuilt (with a
 ** warning in d), so an edit in the cache is never used.
 ** *dir_out: caller frees. */
-int dsf_cache_tree(char **dir_out, const dsf_cache *c, const dsf_index *ix,
+int dsf_cache_tree(char **dir_out, dsf_cache *c, const dsf_index *ix,
                    const char *index_sha256, dsf_diags *d);
 
 /* Removes path and everything below it (for temporary trees). */
