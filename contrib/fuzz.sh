@@ -8,7 +8,7 @@ seconds=${1:-60}
 CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DDSF_FUZZ=ON \
   -DDSF_WERROR=ON >/dev/null
 cmake --build build-fuzz -j"$(nproc)"
-for t in jsonc bridge edit sandbox; do
+for t in jsonc bridge edit sandbox index lock; do
   echo "== fuzz_$t for ${seconds}s"
   build-fuzz/tests/fuzz/fuzz_$t -max_total_time="$seconds" -max_len=4096 \
     -print_final_stats=1 "tests/fuzz/corpus/$t"

@@ -6,7 +6,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config      # the build
-  liblua5.4-dev libcjson-dev libcurl4-openssl-dev libcmocka-dev
+  liblua5.4-dev libcjson-dev libcurl4-openssl-dev libssl-dev libcmocka-dev
   python3 python3-jsonschema python3-yaml openssl  # the tests (CLI, JSON Schema, YAML, TLS)
 )
 if [ "${1:-}" = "--bench" ]; then

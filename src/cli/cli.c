@@ -129,6 +129,9 @@ int dsf_cli_env_option(dsf_cli_env *env, int id, const char *arg,
     case DSF_OPT_LOCKED:
         env->repo.locked = true;
         return 1;
+    case DSF_OPT_ALLOW_EXPIRED:
+        env->repo.allow_expired = true;
+        return 1;
     default:
         return 0;
     }

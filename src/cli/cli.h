@@ -27,6 +27,7 @@ enum dsf_common_opt_ids {
     DSF_OPT_OFFLINE,
     DSF_OPT_ALLOW_HTTP,
     DSF_OPT_LOCKED,
+    DSF_OPT_ALLOW_EXPIRED,
     DSF_OPT_HELP
 };
 
@@ -39,6 +40,7 @@ enum dsf_common_opt_ids {
     {"offline", 0, false, DSF_OPT_OFFLINE},                               \
     {"allow-http", 0, false, DSF_OPT_ALLOW_HTTP},                         \
     {"locked", 0, false, DSF_OPT_LOCKED},                                 \
+    {"allow-expired", 0, false, DSF_OPT_ALLOW_EXPIRED},                   \
     {"help", 'h', false, DSF_OPT_HELP}
 
 #define DSF_COMMON_HELP                                                   \
@@ -56,6 +58,8 @@ enum dsf_common_opt_ids {
     "  --allow-http            allow plain http:// repositories\n"        \
     "  --locked                fail (exit 4) when a repository differs "   \
     "from\n                          the lock file (also CI=true)\n"         \
+    "  --allow-expired         accept a repository index past its "        \
+    "expiry\n"                                                              \
     "  -h, --help              show this help\n"
 
 /* The environment a command runs in, filled from the common options. */

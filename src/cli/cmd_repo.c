@@ -10,20 +10,30 @@
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "fetch/repo.h"
+#include "fetch/sign.h"
 
-enum { OPT_PROJECT = 1, OPT_NAME, OPT_VERSION, OPT_NO_PROGRESS };
+enum {
+    OPT_PROJECT = 1, OPT_NAME, OPT_VERSION, OPT_NO_PROGRESS, OPT_KEY,
+    OPT_SIGN, OPT_EXPIRES
+};
+
+#define MAX_KEYS 8
 
 static const dsf_opt repo_opts[] = {
     {"project", 0, false, OPT_PROJECT},
     {"name", 0, true, OPT_NAME},
     {"version", 0, true, OPT_VERSION},
     {"no-progress", 0, false, OPT_NO_PROGRESS},
+    {"key", 0, true, OPT_KEY},
+    {"sign", 0, true, OPT_SIGN},
+    {"expires", 0, true, OPT_EXPIRES},
     DSF_COMMON_OPTS,
     {NULL, 0, false, 0}};
 
 static const char repo_help[] =
     "Usage:\n"
-    "  dsforge repo add NAME URL [--project]  fetch, verify, record and "
+    "  dsforge repo add NAME URL [--project] [--key PUB]...\n"
+    "                                         fetch, verify, record and "
     "pin a repository\n"
     "  dsforge repo list                      the configured "
     "repositories\n"
@@ -37,9 +47,15 @@ static const char repo_help[] =
     "                                         content (fetched if "
     "needed)\n"
     "  dsforge repo index DIR [--name NAME] [--version V]\n"
+    "                         [--sign KEY]... [--expires DAYS|TIME]\n"
     "                                         write DIR/index.json for "
     "DIR/profiles/*.lua\n"
-    "                                         and DIR/plugins/NAME/...\n"
+    "                                         and DIR/plugins/NAME/... "
+    "(signed: also\n"
+    "                                         DIR/index.json.sig)\n"
+    "  dsforge repo keygen FILE               a new Ed25519 key pair: FILE "
+    "(secret,\n"
+    "                                         mode 0600) and FILE.pub\n"
     "\n"
     "Repositories are listed in the project's dsforge.repos.json (wins) "
     "and\n"
@@ -71,6 +87,15 @@ static const char repo_help[] =
     "                  of plugins without a VERSION file (default "
     "0.0.0)\n"
     "  --no-progress   no progress bar\n"
+    "  --key PUB       (add) pin a public key (file or 64 hex digits): "
+    "index.json\n"
+    "                  must then be signed by it (repeatable: key "
+    "rotation)\n"
+    "  --sign KEY      (index) sign with this secret key file "
+    "(repeatable)\n"
+    "  --expires D     (index, signed) expiry: days from now (default 90) "
+    "or a\n"
+    "                  UTC time like 2027-01-31T00:00:00Z\n"
     "\n" DSF_COMMON_HELP;
 
 static int usage(dsf_diags *d, const char *msg)
@@ -108,7 +133,9 @@ int dsf_cmd_repo(int argc, char **argv)
     const char *pos[3] = {NULL, NULL, NULL};
     size_t npos = 0;
     bool project = false, progress = true;
-    const char *name = NULL, *version = NULL;
+    const char *name = NULL, *version = NULL, *expires = NULL;
+    const char *keys[MAX_KEYS], *signs[MAX_KEYS];
+    size_t n_keys = 0, n_signs = 0;
     const char *arg;
     int id, rc = 0;
     while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END) {
@@ -125,6 +152,14 @@ int dsf_cmd_repo(int argc, char **argv)
             version = arg;
         } else if (id == OPT_NO_PROGRESS) {
             progress = false;
+        } else if (id == OPT_KEY || id == OPT_SIGN) {
+            size_t *n = id == OPT_KEY ? &n_keys : &n_signs;
+            if (*n == MAX_KEYS)
+                rc = usage(&d, "at most 8 --key / --sign options");
+            else
+                (id == OPT_KEY ? keys : signs)[(*n)++] = arg;
+        } else if (id == OPT_EXPIRES) {
+            expires = arg;
         }
     }
     if (!rc)
@@ -139,6 +174,7 @@ int dsf_cmd_repo(int argc, char **argv)
     o.offline = env.offline;
     o.allow_http = env.allow_http;
     o.locked = env.repo.locked;
+    o.allow_expired = env.repo.allow_expired;
     o.progress = progress;
     dsf_buf report = DSF_BUF_INIT;
     const char *sub = pos[0];
@@ -146,12 +182,19 @@ int dsf_cmd_repo(int argc, char **argv)
         /* reported */
     } else if (!sub) {
         rc = usage(&d, "missing subcommand (add, list, update, outdated, "
-                       "remove, path, index)");
+                       "remove, path, index, keygen)");
     } else if (!strcmp(sub, "add")) {
+        char hex[MAX_KEYS][65];
+        const char *pins[MAX_KEYS];
         if (npos != 3)
             rc = usage(&d, "usage: dsforge repo add NAME URL");
-        else
-            rc = dsf_repo_add(pos[1], pos[2], project, &o, &report, &d);
+        for (size_t i = 0; !rc && i < n_keys; i++) {
+            rc = dsf_sign_read_public(hex[i], keys[i], &d);
+            pins[i] = hex[i];
+        }
+        if (!rc)
+            rc = dsf_repo_add(pos[1], pos[2], project, pins, n_keys, &o,
+                              &report, &d);
     } else if (!strcmp(sub, "update")) {
         if (npos > 2)
             rc = usage(&d, "usage: dsforge repo update [NAME]");
@@ -171,7 +214,13 @@ int dsf_cmd_repo(int argc, char **argv)
         if (npos != 2)
             rc = usage(&d, "usage: dsforge repo index DIR");
         else
-            rc = dsf_repo_index_dir(pos[1], name, version, &report, &d);
+            rc = dsf_repo_index_dir(pos[1], name, version, signs, n_signs,
+                                    expires, &report, &d);
+    } else if (!strcmp(sub, "keygen")) {
+        if (npos != 2)
+            rc = usage(&d, "usage: dsforge repo keygen FILE");
+        else
+            rc = dsf_sign_keygen(pos[1], &report, &d);
     } else if (!strcmp(sub, "path")) {
         if (npos != 2)
             rc = usage(&d, "usage: dsforge repo path NAME[/PROFILE[@V]]");
@@ -204,7 +253,7 @@ int dsf_cmd_repo(int argc, char **argv)
         }
     } else {
         rc = usage(&d, "unknown subcommand (add, list, update, outdated, "
-                       "remove, path, index)");
+                       "remove, path, index, keygen)");
     }
     fputs(dsf_buf_str(&report), stdout);
     dsf_buf_free(&report);

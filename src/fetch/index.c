@@ -355,6 +355,69 @@ static int check_unique(const parser *p, const dsf_index *ix)
     return 0;
 }
 
+bool dsf_index_time_parse(long long *t, const char *s)
+{
+    int y, mo, da, h, mi, se, n = 0;
+    if (strlen(s) != 20 ||
+        sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &da, &h, &mi, &se,
+               &n) != 6 || n != 20 || y < 2000 || mo < 1 || mo > 12 ||
+        da < 1 || da > 31 || h > 23 || mi > 59 || se > 60)
+        return false;
+    for (int i = 0; i < 20; i++)
+        if (!strchr("0123456789-:TZ", s[i]))
+            return false;
+    /* days from the civil date (proleptic Gregorian), no time zone */
+    long long yy = mo <= 2 ? y - 1 : y;
+    long long era = yy / 400;
+    long long yoe = yy - era * 400;
+    long long doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + da - 1;
+    long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    long long days = era * 146097 + doe - 719468;
+    *t = days * 86400 + h * 3600 + mi * 60 + se;
+    return true;
+}
+
+void dsf_index_time_format(char *out, size_t size, long long t)
+{
+    long long days = t / 86400, rem = t % 86400;
+    if (rem < 0) {
+        rem += 86400;
+        days--;
+    }
+    long long z = days + 719468;
+    long long era = (z >= 0 ? z : z - 146096) / 146097;
+    long long doe = z - era * 146097;
+    long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    long long y = yoe + era * 400;
+    long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    long long mp = (5 * doy + 2) / 153;
+    long long da = doy - (153 * mp + 2) / 5 + 1;
+    long long mo = mp < 10 ? mp + 3 : mp - 9;
+    snprintf(out, size, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lldZ",
+             mo <= 2 ? y + 1 : y, mo, da, rem / 3600, rem / 60 % 60,
+             rem % 60);
+}
+
+/* "serial" (a non-negative integer) and "expires" (a UTC time), both
+** optional; 0 when absent. */
+static int parse_signed_fields(const parser *p, const cJSON *doc,
+                               long long *serial, long long *expires)
+{
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(doc, "serial");
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(doc, "expires");
+    if (s && (!cJSON_IsNumber(s) || !dsf_json_is_integer_literal(s) ||
+              s->valuedouble < 0 || s->valuedouble > 9007199254740992.0))
+        return bad(p, s, false, "\"serial\" must be an integer from 0 to "
+                   "2^53");
+    if (s)
+        *serial = (long long)s->valuedouble;
+    if (e && (!cJSON_IsString(e) ||
+              !dsf_index_time_parse(expires, e->valuestring)))
+        return bad(p, e, false, "\"expires\" must be a UTC time like "
+                   "\"2027-01-31T00:00:00Z\"");
+    return 0;
+}
+
 int dsf_index_parse(dsf_index **out, const char *label, const char *text,
                     size_t len, dsf_diags *d)
 {
@@ -370,6 +433,7 @@ int dsf_index_parse(dsf_index **out, const char *label, const char *text,
     }
     parser p = {src, label, d};
     int rc = 0;
+    long long serial = 0, expires = 0;
     dsf_index *ix = NULL;
     size_t ndup;
     const dsf_jdup *dups = dsf_jsrc_duplicates(src, &ndup);
@@ -403,8 +467,12 @@ int dsf_index_parse(dsf_index **out, const char *label, const char *text,
         rc = bad(&p, profiles && !cJSON_IsObject(profiles) ? profiles
                                                            : plugins,
                  false, "\"profiles\" and \"plugins\" must be objects");
+    } else if ((rc = parse_signed_fields(&p, doc, &serial, &expires)) != 0) {
+        /* reported */
     } else {
         ix = dsf_index_new(name->valuestring);
+        ix->serial = serial;
+        ix->expires = expires;
         if (profiles)
             rc = parse_profiles(&p, profiles, ix);
         if (!rc && plugins)
@@ -431,6 +499,13 @@ char *dsf_index_write(const dsf_index *ix)
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddNumberToObject(doc, "format", DSF_INDEX_FORMAT);
     cJSON_AddStringToObject(doc, "name", ix->name);
+    if (ix->serial > 0)
+        cJSON_AddNumberToObject(doc, "serial", (double)ix->serial);
+    if (ix->expires) {
+        char t[32];
+        dsf_index_time_format(t, sizeof t, ix->expires);
+        cJSON_AddStringToObject(doc, "expires", t);
+    }
     cJSON *profiles = cJSON_AddObjectToObject(doc, "profiles");
     cJSON *plugins = cJSON_AddObjectToObject(doc, "plugins");
     for (size_t i = 0; i < ix->n_files; i++) {

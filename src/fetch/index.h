@@ -41,6 +41,8 @@ typedef struct dsf_index_entry {
 
 typedef struct dsf_index {
     char *name;                 /* the repository's own name */
+    long long serial;           /* grows with every signed publish; 0 */
+    long long expires;          /* Unix time after which it is refused; 0 */
     dsf_index_entry *profiles;  /* sorted by name */
     size_t n_profiles;
     dsf_index_entry *plugins;   /* sorted by name */
@@ -63,6 +65,13 @@ char *dsf_index_write(const dsf_index *ix);
 /* The profile / plugin entry named name, or NULL. Borrowed from ix. */
 const dsf_index_entry *dsf_index_profile(const dsf_index *ix,
                                          const char *name);
+
+/* Parses an "expires" time, "YYYY-MM-DDTHH:MM:SSZ" (UTC), into *t.
+** false when s is not exactly that. */
+bool dsf_index_time_parse(long long *t, const char *s);
+
+/* Formats t as "YYYY-MM-DDTHH:MM:SSZ" into out (at least 21 bytes). */
+void dsf_index_time_format(char *out, size_t size, long long t);
 
 /* True for a safe profile, plugin or repository name: letters, digits,
 ** '_', '-', '.' (not first), at most 64 bytes. */

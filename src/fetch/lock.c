@@ -19,6 +19,8 @@
 #include "json/jsonc.h"
 #include "json/jsonout.h"
 
+static int cmp_repo(const void *a, const void *b);
+
 static void free_pins(dsf_lock_pin *p, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -148,6 +150,15 @@ static int read_repo(dsf_lock *lock, const cJSON *e, const dsf_jsrc *src,
     r->url = dsf_xstrdup(url->valuestring);
     snprintf(r->index_sha256, sizeof r->index_sha256, "%s",
              sha->valuestring);
+    const cJSON *serial = cJSON_GetObjectItemCaseSensitive(e, "serial");
+    if (serial && (!cJSON_IsNumber(serial) ||
+                   !dsf_json_is_integer_literal(serial) ||
+                   serial->valuedouble < 0 ||
+                   serial->valuedouble > 9007199254740992.0))
+        return bad(src, serial, d, "\"serial\" must be an integer from 0 "
+                   "to 2^53");
+    if (serial)
+        r->serial = (long long)serial->valuedouble;
     int rc = read_pins(&r->files, &r->n_files,
                        cJSON_GetObjectItemCaseSensitive(e, "files"), true,
                        src, d);
@@ -161,18 +172,42 @@ static int read_repo(dsf_lock *lock, const cJSON *e, const dsf_jsrc *src,
 int dsf_lock_load(dsf_lock *lock, const char *path, dsf_diags *d)
 {
     memset(lock, 0, sizeof *lock);
-    lock->path = dsf_xstrdup(path);
-    if (!dsf_is_file(path))
+    if (!dsf_is_file(path)) {
+        lock->path = dsf_xstrdup(path);
         return 0;
+    }
+    char *text;
+    size_t len;
+    int rc = dsf_read_file(&text, &len, path, DSF_JSON_MAX_FILE, d);
+    if (rc) {
+        lock->path = dsf_xstrdup(path);
+        return rc;
+    }
+    rc = dsf_lock_parse(lock, path, text, len, d);
+    free(text);
+    return rc;
+}
+
+int dsf_lock_parse(dsf_lock *lock, const char *path, const char *text,
+                   size_t len, dsf_diags *d)
+{
+    memset(lock, 0, sizeof *lock);
+    lock->path = dsf_xstrdup(path);
     cJSON *doc;
     dsf_jsrc *src;
-    int rc = dsf_json_load_file(&doc, &src, path, d);
+    int rc = dsf_json_parse(&doc, &src, path, text, len, d);
     if (rc)
         return rc;
+    size_t ndup;
+    const dsf_jdup *dups = dsf_jsrc_duplicates(src, &ndup);
     const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(doc, "lock_format");
     const cJSON *repos = cJSON_GetObjectItemCaseSensitive(doc,
                                                           "repositories");
-    if (!cJSON_IsObject(doc))
+    if (ndup)
+        rc = dsf_diag_error(d, DSF_EINPUT, path, dups[0].again.line,
+                            dups[0].again.col, "duplicate key \"%s\"",
+                            dups[0].path);
+    else if (!cJSON_IsObject(doc))
         rc = bad(src, doc, d, "a lock file must be a JSON object");
     else if (!cJSON_IsNumber(fmt) || fmt->valuedouble != DSF_LOCK_FORMAT)
         rc = bad(src, fmt ? fmt : doc, d,
@@ -189,6 +224,8 @@ int dsf_lock_load(dsf_lock *lock, const char *path, dsf_diags *d)
     }
     cJSON_Delete(doc);
     dsf_jsrc_free(src);
+    if (!rc && lock->n_repos)
+        qsort(lock->repos, lock->n_repos, sizeof *lock->repos, cmp_repo);
     return rc;
 }
 
@@ -214,6 +251,7 @@ static void merge_repo(dsf_lock *dst, const dsf_lock *src, const char *name)
     c->name = dsf_xstrdup(r->name);
     c->url = dsf_xstrdup(r->url);
     memcpy(c->index_sha256, r->index_sha256, sizeof c->index_sha256);
+    c->serial = r->serial;
     c->files = copy_pins(r->files, r->n_files);
     c->n_files = r->n_files;
     c->versions = copy_pins(r->versions, r->n_versions);
@@ -259,7 +297,7 @@ int dsf_lock_save(dsf_lock *lock, dsf_diags *d)
     return rc;
 }
 
-static int write_lock(dsf_lock *lock, dsf_diags *d)
+char *dsf_lock_text(const dsf_lock *lock)
 {
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddNumberToObject(doc, "lock_format", DSF_LOCK_FORMAT);
@@ -269,12 +307,20 @@ static int write_lock(dsf_lock *lock, dsf_diags *d)
         cJSON *o = cJSON_AddObjectToObject(repos, r->name);
         cJSON_AddStringToObject(o, "url", r->url);
         cJSON_AddStringToObject(o, "index_sha256", r->index_sha256);
+        if (r->serial > 0)
+            cJSON_AddNumberToObject(o, "serial", (double)r->serial);
         cJSON_AddItemToObject(o, "files", pins_json(r->files, r->n_files));
         cJSON_AddItemToObject(o, "versions",
                               pins_json(r->versions, r->n_versions));
     }
     char *text = dsf_json_print(doc, true);
     cJSON_Delete(doc);
+    return text;
+}
+
+static int write_lock(dsf_lock *lock, dsf_diags *d)
+{
+    char *text = dsf_lock_text(lock);
     int rc = dsf_write_atomic(lock->path, text, strlen(text), d);
     free(text);
     return rc;
@@ -315,6 +361,7 @@ void dsf_lock_set(dsf_lock *lock, const char *name, const char *url,
     r->name = dsf_xstrdup(name);
     r->url = dsf_xstrdup(url);
     snprintf(r->index_sha256, sizeof r->index_sha256, "%s", index_sha256);
+    r->serial = ix->serial;
     r->files = dsf_xcalloc(ix->n_files ? ix->n_files : 1, sizeof *r->files);
     for (size_t i = 0; i < ix->n_files; i++) {
         r->files[i].key = dsf_xstrdup(ix->files[i].local);

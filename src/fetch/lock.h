@@ -30,6 +30,7 @@ typedef struct dsf_lock_repo {
     char *name;
     char *url;
     char index_sha256[65];
+    long long serial;        /* the pinned index's serial (rollbacks); 0 */
     dsf_lock_pin *files;     /* local path -> sha256, sorted */
     size_t n_files;
     dsf_lock_pin *versions;  /* "profile NAME"/"plugin NAME" -> version */
@@ -48,6 +49,16 @@ typedef struct dsf_lock {
 /* Loads path into *lock (a missing file is an empty lock). A malformed
 ** file is DSF_EINPUT with file:line:col. Free with dsf_lock_free. */
 int dsf_lock_load(dsf_lock *lock, const char *path, dsf_diags *d);
+
+/* Parses lock file text (path: its name, for messages and for saving).
+** Repositories are sorted by name. DSF_EINPUT with file:line:col when
+** malformed (including duplicate keys). Free with dsf_lock_free. */
+int dsf_lock_parse(dsf_lock *lock, const char *path, const char *text,
+                   size_t len, dsf_diags *d);
+
+/* The canonical text of lock (sorted keys, trailing newline), as saved.
+** Caller frees. */
+char *dsf_lock_text(const dsf_lock *lock);
 
 /* Writes the lock atomically when it changed. Concurrent dsforge
 ** processes in the same project do not lose each other's entries: under

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <cjson/cJSON.h>
+
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/sha256.h"
@@ -19,6 +21,7 @@
 #include "fetch/lock.h"
 #include "fetch/project.h"
 #include "fetch/repoconf.h"
+#include "fetch/sign.h"
 
 /* ---- options ----------------------------------------------------------- */
 
@@ -198,6 +201,8 @@ typedef struct ctx {
     bool accept;          /* repo add/update: re-pin to what is served */
     dsf_buf *report;      /* may be NULL */
     char *token;          /* borrowed from the environment; never printed */
+    const char *const *keys;  /* pinned public keys (64 hex); borrowed */
+    size_t n_keys;
 } ctx;
 
 static int parse_index_text(dsf_index **ix, const char *url,
@@ -399,6 +404,142 @@ static int stale_pin(ctx *c, const dsf_lock_repo *lr, const dsf_index *ix,
     return DSF_ENET;
 }
 
+static int sig_refused(ctx *c, const char *why, dsf_diags *d)
+{
+    dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                               "index.json of repository '%s' (%s) is "
+                               "refused: %s", c->name, c->url, why);
+    dsf_diag_set_rule(g, "repo-signature");
+    dsf_diag_set_hint(g, "the repository pins public key%s %.16s%s: its "
+                         "publishers sign with 'dsforge repo index DIR "
+                         "--sign KEY'; if they rotated keys, pin the new "
+                         "one with 'dsforge repo add %s URL --key PUB'",
+                      c->n_keys > 1 ? "s" : "", c->keys[0],
+                      c->n_keys > 1 ? ", ..." : "", c->name);
+    return DSF_ENET;
+}
+
+/* With pinned keys: index.json.sig must hold a valid signature of text
+** by one of them. */
+static int check_signature(ctx *c, const char *text, size_t len,
+                           dsf_diags *d)
+{
+    char *url = dsf_xasprintf("%s/%s", c->url, DSF_SIGN_FILE);
+    dsf_http_req req;
+    memset(&req, 0, sizeof req);
+    req.url = url;
+    req.bearer = c->token;
+    dsf_http_limits lim;
+    http_limits(&lim, c->o);
+    lim.progress = false;
+    lim.max_bytes = 64u << 10;
+    int rc = dsf_http_fetch(&req, 1, &lim, d);
+    cJSON *doc = NULL;
+    if (!rc && req.fail) {
+        char *why = dsf_xasprintf("it is not signed (%s: %s)", url,
+                                  req.error);
+        rc = sig_refused(c, why, d);
+        free(why);
+    }
+    const cJSON *sigs = NULL;
+    if (!rc) {
+        doc = cJSON_ParseWithLength(req.body.data ? req.body.data : "",
+                                    req.body.len);
+        sigs = cJSON_GetObjectItemCaseSensitive(doc, "signatures");
+        const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(doc, "format");
+        if (!cJSON_IsArray(sigs) || !cJSON_IsNumber(fmt) ||
+            fmt->valuedouble != 1)
+            rc = sig_refused(c, "its index.json.sig is not a signature "
+                                "file (format 1)", d);
+    }
+    bool good = false, bad_pinned = false;
+    dsf_buf others = DSF_BUF_INIT;
+    const cJSON *e;
+    const cJSON *list = rc ? NULL : sigs;
+    cJSON_ArrayForEach(e, list) {
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(e, "key");
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "signature");
+        if (!cJSON_IsString(k) || !cJSON_IsString(v))
+            continue;
+        bool pinned = false;
+        for (size_t i = 0; i < c->n_keys; i++)
+            if (!strcmp(c->keys[i], k->valuestring))
+                pinned = true;
+        if (!pinned) {
+            dsf_buf_printf(&others, "%s%.16s", others.len ? ", " : "",
+                           k->valuestring);
+            continue;
+        }
+        int ok = dsf_sign_verify(k->valuestring, v->valuestring, text, len,
+                                 d);
+        if (ok < 0 || ok > 1) {
+            rc = ok;
+            break;
+        }
+        if (ok)
+            good = true;
+        else
+            bad_pinned = true;
+    }
+    if (!rc && !good) {
+        char *why = bad_pinned
+                        ? dsf_xstrdup("the signature by the pinned key does "
+                                      "not match its bytes (index.json was "
+                                      "changed after signing, or the "
+                                      "signature is damaged)")
+                    : others.len
+                        ? dsf_xasprintf("it is signed by another key (%s), "
+                                        "not by a pinned one",
+                                        dsf_buf_str(&others))
+                        : dsf_xstrdup("it is not signed (index.json.sig "
+                                      "has no signature)");
+        rc = sig_refused(c, why, d);
+        free(why);
+    }
+    dsf_buf_free(&others);
+    cJSON_Delete(doc);
+    dsf_http_req_free(&req);
+    free(url);
+    return rc;
+}
+
+/* An index served now (not the pinned copy): signed by a pinned key when
+** the repository has any, not expired (unless --allow-expired), and not
+** older than the lock's (a rollback). */
+static int verify_served(ctx *c, const char *text, size_t len,
+                         const dsf_index *ix, dsf_diags *d)
+{
+    int rc = c->n_keys ? check_signature(c, text, len, d) : 0;
+    if (rc)
+        return rc;
+    if (ix->expires && (long long)time(NULL) >= ix->expires &&
+        !c->o->allow_expired) {
+        char t[32];
+        dsf_index_time_format(t, sizeof t, ix->expires);
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "index.json of repository '%s' expired "
+                                   "on %s", c->name, t);
+        dsf_diag_set_rule(g, "repo-expired");
+        dsf_diag_set_hint(g, "its publishers re-sign it to renew it; "
+                             "--allow-expired accepts it anyway");
+        return DSF_ENET;
+    }
+    const dsf_lock_repo *lr = dsf_lock_find(&c->lock, c->name);
+    if (lr && ix->serial < lr->serial) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, c->lock.path, 0, 0,
+                                   "index.json of repository '%s' is a "
+                                   "rollback: serial %lld is served, the "
+                                   "lock pins serial %lld", c->name,
+                                   ix->serial, lr->serial);
+        dsf_diag_set_rule(g, "repo-rollback");
+        dsf_diag_set_hint(g, "an older index is being served again (a "
+                             "stale mirror or an attack); nothing was "
+                             "used or pinned");
+        return DSF_ENET;
+    }
+    return 0;
+}
+
 /* Fetches index.json (conditionally when its last copy is cached),
 ** records what is served in the cache (blob, validators, when it asked)
 ** and returns its sha256 and parsed index. It is not trusted beyond
@@ -442,6 +583,8 @@ static int ask_upstream(char sha[65], dsf_index **ix_out, ctx *c,
         dsf_sha256_hex(sha, text, len);
         rc = parse_index_text(ix_out, c->url, text, len, d);
     }
+    if (!rc)
+        rc = verify_served(c, text, len, *ix_out, d);
     if (!rc && !req.not_modified)
         rc = dsf_cache_put_blob(&c->cache, sha, text, len, d);
     if (!rc) {
@@ -610,6 +753,8 @@ static int sync_online(synced *out, ctx *c, dsf_diags *d)
     }
     if ((rc = parse_index_text(&ix, c->url, text, len, d)) != 0)
         goto done;
+    if ((rc = verify_served(c, text, len, ix, d)) != 0)
+        goto done;
     if (lr && !c->accept &&
         (strcmp(lr->index_sha256, sha) || strcmp(lr->url, c->url))) {
         rc = stale_pin(c, lr, ix, sha, d);
@@ -677,8 +822,8 @@ done:
 
 /* Brings repository name (configured at url) to a usable tree. */
 static int sync_repo(const synced **out, const char *name, const char *url,
-                     bool accept, const dsf_repo_opts *o, dsf_buf *report,
-                     dsf_diags *d)
+                     const char *const *keys, size_t n_keys, bool accept,
+                     const dsf_repo_opts *o, dsf_buf *report, dsf_diags *d)
 {
     *out = NULL;
     char *base = base_url(url);
@@ -701,6 +846,8 @@ static int sync_repo(const synced **out, const char *name, const char *url,
     c.o = o;
     c.accept = accept;
     c.report = report;
+    c.keys = keys;
+    c.n_keys = n_keys;
     char *var = dsf_repo_token_var(name);
     c.token = getenv(var);
     if (c.token && !*c.token)
@@ -765,20 +912,18 @@ static int sync_repo(const synced **out, const char *name, const char *url,
 
 /* ---- loader API -------------------------------------------------------- */
 
-static int find_conf(char **url, const char *name, const dsf_repo_opts *o,
+/* The configured entry of name: *e borrowed from *v (n entries), which
+** the caller frees with dsf_repoconf_free, also on failure. */
+static int find_conf(const dsf_repoconf_entry **e, dsf_repoconf_entry **v,
+                     size_t *n, const char *name, const dsf_repo_opts *o,
                      dsf_diags *d)
 {
-    *url = NULL;
-    dsf_repoconf_entry *v;
-    size_t n;
-    int rc = dsf_repoconf_load(&v, &n, project_dir(o), d);
+    *e = NULL;
+    int rc = dsf_repoconf_load(v, n, project_dir(o), d);
     if (rc)
         return rc;
-    const dsf_repoconf_entry *e = dsf_repoconf_find(v, n, name);
-    if (e)
-        *url = dsf_xstrdup(e->url);
-    dsf_repoconf_free(v, n);
-    if (!e) {
+    *e = dsf_repoconf_find(*v, *n, name);
+    if (!*e) {
         dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
                                    "unknown repository '%s'", name);
         dsf_diag_set_hint(g, "add it with 'dsforge repo add %s URL'; "
@@ -807,12 +952,16 @@ int dsf_repo_resolve_dir(char **dir_out, const char *repo,
         rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
                             "a version (@%s) needs a profile: "
                             "NAME/PROFILE@VERSION", version);
-    char *url = NULL;
+    const dsf_repoconf_entry *conf = NULL;
+    dsf_repoconf_entry *confs = NULL;
+    size_t n_confs = 0;
     if (!rc)
-        rc = find_conf(&url, name, o, d);
+        rc = find_conf(&conf, &confs, &n_confs, name, o, d);
     const synced *s = NULL;
     if (!rc)
-        rc = sync_repo(&s, name, url, false, o, NULL, d);
+        rc = sync_repo(&s, name, conf->url,
+                       (const char *const *)conf->keys, conf->n_keys, false,
+                       o, NULL, d);
     if (!rc && profile) {
         const dsf_index_entry *e = dsf_index_profile(s->ix, profile);
         if (!e) {
@@ -835,7 +984,7 @@ int dsf_repo_resolve_dir(char **dir_out, const char *repo,
     }
     if (!rc)
         *dir_out = dsf_xstrdup(s->dir);
-    free(url);
+    dsf_repoconf_free(confs, n_confs);
     free(name);
     return rc;
 }
@@ -852,7 +1001,9 @@ int dsf_repo_plugin_dirs(dsf_dirs *out, const dsf_repo_opts *o,
         if (v[i].shadowed)
             continue;
         const synced *s;
-        rc = sync_repo(&s, v[i].name, v[i].url, false, o, NULL, d);
+        rc = sync_repo(&s, v[i].name, v[i].url,
+                       (const char *const *)v[i].keys, v[i].n_keys, false, o,
+                       NULL, d);
         if (rc || !s->ix->n_plugins)
             continue;
         char *p = dsf_path_join(s->dir, "plugins");
@@ -920,6 +1071,7 @@ void dsf_repo_where(char **project, char **lock, const dsf_repo_opts *o)
 }
 
 int dsf_repo_add(const char *name, const char *url, bool project,
+                 const char *const *keys, size_t n_keys,
                  const dsf_repo_opts *o, dsf_buf *report, dsf_diags *d)
 {
     /* --project outside a project makes the current directory one */
@@ -939,14 +1091,14 @@ int dsf_repo_add(const char *name, const char *url, bool project,
     /* Fetch and verify everything first: a repository that does not work
     ** is not recorded. */
     if (!rc)
-        rc = sync_repo(&s, name, base, true, o, report, d);
+        rc = sync_repo(&s, name, base, keys, n_keys, true, o, report, d);
     char *file = rc ? NULL : dsf_repoconf_path(project, project_dir(o));
     if (!rc && !file)
         rc = dsf_diag_error(d, DSF_EINPUT, NULL, 0, 0,
                             "no configuration directory: set "
                             "XDG_CONFIG_HOME or HOME, or use --project");
     if (!rc)
-        rc = dsf_repoconf_set(file, name, base, d);
+        rc = dsf_repoconf_set(file, name, base, keys, n_keys, d);
     if (!rc && report)
         dsf_buf_printf(report, "added repository '%s' (%s) to %s\n", name,
                        base, file);
@@ -970,7 +1122,9 @@ int dsf_repo_update(const char *name, const dsf_repo_opts *o,
             continue;
         found = true;
         const synced *s;
-        rc = sync_repo(&s, v[i].name, v[i].url, true, o, report, d);
+        rc = sync_repo(&s, v[i].name, v[i].url,
+                       (const char *const *)v[i].keys, v[i].n_keys, true, o,
+                       report, d);
         if (rc && !first)
             first = rc;
     }
@@ -997,7 +1151,7 @@ int dsf_repo_remove(const char *name, bool project, const dsf_repo_opts *o,
                               "dsforge.lock or dsforge.repos.json here or "
                               "above)" : "no configuration directory: set "
                               "XDG_CONFIG_HOME or HOME");
-    int rc = dsf_repoconf_set(file, name, NULL, d);
+    int rc = dsf_repoconf_set(file, name, NULL, NULL, 0, d);
     if (rc == 1) {
         dsf_diag *g = dsf_diag_add(d, DSF_ERROR, file, 0, 0,
                                    "repository '%s' is not configured here",
@@ -1057,6 +1211,8 @@ int dsf_repo_outdated(const char *name, const dsf_repo_opts *o,
         char *var = dsf_repo_token_var(v[i].name);
         c.name = v[i].name;
         c.url = base;
+        c.keys = (const char *const *)v[i].keys;
+        c.n_keys = v[i].n_keys;
         c.token = getenv(var);
         if (c.token && !*c.token)
             c.token = NULL;

@@ -33,6 +33,7 @@ typedef struct dsf_repo_opts {
     bool allow_http;          /* plain http:// to non-loopback hosts */
     bool progress;            /* progress bar when stderr is a terminal */
     bool locked;              /* --locked / CI=true: lock == upstream */
+    bool allow_expired;       /* accept an index past its "expires" */
     long check_interval;      /* seconds between update checks (1 day) */
     const char *project_dir;  /* lock + project config; borrowed; NULL:
                                  found from the current directory */
@@ -105,8 +106,11 @@ int dsf_repo_outdated(const char *name, const dsf_repo_opts *o,
 
 /* Records repository name at url (in the project file when project, else
 ** the user's), after fetching and verifying its index and every file,
-** and pins it in the lock. A summary line goes to report. */
+** and pins it in the lock. keys: public keys (64 hex) pinned with it;
+** then its index.json must be signed by one of them. A summary line goes
+** to report. */
 int dsf_repo_add(const char *name, const char *url, bool project,
+                 const char *const *keys, size_t n_keys,
                  const dsf_repo_opts *o, dsf_buf *report, dsf_diags *d);
 
 /* Fetches repository name (NULL: every configured one), verifies and
@@ -124,10 +128,16 @@ int dsf_repo_remove(const char *name, bool project, const dsf_repo_opts *o,
 ** name: the repository's name (NULL: DIR's base name); default_version:
 ** for profiles without a `version` field and plugins without a VERSION
 ** file (NULL: "0.0.0"). Profiles are loaded in the sandbox to read their
-** version. report gets a summary. */
+** version. report gets a summary.
+** With sign_keys (secret key files), the index gets the next serial
+** (the previous index.json's + 1) and an expiry (expires: days from now
+** or a UTC time; NULL: 90 days), and DIR/index.json.sig a signature by
+** each key (several keys: a key rotation). Without, a stale
+** index.json.sig is removed. */
 int dsf_repo_index_dir(const char *dir, const char *name,
-                       const char *default_version, dsf_buf *report,
-                       dsf_diags *d);
+                       const char *default_version,
+                       const char *const *sign_keys, size_t n_sign,
+                       const char *expires, dsf_buf *report, dsf_diags *d);
 
 /* The environment variable holding the bearer token of repository name:
 ** DSFORGE_TOKEN_ + name upper-cased, other characters as '_'. Caller

@@ -4,7 +4,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include <cjson/cJSON.h>
 #include <lua.h>
 
 #include "core/error.h"
@@ -13,6 +16,8 @@
 #include "core/strutil.h"
 #include "core/xalloc.h"
 #include "fetch/index.h"
+#include "fetch/sign.h"
+#include "json/jsonout.h"
 #include "lua/host.h"
 #include "lua/srccache.h"
 
@@ -208,9 +213,74 @@ static int add_plugins(dsf_index *ix, const char *dir,
     return rc;
 }
 
+/* The serial of the index.json already in dir, or 0. */
+static long long previous_serial(const char *path)
+{
+    char *text;
+    size_t len;
+    long long serial = 0;
+    dsf_diags quiet = DSF_DIAGS_INIT;
+    if (dsf_read_file(&text, &len, path, FILE_MAX, &quiet) == 0) {
+        dsf_index *old;
+        if (dsf_index_parse(&old, path, text, len, &quiet) == 0) {
+            serial = old->serial;
+            dsf_index_free(old);
+        }
+        free(text);
+    }
+    dsf_diags_free(&quiet);
+    return serial;
+}
+
+/* --expires: a number of days from now, or a UTC time. */
+static int parse_expires(long long *t, const char *s, dsf_diags *d)
+{
+    char *end;
+    long days = s ? strtol(s, &end, 10) : 90;
+    if (!s || (*s && !*end && days >= 0 && days <= 36500)) {
+        *t = (long long)time(NULL) + (long long)days * 86400;
+        return 0;
+    }
+    if (dsf_index_time_parse(t, s))
+        return 0;
+    return dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                          "--expires '%s': a number of days (0 to 36500) "
+                          "or a UTC time like 2027-01-31T00:00:00Z", s);
+}
+
+/* The text of index.json.sig: one signature over text per key file.
+** *out: caller frees. */
+static int sign_index(char **out, const char *text, const char *const *keys,
+                      size_t n_keys, dsf_buf *report, dsf_diags *d)
+{
+    *out = NULL;
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddNumberToObject(doc, "format", 1);
+    cJSON *sigs = cJSON_AddArrayToObject(doc, "signatures");
+    int rc = 0;
+    for (size_t i = 0; !rc && i < n_keys; i++) {
+        char sig[129], pub[65];
+        rc = dsf_sign_text(sig, pub, keys[i], text, strlen(text), d);
+        if (rc)
+            break;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "key", pub);
+        cJSON_AddStringToObject(o, "signature", sig);
+        cJSON_AddItemToArray(sigs, o);
+        if (report)
+            dsf_buf_printf(report, "signed with key %.16s (%s)\n", pub,
+                           keys[i]);
+    }
+    if (!rc)
+        *out = dsf_json_print(doc, true);
+    cJSON_Delete(doc);
+    return rc;
+}
+
 int dsf_repo_index_dir(const char *dir, const char *name,
-                       const char *default_version, dsf_buf *report,
-                       dsf_diags *d)
+                       const char *default_version,
+                       const char *const *sign_keys, size_t n_sign,
+                       const char *expires, dsf_buf *report, dsf_diags *d)
 {
     if (!dsf_is_dir(dir))
         return dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
@@ -242,19 +312,42 @@ int dsf_repo_index_dir(const char *dir, const char *name,
                                 "no profiles (profiles/NAME.lua) and no "
                                 "plugins (plugins/NAME/...) found");
     }
+    char *path = dsf_path_join(dir, "index.json");
+    if (!rc && n_sign) {
+        /* a signed index grows its serial (clients refuse a lower one
+        ** than they pinned: a rollback) and expires */
+        ix->serial = previous_serial(path) + 1;
+        rc = parse_expires(&ix->expires, expires, d);
+    } else if (!rc && expires) {
+        rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                            "--expires needs --sign KEY");
+    }
     if (!rc) {
+        /* sign first: a key that does not work leaves both files as
+        ** they were */
         char *text = dsf_index_write(ix);
-        char *path = dsf_path_join(dir, "index.json");
-        rc = dsf_write_atomic(path, text, strlen(text), d);
+        char *sigs = NULL;
+        char *sig = dsf_path_join(dir, DSF_SIGN_FILE);
+        if (n_sign)
+            rc = sign_index(&sigs, text, sign_keys, n_sign, report, d);
+        if (!rc)
+            rc = dsf_write_atomic(path, text, strlen(text), d);
+        if (!rc && sigs)
+            rc = dsf_write_atomic(sig, sigs, strlen(sigs), d);
+        else if (!rc && unlink(sig) == 0 && report)
+            dsf_buf_printf(report, "removed %s (it signed the previous "
+                           "index.json)\n", sig);
+        free(sig);
+        free(sigs);
         if (!rc && report)
             dsf_buf_printf(report, "wrote %s: repository '%s', %zu "
                            "profile%s, %zu plugin%s, %zu file%s\n", path,
                            name, ix->n_profiles, dsf_plural(ix->n_profiles),
                            ix->n_plugins, dsf_plural(ix->n_plugins),
                            ix->n_files, dsf_plural(ix->n_files));
-        free(path);
         free(text);
     }
+    free(path);
     dsf_index_free(ix);
     free(own);
     return rc;

@@ -47,6 +47,27 @@ static int bad(const dsf_jsrc *src, const cJSON *node, dsf_diags *d,
 }
 
 /* Loads file into doc (an empty document when missing). */
+/* "keys": the pinned public keys, 64 lower-case hex digits each. */
+static int check_keys(const dsf_jsrc *src, const cJSON *keys, dsf_diags *d)
+{
+    if (!keys)
+        return 0;
+    if (!cJSON_IsArray(keys) || cJSON_GetArraySize(keys) > 16)
+        return bad(src, keys, d, "\"keys\" must be a list of at most 16 "
+                   "public keys");
+    const cJSON *k;
+    cJSON_ArrayForEach(k, keys) {
+        bool ok = cJSON_IsString(k) && strlen(k->valuestring) == 64;
+        for (const char *c = ok ? k->valuestring : ""; *c; c++)
+            if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f')))
+                ok = false;
+        if (!ok)
+            return bad(src, k, d, "a public key is 64 lower-case hex "
+                       "digits");
+    }
+    return 0;
+}
+
 static int load_doc(cJSON **doc, dsf_jsrc **src, const char *file,
                     dsf_diags *d)
 {
@@ -77,6 +98,9 @@ static int load_doc(cJSON **doc, dsf_jsrc **src, const char *file,
             rc = bad(*src, cJSON_GetObjectItemCaseSensitive(
                                e, "override_plugins"),
                      d, "\"override_plugins\" must be true or false");
+        else
+            rc = check_keys(*src, cJSON_GetObjectItemCaseSensitive(e, "keys"),
+                            d);
         if (rc)
             break;
     }
@@ -123,10 +147,17 @@ int dsf_repoconf_load(dsf_repoconf_entry **out, size_t *n,
         for (const cJSON *e = repos ? repos->child : NULL; e; e = e->next) {
             dsf_xgrow((void **)out, &cap, *n + 1, sizeof **out);
             dsf_repoconf_entry *r = &(*out)[(*n)++];
+            memset(r, 0, sizeof *r);
             r->name = dsf_xstrdup(e->string);
             r->url = dsf_xstrdup(
                 cJSON_GetObjectItemCaseSensitive(e, "url")->valuestring);
             r->file = dsf_xstrdup(file);
+            const cJSON *keys = cJSON_GetObjectItemCaseSensitive(e, "keys");
+            const cJSON *key;
+            r->keys = dsf_xcalloc((size_t)cJSON_GetArraySize(keys) + 1,
+                                  sizeof *r->keys);
+            cJSON_ArrayForEach(key, keys)
+                r->keys[r->n_keys++] = dsf_xstrdup(key->valuestring);
             r->project = project;
             /* Only the project may let a repository replace plugins: a
             ** user-level list applies to every project. */
@@ -155,7 +186,7 @@ const dsf_repoconf_entry *dsf_repoconf_find(const dsf_repoconf_entry *v,
 }
 
 int dsf_repoconf_set(const char *file, const char *name, const char *url,
-                     dsf_diags *d)
+                     const char *const *keys, size_t n_keys, dsf_diags *d)
 {
     cJSON *doc;
     dsf_jsrc *src;
@@ -173,6 +204,11 @@ int dsf_repoconf_set(const char *file, const char *name, const char *url,
     if (url) {
         cJSON *e = cJSON_AddObjectToObject(repos, name);
         cJSON_AddStringToObject(e, "url", url);
+        if (n_keys) {
+            cJSON *a = cJSON_AddArrayToObject(e, "keys");
+            for (size_t i = 0; i < n_keys; i++)
+                cJSON_AddItemToArray(a, cJSON_CreateString(keys[i]));
+        }
     }
     if (!url && !had) {
         cJSON_Delete(doc);
@@ -196,6 +232,9 @@ void dsf_repoconf_free(dsf_repoconf_entry *v, size_t n)
         free(v[i].name);
         free(v[i].url);
         free(v[i].file);
+        for (size_t k = 0; k < v[i].n_keys; k++)
+            free(v[i].keys[k]);
+        free(v[i].keys);
     }
     free(v);
 }

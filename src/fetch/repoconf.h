@@ -15,6 +15,8 @@ typedef struct dsf_repoconf_entry {
     char *name;
     char *url;
     char *file;     /* the file it comes from */
+    char **keys;    /* pinned public keys (64 hex), n_keys of them */
+    size_t n_keys;
     bool project;   /* from the project file */
     bool shadowed;  /* a user entry hidden by a project entry */
     bool override_plugins; /* the project lets its plugins replace built-in
@@ -38,10 +40,10 @@ int dsf_repoconf_load(dsf_repoconf_entry **out, size_t *n,
 const dsf_repoconf_entry *dsf_repoconf_find(const dsf_repoconf_entry *v,
                                             size_t n, const char *name);
 
-/* Sets name to url in file (url NULL: removes it; returns 1 when it was
+/* Sets name to url (and its pinned public keys) in file (url NULL: removes it; returns 1 when it was
 ** not there). Creates the file and its directory; writes atomically. */
 int dsf_repoconf_set(const char *file, const char *name, const char *url,
-                     dsf_diags *d);
+                     const char *const *keys, size_t n_keys, dsf_diags *d);
 
 void dsf_repoconf_free(dsf_repoconf_entry *v, size_t n);
 

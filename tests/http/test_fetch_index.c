@@ -87,6 +87,44 @@ static void test_fetch__index_rejects(void **state)
                SHA "\"}}}}", "is both a file and the directory", 0);
 }
 
+/* #11.11: the lock parses from text, rejects duplicate keys (which would
+** be written back as two entries) and writes back a fixed point. */
+static void test_fetch__lock_text(void **state)
+{
+    (void)state;
+    const char *dup =
+        "{\"lock_format\": 1, \"repositories\": {\n\"a\": {\"url\": \"u\", "
+        "\"index_sha256\": \"" SHA "\"},\n\"a\": {\"url\": \"v\", "
+        "\"index_sha256\": \"" SHA "\"}}}";
+    dsf_diags d = DSF_DIAGS_INIT;
+    dsf_lock lock;
+    assert_int_equal(dsf_lock_parse(&lock, "x.lock", dup, strlen(dup), &d),
+                     DSF_EINPUT);
+    assert_non_null(strstr(d.items[0].message, "duplicate key"));
+    assert_int_equal(d.items[0].line, 3);
+    dsf_lock_free(&lock);
+    dsf_diags_free(&d);
+    const char *two =
+        "{\"lock_format\": 1, \"repositories\": {\"b\": {\"url\": \"u\", "
+        "\"index_sha256\": \"" SHA "\"}, \"a\": {\"url\": \"v\", "
+        "\"index_sha256\": \"" SHA "\", \"files\": {\"profiles/t.lua\": \""
+        SHA "\"}}}}";
+    assert_int_equal(dsf_lock_parse(&lock, "x.lock", two, strlen(two), &d),
+                     0);
+    assert_string_equal(lock.repos[0].name, "a");
+    char *once = dsf_lock_text(&lock);
+    dsf_lock again;
+    assert_int_equal(dsf_lock_parse(&again, "y.lock", once, strlen(once),
+                                    &d), 0);
+    char *twice = dsf_lock_text(&again);
+    assert_string_equal(once, twice);
+    free(once);
+    free(twice);
+    dsf_lock_free(&again);
+    dsf_lock_free(&lock);
+    dsf_diags_free(&d);
+}
+
 static void test_fetch__paths(void **state)
 {
     (void)state;
@@ -159,6 +197,7 @@ int main(void)
         cmocka_unit_test(test_fetch__index_roundtrip),
         cmocka_unit_test(test_fetch__index_rejects),
         cmocka_unit_test(test_fetch__paths),
+        cmocka_unit_test(test_fetch__lock_text),
         cmocka_unit_test(test_fetch__url_policy),
         cmocka_unit_test(test_fetch__lock_diff),
     };

@@ -873,6 +873,165 @@ def test_plugin_cannot_replace_builtin(e):
     with open(project_conf, "w") as f:
         json.dump(conf, f)
     assert_fails(e.run("check", cfg), 3, "override_plugins")
+def keygen(e, name):
+    path = os.path.join(e.tmp, "keys", name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    r = e.run("repo", "keygen", path)
+    check(r.returncode == 0, "keygen", r.stderr)
+    return path
+
+
+def sign(e, *keys, expires=None):
+    args = ["repo", "index", e.repo, "--name", "team"]
+    for k in keys:
+        args += ["--sign", k]
+    if expires is not None:
+        args += ["--expires", expires]
+    r = e.run(*args)
+    check(r.returncode == 0, "repo index --sign", r.stdout, r.stderr)
+    return r
+
+
+def test_keygen(e):
+    k = keygen(e, "team")
+    check(os.stat(k).st_mode & 0o777 == 0o600, "secret key not 0600")
+    with open(k) as f:
+        lines = f.read().split("\n")
+    check(lines[0] == "dsforge-ed25519-secret-key v1" and
+          len(lines[1]) == 64, "secret key format", lines)
+    with open(k + ".pub") as f:
+        lines = f.read().split("\n")
+    check(lines[0] == "dsforge-ed25519-public-key v1" and
+          len(lines[1]) == 64, "public key format", lines)
+    with open(k, "rb") as f:
+        before = f.read()
+    assert_fails(e.run("repo", "keygen", k), 2, "never overwritten")
+    with open(k, "rb") as f:
+        check(f.read() == before, "key overwritten")
+    # a damaged key file is refused with its name, nothing written
+    bad = os.path.join(e.tmp, "keys", "bad")
+    with open(bad, "w") as f:
+        f.write("not a key\n")
+    e.write_repo()
+    with open(os.path.join(e.repo, "index.json"), "rb") as f:
+        index = f.read()
+    assert_fails(e.run("repo", "index", e.repo, "--sign", bad), 2, bad,
+                 "not a dsforge secret key file")
+    with open(os.path.join(e.repo, "index.json"), "rb") as f:
+        check(f.read() == index, "index.json written by a failed sign")
+
+
+def test_signed(e):
+    """Signed indexes: accepted when signed by the pinned key; refused
+    (exit 4) when unsigned, tampered, wrongly signed or by another key."""
+    key, other = keygen(e, "team"), keygen(e, "other")
+    e.write_repo()
+    r = sign(e, key)
+    check("signed with key" in r.stdout, "no signing report", r.stdout)
+    with open(os.path.join(e.repo, "index.json")) as f:
+        doc = json.load(f)
+    check(doc["serial"] == 1 and doc["expires"].endswith("Z"),
+          "serial/expires", doc)
+    e.start()
+    r = e.run("repo", "add", "team", e.url(), "--key", key + ".pub")
+    check(r.returncode == 0, "signed add", r.stderr)
+    check(e.lock()["repositories"]["team"]["serial"] == 1, "lock serial")
+    cfg = os.path.join(e.env["XDG_CONFIG_HOME"], "dsforge", "repos.json")
+    with open(cfg) as f:
+        check(len(json.load(f)["repositories"]["team"]["keys"]) == 1,
+              "key not pinned in the configuration")
+    sig = os.path.join(e.repo, "index.json.sig")
+    index = os.path.join(e.repo, "index.json")
+    with open(sig) as f:
+        good_sig = f.read()
+    with open(index) as f:
+        good_index = f.read()
+
+    def refused(*needles):
+        assert_fails(e.run("repo", "update", "team"), 4, *needles)
+        check(e.lock()["repositories"]["team"]["serial"] == 1,
+              "lock changed by a refused index")
+    # missing signature
+    os.remove(sig)
+    refused("is refused", "not signed", "404")
+    # wrong signature (one bit)
+    d = json.loads(good_sig)
+    s0 = d["signatures"][0]["signature"]
+    d["signatures"][0]["signature"] = ("1" if s0[0] == "0" else "0") + s0[1:]
+    with open(sig, "w") as f:
+        json.dump(d, f)
+    refused("is refused", "does not match its bytes")
+    # tampered index, the signature left as it was
+    with open(sig, "w") as f:
+        f.write(good_sig)
+    with open(index, "w") as f:
+        f.write(good_index.replace('"serial": 1', '"serial": 7'))
+    refused("is refused", "does not match its bytes")
+    # signed by another key
+    with open(index, "w") as f:
+        f.write(good_index)
+    sign(e, other)
+    refused("is refused", "signed by another key")
+    # a project pinning the other key accepts it
+    r = e.run("repo", "add", "team", e.url(), "--key", other + ".pub")
+    check(r.returncode == 0, "add with the other key", r.stderr)
+
+
+def test_rollback_expired(e):
+    key = keygen(e, "team")
+    e.write_repo()
+    sign(e, key)
+    old = {}
+    for n in ("index.json", "index.json.sig"):
+        with open(os.path.join(e.repo, n)) as f:
+            old[n] = f.read()
+    sign(e, key)     # serial 2
+    e.start()
+    r = e.run("repo", "add", "team", e.url(), "--key", key + ".pub")
+    check(r.returncode == 0, "add", r.stderr)
+    check(e.lock()["repositories"]["team"]["serial"] == 2, "serial 2")
+    for n, text in old.items():      # the serial-1 index served again
+        with open(os.path.join(e.repo, n), "w") as f:
+            f.write(text)
+    assert_fails(e.run("repo", "update", "team"), 4, "rollback",
+                 "serial 1 is served", "pins serial 2")
+    assert_fails(e.run("repo", "path", "team/tiny", "--locked"), 4,
+                 "rollback")
+    check(e.lock()["repositories"]["team"]["serial"] == 2, "lock changed")
+    # expired
+    sign(e, key, expires="2001-01-01T00:00:00Z")
+    assert_fails(e.run("repo", "update", "team"), 4,
+                 "expired on 2001-01-01T00:00:00Z", "--allow-expired")
+    r = e.run("repo", "update", "team", "--allow-expired")
+    check(r.returncode == 0, "--allow-expired", r.stderr)
+    # a pinned, cached copy keeps working after its expiry
+    r = e.run("gen", "team/tiny", "--stdout")
+    check(r.returncode == 0, "pinned expired index", r.stderr)
+
+
+def test_key_rotation(e):
+    """During a rotation the index carries signatures by the old and the
+    new key; clients pinning either accept it."""
+    old, new = keygen(e, "old"), keygen(e, "new")
+    e.write_repo()
+    sign(e, old)
+    e.start()
+    r = e.run("repo", "add", "team", e.url(), "--key", old + ".pub")
+    check(r.returncode == 0, "add", r.stderr)
+    e.write_repo(version="1.1.0")
+    sign(e, old, new)
+    with open(os.path.join(e.repo, "index.json.sig")) as f:
+        check(len(json.load(f)["signatures"]) == 2, "two signatures")
+    r = e.run("repo", "update", "team")
+    check(r.returncode == 0, "old key during the transition", r.stderr)
+    r = e.run("repo", "add", "team", e.url(), "--key", old + ".pub",
+              "--key", new + ".pub")
+    check(r.returncode == 0, "both keys pinned", r.stderr)
+    sign(e, new)     # the transition is over
+    r = e.run("repo", "update", "team")
+    check(r.returncode == 0, "new key after the transition", r.stderr)
+    r = e.run("repo", "add", "team", e.url(), "--key", old + ".pub")
+    assert_fails(r, 4, "signed by another key")
 
 
 TESTS = {n[5:]: f for n, f in globals().items() if n.startswith("test_")}
