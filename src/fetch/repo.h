@@ -3,17 +3,20 @@
 ** local directories the profile and plugin loaders read from.
 **
 ** Repositories are configured in two places (contrib/docs/repositories.md):
-**   ./dsforge.repos.json                  the project's (next to the work)
+**   PROJECT/dsforge.repos.json            the project's (project.h)
 **   $XDG_CONFIG_HOME/dsforge/repos.json   the user's
-** both {"repositories": {"NAME": {"url": "https://..."}}}. When both name
-** the same repository the project file wins: it is committed with the
-** lock file and describes what the project needs.
+** both {"repositories": {"NAME": {"url": "https://...", "keys": [...]}}}.
+** When both name the same repository the project file wins: it is
+** committed with the lock file and describes what the project needs.
 **
-** Content is used only as pinned in the project's lock file
-** (./dsforge.lock); a repository not yet in the lock is pinned on first
-** use. Online, each repository's index.json is revalidated once per
-** process with a conditional GET; if it differs from the lock the run
-** fails and says what changed; `dsforge repo update` accepts the change.
+** Content is used only as pinned in the lock file (PROJECT/dsforge.lock,
+** outside a project $XDG_STATE_HOME/dsforge/dsforge.lock); a repository
+** not yet in the lock is pinned on first use. Pinned content in the cache
+** is used without a request whatever upstream did since, with a note
+** when an update check (at most once per check_interval) saw a change;
+** with --locked (CI=true) the index is revalidated and a difference is
+** DSF_ENET. Every index taken from upstream is checked: signed by a
+** pinned key (sign.h), not expired, not older than the lock's serial.
 */
 #ifndef DSF_REPO_H
 #define DSF_REPO_H
@@ -60,13 +63,15 @@ void dsf_repo_opts_init(dsf_repo_opts *o);
 ** have exactly that version (DSF_ENET otherwise, naming the version the
 ** locked repository offers). version must be NULL for a bare "NAME".
 **
-** Online: the index is revalidated once per process, compared with the
-** lock (a difference is DSF_ENET saying what changed), missing files are
-** downloaded concurrently and verified, and a repository not in the lock
-** is pinned (the lock is written). A network failure falls back to the
-** locked cached copy with a warning. Offline: only cache + lock; anything
-** missing is DSF_ENET naming it. Unknown repository or bad config/lock
-** files: DSF_EINPUT. */
+** Pinned: the locked content from the cache (its tree verified against
+** the lock's sha256s, rebuilt or refetched when damaged); online, missing
+** pinned files are fetched by hash, and pinned content the server no
+** longer serves is DSF_ENET saying how to fix it. Not pinned: fetched,
+** verified and pinned (the lock is written). o->locked: the index is
+** revalidated and any difference from the lock is DSF_ENET saying what
+** changed (a network failure falls back to the locked cached copy with a
+** warning). Offline: only cache + lock; anything missing is DSF_ENET
+** naming it. Unknown repository or bad config/lock files: DSF_EINPUT. */
 int dsf_repo_resolve_dir(char **dir_out, const char *repo,
                          const char *version, const dsf_repo_opts *o,
                          dsf_diags *d);
