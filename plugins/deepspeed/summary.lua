@@ -7,10 +7,17 @@
 -- seq_len, micro_batch_size (else the config's), activation_checkpointing
 -- or gradient_checkpointing (bool), flash_attention (bool).
 
-local memory = require("deepspeed.memory")
-local models = require("deepspeed.models")
-local activations = require("deepspeed.activations")
-local hf = require("deepspeed.hf")
+-- Loaded on first use: init.lua requires this file for its columns and
+-- the memory-fit rule, and `check` needs none of these.
+local memory, models, activations, hf
+local function load()
+  if not memory then
+    memory = require("deepspeed.memory")
+    models = require("deepspeed.models")
+    activations = require("deepspeed.activations")
+    hf = require("deepspeed.hf")
+  end
+end
 
 local M = {}
 
@@ -46,6 +53,7 @@ end
 -- M.memory(cfg, params) -> { gpu_bytes, cpu_bytes, activation_bytes,
 -- model_states_gpu_bytes, fits, fit_message } or nil without a model.
 function M.memory(cfg, params)
+  load()
   local model = type(params.model) == "string" and catalog_entry(params.model) or nil
   if not model then return nil end
   local world = math.tointeger(params.world_size) or 1
@@ -90,8 +98,10 @@ function M.memory(cfg, params)
   return out
 end
 
--- M.variant(cfg, params) -> the summary gen records in the manifest.
+-- M.variant(cfg, params) -> the summary gen records in the manifest (the
+-- plugin's summarize hook; its rules see it as ctx.summary).
 function M.variant(cfg, params)
+  load()
   local out = M.memory(cfg, params) or {}
   local args = hf.training_args(cfg, {
     world_size = params.world_size,
@@ -101,5 +111,101 @@ function M.variant(cfg, params)
   if args then out.hf_training_args = args end
   return out
 end
+
+---------------------------------------------------------------------------
+-- Summary columns (contrib/docs/plugins.md, "Summary columns"): each value
+-- function gets v = { name, tier, config, params, summary } and returns the
+-- cell's text or nil ("-").
+---------------------------------------------------------------------------
+
+-- A whole number as text: non-negative numbers are truncated, anything
+-- else has no cell.
+local function whole(x)
+  if type(x) ~= "number" or x ~= x or x < 0 then return nil end
+  if x >= 2^63 then return string.format("%.0f", x) end
+  return string.format("%d", math.floor(x))
+end
+
+local function gib(x)
+  if type(x) ~= "number" or x < 0 then return nil end
+  return string.format("%.2f", x / GIB)
+end
+
+local function precision(cfg)
+  local bf = type(cfg.bf16) == "table" and cfg.bf16.enabled or nil
+  local fp = type(cfg.fp16) == "table" and cfg.fp16.enabled or nil
+  if bf == true then return "bf16" end
+  if fp == true then return "fp16" end
+  if type(bf) == "string" or type(fp) == "string" then return "auto" end
+  return "fp32"
+end
+
+local function offload(cfg)
+  local z = type(cfg.zero_optimization) == "table" and cfg.zero_optimization or {}
+  local function on(sec)
+    local d = type(sec) == "table" and sec.device or nil
+    return type(d) == "string" and d ~= "none"
+  end
+  local oo, op = on(z.offload_optimizer), on(z.offload_param)
+  if oo and op then return "opt+param" end
+  if oo then return "optimizer" end
+  if op then return "param" end
+  return "none"
+end
+
+local function world(params)
+  local w = type(params) == "table" and params.world_size or nil
+  if type(w) == "number" and w >= 1 then return whole(w) end
+  return "1"
+end
+
+local function stage(cfg)
+  local z = cfg.zero_optimization
+  local s = type(z) == "table" and whole(z.stage) or nil
+  return s or "0"
+end
+
+M.columns = {
+  { name = "world", align = "right", width = 5,
+    value = function(v) return world(v.params) end },
+  { name = "micro", align = "right", width = 5,
+    value = function(v) return whole(v.config.train_micro_batch_size_per_gpu) end },
+  { name = "gas", align = "right", width = 4,
+    value = function(v) return whole(v.config.gradient_accumulation_steps) end },
+  { name = "global", align = "right", width = 6,
+    value = function(v) return whole(v.config.train_batch_size) end },
+  { name = "zero", align = "right", width = 4,
+    value = function(v) return stage(v.config) end },
+  { name = "offload", width = 9, value = function(v) return offload(v.config) end },
+  { name = "prec", width = 5, value = function(v) return precision(v.config) end },
+  { name = "gpu_gib", align = "right", width = 8,
+    value = function(v) return v.summary and gib(v.summary.gpu_bytes) end },
+  { name = "cpu_gib", align = "right", width = 8,
+    value = function(v) return v.summary and gib(v.summary.cpu_bytes) end },
+  { name = "fits",
+    value = function(v)
+      local f = v.summary and v.summary.fits
+      if f == true then return "yes" end
+      if f == false then return "NO" end
+      return nil
+    end },
+}
+
+-- The memory-fit rule: the summary's estimate against gpu_mem_gb, a
+-- warning (an error with --strict-fit: strictness class "fit").
+M.fit_rule = {
+  id = "memory-fit", severity = "warning", strict = "fit",
+  summary = "gen: a variant needs more GPU memory than its gpu_mem_gb (model states + activations estimate)",
+  fix = "lower the micro batch, raise the ZeRO stage or offload; "
+    .. "--strict-fit makes this an error",
+  check = function(_, ctx)
+    local s = ctx.summary
+    if s and s.fits == false then
+      ctx.report{ path = "",
+        message = type(s.fit_message) == "string" and s.fit_message
+          or "does not fit the declared GPU memory" }
+    end
+  end,
+}
 
 return M

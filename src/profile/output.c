@@ -65,76 +65,83 @@ void dsf_gen_print_why(run *ru, dsf_diags *d)
     dsf_jpath_free(&jp);
 }
 
-const char *dsf_gen_precision_of(const cJSON *doc)
+#define NAME_MIN_WIDTH 28
+
+static int max_int(int a, int b)
 {
-    const cJSON *bf = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(doc, "bf16"), "enabled");
-    const cJSON *fp = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(doc, "fp16"), "enabled");
-    if (cJSON_IsTrue(bf))
-        return "bf16";
-    if (cJSON_IsTrue(fp))
-        return "fp16";
-    if (cJSON_IsString(bf) || cJSON_IsString(fp))
-        return "auto";
-    return "fp32";
+    return a > b ? a : b;
 }
 
-const char *dsf_gen_offload_of(const cJSON *doc)
+/* Whether column k is shown: always, or (show = "varies") when two rows'
+** cells differ. */
+static bool column_shown(const run *ru, const dsf_column *c, size_t k)
 {
-    const cJSON *z = cJSON_GetObjectItemCaseSensitive(doc,
-                                                      "zero_optimization");
-    const cJSON *o = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(z, "offload_optimizer"), "device");
-    const cJSON *p = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(z, "offload_param"), "device");
-    bool oo = cJSON_IsString(o) && strcmp(o->valuestring, "none");
-    bool op = cJSON_IsString(p) && strcmp(p->valuestring, "none");
-    if (oo && op)
-        return "opt+param";
-    if (oo)
-        return "optimizer";
-    if (op)
-        return "param";
-    return "none";
+    if (!c->varies)
+        return true;
+    for (size_t i = 1; i < ru->nv; i++) {
+        const char *a = ru->v[0].cells[k], *b = ru->v[i].cells[k];
+        if ((a == NULL) != (b == NULL) || (a && strcmp(a, b) != 0))
+            return true;
+    }
+    return false;
 }
 
-static void fmt_num(char *out, size_t n, long long v)
+static void put_cell(FILE *out, const char *text, int width, bool right,
+                     bool last)
 {
-    if (v < 0)
-        snprintf(out, n, "-");
+    if (right)
+        fprintf(out, "%*s", width, text);
+    else if (last)
+        fputs(text, out);
     else
-        snprintf(out, n, "%lld", v);
-}
-
-static void fmt_gib(char *out, size_t n, double bytes)
-{
-    if (bytes >= 0)
-        snprintf(out, n, "%.2f", bytes / 1073741824.0);
-    else
-        snprintf(out, n, "-");
+        fprintf(out, "%-*s", width, text);
 }
 
 void dsf_gen_print_summary(const run *ru, FILE *out)
 {
-    fprintf(out, "%-28s %5s %5s %4s %6s %4s %-9s %-5s %8s %8s %s\n",
-            "variant", "world", "micro", "gas", "global", "zero", "offload",
-            "prec", "gpu_gib", "cpu_gib", "fits");
+    size_t ncol;
+    const dsf_column *cols = dsf_plugins_columns(ru->plugins, &ncol);
+    bool *shown = dsf_xcalloc(ncol + 1, sizeof *shown);
+    int *width = dsf_xcalloc(ncol + 1, sizeof *width);
+    size_t last = (size_t)-1; /* the last shown column */
+    int name_w = max_int(NAME_MIN_WIDTH, (int)strlen("variant"));
+    for (size_t i = 0; i < ru->nv; i++)
+        name_w = max_int(name_w, (int)strlen(ru->v[i].name));
+    for (size_t k = 0; k < ncol; k++) {
+        shown[k] = column_shown(ru, &cols[k], k);
+        if (!shown[k])
+            continue;
+        last = k;
+        width[k] = max_int(cols[k].width, (int)strlen(cols[k].header));
+        for (size_t i = 0; i < ru->nv; i++) {
+            const char *c = ru->v[i].cells[k];
+            width[k] = max_int(width[k], (int)strlen(c ? c : "-"));
+        }
+    }
+    put_cell(out, "variant", name_w, false, last == (size_t)-1);
+    for (size_t k = 0; k < ncol; k++)
+        if (shown[k]) {
+            fputc(' ', out);
+            put_cell(out, cols[k].header, width[k], cols[k].right,
+                     k == last);
+        }
+    fputc('\n', out);
     for (size_t i = 0; i < ru->nv; i++) {
         const variant *v = &ru->v[i];
-        char w[24], mb[24], gas[24], tb[24], st[24], g[24], c[24];
-        fmt_num(w, sizeof w, v->row.world);
-        fmt_num(mb, sizeof mb, v->row.micro);
-        fmt_num(gas, sizeof gas, v->row.gas);
-        fmt_num(tb, sizeof tb, v->row.global);
-        fmt_num(st, sizeof st, v->row.stage);
-        fmt_gib(g, sizeof g, v->row.gpu_bytes);
-        fmt_gib(c, sizeof c, v->row.cpu_bytes);
-        fprintf(out, "%-28s %5s %5s %4s %6s %4s %-9s %-5s %8s %8s %s\n",
-                v->name, w, mb, gas, tb, st, v->row.offload,
-                v->row.precision, g, c,
-                v->row.fits < 0 ? "-" : v->row.fits ? "yes" : "NO");
+        put_cell(out, v->name, name_w, false, last == (size_t)-1);
+        for (size_t k = 0; k < ncol; k++)
+            if (shown[k]) {
+                fputc(' ', out);
+                put_cell(out, v->cells[k] ? v->cells[k] : "-", width[k],
+                         cols[k].right, k == last);
+            }
+        fputc('\n', out);
     }
+    for (size_t k = 0; k < ncol; k++)
+        if (shown[k] && cols[k].note)
+            fprintf(out, "%s: %s\n", cols[k].header, cols[k].note);
+    free(shown);
+    free(width);
 }
 
 static cJSON *manifest(run *ru)
