@@ -23,6 +23,10 @@ local M = {}
 
 local GIB = 1024 * 1024 * 1024
 
+-- The share of gpu_mem_gb a variant must leave free to "fit": the margin
+-- the planner keeps (planner.lua takes its default from here).
+M.FIT_MARGIN = 0.10
+
 -- Catalog entries by name, memoised (models.get returns a fresh copy each
 -- time; the summary only reads it).
 local entries = {}
@@ -88,11 +92,15 @@ function M.memory(cfg, params)
   }
   local budget = tonumber(params.gpu_mem_gb)
   if budget and budget > 0 then
-    out.fits = out.gpu_bytes <= budget * GIB
+    local usable = budget * GIB * (1 - M.FIT_MARGIN)
+    out.fits = out.gpu_bytes <= usable
+    out.fit_margin = M.FIT_MARGIN
     if not out.fits then
       out.fit_message = string.format(
         "needs about %.1f GiB per GPU (%.1f model states + %.1f activations) "
-        .. "but gpu_mem_gb is %g", out.gpu_bytes / GIB, est.gpu / GIB, act / GIB, budget)
+        .. "but gpu_mem_gb is %g: %.1f GiB usable with the %g%% margin the planner keeps",
+        out.gpu_bytes / GIB, est.gpu / GIB, act / GIB, budget, usable / GIB,
+        M.FIT_MARGIN * 100)
     end
   end
   return out
@@ -159,6 +167,21 @@ local function world(params)
   return "1"
 end
 
+-- A param as text: strings as they are, numbers in %g, else nil.
+local function param_text(params, key)
+  local x = type(params) == "table" and params[key] or nil
+  if type(x) == "string" then return x end
+  if type(x) == "number" then return string.format("%g", x) end
+  return nil
+end
+
+local function checkpointing(params)
+  if type(params) ~= "table" then return nil end
+  local a, g = params.activation_checkpointing, params.gradient_checkpointing
+  if a == nil and g == nil then return nil end
+  return (a == true or g == true) and "yes" or "no"
+end
+
 local function stage(cfg)
   local z = cfg.zero_optimization
   local s = type(z) == "table" and whole(z.stage) or nil
@@ -178,11 +201,23 @@ M.columns = {
     value = function(v) return stage(v.config) end },
   { name = "offload", width = 9, value = function(v) return offload(v.config) end },
   { name = "prec", width = 5, value = function(v) return precision(v.config) end },
+  -- Inputs shown only when they differ between the variants.
+  { name = "model", show = "varies",
+    value = function(v) return param_text(v.params, "model") end },
+  { name = "seq", align = "right", show = "varies",
+    value = function(v) return whole(v.params and v.params.seq_len) end },
+  { name = "ckpt", show = "varies",
+    value = function(v) return checkpointing(v.params) end },
+  { name = "gpu_gb", align = "right", show = "varies",
+    value = function(v) return param_text(v.params, "gpu_mem_gb") end },
   { name = "gpu_gib", align = "right", width = 8,
     value = function(v) return v.summary and gib(v.summary.gpu_bytes) end },
   { name = "cpu_gib", align = "right", width = 8,
     value = function(v) return v.summary and gib(v.summary.cpu_bytes) end },
   { name = "fits",
+    note = string.format("estimated GPU memory within %g%% of gpu_mem_gb "
+      .. "(the %g%% margin the planner keeps)", (1 - M.FIT_MARGIN) * 100,
+      M.FIT_MARGIN * 100),
     value = function(v)
       local f = v.summary and v.summary.fits
       if f == true then return "yes" end

@@ -285,10 +285,15 @@ int dsf_gen_run(const dsf_gen_request *r, dsf_diags *d)
             fputs(ru.v[0].bytes, stdout);
         else if (r->outdir) {
             rc = dsf_gen_write_outputs(&ru, d);
-            if (!rc)
+            if (!rc) {
                 dsf_gen_print_summary(&ru, stdout);
+                printf("%zu variant%s and manifest.json in %s\n", ru.nv,
+                       ru.nv == 1 ? "" : "s", r->outdir);
+            }
         } else {
             dsf_gen_print_summary(&ru, stdout);
+            printf("%zu variant%s checked; nothing written (use -o DIR)\n",
+                   ru.nv, ru.nv == 1 ? "" : "s");
         }
     }
     run_free(&ru);

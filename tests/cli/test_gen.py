@@ -250,11 +250,13 @@ class Output(GenTestCase):
         self.assertEqual(sorted(os.listdir(out)),
                          ["8xa100-large.json", "8xa100-medium.json",
                           "8xa100-small.json", "manifest.json"])
-        # The summary table: a row per variant.
+        # The summary table: a row per variant, the fits note, a footer.
         rows = res.out.splitlines()
         self.assertTrue(rows[0].startswith("variant"))
-        self.assertEqual([r.split()[0] for r in rows[1:]],
+        self.assertEqual([r.split()[0] for r in rows[1:4]],
                          ["small", "medium", "large"])
+        self.assertTrue(rows[4].startswith("fits: "))
+        self.assertEqual(rows[5], "3 variants and manifest.json in " + out)
         with open(os.path.join(out, "manifest.json")) as f:
             m = json.load(f)
         self.assertEqual(m["profile"], "8xa100")

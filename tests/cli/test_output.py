@@ -88,5 +88,72 @@ class OutputDir(dsf.TempDirTest):
             self.assertEqual(tmp, [], "temporary files left behind")
 
 
+class SummaryTable(dsf.TempDirTest):
+    def table(self, *args):
+        res = run("gen", *args)
+        self.assertExit(res, 0)
+        return res.out.splitlines()
+
+    def test_columns_stay_aligned_with_long_variant_names(self):
+        lines = self.table("8xa100", "--tier", "small", "--matrix",
+                           "micro_batch_size=1,2", "--matrix",
+                           "precision=bf16,fp16", "--matrix",
+                           "zero_stage=2,3")
+        rows = lines[:9]
+        self.assertGreater(max(len(r.split()[0]) for r in rows), 28)
+        # every right-aligned column ends where its header ends
+        for col in ("world", "global", "gpu_gib", "cpu_gib"):
+            end = rows[0].index(col) + len(col)
+            for r in rows[1:]:
+                self.assertEqual(r[end], " ", (col, r))
+                self.assertNotEqual(r[end - 1], " ", (col, r))
+        # the left-aligned ones start where their header starts
+        for col in ("offload", "prec", "fits"):
+            start = rows[0].index(col)
+            for r in rows[1:]:
+                self.assertEqual(r[start - 1], " ", (col, r))
+                self.assertNotEqual(r[start], " ", (col, r))
+
+    def test_columns_for_what_varies(self):
+        head = self.table("long-sequence")[0].split()
+        self.assertIn("seq", head)
+        self.assertNotIn("model", head)
+        head = self.table("8xa100")[0].split()
+        for col in ("seq", "model", "ckpt", "gpu_gb"):
+            self.assertNotIn(col, head)
+        lines = self.table("small-gpu-offload")
+        self.assertIn("model", lines[0].split())
+        self.assertEqual([l.split()[8] for l in lines[1:4]],
+                         ["llama-3.2-1b", "llama-3.2-3b", "llama-2-7b"])
+        lines = self.table("8xa100", "--tier", "small", "--matrix",
+                           "activation_checkpointing=true,false")
+        self.assertIn("ckpt", lines[0].split())
+        self.assertEqual([l.split()[8] for l in lines[1:3]], ["yes", "no"])
+
+    def test_fits_keeps_the_planners_margin_and_says_so(self):
+        # 18.65 GiB on 20 GB: under the budget but over its 90%
+        res = run("gen", "8xa100", "--tier", "large", "--param",
+                  "gpu_mem_gb=20")
+        self.assertExit(res, 0)
+        self.assertRegex(res.out, r"(?m)^large .* NO$")
+        self.assertIn("fits: estimated GPU memory within 90% of gpu_mem_gb "
+                      "(the 10% margin the planner keeps)", res.out)
+        self.assertIn("but gpu_mem_gb is 20: 18.0 GiB usable with the 10% "
+                      "margin the planner keeps [memory-fit]", res.err)
+        res = run("gen", "8xa100", "--tier", "large", "--param",
+                  "gpu_mem_gb=21")
+        self.assertRegex(res.out, r"(?m)^large .* yes$")
+
+    def test_footers(self):
+        lines = self.table("8xa100", "--tier", "small")
+        self.assertEqual(lines[-1], "1 variant checked; nothing written "
+                         "(use -o DIR)")
+        self.assertEqual(self.table("8xa100")[-1],
+                         "3 variants checked; nothing written (use -o DIR)")
+        out = os.path.join(self.tmp, "o")
+        lines = self.table("8xa100", "--tier", "small", "-o", out)
+        self.assertEqual(lines[-1], "1 variant and manifest.json in " + out)
+
+
 if __name__ == "__main__":
     unittest.main()
