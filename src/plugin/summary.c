@@ -213,6 +213,38 @@ static int merge_summary(cJSON *merged, const cJSON *obj, cJSON *owners,
     return 0;
 }
 
+typedef struct columns_args {
+    dsf_plugins *p;
+    size_t pi;
+    char **cells;
+    const dsf_column *running; /* the column being called, for messages */
+} columns_args;
+
+/* (ud, v): calls every column of plugin pi with v, storing the cells. */
+static int run_columns(lua_State *L)
+{
+    columns_args *a = lua_touserdata(L, 1);
+    const char *plugin = a->p->items[a->pi].name;
+    for (size_t k = 0; k < a->p->ncolumns; k++) {
+        const dsf_column *col = &a->p->columns[k];
+        if (strcmp(col->plugin, plugin) != 0)
+            continue;
+        a->running = col;
+        lua_rawgeti(L, LUA_REGISTRYINDEX, col->ref);
+        lua_pushvalue(L, 2);
+        lua_call(L, 1, 1);
+        if (lua_type(L, -1) == LUA_TSTRING)
+            a->cells[k] = clean_cell(lua_tostring(L, -1));
+        else if (!lua_isnil(L, -1))
+            return luaL_error(L, "%s: value must return a string or nil, "
+                                 "not a %s", col->what,
+                              luaL_typename(L, -1));
+        lua_pop(L, 1);
+    }
+    a->running = NULL;
+    return 0;
+}
+
 /* Names the hook in the diagnostic of a Lua error it raised. */
 static void blame(dsf_diags *d, const char *what)
 {
@@ -283,26 +315,16 @@ static int run_plugin(dsf_plugins *p, size_t pi, const dsf_variant_view *v,
         lua_pushvalue(L, summary);
         rc = dsf_host_call(p->host, 4, 1, what, d);
     }
-    int view = lua_gettop(L);
-    for (size_t k = 0; k < p->ncolumns && !rc; k++) {
-        const dsf_column *col = &p->columns[k];
-        if (strcmp(col->plugin, p->items[pi].name) != 0)
-            continue;
-        lua_rawgeti(L, LUA_REGISTRYINDEX, col->ref);
-        lua_pushvalue(L, view);
-        rc = dsf_host_call(p->host, 1, 1, col->what, d);
-        if (rc) {
-            blame(d, col->what);
-            break;
-        }
-        if (lua_type(L, -1) == LUA_TSTRING)
-            cells[k] = clean_cell(lua_tostring(L, -1));
-        else if (!lua_isnil(L, -1))
-            rc = dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
-                                "%s: value must return a string or nil, "
-                                "not a %s", col->what,
-                                luaL_typename(L, -1));
-        lua_pop(L, 1);
+    if (!rc && any_column) {
+        /* All columns of the plugin in one protected call (one arming of
+        ** the limits per variant, not one per column). */
+        columns_args ca = {p, pi, cells, NULL};
+        lua_pushcfunction(L, run_columns);
+        lua_pushlightuserdata(L, &ca);
+        lua_pushvalue(L, -3); /* v */
+        rc = dsf_host_call(p->host, 2, 0, what, d);
+        if (rc && ca.running)
+            blame(d, ca.running->what);
     }
     lua_settop(L, 0);
     dsf_findings_free(&none);
