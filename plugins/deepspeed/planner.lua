@@ -181,7 +181,8 @@ function M.plan(opts)
     fail("flash_attention must be a boolean, got " .. type(flash))
   end
   local margin = opts.margin
-  if margin == nil then margin = 0.10 end
+  -- the default is the margin gen's fit check uses (summary.lua)
+  if margin == nil then margin = require("deepspeed.summary").FIT_MARGIN end
   if type(margin) ~= "number" or margin ~= margin or margin < 0 or margin >= 1 then
     fail("margin must be a number in [0, 1), got " .. tostring(margin))
   end

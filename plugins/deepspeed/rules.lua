@@ -149,10 +149,13 @@ local function fmt(v)
   return tostring(v)
 end
 
+-- The data-parallel size: the world_size param (gen: the variant's; check:
+-- --world-size), 1 when absent or not a whole number >= 1.
 local function valid_world(ctx)
-  local w = math.tointeger(ctx.world_size)
+  local p = ctx.params
+  local w = type(p) == "table" and math.tointeger(p.world_size) or nil
   if w and w >= 1 then return w end
-  return nil
+  return 1
 end
 
 ---------------------------------------------------------------------------

@@ -205,10 +205,24 @@ int dsf_cmd_check(int argc, char **argv)
             rc = dsf_plugins_load(&plugins, &env.plugin_dirs, sources,
                               env.limits, &warnings, &d);
     }
+    /* The plugins see --world-size as the param of the same name
+    ** (contrib/docs/plugins.md, "Params"): the option's name with '_'
+    ** for '-'. */
+    const char *oname = "";
+    for (size_t i = 0; opts[i].name; i++)
+        if (opts[i].id == OPT_WORLD)
+            oname = opts[i].name;
+    char *pname = dsf_xstrdup(oname);
+    for (char *c = pname; *c; c++)
+        if (*c == '-')
+            *c = '_';
+    cJSON *params = cJSON_CreateObject();
+    cJSON_AddNumberToObject(params, pname, (double)world);
+    free(pname);
     int input_error = 0;
     dsf_diags found = DSF_DIAGS_INIT;
     for (size_t i = 0; i < nfiles && !rc; i++) {
-        dsf_validate_opts vo = {world, target, "check", NULL};
+        dsf_validate_opts vo = {target, "check", params, NULL, NULL};
         int frc = check_file(files[i], plugins, &vo, &found);
         if (frc == DSF_EINPUT)
             input_error = frc;
@@ -228,6 +242,7 @@ int dsf_cmd_check(int argc, char **argv)
     if (!rc)
         rc = input_error ? input_error : errors ? DSF_EVALID : 0;
     dsf_plugins_free(plugins);
+    cJSON_Delete(params);
     dsf_srccache_free(sources);
     dsf_diags_free(&warnings);
     free(files);

@@ -9,11 +9,16 @@
 
 #include "core/error.h"
 #include "core/fsutil.h"
+#include "core/buf.h"
 #include "core/xalloc.h"
 #include "lua/scriptfs.h"
+#include "plugin/summary.h"
 
-static const char *const plugin_fields[] = {"name", "version", "summary",
-                                            "rules", "resolvers", NULL};
+/* The fields of a declaration (interface 1). "commands" is read by
+** commands.c; the others here and in summary.c. */
+static const char *const plugin_fields[] = {
+    "name",      "version",   "summary", "interface", "rules",
+    "resolvers", "summarize", "columns", "commands",  NULL};
 
 static bool valid_rule_id(const char *s)
 {
@@ -95,6 +100,7 @@ static int read_rules(dsf_plugins *p, lua_State *L, int t,
         const char *sev = dsf_plugin_raw_string(L, r, "severity");
         const char *summary = dsf_plugin_raw_string(L, r, "summary");
         const char *fix = dsf_plugin_raw_string(L, r, "fix");
+        const char *strict = dsf_plugin_raw_string(L, r, "strict");
         dsf_severity s;
         if (!id || !valid_rule_id(id)) {
             lua_pop(L, 2);
@@ -160,6 +166,7 @@ static int read_rules(dsf_plugins *p, lua_State *L, int t,
         ru->severity = s;
         ru->summary = dsf_xstrdup(summary);
         ru->fix = dsf_xstrdup(fix);
+        ru->strict = dsf_xstrdup(strict);
         ru->check_ref = ref;
         ru->what = dsf_xasprintf("rule %s (plugin %s)", id, pi->name);
         lua_pop(L, 1);
@@ -211,6 +218,39 @@ static int read_resolvers(dsf_plugins *p, lua_State *L, int t,
     return 0;
 }
 
+/* interface = N: absent means 1 (plugins written before the field); a
+** version this dsforge does not provide is refused. */
+static int read_interface(lua_State *L, int t, const char *name,
+                          const char *file, int *out, dsf_diags *d)
+{
+    lua_pushliteral(L, "interface");
+    int ty = lua_rawget(L, t);
+    int isint = 0;
+    lua_Integer v = lua_tointegerx(L, -1, &isint);
+    lua_pop(L, 1);
+    if (ty == LUA_TNIL)
+        return 0;
+    if (ty != LUA_TNUMBER || !isint || v < 1) {
+        dsf_diag_add(d, DSF_ERROR, file, 0, 0,
+                     "plugin '%s': 'interface' must be a whole number >= 1",
+                     name);
+        return DSF_EINPUT;
+    }
+    if (v > DSF_PLUGIN_INTERFACE) {
+        dsf_diag *g = dsf_diag_add(
+            d, DSF_ERROR, file, 0, 0,
+            "plugin '%s' needs plugin interface %lld, but this dsforge "
+            "provides interface %d", name, (long long)v,
+            DSF_PLUGIN_INTERFACE);
+        dsf_diag_set_hint(g, "upgrade dsforge, or use a version of the "
+                             "plugin written for interface %d",
+                          DSF_PLUGIN_INTERFACE);
+        return DSF_EINPUT;
+    }
+    *out = (int)v;
+    return 0;
+}
+
 static int load_one(dsf_plugins *p, const char *dir, const char *name,
                     const char *origin, dsf_diags *d)
 {
@@ -250,11 +290,17 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
                 for (int i = 0; plugin_fields[i]; i++)
                     known |= !strcmp(lua_tostring(L, -1), plugin_fields[i]);
             if (!known) {
-                rc = decl_error(d, file, name, "unknown field (known: name, "
-                                "version, summary, rules, resolvers): ",
+                dsf_buf k = DSF_BUF_INIT;
+                dsf_buf_puts(&k, "unknown field (known: ");
+                for (int i = 0; plugin_fields[i]; i++)
+                    dsf_buf_printf(&k, "%s%s", i ? ", " : "",
+                                   plugin_fields[i]);
+                dsf_buf_puts(&k, "): ");
+                rc = decl_error(d, file, name, k.data,
                                 lua_type(L, -1) == LUA_TSTRING
                                     ? lua_tostring(L, -1)
                                     : "?");
+                dsf_buf_free(&k);
                 lua_pop(L, 1);
             }
         }
@@ -266,12 +312,30 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
                         name);
     if (!rc && !version)
         rc = decl_error(d, file, name, "needs a 'version' string", NULL);
+    int iface = 1;
+    if (!rc)
+        rc = read_interface(L, t, name, file, &iface, d);
     if (!rc) {
         pi.version = (char *)version;
         rc = read_rules(p, L, t, &pi, file, d);
     }
     if (!rc)
         rc = read_resolvers(p, L, t, &pi, file, d);
+    int summarize_ref = LUA_NOREF;
+    if (!rc) {
+        lua_pushliteral(L, "summarize");
+        int ty = lua_rawget(L, t);
+        if (ty == LUA_TFUNCTION)
+            summarize_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        else {
+            lua_pop(L, 1);
+            if (ty != LUA_TNIL)
+                rc = decl_error(d, file, name, "'summarize' must be a "
+                                "function", NULL);
+        }
+    }
+    if (!rc)
+        rc = dsf_plugin_read_columns(p, L, t, name, file, d);
     if (!rc) {
         p->items = dsf_xrealloc(p->items, (p->n + 1) * sizeof *p->items);
         dsf_plugin_info *it = &p->items[p->n++];
@@ -282,6 +346,14 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
         it->summary = dsf_xstrdup(summary ? summary : "");
         it->dir = dsf_path_join(dir, name);
         it->origin = dsf_xstrdup(origin);
+        it->interface = iface;
+        p->summarize_refs = dsf_xrealloc(p->summarize_refs,
+                                         p->n * sizeof *p->summarize_refs);
+        p->summarize_refs[p->n - 1] = summarize_ref;
+        p->summarize_what = dsf_xrealloc(p->summarize_what,
+                                         p->n * sizeof *p->summarize_what);
+        p->summarize_what[p->n - 1] = dsf_xasprintf("plugin %s summarize",
+                                                    name);
     }
     lua_settop(L, 0);
     free(file);
@@ -384,6 +456,7 @@ void dsf_plugins_free(dsf_plugins *p)
         free(p->rules[i].plugin);
         free(p->rules[i].summary);
         free(p->rules[i].fix);
+        free(p->rules[i].strict);
         free(p->rules[i].what);
     }
     for (size_t i = 0; i < p->nresolvers; i++) {
@@ -400,6 +473,12 @@ void dsf_plugins_free(dsf_plugins *p)
         free(p->shadowed[i].reason);
     }
     free(p->shadowed);
+    if (p->summarize_what)
+        for (size_t i = 0; i < p->n; i++)
+            free(p->summarize_what[i]);
+    free(p->summarize_what);
+    free(p->summarize_refs);
+    dsf_plugin_free_columns(p);
     free(p->items);
     free(p->rules);
     free(p->resolvers);

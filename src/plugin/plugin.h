@@ -1,6 +1,9 @@
 /*
-** plugin.h -- plugins: folders with an init.lua that declare rules
-** (validators), resolvers (run after merging) and helper modules.
+** plugin.h -- plugins: folders with an init.lua that declare, under a
+** versioned interface (DSF_PLUGIN_INTERFACE), rules (validators),
+** resolvers (run after merging), a summarize hook and summary columns
+** (summary.h), and helper modules. The core calls only declared hooks and
+** reads no field of a config, a param or a summary by name.
 **
 ** All plugins of a run load into one sandboxed state (they are the same
 ** code for every variant); each rule, resolver and helper call is a
@@ -19,12 +22,18 @@
 #include "doc/prov.h"
 #include "lua/host.h"
 
+/* The plugin interface this dsforge provides: a plugin declaring a higher
+** `interface` is refused (contrib/docs/plugins.md, "Interface versions"). */
+#define DSF_PLUGIN_INTERFACE 1
+
 typedef struct dsf_rule {
     char *id;
     char *plugin;
     dsf_severity severity;
     char *summary;
     char *fix;         /* generic fix, or NULL */
+    char *strict;      /* strictness class ("fit": --strict-fit turns its
+                          warnings into errors), or NULL */
     int check_ref;     /* registry reference, or LUA_NOREF */
     char *what;        /* "rule ID (plugin NAME)", for messages */
 } dsf_rule;
@@ -36,6 +45,7 @@ typedef struct dsf_plugin_info {
     char *dir;
     char *origin;
     char sha256[65];   /* of init.lua */
+    int interface;     /* the interface version it declares */
 } dsf_plugin_info;
 
 /* A copy of a plugin that is not used because a directory earlier on
@@ -83,10 +93,14 @@ const dsf_plugin_shadowed *dsf_plugins_shadowed(const dsf_plugins *p,
                                                 size_t *n);
 
 typedef struct dsf_validate_opts {
-    long long world_size;    /* data-parallel size (>= 1) */
-    const char *target;      /* "deepspeed" or "hf" */
+    const char *target;      /* --target's value */
     const char *mode;        /* "check" or "gen" */
-    const cJSON *params;     /* the variant's params (gen), or NULL */
+    const cJSON *params;     /* the variant's params (gen), the command's
+                                params (check), or NULL */
+    const cJSON *summaries;  /* per plugin, from dsf_plugins_summarize,
+                                or NULL (check) */
+    const char *strict;      /* a strictness class whose rules' warnings
+                                become errors, or NULL */
 } dsf_validate_opts;
 
 /* Runs every rule on doc, appending findings (sorted by path, then rule).

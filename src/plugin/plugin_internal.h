@@ -33,7 +33,17 @@ struct dsf_plugins {
     size_t nresolvers;
     dsf_plugin_shadowed *shadowed;
     size_t nshadowed, cap_shadowed;
+    int *summarize_refs;     /* per plugin: registry reference or LUA_NOREF */
+    char **summarize_what;   /* per plugin: "plugin P summarize" */
+    struct dsf_column *columns;
+    size_t ncolumns;
 };
+
+/* Reads the `columns` list of the declaration at t (summary.c). */
+int dsf_plugin_read_columns(dsf_plugins *p, lua_State *L, int t,
+                            const char *plugin, const char *file,
+                            dsf_diags *d);
+void dsf_plugin_free_columns(dsf_plugins *p);
 
 /* Lower-case "error", "warning" or "note"; false for anything else. */
 bool dsf_plugin_parse_severity(const char *s, dsf_severity *out);
@@ -47,12 +57,14 @@ typedef struct dsf_collector {
     dsf_plugins *p;
     dsf_findings *out;
     const dsf_rule *current;  /* the rule running, NULL in a resolver */
+    const char *strict;       /* dsf_validate_opts.strict */
 } dsf_collector;
 
 typedef struct dsf_push_cfg_args {
     const cJSON *doc;
     const dsf_validate_opts *o;
     dsf_collector *c;
+    const cJSON *summary;     /* ctx.summary, or NULL */
 } dsf_push_cfg_args;
 
 int dsf_plugin_push_cfg_ctx(lua_State *L);

@@ -54,11 +54,11 @@ int dsf_plugins_resolve(dsf_plugins *p, cJSON **doc,
 {
     lua_State *L = dsf_host_state(p->host);
     dsf_findings none = DSF_FINDINGS_INIT;
-    dsf_collector c = {p, &none, NULL};
+    dsf_collector c = {p, &none, NULL, NULL};
     int rc = 0;
     for (size_t i = 0; i < p->nresolvers && !rc; i++) {
         resolver *rv = &p->resolvers[i];
-        dsf_push_cfg_args args = {*doc, o, &c};
+        dsf_push_cfg_args args = {*doc, o, &c, NULL};
         lua_rawgeti(L, LUA_REGISTRYINDEX, rv->ref);
         rc = dsf_host_cpcall(p->host, dsf_plugin_push_cfg_ctx, &args, 2, rv->label, d);
         if (rc) {

@@ -49,6 +49,10 @@ static int l_report(lua_State *L)
     dsf_severity s = r->severity;
     if (sev && !dsf_plugin_parse_severity(sev, &s))
         return luaL_error(L, "ctx.report: bad severity '%s'", sev);
+    /* --strict-CLASS: the warnings of rules of that class are errors. */
+    if (s == DSF_WARNING && c->strict && r->strict &&
+        !strcmp(c->strict, r->strict))
+        s = DSF_ERROR;
     /* The path: a string or a list of keys and (0-based) indices. */
     dsf_buf path = DSF_BUF_INIT;
     lua_pushliteral(L, "path");
@@ -93,8 +97,6 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
     lua_settop(L, 0);
     dsf_json_push(L, a->doc);
     lua_createtable(L, 0, 6);
-    lua_pushinteger(L, (lua_Integer)a->o->world_size);
-    lua_setfield(L, -2, "world_size");
     lua_pushstring(L, a->o->target);
     lua_setfield(L, -2, "target");
     lua_pushstring(L, a->o->mode);
@@ -102,6 +104,10 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
     if (a->o->params) {
         dsf_json_push(L, a->o->params);
         lua_setfield(L, -2, "params");
+    }
+    if (a->summary && !cJSON_IsNull(a->summary)) {
+        dsf_json_push(L, a->summary);
+        lua_setfield(L, -2, "summary");
     }
     lua_pushlightuserdata(L, a->c);
     lua_pushcclosure(L, l_report, 1);
@@ -136,10 +142,13 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
     }
     lua_State *L = dsf_host_state(p->host);
     size_t first = out->len;
-    dsf_collector c = {p, out, NULL};
-    dsf_push_cfg_args args = {doc, o, &c};
+    dsf_collector c = {p, out, NULL, o->strict};
+    dsf_push_cfg_args args = {doc, o, &c, NULL};
     int rc = 0;
     for (size_t pi = 0; pi < p->n && !rc; pi++) {
+        args.summary = o->summaries
+                           ? cJSON_GetArrayItem(o->summaries, (int)pi)
+                           : NULL;
         /* One fresh copy of the config per plugin. */
         rc = dsf_host_cpcall(p->host, dsf_plugin_push_cfg_ctx, &args, 2, "validation",
                              d);

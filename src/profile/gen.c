@@ -15,21 +15,6 @@
 #include "doc/merge.h"
 #include "json/jsonout.h"
 
-static long long int_at(const cJSON *doc, const char *a, const char *b)
-{
-    const cJSON *n = cJSON_GetObjectItemCaseSensitive(doc, a);
-    if (b)
-        n = cJSON_GetObjectItemCaseSensitive(n, b);
-    return cJSON_IsNumber(n) ? (long long)n->valuedouble : -1;
-}
-
-static long long world_size(const variant *v)
-{
-    const cJSON *w = cJSON_GetObjectItemCaseSensitive(v->params, "world_size");
-    return cJSON_IsNumber(w) && w->valuedouble >= 1 ? (long long)w->valuedouble
-                                                    : 1;
-}
-
 static void finding_to_diag(run *ru, const variant *v, const dsf_finding *f,
                             dsf_diags *d)
 {
@@ -55,25 +40,12 @@ static void finding_to_diag(run *ru, const variant *v, const dsf_finding *f,
 }
 
 
-/* Keeps what the summary and the manifest need, then drops the document
-** and its provenance: a 1,000-variant sweep holds only the rendered
-** files, not 1,000 documents (unless --why needs the provenance). */
+/* Keeps what the summary and the manifest need (the columns' cells and
+** the merged plugin summary), then drops the document and its
+** provenance: a 1,000-variant sweep holds only the rendered files, not
+** 1,000 documents (unless --why needs the provenance). */
 static void keep_summary(run *ru, variant *v)
 {
-    long long stage = int_at(v->doc, "zero_optimization", "stage");
-    v->row.world = world_size(v);
-    v->row.micro = int_at(v->doc, "train_micro_batch_size_per_gpu", NULL);
-    v->row.gas = int_at(v->doc, "gradient_accumulation_steps", NULL);
-    v->row.global = int_at(v->doc, "train_batch_size", NULL);
-    v->row.stage = stage < 0 ? 0 : stage;
-    v->row.offload = dsf_gen_offload_of(v->doc);
-    v->row.precision = dsf_gen_precision_of(v->doc);
-    const cJSON *g = cJSON_GetObjectItemCaseSensitive(v->extra, "gpu_bytes");
-    const cJSON *c = cJSON_GetObjectItemCaseSensitive(v->extra, "cpu_bytes");
-    const cJSON *f = cJSON_GetObjectItemCaseSensitive(v->extra, "fits");
-    v->row.gpu_bytes = cJSON_IsNumber(g) ? g->valuedouble : -1;
-    v->row.cpu_bytes = cJSON_IsNumber(c) ? c->valuedouble : -1;
-    v->row.fits = cJSON_IsBool(f) ? cJSON_IsTrue(f) : -1;
     if (!ru->r->why) {
         cJSON_Delete(v->doc);
         v->doc = NULL;
@@ -132,48 +104,33 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
                                  DSF_PROV_OVERRIDE, &ru->edit_layers[i],
                                  NULL);
     }
-    dsf_validate_opts vo = {world_size(v), r->target, "gen", v->params};
+    /* --strict-fit: the warnings of rules of strictness class "fit" are
+    ** errors (a rule declares its class; the core knows no rule). */
+    dsf_validate_opts vo = {r->target, "gen", v->params, NULL,
+                            r->strict_fit ? "fit" : NULL};
     rc = dsf_plugins_resolve(ru->plugins, &v->doc, &vo, &v->prov, d);
     if (rc)
         return rc;
+    /* What the plugins say about the finished variant: their summaries
+    ** (for the manifest and their rules) and the summary table's cells. */
+    size_t ncol;
+    dsf_plugins_columns(ru->plugins, &ncol);
+    v->cells = dsf_xcalloc(ncol + 1, sizeof *v->cells);
+    dsf_variant_view view = {v->name, v->tier ? v->tier->name : "", v->doc};
+    cJSON *per_plugin = NULL;
+    rc = dsf_plugins_summarize(ru->plugins, &view, &vo, &per_plugin,
+                               &v->extra, v->cells, d);
+    if (rc)
+        return rc;
+    vo.summaries = per_plugin;
     dsf_findings f = DSF_FINDINGS_INIT;
     rc = dsf_plugins_validate(ru->plugins, v->doc, &vo, &f, d);
+    cJSON_Delete(per_plugin);
     for (size_t i = 0; i < f.len; i++)
         finding_to_diag(ru, v, &f.items[i], d);
     dsf_findings_free(&f);
     if (rc)
         return rc;
-    /* Per-variant summary from the plugins (memory fit, HF arguments),
-    ** when a plugin provides deepspeed.summary. */
-    cJSON *args = cJSON_CreateArray();
-    cJSON_AddItemToArray(args, cJSON_Duplicate(v->doc, 1));
-    cJSON_AddItemToArray(args, cJSON_Duplicate(v->params, 1));
-    dsf_diags ignore = DSF_DIAGS_INIT;
-    if (dsf_plugins_call(ru->plugins, "deepspeed.summary", "variant", args,
-                         &v->extra, &ignore) != 0)
-        v->extra = NULL;
-    dsf_diags_free(&ignore);
-    cJSON_Delete(args);
-    if (v->extra) {
-        const cJSON *fits = cJSON_GetObjectItemCaseSensitive(v->extra,
-                                                             "fits");
-        const cJSON *why = cJSON_GetObjectItemCaseSensitive(v->extra,
-                                                            "fit_message");
-        if (cJSON_IsFalse(fits)) {
-            const dsf_profile_src *leaf =
-                &ru->profile->chain[ru->profile->nchain - 1];
-            dsf_diag *g = dsf_diag_add(
-                d, r->strict_fit ? DSF_ERROR : DSF_WARNING,
-                dsf_profile_src_where(leaf),
-                leaf->build_line, 0, "variant %s: %s", v->name,
-                cJSON_IsString(why) ? why->valuestring
-                                    : "does not fit the declared GPU memory");
-            dsf_diag_set_rule(g, "memory-fit");
-            dsf_diag_set_hint(g, "lower the micro batch, raise the ZeRO "
-                                 "stage or offload; --strict-fit makes "
-                                 "this an error");
-        }
-    }
     dsf_buf b = DSF_BUF_INIT;
     dsf_json_write(&b, v->doc, true);
     v->bytes = dsf_buf_take(&b);
@@ -263,6 +220,13 @@ static void run_free(run *ru)
         dsf_prov_free(&v->prov);
         free(v->bytes);
         cJSON_Delete(v->extra);
+        if (v->cells) {
+            size_t ncol;
+            dsf_plugins_columns(ru->plugins, &ncol);
+            for (size_t k = 0; k < ncol; k++)
+                free(v->cells[k]);
+            free(v->cells);
+        }
     }
     free(ru->v);
     if (ru->files)
@@ -321,10 +285,15 @@ int dsf_gen_run(const dsf_gen_request *r, dsf_diags *d)
             fputs(ru.v[0].bytes, stdout);
         else if (r->outdir) {
             rc = dsf_gen_write_outputs(&ru, d);
-            if (!rc)
+            if (!rc) {
                 dsf_gen_print_summary(&ru, stdout);
+                printf("%zu variant%s and manifest.json in %s\n", ru.nv,
+                       ru.nv == 1 ? "" : "s", r->outdir);
+            }
         } else {
             dsf_gen_print_summary(&ru, stdout);
+            printf("%zu variant%s checked; nothing written (use -o DIR)\n",
+                   ru.nv, ru.nv == 1 ? "" : "s");
         }
     }
     run_free(&ru);

@@ -12,6 +12,7 @@
 #include "doc/prov.h"
 #include "json/jsonc.h"
 #include "plugin/plugin.h"
+#include "plugin/summary.h"
 #include "profile/gen.h"
 #include "profile/profile.h"
 
@@ -29,13 +30,8 @@ typedef struct variant {
     dsf_prov prov;
     char *bytes;            /* rendered JSON */
     char sha256[65];
-    cJSON *extra;           /* plugin summary (memory, HF args), or NULL */
-    struct {                /* the summary table's row */
-        long long world, micro, gas, global, stage;
-        const char *offload, *precision;
-        double gpu_bytes, cpu_bytes;  /* < 0: unknown */
-        int fits;                     /* 1, 0, or -1: unknown */
-    } row;
+    cJSON *extra;           /* the plugins' merged summary, or NULL */
+    char **cells;           /* a text (or NULL) per declared column */
 } variant;
 
 typedef struct override_file {
@@ -72,17 +68,13 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d);
 /* Prints, for each variant, every layer that touched --why's path. */
 void dsf_gen_print_why(run *ru, dsf_diags *d);
 
-/* Prints the summary table (a row per variant) to out. */
+/* Prints the summary table to out: the variant's name, then every
+** declared column (plugin order), each as wide as its widest cell. */
 void dsf_gen_print_summary(const run *ru, FILE *out);
 
 /* Writes every variant and manifest.json to -o's directory, all or
 ** nothing: temporary files first, then the renames; files that already
 ** hold the same bytes are left alone. */
 int dsf_gen_write_outputs(run *ru, dsf_diags *d);
-
-/* What the summary says about a config: "bf16"/"fp16"/"fp32"/"auto", and
-** "none"/"optimizer"/"param"/"opt+param". Static strings. */
-const char *dsf_gen_precision_of(const cJSON *doc);
-const char *dsf_gen_offload_of(const cJSON *doc);
 
 #endif

@@ -1,10 +1,14 @@
 /* output.c -- what gen shows and writes: --why, the summary table, the
 ** variant files and manifest.json. */
+#define _DEFAULT_SOURCE /* flock(2) on the output directory */
 #include "profile/gen_run.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "core/buf.h"
@@ -65,76 +69,172 @@ void dsf_gen_print_why(run *ru, dsf_diags *d)
     dsf_jpath_free(&jp);
 }
 
-const char *dsf_gen_precision_of(const cJSON *doc)
+#define NAME_MIN_WIDTH 28
+
+static int max_int(int a, int b)
 {
-    const cJSON *bf = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(doc, "bf16"), "enabled");
-    const cJSON *fp = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(doc, "fp16"), "enabled");
-    if (cJSON_IsTrue(bf))
-        return "bf16";
-    if (cJSON_IsTrue(fp))
-        return "fp16";
-    if (cJSON_IsString(bf) || cJSON_IsString(fp))
-        return "auto";
-    return "fp32";
+    return a > b ? a : b;
 }
 
-const char *dsf_gen_offload_of(const cJSON *doc)
+/* Whether column k is shown: always, or (show = "varies") when two rows'
+** cells differ. */
+static bool column_shown(const run *ru, const dsf_column *c, size_t k)
 {
-    const cJSON *z = cJSON_GetObjectItemCaseSensitive(doc,
-                                                      "zero_optimization");
-    const cJSON *o = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(z, "offload_optimizer"), "device");
-    const cJSON *p = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(z, "offload_param"), "device");
-    bool oo = cJSON_IsString(o) && strcmp(o->valuestring, "none");
-    bool op = cJSON_IsString(p) && strcmp(p->valuestring, "none");
-    if (oo && op)
-        return "opt+param";
-    if (oo)
-        return "optimizer";
-    if (op)
-        return "param";
-    return "none";
+    if (!c->varies)
+        return true;
+    for (size_t i = 1; i < ru->nv; i++) {
+        const char *a = ru->v[0].cells[k], *b = ru->v[i].cells[k];
+        if ((a == NULL) != (b == NULL) || (a && strcmp(a, b) != 0))
+            return true;
+    }
+    return false;
 }
 
-static void fmt_num(char *out, size_t n, long long v)
+static void put_cell(FILE *out, const char *text, int width, bool right,
+                     bool last)
 {
-    if (v < 0)
-        snprintf(out, n, "-");
+    if (right)
+        fprintf(out, "%*s", width, text);
+    else if (last)
+        fputs(text, out);
     else
-        snprintf(out, n, "%lld", v);
-}
-
-static void fmt_gib(char *out, size_t n, double bytes)
-{
-    if (bytes >= 0)
-        snprintf(out, n, "%.2f", bytes / 1073741824.0);
-    else
-        snprintf(out, n, "-");
+        fprintf(out, "%-*s", width, text);
 }
 
 void dsf_gen_print_summary(const run *ru, FILE *out)
 {
-    fprintf(out, "%-28s %5s %5s %4s %6s %4s %-9s %-5s %8s %8s %s\n",
-            "variant", "world", "micro", "gas", "global", "zero", "offload",
-            "prec", "gpu_gib", "cpu_gib", "fits");
+    size_t ncol;
+    const dsf_column *cols = dsf_plugins_columns(ru->plugins, &ncol);
+    bool *shown = dsf_xcalloc(ncol + 1, sizeof *shown);
+    int *width = dsf_xcalloc(ncol + 1, sizeof *width);
+    size_t last = (size_t)-1; /* the last shown column */
+    int name_w = max_int(NAME_MIN_WIDTH, (int)strlen("variant"));
+    for (size_t i = 0; i < ru->nv; i++)
+        name_w = max_int(name_w, (int)strlen(ru->v[i].name));
+    for (size_t k = 0; k < ncol; k++) {
+        shown[k] = column_shown(ru, &cols[k], k);
+        if (!shown[k])
+            continue;
+        last = k;
+        width[k] = max_int(cols[k].width, (int)strlen(cols[k].header));
+        for (size_t i = 0; i < ru->nv; i++) {
+            const char *c = ru->v[i].cells[k];
+            width[k] = max_int(width[k], (int)strlen(c ? c : "-"));
+        }
+    }
+    put_cell(out, "variant", name_w, false, last == (size_t)-1);
+    for (size_t k = 0; k < ncol; k++)
+        if (shown[k]) {
+            fputc(' ', out);
+            put_cell(out, cols[k].header, width[k], cols[k].right,
+                     k == last);
+        }
+    fputc('\n', out);
     for (size_t i = 0; i < ru->nv; i++) {
         const variant *v = &ru->v[i];
-        char w[24], mb[24], gas[24], tb[24], st[24], g[24], c[24];
-        fmt_num(w, sizeof w, v->row.world);
-        fmt_num(mb, sizeof mb, v->row.micro);
-        fmt_num(gas, sizeof gas, v->row.gas);
-        fmt_num(tb, sizeof tb, v->row.global);
-        fmt_num(st, sizeof st, v->row.stage);
-        fmt_gib(g, sizeof g, v->row.gpu_bytes);
-        fmt_gib(c, sizeof c, v->row.cpu_bytes);
-        fprintf(out, "%-28s %5s %5s %4s %6s %4s %-9s %-5s %8s %8s %s\n",
-                v->name, w, mb, gas, tb, st, v->row.offload,
-                v->row.precision, g, c,
-                v->row.fits < 0 ? "-" : v->row.fits ? "yes" : "NO");
+        put_cell(out, v->name, name_w, false, last == (size_t)-1);
+        for (size_t k = 0; k < ncol; k++)
+            if (shown[k]) {
+                fputc(' ', out);
+                put_cell(out, v->cells[k] ? v->cells[k] : "-", width[k],
+                         cols[k].right, k == last);
+            }
+        fputc('\n', out);
     }
+    for (size_t k = 0; k < ncol; k++)
+        if (shown[k] && cols[k].note)
+            fprintf(out, "%s: %s\n", cols[k].header, cols[k].note);
+    free(shown);
+    free(width);
+}
+
+/* This run's part of the manifest's "profiles" object. */
+static cJSON *run_entry(const cJSON *m)
+{
+    static const char *const keys[] = {"target", "chain", "layers",
+                                       "param_args", "matrix", NULL};
+    cJSON *e = cJSON_CreateObject();
+    for (int i = 0; keys[i]; i++) {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(m, keys[i]);
+        if (x)
+            cJSON_AddItemToObject(e, keys[i], cJSON_Duplicate(x, 1));
+    }
+    return e;
+}
+
+static const char *entry_profile(const cJSON *v, const char *dflt)
+{
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(v, "profile");
+    return cJSON_IsString(p) ? p->valuestring : dflt;
+}
+
+/* Merges the manifest already in the directory (old, may be NULL) into m:
+** the other profiles' variants and "profiles" entries stay, this
+** profile's are replaced by this run's. Variants are ordered by profile,
+** then as each run gave them. */
+static void merge_manifest(cJSON *m, const cJSON *old, const char *pname)
+{
+    cJSON *profiles = cJSON_CreateObject();
+    cJSON *variants = cJSON_DetachItemFromObjectCaseSensitive(m, "variants");
+    cJSON *all = cJSON_CreateArray();
+    if (old) {
+        const cJSON *op = cJSON_GetObjectItemCaseSensitive(old, "profile");
+        const char *oname = cJSON_IsString(op) ? op->valuestring : "";
+        const cJSON *oprofs = cJSON_GetObjectItemCaseSensitive(old,
+                                                               "profiles");
+        if (cJSON_IsObject(oprofs)) {
+            for (const cJSON *e = oprofs->child; e; e = e->next)
+                if (strcmp(e->string, pname) != 0)
+                    cJSON_AddItemToObject(profiles, e->string,
+                                          cJSON_Duplicate(e, 1));
+        } else if (*oname && strcmp(oname, pname) != 0) {
+            /* a manifest written before "profiles" existed */
+            cJSON_AddItemToObject(profiles, oname, run_entry(old));
+        }
+        const cJSON *ov = cJSON_GetObjectItemCaseSensitive(old, "variants");
+        for (const cJSON *v = cJSON_IsArray(ov) ? ov->child : NULL; v;
+             v = v->next) {
+            const char *vp = entry_profile(v, oname);
+            if (!strcmp(vp, pname) ||
+                !cJSON_GetObjectItemCaseSensitive(profiles, vp))
+                continue;
+            cJSON *c = cJSON_Duplicate(v, 1);
+            if (!cJSON_GetObjectItemCaseSensitive(c, "profile"))
+                cJSON_AddStringToObject(c, "profile", vp);
+            cJSON_AddItemToArray(all, c);
+        }
+    }
+    cJSON_AddItemToObject(profiles, pname, run_entry(m));
+    /* Ordered by profile (names sorted), each profile's variants in order. */
+    cJSON *sorted = cJSON_CreateArray();
+    cJSON_AddItemToArray(all, variants); /* a marker for this run's list */
+    for (;;) {
+        const char *next = NULL;
+        for (const cJSON *e = profiles->child; e; e = e->next)
+            if (!next || strcmp(e->string, next) < 0) {
+                bool done = false;
+                for (const cJSON *s = sorted->child; s && !done;
+                     s = s->next)
+                    done = !strcmp(entry_profile(s, ""), e->string);
+                if (!done)
+                    next = e->string;
+            }
+        if (!next)
+            break;
+        const cJSON *src = strcmp(next, pname) ? all : variants;
+        bool any = false;
+        for (const cJSON *v = src->child; v; v = v->next) {
+            if (v == variants || strcmp(entry_profile(v, ""), next) != 0)
+                continue;
+            cJSON_AddItemToArray(sorted, cJSON_Duplicate(v, 1));
+            any = true;
+        }
+        if (!any) /* a profile without variants: drop it */
+            cJSON_DeleteItemFromObjectCaseSensitive(profiles, next);
+    }
+    cJSON_Delete(all); /* frees variants too */
+    cJSON_AddItemToObject(m, "profiles", profiles);
+    cJSON_AddItemToObject(m, "variants", sorted);
 }
 
 static cJSON *manifest(run *ru)
@@ -201,6 +301,7 @@ static cJSON *manifest(run *ru)
     for (size_t i = 0; i < ru->nv; i++) {
         variant *v = &ru->v[i];
         cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "profile", p->chain[p->nchain - 1].name);
         cJSON_AddStringToObject(e, "name", v->name);
         char *file = dsf_xasprintf("%s-%s.json", p->chain[p->nchain - 1].name,
                                    v->name);
@@ -220,6 +321,58 @@ static cJSON *manifest(run *ru)
     return m;
 }
 
+/* Takes an exclusive lock on the directory itself (no lock file to leave
+** behind): concurrent gen runs into one directory write one after the
+** other, each seeing the manifest the previous one left. Released when
+** *fd is closed. */
+static int lock_dir(const char *dir, int *fd, dsf_diags *d)
+{
+    *fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (*fd < 0)
+        return dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
+                              "cannot open the output directory: %s",
+                              strerror(errno));
+    while (flock(*fd, LOCK_EX) != 0)
+        if (errno != EINTR) {
+            int e = errno;
+            close(*fd);
+            *fd = -1;
+            return dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
+                                  "cannot lock the output directory: %s",
+                                  strerror(e));
+        }
+    return 0;
+}
+
+/* The manifest already in the directory: *old is NULL when there is none;
+** a file that is not a dsforge manifest is an input error (it is never
+** overwritten). */
+static int read_manifest(const char *path, cJSON **old, dsf_diags *d)
+{
+    *old = NULL;
+    if (!dsf_is_file(path))
+        return 0;
+    char *text;
+    size_t len;
+    int rc = dsf_read_file(&text, &len, path, DSF_JSON_MAX_FILE, d);
+    if (rc)
+        return rc;
+    cJSON *m = cJSON_ParseWithLength(text, len);
+    free(text);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "variants");
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(m, "dsforge_version");
+    if (!cJSON_IsObject(m) || !cJSON_IsArray(v) || !cJSON_IsString(ver)) {
+        cJSON_Delete(m);
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, path, 0, 0,
+                                   "not a dsforge manifest: gen leaves it "
+                                   "alone");
+        dsf_diag_set_hint(g, "remove it or write to another directory");
+        return DSF_EINPUT;
+    }
+    *old = m;
+    return 0;
+}
+
 typedef struct pending {
     char *final_path;
     char *tmp_path;
@@ -233,6 +386,13 @@ int dsf_gen_write_outputs(run *ru, dsf_diags *d)
     int rc = dsf_mkdir_p(dir, &created, d);
     if (rc)
         return rc;
+    int lock = -1;
+    rc = lock_dir(dir, &lock, d);
+    cJSON *old = NULL;
+    char *mpath = dsf_xasprintf("%s/manifest.json", dir);
+    if (!rc)
+        rc = read_manifest(mpath, &old, d);
+    free(mpath);
     pending *w = dsf_xcalloc(ru->nv + 1, sizeof *w);
     size_t nw = 0;
     for (size_t i = 0; i <= ru->nv && !rc; i++) {
@@ -245,6 +405,7 @@ int dsf_gen_write_outputs(run *ru, dsf_diags *d)
         } else {
             w[nw].final_path = dsf_xasprintf("%s/manifest.json", dir);
             cJSON *m = manifest(ru);
+            merge_manifest(m, old, pname);
             data = manifest_text = dsf_json_print(m, true);
             cJSON_Delete(m);
         }
@@ -257,8 +418,9 @@ int dsf_gen_write_outputs(run *ru, dsf_diags *d)
         free(manifest_text);
         nw++;
     }
-    /* Everything is on disk: now the renames, which do not fail in
-    ** practice on one file system. */
+    cJSON_Delete(old);
+    /* Everything is on disk: now the renames (the manifest last), which do
+    ** not fail in practice on one file system. */
     for (size_t i = 0; i < nw && !rc; i++) {
         if (!w[i].tmp_path)
             continue; /* unchanged */
@@ -278,6 +440,8 @@ int dsf_gen_write_outputs(run *ru, dsf_diags *d)
         free(w[i].final_path);
     }
     free(w);
+    if (lock >= 0)
+        close(lock);
     if (rc && created)
         rmdir(dir);
     return rc;

@@ -120,7 +120,9 @@ class DocsAgreeWithTheCli(unittest.TestCase):
     def test_quick_start_summary_is_what_gen_prints(self):
         section = read_doc("README.md").split("## Quick start", 1)[1]
         block = re.findall(r"```\n(variant .*?)```", section, re.S)[0]
-        res = run("gen", "8xa100", cwd=self.cwd)
+        # the Quick start's command writes to out/ (the summary's footer
+        # says so)
+        res = run("gen", "8xa100", "-o", "out", cwd=self.cwd)
         self.assertEqual(res.rc, 0, res)
         self.assertEqual(block.strip(), res.out.strip())
 

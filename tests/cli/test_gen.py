@@ -72,6 +72,22 @@ class Golden(GenTestCase):
                                  "(run tests/golden/update.sh if intended)"
                                  % name)
 
+    def test_summary_tables_match_their_golden_files(self):
+        # The summary table of a dry run, for every built-in profile (all
+        # tiers) and one matrix: tests/golden/summary/*.txt.
+        cases = [(p, (p,)) for p in dsf.BUILTIN_PROFILES]
+        cases.append(("8xa100-matrix", ("8xa100", "--tier", "small",
+                                         "--matrix", "zero_stage=2,3")))
+        for name, args in cases:
+            res = run("gen", *args)
+            self.assertExit(res, 0)
+            with open(os.path.join(dsf.GOLDEN_DIR, "summary", name + ".txt"),
+                      encoding="utf-8") as f:
+                self.assertEqual(res.out, f.read(),
+                                 "summary of %s differs from tests/golden/"
+                                 "summary (run tests/golden/update.sh if "
+                                 "intended)" % name)
+
     def test_builtin_outputs_respect_deepspeed_invariants(self):
         for prof in dsf.BUILTIN_PROFILES:
             out = os.path.join(self.tmp, prof)
@@ -234,11 +250,13 @@ class Output(GenTestCase):
         self.assertEqual(sorted(os.listdir(out)),
                          ["8xa100-large.json", "8xa100-medium.json",
                           "8xa100-small.json", "manifest.json"])
-        # The summary table: a row per variant.
+        # The summary table: a row per variant, the fits note, a footer.
         rows = res.out.splitlines()
         self.assertTrue(rows[0].startswith("variant"))
-        self.assertEqual([r.split()[0] for r in rows[1:]],
+        self.assertEqual([r.split()[0] for r in rows[1:4]],
                          ["small", "medium", "large"])
+        self.assertTrue(rows[4].startswith("fits: "))
+        self.assertEqual(rows[5], "3 variants and manifest.json in " + out)
         with open(os.path.join(out, "manifest.json")) as f:
             m = json.load(f)
         self.assertEqual(m["profile"], "8xa100")

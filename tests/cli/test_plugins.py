@@ -209,8 +209,9 @@ class ExternalPlugin(PluginTest):
         self.assertRegex(res.out, r"(?m)^cluster-x 2\.0 ")
 
     def test_rule_context_and_helper_module(self):
-        # ctx carries world size, target and mode; modules of the folder
-        # are required as "<plugin>.<module>"
+        # ctx carries target, mode and params (check: --world-size is the
+        # world_size param); modules of the folder are required as
+        # "<plugin>.<module>"
         root = self.add_plugin("ctxp", """
 local fmt = require("ctxp.fmt")
 return {
@@ -226,8 +227,8 @@ return {
         self.write("plugins/ctxp/fmt.lua", """
 local M = {}
 function M.line(ctx)
-  return "world=" .. ctx.world_size .. " target=" .. ctx.target
-    .. " mode=" .. ctx.mode .. " params=" .. tostring(ctx.params ~= nil)
+  return "world=" .. ctx.params.world_size .. " target=" .. ctx.target
+    .. " mode=" .. ctx.mode .. " world_size field=" .. tostring(ctx.world_size)
 end
 return M
 """)
@@ -238,7 +239,7 @@ return M
         probe = [f for f in findings if f["rule"] == "ctxp-probe"]
         self.assertEqual(len(probe), 1)
         self.assertEqual(probe[0]["severity"], "note")
-        self.assertIn("world=4 target=hf mode=check params=false",
+        self.assertIn("world=4 target=hf mode=check world_size field=nil",
                       probe[0]["message"])
 
 

@@ -14,4 +14,10 @@ for p in base 8xa100 small-gpu-offload long-sequence high-performance; do
     cp "$tmp/$p/$p-$t.json" "$here/$p-$t.json"
   done
 done
+mkdir -p "$here/summary"
+for p in base 8xa100 small-gpu-offload long-sequence high-performance; do
+  "$dsforge" gen "$p" >"$here/summary/$p.txt"
+done
+"$dsforge" gen 8xa100 --tier small --matrix zero_stage=2,3 \
+  >"$here/summary/8xa100-matrix.txt"
 echo "golden files updated in $here"

@@ -34,7 +34,7 @@ local function rule_errors(cfg, target, w)
   local out = {}
   for _, r in ipairs(require("deepspeed.rules").rules) do
     if r.check then
-      r.check(cfg, { world_size = w, target = target, report = function(rep)
+      r.check(cfg, { params = { world_size = w }, target = target, report = function(rep)
         local id = rep.rule or r.id
         local sev = rep.severity or r.severity
         if id ~= r.id then

@@ -14,7 +14,7 @@ local function run(cfg, target, w)
   local out = {}
   for _, r in ipairs(rules) do
     if r.check then
-      local ctx = { world_size = w or 1, target = target or "deepspeed" }
+      local ctx = { params = { world_size = w or 1 }, target = target or "deepspeed" }
       ctx.report = function(rep)
         local id = rep.rule or r.id
         local d = declared[id]

@@ -8,7 +8,7 @@ local function sc() return require("deepspeed.schema_check") end
 -- Runs the check and returns the findings (in emission order).
 local function run(cfg, target)
   local found = {}
-  local ctx = { world_size = 8, target = target or "deepspeed",
+  local ctx = { params = { world_size = 8 }, target = target or "deepspeed",
                 report = function(f) found[#found + 1] = f end }
   sc().check(cfg, ctx)
   return found

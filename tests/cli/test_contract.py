@@ -1,0 +1,165 @@
+"""The core/plugin contract (contrib/docs/plugins.md): a plugin's
+declared resolver, summarize hook, columns and rules work with no C change
+(tests/plugins/testplug), and a hook that raises or breaks the contract is
+that plugin's error."""
+import json
+import os
+import re
+import unittest
+
+import dsf
+from dsf import run
+
+TESTPLUG = os.path.join(dsf.SOURCE_DIR, "tests", "plugins")
+
+
+class TestPlugin(dsf.TempDirTest):
+    def test_declared_columns_are_in_the_summary_table(self):
+        res = run("gen", "8xa100", "--plugin-path", TESTPLUG)
+        self.assertExit(res, 0)
+        lines = res.out.splitlines()
+        self.assertRegex(lines[0], r"^variant +steps tierlen +world ")
+        self.assertEqual([l.split()[:3] for l in lines[1:4]],
+                         [["small", "7", "5"], ["medium", "7", "6"],
+                          ["large", "7", "5"]])
+        # a declared note is printed under the table when the column shows
+        self.assertIn("tierlen: length of the tier's name", lines)
+
+    def test_a_varies_column_is_hidden_when_every_row_agrees(self):
+        res = run("gen", "8xa100", "--tier", "small", "--tier", "large",
+                  "--plugin-path", TESTPLUG)
+        self.assertExit(res, 0)
+        self.assertNotIn("tierlen", res.out)
+        self.assertRegex(res.out, r"(?m)^variant +steps +world ")
+
+    def test_resolver_rule_and_summary_run(self):
+        out = os.path.join(self.tmp, "out")
+        res = run("gen", "8xa100", "--plugin-path", TESTPLUG, "-o", out)
+        self.assertExit(res, 0)
+        self.assertEqual(res.err.count("[testplug-spp]"), 3)
+        self.assertIn("warning: variant small: steps_per_print: prints "
+                      "every 7 steps [testplug-spp]", res.err)
+        with open(os.path.join(out, "manifest.json")) as f:
+            m = json.load(f)
+        for v in m["variants"]:
+            # both plugins' summaries, merged
+            self.assertEqual(v["summary"]["testplug_spp"], 7)
+            self.assertEqual(v["summary"]["testplug_mode"], "gen")
+            self.assertIn("gpu_bytes", v["summary"])
+            with open(os.path.join(out, v["file"])) as f:
+                self.assertEqual(json.load(f)["steps_per_print"], 7)
+        res = run("gen", "8xa100", "--tier", "small", "--plugin-path",
+                  TESTPLUG, "--why", "steps_per_print")
+        self.assertExit(res, 0)
+        self.assertIn("plugin testplug resolver pin-spp = 7", res.out)
+
+    def test_strict_fit_promotes_rules_of_class_fit(self):
+        out = os.path.join(self.tmp, "out")
+        res = run("gen", "8xa100", "--plugin-path", TESTPLUG,
+                  "--strict-fit", "-o", out)
+        self.assertExit(res, 1)
+        self.assertIn("error: variant small: steps_per_print: prints every "
+                      "7 steps [testplug-spp]", res.err)
+        self.assertFalse(os.path.exists(out))
+
+    def test_plugins_lists_it(self):
+        res = run("plugins", "--plugin-path", TESTPLUG)
+        self.assertExit(res, 0)
+        self.assertRegex(res.out, r"(?m)^testplug 1\.0\.0 ")
+        self.assertIn("testplug-spp", res.out)
+        self.assertIn("memory-fit", res.out)
+
+
+def plugin(name, body):
+    return ("return {\n  name = %r, version = \"1\", summary = \"s\",\n%s\n}\n"
+            % (name, body)).replace("'", '"')
+
+
+class Contract(dsf.TempDirTest):
+    def gen(self, name, body, *args):
+        root = os.path.join(self.tmp, "plugins")
+        self.write(os.path.join("plugins", name, "init.lua"),
+                   plugin(name, body))
+        return run("gen", "8xa100", "--tier", "small", "--plugin-path", root,
+                   *args), os.path.join(root, name, "init.lua")
+
+    def test_a_newer_interface_is_refused(self):
+        res, path = self.gen("px", "  interface = 2,")
+        self.assertExit(res, 3)
+        self.assertIn("plugin 'px' needs plugin interface 2, but this "
+                      "dsforge provides interface 1", res.err)
+        self.assertIn(path, res.err)
+        for bad in ("0", "1.5", "'1'"):
+            res, _ = self.gen("px", "  interface = %s," % bad)
+            self.assertExit(res, 3)
+            self.assertIn("'interface' must be a whole number", res.err)
+        res, _ = self.gen("px", "  interface = 1,")
+        self.assertExit(res, 0)
+
+    def test_a_raising_summarize_is_the_plugins_error(self):
+        res, path = self.gen("px", "  summarize = function(cfg, ctx)\n"
+                             "    error('boom')\n  end,")
+        self.assertExit(res, 5)
+        self.assertIn("raised by plugin px summarize: a bug in the plugin",
+                      res.err)
+        self.assertIn("%s:4: error: boom" % path, res.err)
+        self.assertIn("boom", res.err)
+        self.assertEqual(res.out, "")
+
+    def test_a_raising_column_is_the_plugins_error(self):
+        res, path = self.gen("px", "  columns = {\n    { name = 'c', value = "
+                             "function(v)\n      return v.nope.x end },\n  },")
+        self.assertExit(res, 5)
+        self.assertIn("raised by column c (plugin px)", res.err)
+        self.assertIn("%s:5: error:" % path, res.err)
+
+    def test_hooks_must_return_what_is_declared(self):
+        res, _ = self.gen("px", "  columns = {{ name = 'c', value = "
+                          "function(v) return 3 end }},")
+        self.assertExit(res, 5)
+        self.assertIn("column c (plugin px): value must return a string or "
+                      "nil, not a number", res.err)
+        res, _ = self.gen("px", "  summarize = function() return 3 end,")
+        self.assertExit(res, 5)
+        self.assertIn("plugin px summarize must return a table or nil",
+                      res.err)
+
+    def test_two_plugins_giving_one_summary_field_is_an_error(self):
+        res, _ = self.gen("px", "  summarize = function() return "
+                          "{ fits = true } end,")
+        self.assertExit(res, 5)
+        self.assertRegex(res.err, r"field 'fits' is already given by plugin "
+                         r"(px|deepspeed)")
+
+    def test_bad_column_declarations(self):
+        cases = {
+            "  columns = 3,": "'columns' must be a list",
+            "  columns = {{ value = function() end }},": "needs a 'name'",
+            "  columns = {{ name = 'c' }},": "needs a 'value' function",
+            "  columns = {{ name = 'c', align = 'middle', value = "
+            "function() end }},": "'align' must be",
+            "  columns = {{ name = 'c', show = 'never', value = "
+            "function() end }},": "'show' must be",
+            "  columns = {{ name = 'c', width = 100, value = "
+            "function() end }},": "'width' must be",
+            "  columns = {{ name = 'c', colour = 1, value = "
+            "function() end }},": "unknown field",
+            "  columns = {{ name = 'fits', value = function() end }},":
+                "column 'fits' is already declared by plugin",
+            "  summarize = 3,": "'summarize' must be a function",
+        }
+        for body, msg in cases.items():
+            res, _ = self.gen("px", body)
+            self.assertExit(res, 3)
+            self.assertIn(msg, res.err, body)
+
+    def test_no_summary_no_cells(self):
+        # a column whose value is nil prints "-"
+        res, _ = self.gen("px", "  columns = {{ name = 'c', header = 'hdr', "
+                          "value = function() return nil end }},")
+        self.assertExit(res, 0)
+        self.assertRegex(res.out, r"(?m)^small +- +8 ")
+
+
+if __name__ == "__main__":
+    unittest.main()
