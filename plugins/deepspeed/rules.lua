@@ -293,6 +293,11 @@ def {
     if not w then return end
     local tb, mb, gas, bad = batch.read(cfg)
     if bad or (tb == nil and mb == nil) then return end
+    -- Under the Trainer, accelerate's DeepSpeedPlugin.__post_init__
+    -- (utils/dataclasses.py) inserts "gradient_accumulation_steps": 1 when
+    -- the key is absent, so DeepSpeed never derives it.
+    local inserted = ctx.target == "hf" and rawget(cfg, batch.GAS) == nil
+    if inserted then gas = 1 end
     local res, msg, which = batch.resolve(tb, mb, gas, w)
     if not res then
       local what
@@ -300,6 +305,10 @@ def {
         what = "DeepSpeed crashes while deriving the batch sizes (" .. msg .. ")"
       else
         what = "DeepSpeed rejects the batch sizes with AssertionError '" .. msg .. "'"
+      end
+      if inserted then
+        what = "gradient_accumulation_steps is absent, so accelerate (used by the Hugging Face"
+          .. " Trainer) inserts \"gradient_accumulation_steps\": 1 and " .. what
       end
       emit(ctx, "batch-identity", { which }, what .. " at data-parallel world size "
         .. pynum(w) .. ". DeepSpeed derives missing values with floor division and then"
@@ -328,15 +337,19 @@ def {
 def {
   id = "batch-missing",
   severity = "error",
-  summary = "neither train_batch_size nor train_micro_batch_size_per_gpu is set (plain DeepSpeed)",
+  summary = "neither train_batch_size nor train_micro_batch_size_per_gpu is set (the HF Trainer does not add them either)",
   fix = "add train_micro_batch_size_per_gpu (and optionally gradient_accumulation_steps)",
   check = function(cfg, ctx)
-    if ctx.target ~= "deepspeed" or not obj(cfg) or elasticity_enabled(cfg) then return end
+    if not obj(cfg) or elasticity_enabled(cfg) then return end
     local tb, mb = rawget(cfg, batch.TB), rawget(cfg, batch.MB)
     if (tb ~= nil and tb ~= NULL) or (mb ~= nil and mb ~= NULL) then return end
+    -- The Hugging Face Trainer only replaces "auto" (fill_match in
+    -- transformers' integrations/deepspeed.py); it never adds a missing key.
     emit(ctx, "batch-missing", { batch.MB }, "neither train_batch_size nor"
       .. " train_micro_batch_size_per_gpu is set: DeepSpeed raises AssertionError '"
-      .. batch.MSG_MISSING .. "' (gradient_accumulation_steps alone is not enough).",
+      .. batch.MSG_MISSING .. "' (gradient_accumulation_steps alone is not enough)."
+      .. (ctx.target == "hf" and " The Hugging Face Trainer only replaces \"auto\" values; it"
+        .. " does not add a missing key, so write \"auto\" to let it fill the batch sizes." or ""),
       batch.suggest(nil, nil, nil, valid_world(ctx) or 1))
   end,
 }
@@ -1000,12 +1013,22 @@ def {
 def {
   id = "steps-per-print",
   severity = "warning",
-  summary = "steps_per_print below 10 (logging overhead) or above 10000 (practically never prints)",
+  summary = "steps_per_print 0 (ZeroDivisionError at the first step), below 10 (logging overhead) or above 10000 (practically never prints)",
   fix = "remove steps_per_print (default: no periodic print) or use a value such as 100",
   check = function(cfg, ctx)
     local v = get(obj(cfg), "steps_per_print")
     if not is_num(v) then return end
-    if v < 10 then
+    if v <= 0 then
+      -- runtime/engine.py: `(self.global_steps + 1) % self.steps_per_print() == 0`
+      -- in the step path; 0 divides by zero, negatives print at wrong steps.
+      emit(ctx, "steps-per-print", { "steps_per_print" }, "steps_per_print " .. pynum(v)
+        .. (v == 0 and ": DeepSpeed computes (global_steps + 1) % steps_per_print after every"
+          .. " optimizer step (runtime/engine.py), so training stops with ZeroDivisionError at the first step."
+          or ": not a positive interval; DeepSpeed takes (global_steps + 1) % steps_per_print"
+          .. " after every optimizer step (runtime/engine.py) and prints at meaningless steps."),
+        "remove steps_per_print (no periodic print) or use a positive interval such as 100",
+        v == 0 and "error" or "warning")
+    elseif v < 10 then
       emit(ctx, "steps-per-print", { "steps_per_print" }, "steps_per_print " .. pynum(v)
         .. ": DeepSpeed logs step, learning rate and loss-scale information every "
         .. pynum(v) .. " step(s), which floods the log and adds host work to nearly every"
@@ -1017,6 +1040,22 @@ def {
         .. " is silence, note the default is already None (no periodic print) since v0.15.2.",
         "remove steps_per_print for no periodic print, or use a reachable interval such as 100")
     end
+  end,
+}
+
+def {
+  id = "gradient-clipping-negative",
+  severity = "warning",
+  summary = "gradient_clipping below 0: DeepSpeed only clips when the value is > 0, so a negative value silently disables clipping",
+  fix = "use 0.0 to disable clipping explicitly, or a positive norm such as 1.0",
+  check = function(cfg, ctx)
+    local v = get(obj(cfg), "gradient_clipping")
+    if not is_num(v) or v >= 0 then return end
+    -- runtime/engine.py and runtime/zero/*: every use is `if self.gradient_clipping() > 0`.
+    emit(ctx, "gradient-clipping-negative", { "gradient_clipping" }, "gradient_clipping " .. pynum(v)
+      .. ": DeepSpeed clips only when gradient_clipping > 0 (runtime/engine.py), so this disables"
+      .. " clipping, the same as 0.0.",
+      "use 0.0 to disable clipping explicitly, or a positive norm such as 1.0")
   end,
 }
 

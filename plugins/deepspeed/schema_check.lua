@@ -302,10 +302,6 @@ local function parse_float_string(s)
   return tonumber(t)
 end
 
-local function is_empty_table(v)
-  return type(v) == "table" and v ~= NULL and next(v) == nil
-end
-
 -- Pydantic v2 (lax mode) acceptance. Returns ok, coerced value or message.
 local function coerce_pydantic(v, t, node)
   local k = kind(v)
@@ -367,7 +363,7 @@ local function coerce_pydantic(v, t, node)
     return false, "pydantic expects a string here (numbers and bools are not converted)"
   end
   if t == "object" or t == "map" then
-    if k == "object" or is_empty_table(v) then return true, v end
+    if k == "object" then return true, v end
     return false, "pydantic expects an object (dict) here"
   end
   if t == "array" then
@@ -421,7 +417,7 @@ local function coerce_lenient(v, t, node)
     return false, "DeepSpeed expects a string here", "error"
   end
   if t == "object" or t == "map" then
-    if k == "object" or is_empty_table(v) then return true, v end
+    if k == "object" then return true, v end
     return false, "DeepSpeed expects an object here and fails when it reads this section", "error"
   end
   if t == "array" then
@@ -754,9 +750,9 @@ check_value = function(st, v, node, path, pinfo, key)
   end
   -- containers
   local k = kind(v)
-  if (k == "object" or is_empty_table(v)) and has_type(node, "object") and node.fields then
+  if k == "object" and has_type(node, "object") and node.fields then
     check_object(st, v, node, path)
-  elseif (k == "object" or is_empty_table(v)) and has_type(node, "map") and node.values then
+  elseif k == "object" and has_type(node, "map") and node.values then
     for _, mk in ipairs(dsforge.sorted_keys(v)) do
       check_value(st, v[mk], node.values, copy_path(path, mk), pinfo, mk)
     end
@@ -775,7 +771,7 @@ end
 function M.check(cfg, ctx)
   local st = { ctx = ctx, target = (ctx and ctx.target) or "deepspeed" }
   local k = kind(cfg)
-  if k ~= "object" and not is_empty_table(cfg) then
+  if k ~= "object" then
     report(st, "type-mismatch", dsforge.array {},
       string.format("the DeepSpeed config must be a JSON object, got %s", k), "write the config as a JSON object {...}", "error")
     return
