@@ -12,6 +12,7 @@
 -- M.TORCH_SCHEDULERS, M.DS_OPTIMIZERS, M.TORCH_OPTIMIZERS.
 
 local batch = require("deepspeed.batch")
+local dsversion = require("deepspeed.dsversion")
 
 -- Globals used on every value of every variant, as upvalues (a global
 -- read goes through the sandbox environment's metatable).
@@ -241,6 +242,17 @@ end
 
 local rules = {}
 local function def(r) rules[#rules + 1] = r end
+
+-- The covered DeepSpeed release the check is for (ctx.ds_version, else the
+-- profile's ds_version param, else the newest; schema_check reports a bad
+-- one).
+local function release(ctx)
+  local spec = ctx.ds_version
+  if spec == nil and type(ctx.params) == "table" and is_str(ctx.params.ds_version) then
+    spec = ctx.params.ds_version
+  end
+  return dsversion.resolve(spec) or dsversion.newest
+end
 
 local function emit(ctx, rule, path, message, fix, severity)
   ctx.report {
@@ -758,6 +770,54 @@ end
 
 -- optimizer.params.max_grad_norm is reported by schema_check (rejected-key).
 
+-- scheduler.params / optimizer.params are passed to the constructor as
+-- keyword arguments (runtime/engine.py): an unknown one is a TypeError at
+-- deepspeed.initialize. The constructors per release come from
+-- dsdata/ (contrib/dsknow/extract.py).
+local function check_kwargs(ctx, section, t, cls, params, allowed, skip, rel)
+  local names = {}
+  for _, a in ipairs(allowed) do names[a] = true end
+  local cands = dsforge.array {}
+  for _, a in ipairs(allowed) do cands[#cands + 1] = a end
+  for _, key in ipairs(dsforge.sorted_keys(params)) do
+    if type(key) == "string" and not names[key] and not skip[key] then
+      local s = require("deepspeed.schema_check").suggest(key, cands)
+      emit(ctx, "constructor-args", { section, "params", key }, string.format(
+        "%s %s: %s.__init__ in DeepSpeed %s has no argument %q, so deepspeed.initialize raises"
+        .. " TypeError (DeepSpeed passes %s.params as keyword arguments)%s",
+        section, t, cls, rel.version, key, section, s and string.format("; did you mean %q?", s) or ""),
+        s and string.format("rename it to %q", s) or ("remove it; " .. cls .. " takes: " .. table.concat(allowed, ", ")))
+    end
+  end
+end
+
+def {
+  id = "constructor-args",
+  severity = "error",
+  summary = "scheduler.params / optimizer.params keys that the chosen type's constructor does not take (TypeError at deepspeed.initialize)",
+  fix = "use the constructor's argument names (did-you-mean in the message) or remove the key",
+  check = function(cfg, ctx)
+    local rel = release(ctx)
+    local data = dsversion.data(rel)
+    local sch = obj(get(obj(cfg), "scheduler"))
+    local t = get(sch, "type")
+    local params = obj(get(sch, "params"))
+    if is_str(t) and params and data.schedulers[t] then
+      check_kwargs(ctx, "scheduler", t, t, params, data.schedulers[t].args, {}, rel)
+    end
+    local ot, opt = optimizer_type(cfg)
+    params = obj(get(opt, "params"))
+    local o = ot and data.optimizers[ot:lower()]
+    if o and params and pybool(rawget(params, "torch_adam")) ~= true then
+      local allowed = {}
+      for _, a in ipairs(o.args) do allowed[#allowed + 1] = a end
+      for _, a in ipairs(o.engine) do allowed[#allowed + 1] = a end
+      -- max_grad_norm: schema_check's rejected-key says why
+      check_kwargs(ctx, "optimizer", ot, o.class, params, allowed, { max_grad_norm = true }, rel)
+    end
+  end,
+}
+
 def {
   id = "unknown-optimizer",
   severity = "warning",
@@ -904,12 +964,15 @@ def {
   check = function(cfg, ctx)
     local sch = obj(get(obj(cfg), "scheduler"))
     local t = get(sch, "type")
-    if not is_str(t) or not SCHED_REQUIRED[t] then return end
+    if not is_str(t) then return end
+    local ctor = dsversion.data(release(ctx)).schedulers[t]
+    local required = ctor and ctor.required or SCHED_REQUIRED[t]
+    if not required then return end
     local params = rawget(sch, "params")
     if params == nil or params == NULL then params = {} end
     params = obj(params)
     if not params then return end
-    for _, key in ipairs(SCHED_REQUIRED[t]) do
+    for _, key in ipairs(required) do
       local v = rawget(params, key)
       local why
       if v == nil then

@@ -30,16 +30,19 @@ static const char help[] =
     "                          fill \"auto\" on the keys they own\n"
     "  --format text|json      output format (default text)\n"
     "  --strict                warnings fail too (exit 1), for CI\n"
+    "  --ds-version X.Y[.Z]    DeepSpeed release to check against (default:\n"
+    "                          $DSFORGE_DS_VERSION, else the newest covered)\n"
     "\n"
     "Exit status: 0 no errors, 1 errors found (or warnings with --strict), 3 a file cannot be read or\n"
     "parsed.\n\n" DSF_COMMON_HELP;
 
-enum { OPT_WORLD = 1, OPT_TARGET, OPT_FORMAT, OPT_STRICT };
+enum { OPT_WORLD = 1, OPT_TARGET, OPT_FORMAT, OPT_STRICT, OPT_DS_VERSION };
 
 static const dsf_opt opts[] = {{"world-size", 0, true, OPT_WORLD},
                                {"target", 0, true, OPT_TARGET},
                                {"format", 0, true, OPT_FORMAT},
                                {"strict", 0, false, OPT_STRICT},
+                               {"ds-version", 0, true, OPT_DS_VERSION},
                                DSF_COMMON_OPTS,
                                {NULL, 0, false, 0}};
 
@@ -194,6 +197,7 @@ int dsf_cmd_check(int argc, char **argv)
     long long world = 1;
     const char *target = "deepspeed";
     bool json = false, strict = false;
+    const char *ds_version_arg = NULL, *ds_version = NULL;
     int rc = 0, id;
     const char *arg;
     while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END) {
@@ -219,12 +223,17 @@ int dsf_cmd_check(int argc, char **argv)
         case OPT_STRICT:
             strict = true;
             break;
+        case OPT_DS_VERSION:
+            ds_version_arg = arg;
+            break;
         default:
             break;
         }
     }
     if (!rc)
         rc = cl.rc;
+    if (!rc && !cl.help_shown)
+        rc = dsf_opt_ds_version(&ds_version, ds_version_arg, &d);
     if (cl.help_shown) {
         free(files);
         dsf_diags_free(&d);
@@ -248,7 +257,7 @@ int dsf_cmd_check(int argc, char **argv)
     int input_error = 0;
     dsf_diags found = DSF_DIAGS_INIT;
     for (size_t i = 0; i < nfiles && !rc; i++) {
-        dsf_validate_opts vo = {world, target, "check", NULL};
+        dsf_validate_opts vo = {world, target, "check", NULL, ds_version};
         int frc = check_file(files[i], plugins, &vo, &found);
         if (frc == DSF_EINPUT)
             input_error = frc;

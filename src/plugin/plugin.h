@@ -87,6 +87,8 @@ typedef struct dsf_validate_opts {
     const char *target;      /* "deepspeed" or "hf" */
     const char *mode;        /* "check" or "gen" */
     const cJSON *params;     /* the variant's params (gen), or NULL */
+    const char *ds_version;  /* --ds-version / DSFORGE_DS_VERSION, or NULL
+                                (the plugin's default: the newest) */
 } dsf_validate_opts;
 
 /* Runs every rule on doc, appending findings (sorted by path, then rule).

@@ -132,7 +132,8 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
                                  DSF_PROV_OVERRIDE, &ru->edit_layers[i],
                                  NULL);
     }
-    dsf_validate_opts vo = {world_size(v), r->target, "gen", v->params};
+    dsf_validate_opts vo = {world_size(v), r->target, "gen", v->params,
+                            r->ds_version};
     rc = dsf_plugins_resolve(ru->plugins, &v->doc, &vo, &v->prov, d);
     if (rc)
         return rc;

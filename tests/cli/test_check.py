@@ -424,7 +424,7 @@ class Values(CheckCase):
                     self.BASE, gradient_allreduce_op="sum",
                     zero_optimization={"stage": stage,
                                        "overlap_comm": stage > 1})))
-                res, findings = self.check_json(path)
+                res, findings = self.check_json(path, "--ds-version", "0.19.6")  # read from 0.19.6 on
                 got = self.only(findings, "allreduce-sum-stage3")
                 self.assertEqual(len(got), want, findings)
                 self.assertExit(res, want)
