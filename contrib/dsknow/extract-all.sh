@@ -10,7 +10,7 @@ root=$(cd "$here/../.." && pwd)
 setup=${DSCLIENT_SETUP:-$root/../shared/tools/dsclient/setup.sh}
 [ -f "$setup" ] || setup=$root/../../shared/tools/dsclient/setup.sh
 for tag in $(cat "$here/releases.txt"); do
-  eval "$(sh "$setup" "$DSGIT" "$HJGIT" "$tag" 2>/dev/null)"
+  eval "$(sh "$setup" "$DSGIT" "$HJGIT" "$tag" 2>/dev/null | tail -n 1)"
   export DSCHECK_DS_ROOT DSCHECK_HJSON DSCHECK_DEBROOT
   out=$root/plugins/deepspeed/dsdata/$(echo "$tag" | tr . _).lua
   python3 "$here/extract.py" --git "$DSGIT" --tag "$tag" > "$out.tmp" 2>/dev/null

@@ -1130,10 +1130,14 @@ def {
   check = function(cfg, ctx)
     if ctx.target ~= "deepspeed" or not obj(cfg) then return end
     if rawget(cfg, "gradient_clipping") ~= nil then return end
+    local rel = release(ctx)
+    local k = dsversion.data(rel).keys.gradient_clipping
+    local d = k and k.d
     emit(ctx, "gradient-clipping-default", { "gradient_clipping" },
       "gradient_clipping is not set: DeepSpeed < v0.19.3 does not clip (default 0.0),"
       .. " v0.19.3+ clips the gradient norm at 1.0, so the same file trains differently"
-      .. " across versions.",
+      .. " across versions" .. (is_num(d) and string.format(" (DeepSpeed %s, the release checked"
+        .. " against, uses %s).", rel.version, pynum(d)) or "."),
       "add \"gradient_clipping\": 1.0 (or 0.0 to disable clipping)")
   end,
 }

@@ -692,7 +692,15 @@ local function check_object(st, v, node, path)
       end
       local fix = "remove it"
       local s = M.suggest(key, field_candidates(node))
-      if s then
+      local renamed
+      for _, name in ipairs(dsforge.sorted_keys(node.fields or {})) do
+        local r = node.fields[name].renamed_from
+        if r and r.key == key then renamed = { name = name, since = r.since } end
+      end
+      if renamed then
+        msg = msg .. string.format(" (DeepSpeed renamed it to \"%s\" in %s)", renamed.name, renamed.since)
+        fix = string.format("rename it to \"%s\"", renamed.name)
+      elseif s then
         msg = msg .. string.format(" (did you mean \"%s\"?)", s)
         fix = string.format("rename it to \"%s\"", s)
       else

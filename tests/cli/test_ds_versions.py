@@ -61,8 +61,8 @@ class Versions(dsf.TempDirTest):
         self.assertEqual(rc, 1)
         hit = [f for f in found if f.get("rule") == "version-key"]
         self.assertEqual(len(hit), 1, found)
-        self.assertIn("0.16.9", hit[0]["message"])
-        self.assertEqual(self.check(cfg, "--ds-version", "0.16.9")[0], 0)
+        self.assertIn("0.16.5", hit[0]["message"])
+        self.assertEqual(self.check(cfg, "--ds-version", "0.16.5")[0], 0)
         # the environment variable, and the option winning over it
         self.assertEqual(self.check(cfg, env={"DSFORGE_DS_VERSION": "0.14.5"})[0], 1)
         self.assertEqual(self.check(cfg, "--ds-version", "0.19.5",
@@ -99,8 +99,8 @@ class Versions(dsf.TempDirTest):
         edit = "seq_parallel_communication_data_type=bf16"
         r = run("gen", "base", "--tier", "small", "--ds-version", "0.15.4", edit)
         self.assertEqual(r.rc, 1, r)
-        self.assertIn("0.16.9", r.err)
-        r = run("gen", "base", "--tier", "small", "--ds-version", "0.16.9", edit)
+        self.assertIn("0.16.5", r.err)
+        r = run("gen", "base", "--tier", "small", "--ds-version", "0.16.5", edit)
         self.assertEqual(r.rc, 0, r)
 
 

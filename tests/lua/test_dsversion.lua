@@ -59,7 +59,7 @@ return {
     T.truthy(#dv.releases >= 7)
     r, note = dv.resolve("0.16.9"); T.eq(r.version, "0.16.9"); T.eq(note, nil)
     r, note = dv.resolve("v0.16"); T.eq(r.version, "0.16.9"); T.eq(note, nil)
-    r, note = dv.resolve("0.16.5"); T.eq(r.version, "0.15.4")
+    r, note = dv.resolve("0.16.7"); T.eq(r.version, "0.16.5")
     T.truthy(note:find("nearest earlier", 1, true))
     r, note = dv.resolve("0.99.0"); T.eq(r, dv.newest); T.truthy(note:find("newer", 1, true))
     r, note = dv.resolve("0.10.1"); T.eq(r, nil); T.truthy(note:find("older than the oldest", 1, true))
@@ -80,13 +80,32 @@ return {
     local f = find(run(cfg_with { seq_parallel_communication_data_type = "fp16" }, "0.14.5"),
       "version-key", "seq_parallel_communication_data_type")
     T.truthy(f); T.eq(f.severity, "error")
-    T.truthy(f.message:find("0.16.9", 1, true))
-    T.eq(find(run(cfg_with { seq_parallel_communication_data_type = "fp16" }, "0.16.9"), "version-key"), nil)
+    T.truthy(f.message:find("0.16.5", 1, true))
+    T.eq(find(run(cfg_with { seq_parallel_communication_data_type = "fp16" }, "0.16.5"), "version-key"), nil)
     -- the old name: read (a note) by the releases that have it, unknown later
     local old = run(cfg_with { seq_parallel_comm_data_type = "fp16" }, "0.14.5")
     T.eq(find(old, "version-key", "seq_parallel_comm_data_type").severity, "note")
     T.eq(find(old, "unknown-key"), nil)
-    T.truthy(find(run(cfg_with { seq_parallel_comm_data_type = "fp16" }, "0.19.5"), "unknown-key"))
+    local f2 = find(run(cfg_with { seq_parallel_comm_data_type = "fp16" }, "0.19.5"), "unknown-key")
+    T.truthy(f2.message:find('renamed it to "seq_parallel_communication_data_type" in 0.16.5', 1, true))
+  end,
+
+  version_dependent_default_names_the_release = function()
+    local f = find(run({ train_micro_batch_size_per_gpu = 1 }, "0.19.2"), "gradient-clipping-default")
+    T.truthy(f.message:find("DeepSpeed 0.19.2, the release checked against, uses 0.0", 1, true), f.message)
+    f = find(run({ train_micro_batch_size_per_gpu = 1 }, "0.19.5"), "gradient-clipping-default")
+    T.truthy(f.message:find("DeepSpeed 0.19.5, the release checked against, uses 1.0", 1, true), f.message)
+  end,
+
+  explain_shows_since_until_renamed_from = function()
+    local ex = require("deepspeed.explain")
+    local node = require("deepspeed.schema_check").resolve({ "seq_parallel_communication_data_type" })
+    local t = ex.versions_text({ "seq_parallel_communication_data_type" }, node, "en")
+    T.truthy(t:find("read since DeepSpeed 0.16.5", 1, true), t)
+    T.truthy(t:find("renamed from seq_parallel_comm_data_type in 0.16.5", 1, true), t)
+    T.eq(ex.versions_text({ "train_batch_size" }, nil, "en"), nil)
+    local rows = ex.rows({ bf16 = { check_grad_overflow = true } }, "en")
+    T.truthy(rows[2].versions:find("read since DeepSpeed 0.17", 1, true), rows[2].versions)
   end,
 
   strictness_follows_the_release = function()
@@ -105,9 +124,9 @@ return {
   bad_version_is_reported = function()
     local f = find(run(BASE, "0.9"), "ds-version")
     T.eq(f.severity, "error")
-    f = find(run(BASE, "0.16.5"), "ds-version")
+    f = find(run(BASE, "0.16.7"), "ds-version")
     T.eq(f.severity, "note")
-    T.truthy(f.message:find("0.15.4", 1, true))
+    T.truthy(f.message:find("0.16.5", 1, true))
   end,
 
   scheduler_constructor_unknown_keyword = function()
