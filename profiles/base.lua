@@ -56,7 +56,7 @@ return {
     adam_epsilon = { default = 1e-8, type = "number", min = 0, doc = "AdamW epsilon" },
     max_grad_norm = { default = 1.0, type = "number", min = 0,
       doc = "gradient clipping (explicit: DeepSpeed's default changed from 0 to 1.0 in v0.19.3)" },
-    warmup_steps = { default = 100, type = "integer", min = 0, doc = "learning-rate warmup steps" },
+    warmup_steps = { default = 100, type = "integer", min = 1, doc = "learning-rate warmup steps (DeepSpeed's WarmupLR needs warmup_num_steps >= 1)" },
     num_training_steps = { default = 10000, type = "integer", min = 1,
       doc = "total optimizer steps (the decay schedule ends here)" },
   },

@@ -49,6 +49,36 @@ local function status_of(node, v)
   return "changed"
 end
 
+local dv = require("deepspeed.dsversion")
+
+-- "since 0.16.9", "0.14.5 to 0.15.4", plus "renamed from X in V": which
+-- covered DeepSpeed releases read the key (generated data, dsdata/), or nil
+-- when every one does.
+function M.versions_text(path, node, lang)
+  for _, x in ipairs(path) do
+    if type(x) ~= "string" then return nil end
+  end
+  local first, last = dv.span(table.concat(path, "."))
+  local parts = {}
+  local zh = lang == "zh"
+  if first and last == dv.newest.version then
+    parts[#parts + 1] = (zh and "自 DeepSpeed %s 起读取" or "read since DeepSpeed %s"):format(first)
+  elseif first then
+    parts[#parts + 1] = (zh and "仅 DeepSpeed %s 至 %s 读取" or "read by DeepSpeed %s to %s only"):format(first, last)
+  elseif node and node.unreleased then
+    parts[#parts + 1] = zh and "尚无 DeepSpeed 发布版读取" or "read by no DeepSpeed release yet"
+  elseif node and node.since then
+    parts[#parts + 1] = (zh and "自 DeepSpeed %s 起" or "since DeepSpeed %s"):format(node.since)
+  end
+  local r = node and node.renamed_from
+  if r then
+    parts[#parts + 1] = (zh and "%s 起由 %s 改名而来" or "renamed from %s in %s"):format(
+      zh and r.since or r.key, zh and r.key or r.since)
+  end
+  if #parts == 0 then return nil end
+  return table.concat(parts, "; ")
+end
+
 -- Rows for every key present in cfg, in sorted path order.
 function M.rows(cfg, lang)
   lang = lang_of(lang)
@@ -59,9 +89,9 @@ function M.rows(cfg, lang)
       local p = {}
       for i, x in ipairs(path) do p[i] = x end
       p[#p + 1] = key
-      local f
+      local f, canonical
       if node then
-        f = sc.lookup(node, key)
+        f, canonical = sc.lookup(node, key)
         if not f and node.type == "map" then f = node.values end
       end
       -- value_text stands in for value when value has no exact JSON form
@@ -70,6 +100,15 @@ function M.rows(cfg, lang)
       local child_node, child_free = nil, false
       if f then
         row.doc = sc.text(f.doc, lang)
+        if canonical then
+          p[#p] = canonical
+          local vt = M.versions_text(p, f, lang)
+          p[#p] = key
+          if vt then
+            row.versions = vt
+            row.doc = row.doc .. " [" .. vt .. "]"
+          end
+        end
         if json_safe(f.default) then row.default = f.default end
         row.default_text = sc.default_text(f, lang)
         row.status = status_of(f, v)

@@ -54,12 +54,36 @@ local function has_auto(v)
   return false
 end
 
+-- Stage-3-only ZeRO keys (and their alias names). Below stage 3 the
+-- Trainer leaves their "auto" in place and DeepSpeed's pydantic model drops
+-- it (the stage-1/2 engine never reads them), so the resolver removes them.
+local STAGE3_ONLY = {
+  stage3_prefetch_bucket_size = true, prefetch_bucket_size = true,
+  stage3_param_persistence_threshold = true, param_persistence_threshold = true,
+  stage3_model_persistence_threshold = true, model_persistence_threshold = true,
+  stage3_max_live_parameters = true, max_live_parameters = true,
+  stage3_max_reuse_distance = true, max_reuse_distance = true,
+  stage3_gather_16bit_weights_on_model_save = true, gather_16bit_weights_on_model_save = true,
+  stage3_gather_fp16_weights_on_model_save = true,
+}
+
+local function drop_stage3_auto(cfg)
+  local zero = type(cfg) == "table" and dsforge.kind(cfg) == "object" and rawget(cfg, "zero_optimization")
+  if type(zero) ~= "table" or dsforge.kind(zero) ~= "object" then return end
+  local stage = rawget(zero, "stage")
+  if math.type(stage) == nil or stage >= 3 then return end
+  for _, k in ipairs(dsforge.sorted_keys(zero)) do
+    if STAGE3_ONLY[k] and rawget(zero, k) == "auto" then zero[k] = nil end
+  end
+end
+
 -- M.auto(cfg, params, world_size) -> the config with "auto" filled, or nil
 -- when there is none. What cannot be filled stays "auto" (the auto-value
 -- rule then reports it) and a warning names the missing inputs.
 function M.auto(cfg, params, world_size)
   if not has_auto(cfg) then return nil end
   local new, missing = hf.resolve(cfg, M.inputs(params, world_size))
+  drop_stage3_auto(new)
   for _, m in ipairs(missing) do
     if m.needs then
       dsforge.warn(string.format(

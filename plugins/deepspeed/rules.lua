@@ -12,6 +12,7 @@
 -- M.TORCH_SCHEDULERS, M.DS_OPTIMIZERS, M.TORCH_OPTIMIZERS.
 
 local batch = require("deepspeed.batch")
+local dsversion = require("deepspeed.dsversion")
 
 -- Globals used on every value of every variant, as upvalues (a global
 -- read goes through the sandbox environment's metatable).
@@ -245,6 +246,17 @@ end
 local rules = {}
 local function def(r) rules[#rules + 1] = r end
 
+-- The covered DeepSpeed release the check is for (ctx.ds_version, else the
+-- profile's ds_version param, else the newest; schema_check reports a bad
+-- one).
+local function release(ctx)
+  local spec = ctx.ds_version
+  if spec == nil and type(ctx.params) == "table" and is_str(ctx.params.ds_version) then
+    spec = ctx.params.ds_version
+  end
+  return dsversion.resolve(spec) or dsversion.newest
+end
+
 local function emit(ctx, rule, path, message, fix, severity)
   ctx.report {
     rule = rule,
@@ -296,6 +308,11 @@ def {
     if not w then return end
     local tb, mb, gas, bad = batch.read(cfg)
     if bad or (tb == nil and mb == nil) then return end
+    -- Under the Trainer, accelerate's DeepSpeedPlugin.__post_init__
+    -- (utils/dataclasses.py) inserts "gradient_accumulation_steps": 1 when
+    -- the key is absent, so DeepSpeed never derives it.
+    local inserted = ctx.target == "hf" and rawget(cfg, batch.GAS) == nil
+    if inserted then gas = 1 end
     local res, msg, which = batch.resolve(tb, mb, gas, w)
     if not res then
       local what
@@ -303,6 +320,10 @@ def {
         what = "DeepSpeed crashes while deriving the batch sizes (" .. msg .. ")"
       else
         what = "DeepSpeed rejects the batch sizes with AssertionError '" .. msg .. "'"
+      end
+      if inserted then
+        what = "gradient_accumulation_steps is absent, so accelerate (used by the Hugging Face"
+          .. " Trainer) inserts \"gradient_accumulation_steps\": 1 and " .. what
       end
       emit(ctx, "batch-identity", { which }, what .. " at data-parallel world size "
         .. pynum(w) .. ". DeepSpeed derives missing values with floor division and then"
@@ -331,15 +352,19 @@ def {
 def {
   id = "batch-missing",
   severity = "error",
-  summary = "neither train_batch_size nor train_micro_batch_size_per_gpu is set (plain DeepSpeed)",
+  summary = "neither train_batch_size nor train_micro_batch_size_per_gpu is set (the HF Trainer does not add them either)",
   fix = "add train_micro_batch_size_per_gpu (and optionally gradient_accumulation_steps)",
   check = function(cfg, ctx)
-    if ctx.target ~= "deepspeed" or not obj(cfg) or elasticity_enabled(cfg) then return end
+    if not obj(cfg) or elasticity_enabled(cfg) then return end
     local tb, mb = rawget(cfg, batch.TB), rawget(cfg, batch.MB)
     if (tb ~= nil and tb ~= NULL) or (mb ~= nil and mb ~= NULL) then return end
+    -- The Hugging Face Trainer only replaces "auto" (fill_match in
+    -- transformers' integrations/deepspeed.py); it never adds a missing key.
     emit(ctx, "batch-missing", { batch.MB }, "neither train_batch_size nor"
       .. " train_micro_batch_size_per_gpu is set: DeepSpeed raises AssertionError '"
-      .. batch.MSG_MISSING .. "' (gradient_accumulation_steps alone is not enough).",
+      .. batch.MSG_MISSING .. "' (gradient_accumulation_steps alone is not enough)."
+      .. (ctx.target == "hf" and " The Hugging Face Trainer only replaces \"auto\" values; it"
+        .. " does not add a missing key, so write \"auto\" to let it fill the batch sizes." or ""),
       batch.suggest(nil, nil, nil, valid_world(ctx) or 1))
   end,
 }
@@ -748,6 +773,54 @@ end
 
 -- optimizer.params.max_grad_norm is reported by schema_check (rejected-key).
 
+-- scheduler.params / optimizer.params are passed to the constructor as
+-- keyword arguments (runtime/engine.py): an unknown one is a TypeError at
+-- deepspeed.initialize. The constructors per release come from
+-- dsdata/ (contrib/dsknow/extract.py).
+local function check_kwargs(ctx, section, t, cls, params, allowed, skip, rel)
+  local names = {}
+  for _, a in ipairs(allowed) do names[a] = true end
+  local cands = dsforge.array {}
+  for _, a in ipairs(allowed) do cands[#cands + 1] = a end
+  for _, key in ipairs(dsforge.sorted_keys(params)) do
+    if type(key) == "string" and not names[key] and not skip[key] then
+      local s = require("deepspeed.schema_check").suggest(key, cands)
+      emit(ctx, "constructor-args", { section, "params", key }, string.format(
+        "%s %s: %s.__init__ in DeepSpeed %s has no argument %q, so deepspeed.initialize raises"
+        .. " TypeError (DeepSpeed passes %s.params as keyword arguments)%s",
+        section, t, cls, rel.version, key, section, s and string.format("; did you mean %q?", s) or ""),
+        s and string.format("rename it to %q", s) or ("remove it; " .. cls .. " takes: " .. table.concat(allowed, ", ")))
+    end
+  end
+end
+
+def {
+  id = "constructor-args",
+  severity = "error",
+  summary = "scheduler.params / optimizer.params keys that the chosen type's constructor does not take (TypeError at deepspeed.initialize)",
+  fix = "use the constructor's argument names (did-you-mean in the message) or remove the key",
+  check = function(cfg, ctx)
+    local rel = release(ctx)
+    local data = dsversion.data(rel)
+    local sch = obj(get(obj(cfg), "scheduler"))
+    local t = get(sch, "type")
+    local params = obj(get(sch, "params"))
+    if is_str(t) and params and data.schedulers[t] then
+      check_kwargs(ctx, "scheduler", t, t, params, data.schedulers[t].args, {}, rel)
+    end
+    local ot, opt = optimizer_type(cfg)
+    params = obj(get(opt, "params"))
+    local o = ot and data.optimizers[ot:lower()]
+    if o and params and pybool(rawget(params, "torch_adam")) ~= true then
+      local allowed = {}
+      for _, a in ipairs(o.args) do allowed[#allowed + 1] = a end
+      for _, a in ipairs(o.engine) do allowed[#allowed + 1] = a end
+      -- max_grad_norm: schema_check's rejected-key says why
+      check_kwargs(ctx, "optimizer", ot, o.class, params, allowed, { max_grad_norm = true }, rel)
+    end
+  end,
+}
+
 def {
   id = "unknown-optimizer",
   severity = "warning",
@@ -894,12 +967,15 @@ def {
   check = function(cfg, ctx)
     local sch = obj(get(obj(cfg), "scheduler"))
     local t = get(sch, "type")
-    if not is_str(t) or not SCHED_REQUIRED[t] then return end
+    if not is_str(t) then return end
+    local ctor = dsversion.data(release(ctx)).schedulers[t]
+    local required = ctor and ctor.required or SCHED_REQUIRED[t]
+    if not required then return end
     local params = rawget(sch, "params")
     if params == nil or params == NULL then params = {} end
     params = obj(params)
     if not params then return end
-    for _, key in ipairs(SCHED_REQUIRED[t]) do
+    for _, key in ipairs(required) do
       local v = rawget(params, key)
       local why
       if v == nil then
@@ -1003,12 +1079,22 @@ def {
 def {
   id = "steps-per-print",
   severity = "warning",
-  summary = "steps_per_print below 10 (logging overhead) or above 10000 (practically never prints)",
+  summary = "steps_per_print 0 (ZeroDivisionError at the first step), below 10 (logging overhead) or above 10000 (practically never prints)",
   fix = "remove steps_per_print (default: no periodic print) or use a value such as 100",
   check = function(cfg, ctx)
     local v = get(obj(cfg), "steps_per_print")
     if not is_num(v) then return end
-    if v < 10 then
+    if v <= 0 then
+      -- runtime/engine.py: `(self.global_steps + 1) % self.steps_per_print() == 0`
+      -- in the step path; 0 divides by zero, negatives print at wrong steps.
+      emit(ctx, "steps-per-print", { "steps_per_print" }, "steps_per_print " .. pynum(v)
+        .. (v == 0 and ": DeepSpeed computes (global_steps + 1) % steps_per_print after every"
+          .. " optimizer step (runtime/engine.py), so training stops with ZeroDivisionError at the first step."
+          or ": not a positive interval; DeepSpeed takes (global_steps + 1) % steps_per_print"
+          .. " after every optimizer step (runtime/engine.py) and prints at meaningless steps."),
+        "remove steps_per_print (no periodic print) or use a positive interval such as 100",
+        v == 0 and "error" or "warning")
+    elseif v < 10 then
       emit(ctx, "steps-per-print", { "steps_per_print" }, "steps_per_print " .. pynum(v)
         .. ": DeepSpeed logs step, learning rate and loss-scale information every "
         .. pynum(v) .. " step(s), which floods the log and adds host work to nearly every"
@@ -1024,6 +1110,22 @@ def {
 }
 
 def {
+  id = "gradient-clipping-negative",
+  severity = "warning",
+  summary = "gradient_clipping below 0: DeepSpeed only clips when the value is > 0, so a negative value silently disables clipping",
+  fix = "use 0.0 to disable clipping explicitly, or a positive norm such as 1.0",
+  check = function(cfg, ctx)
+    local v = get(obj(cfg), "gradient_clipping")
+    if not is_num(v) or v >= 0 then return end
+    -- runtime/engine.py and runtime/zero/*: every use is `if self.gradient_clipping() > 0`.
+    emit(ctx, "gradient-clipping-negative", { "gradient_clipping" }, "gradient_clipping " .. pynum(v)
+      .. ": DeepSpeed clips only when gradient_clipping > 0 (runtime/engine.py), so this disables"
+      .. " clipping, the same as 0.0.",
+      "use 0.0 to disable clipping explicitly, or a positive norm such as 1.0")
+  end,
+}
+
+def {
   id = "gradient-clipping-default",
   severity = "note",
   summary = "gradient_clipping unset: its default changed from 0.0 (off) to 1.0 in v0.19.3",
@@ -1031,10 +1133,14 @@ def {
   check = function(cfg, ctx)
     if ctx.target ~= "deepspeed" or not obj(cfg) then return end
     if rawget(cfg, "gradient_clipping") ~= nil then return end
+    local rel = release(ctx)
+    local k = dsversion.data(rel).keys.gradient_clipping
+    local d = k and k.d
     emit(ctx, "gradient-clipping-default", { "gradient_clipping" },
       "gradient_clipping is not set: DeepSpeed < v0.19.3 does not clip (default 0.0),"
       .. " v0.19.3+ clips the gradient norm at 1.0, so the same file trains differently"
-      .. " across versions.",
+      .. " across versions" .. (is_num(d) and string.format(" (DeepSpeed %s, the release checked"
+        .. " against, uses %s).", rel.version, pynum(d)) or "."),
       "add \"gradient_clipping\": 1.0 (or 0.0 to disable clipping)")
   end,
 }

@@ -113,7 +113,7 @@ local offload_optimizer = Obj({
   super_offload = B(false, "High-performance CPU offload for Superchips (ZeRO stage 3 only).",
     "面向 Superchip 的高性能 CPU 卸载（仅 ZeRO-3）。"),
   convert_grad_on_cpu = B(true, "Convert gradients on the CPU (true) or on the GPU (false).",
-    "梯度类型转换在 CPU（true）还是 GPU（false）上进行。"),
+    "梯度类型转换在 CPU（true）还是 GPU（false）上进行。", { unreleased = true }),
   cpuadam_cores_perc = F(0.8, "Fraction of CPU cores used by CPU Adam (ZeRO stage 3 with super_offload).",
     "CPU Adam 使用的 CPU 核心比例（ZeRO-3 且 super_offload 时）。", { min = 0, max = 1 }),
 }, "Offload optimizer states (and the optimizer step) to CPU or NVMe. Valid with ZeRO stages 1, 2 and 3.",
@@ -234,7 +234,7 @@ local zero_optimization = Obj({
     { aliases = { "stage3_allgather_sequential" } }),
   partition_stream_chunk_size = I(0, "ZeRO-3: stream very large parameters through chunks of this many elements during zero.Init (0 = off).",
     "ZeRO-3：zero.Init 时把超大参数按该元素数分块流式切分（0 表示关闭）。",
-    { min = 0, aliases = { "stage3_partition_stream_chunk_size" } }),
+    { min = 0, aliases = { "stage3_partition_stream_chunk_size" }, unreleased = true }),
   stage3_gather_fp16_weights_on_model_save = B(false, "Deprecated: use stage3_gather_16bit_weights_on_model_save.",
     "已弃用：请改用 stage3_gather_16bit_weights_on_model_save。",
     { deprecated = { replacement = "gather_16bit_weights_on_model_save",
@@ -455,7 +455,7 @@ local trackio = Obj({
   enabled = B(false, "Enable logging to Trackio.", "启用 Trackio 日志。"),
   project = S("deepspeed", "Trackio project name.", "Trackio 项目名。"),
 }, "Trackio monitor (pydantic model: unknown keys are rejected).", "Trackio 监控（pydantic 模型：未知键会被拒绝）。",
-   { strict = true, auto_dropped = true })
+   { strict = true, auto_dropped = true, unreleased = true })
 
 local comms_logger = Obj({
   enabled = B(false, "Enable the communication logger.", "启用通信日志。"),
@@ -518,7 +518,7 @@ local checkpoint = Obj({
     { hf_auto = true }),
   parallel_write = Obj({
     pipeline_stage = B(false, "Write checkpoints in parallel per pipeline stage (must be true or false).", "按流水线阶段并行写检查点（必须是 true 或 false）。"),
-  }, "Parallel checkpoint writing.", "并行写检查点。"),
+  }, "Parallel checkpoint writing.", "并行写检查点。", { read_by = "runtime/checkpoint_engine (the checkpoint section is passed on)" }),
   checkpoint_serialization = B(true, "Use torch serialization for checkpoints.", "检查点使用 torch 序列化。"),
   writer = Obj({
     type = S("FAST", "Checkpoint writer: \"MOCK\", \"PYTHON\" or \"FAST\" (any case).", "检查点写入器：\"MOCK\"、\"PYTHON\" 或 \"FAST\"（不区分大小写）。",
@@ -530,7 +530,7 @@ local checkpoint = Obj({
       { nullable = true, enum = { "REPLICA", "SOCKET", "MACHINE" }, case_insensitive = true }),
     decoupled = B(false, "Decouple checkpoint writing from training.", "检查点写入与训练解耦。"),
     io_multiplier = I(1, "I/O multiplier.", "I/O 倍数。"),
-  }, "Fast checkpoint writer settings.", "快速检查点写入器设置。", { nullable = true }),
+  }, "Fast checkpoint writer settings.", "快速检查点写入器设置。", { nullable = true, read_by = "runtime/checkpoint_engine (the checkpoint section is passed on)" }),
 }, "Checkpoint saving and loading.", "检查点保存与加载。")
 
 local pipeline = Obj({
@@ -551,7 +551,7 @@ local hybrid_engine = Obj({
   release_inference_cache = B(false, "Release the inference cache after generation.", "生成后释放推理缓存。"),
   pin_parameters = B(true, "Pin parameters in memory.", "把参数固定在内存中。"),
   tp_gather_partition_size = I(8, "Partition size for tensor-parallel gathers.", "张量并行 gather 的分块大小。"),
-  enable_cuda_graph = B(false, "Capture CUDA graphs for generation.", "生成时捕获 CUDA Graph。"),
+  enable_cuda_graph = B(false, "Capture CUDA graphs for generation.", "生成时捕获 CUDA Graph。", { since = "0.19.6" }),
 }, "Hybrid engine (pydantic model: unknown keys are rejected).", "混合引擎（pydantic 模型：未知键会被拒绝）。",
    { strict = true, pydantic_root = true })
 
@@ -580,7 +580,7 @@ local autotuning = Obj({
     num_params = I(nil, "Number of model parameters.", "模型参数量。", { nullable = true }),
     hidden_size = I(nil, "Model hidden size.", "模型隐藏层维度。", { nullable = true }),
     num_layers = I(nil, "Number of model layers.", "模型层数。", { nullable = true }),
-  }, "Model information used by the autotuner.", "自动调优使用的模型信息。"),
+  }, "Model information used by the autotuner.", "自动调优使用的模型信息。", { read_by = "autotuning/config.py (the autotuner, not DeepSpeedConfig)" }),
   model_info_path = S(nil, "Path of a model-info JSON file.", "模型信息 JSON 文件路径。", { nullable = true }),
   mp_size = I(1, "Model-parallel size.", "模型并行大小。"),
   max_train_batch_size = I(nil, "Upper bound on the global batch size.", "全局批大小上限。", { nullable = true }),
@@ -603,7 +603,7 @@ local elasticity = Obj({
   version = F(0.2, "Version of the elasticity logic.", "弹性算法版本。"),
   model_parallel_size = I(1, "Model-parallel size (>= 1).", "模型并行大小（>= 1）。", { min = 1 }),
   num_gpus_per_node = I(1, "GPUs per node (>= 1).", "每个节点的 GPU 数（>= 1）。", { min = 1 }),
-}, "Elastic training: when enabled it overwrites the three batch keys.", "弹性训练：启用后会覆盖三个批大小键。")
+}, "Elastic training: when enabled it overwrites the three batch keys.", "弹性训练：启用后会覆盖三个批大小键。", { read_by = "elasticity/config.py (compute_elastic_config)" })
 
 local compile = Obj({
   deepcompile = B(false, "Enable DeepCompile (compiler-based ZeRO optimisations). Incompatible with gradient_allreduce_op \"sum\".",
@@ -683,7 +683,7 @@ local sparse_attention = Obj({
   global_block_indices = Arr(I(nil, "Index.", "索引。"), "Indices of global blocks.", "全局块的索引。", { default = { 0 } }),
   global_block_end_indices = Arr(I(nil, "Index.", "索引。"), "End indices of global blocks.", "全局块的结束索引。", { nullable = true }),
   num_sliding_window_blocks = I(3, "Sliding window size in blocks.", "滑动窗口大小（以块计）。"),
-}, "Sparse attention kernels.", "稀疏注意力内核。", { open = true })
+}, "Sparse attention kernels.", "稀疏注意力内核。", { open = true, read_by = "runtime/config.py get_sparse_attention, per mode" })
 
 local function open_section(en, zh, opts)
   return Obj(O {}, en, zh, with({ open = true }, opts))
@@ -721,14 +721,15 @@ local root = Obj({
   communication_data_type = S(nil, "Data type for gradient communication: \"fp16\", \"bf16\" or \"fp32\" (any case); None = follow the training dtype.",
     "梯度通信使用的数据类型：\"fp16\"、\"bf16\" 或 \"fp32\"（不区分大小写）；None 表示跟随训练精度。",
     { nullable = true, enum = { "fp16", "bf16", "fp32" }, case_insensitive = true }),
-  seq_parallel_comm_data_type = S("fp32", "Data type for sequence-parallel communication: \"fp16\", \"bf16\" or \"fp32\" (any case).",
+  seq_parallel_communication_data_type = S("fp32", "Data type for sequence-parallel communication: \"fp16\", \"bf16\" or \"fp32\" (any case).",
     "序列并行通信使用的数据类型：\"fp16\"、\"bf16\" 或 \"fp32\"（不区分大小写）。",
-    { enum = { "fp16", "bf16", "fp32" }, case_insensitive = true }),
+    { enum = { "fp16", "bf16", "fp32" }, case_insensitive = true,
+      renamed_from = { key = "seq_parallel_comm_data_type", since = "0.16.5 (PR #7175)" } }),
   gradient_allreduce_op = S("mean", "Gradient all-reduce operation: \"mean\" or \"sum\" (any case); \"sum\" is rejected with ZeRO-3, ZenFlow and DeepCompile.",
     "梯度 all-reduce 操作：\"mean\" 或 \"sum\"（不区分大小写）；\"sum\" 不能与 ZeRO-3、ZenFlow、DeepCompile 一起使用。",
-    { enum = { "mean", "sum" }, case_insensitive = true }),
+    { enum = { "mean", "sum" }, case_insensitive = true, since = "0.19.6" }),
   gradient_clipping = F(1.0, "Clip gradients to this global norm; 0 disables clipping. Default 1.0 since v0.19.3 (was 0.0).",
-    "按该全局范数裁剪梯度；0 表示不裁剪。自 v0.19.3 起默认 1.0（之前为 0.0）。", { min = 0, hf_auto = true }),
+    "按该全局范数裁剪梯度；0 表示不裁剪。自 v0.19.3 起默认 1.0（之前为 0.0）。", { hf_auto = true }),
   zero_allow_untested_optimizer = B(false, "Allow ZeRO with an optimizer DeepSpeed has not tested (e.g. Lamb or a client optimizer).",
     "允许 ZeRO 与 DeepSpeed 未测试过的优化器（如 Lamb 或自定义优化器）一起使用。"),
   zero_force_ds_cpu_optimizer = B(true, "With ZeRO-Offload, require DeepSpeed's CPU optimizer (a client optimizer raises ZeRORuntimeException).",
@@ -736,7 +737,7 @@ local root = Obj({
   vocabulary_size = I(nil, "Vocabulary size; only used to warn when it is not a multiple of 8.", "词表大小；只用于在不是 8 的倍数时给出警告。",
     { nullable = true }),
   sequence_parallel_size = I(nil, "Sequence-parallel size; the world size is divided by it for the batch equation.",
-    "序列并行大小；计算批大小等式时 world size 会除以它。", { min = 1 }),
+    "序列并行大小；计算批大小等式时 world size 会除以它。", { min = 1, read_by = "runtime/config.py without an mpu" }),
   use_data_before_expert_parallelism = B(false, "Order data-parallel before expert-parallel groups in the topology.", "拓扑中先排数据并行组再排专家并行组。"),
   allgather_size = I(500000000, "Legacy: with \"zero_optimization\": true, sets allgather_bucket_size.",
     "旧选项：配合 \"zero_optimization\": true 使用，设置 allgather_bucket_size。",
@@ -775,8 +776,9 @@ local root = Obj({
   data_efficiency = open_section("Data efficiency (data sampling and routing) settings.", "数据效率（数据采样与路由）设置。"),
   curriculum_learning = open_section("Legacy curriculum learning settings.", "旧版课程学习设置。"),
   nebula = open_section("Nebula asynchronous checkpointing service.", "Nebula 异步检查点服务。"),
-  datastates = open_section("DataStates asynchronous checkpointing.", "DataStates 异步检查点。"),
-  quantize_training = open_section("MoQ quantize-aware training (includes eigenvalue settings).", "MoQ 量化感知训练（包含 eigenvalue 设置）。"),
+  datastates_ckpt = open_section("DataStates asynchronous checkpointing (runtime/config.py reads \"datastates_ckpt\").", "DataStates 异步检查点（runtime/config.py 读取 \"datastates_ckpt\"）。"),
+  quantize_training = open_section("MoQ quantize-aware training (includes eigenvalue settings).", "MoQ 量化感知训练（包含 eigenvalue 设置）。",
+    { read_by = "runtime/engine.py" }),
   expert_parallel = Any("Automatic expert parallelism (AutoEP) settings.", "自动专家并行（AutoEP）设置。"),
 }, "DeepSpeed configuration. Top-level keys are read with dict.get: unknown keys are silently ignored and values are not type-checked.",
    "DeepSpeed 配置。顶层键用 dict.get 读取：未知键会被静默忽略，值不做类型检查。")

@@ -4,6 +4,7 @@
 -- sections). Never raises on any input shape.
 
 local schema = require("deepspeed.schema")
+local dv = require("deepspeed.dsversion")
 
 -- Globals used on every value of every variant, as upvalues (a global
 -- read goes through the sandbox environment's metatable).
@@ -302,10 +303,6 @@ local function parse_float_string(s)
   return tonumber(t)
 end
 
-local function is_empty_table(v)
-  return type(v) == "table" and v ~= NULL and next(v) == nil
-end
-
 -- Pydantic v2 (lax mode) acceptance. Returns ok, coerced value or message.
 local function coerce_pydantic(v, t, node)
   local k = kind(v)
@@ -367,7 +364,7 @@ local function coerce_pydantic(v, t, node)
     return false, "pydantic expects a string here (numbers and bools are not converted)"
   end
   if t == "object" or t == "map" then
-    if k == "object" or is_empty_table(v) then return true, v end
+    if k == "object" then return true, v end
     return false, "pydantic expects an object (dict) here"
   end
   if t == "array" then
@@ -421,7 +418,7 @@ local function coerce_lenient(v, t, node)
     return false, "DeepSpeed expects a string here", "error"
   end
   if t == "object" or t == "map" then
-    if k == "object" or is_empty_table(v) then return true, v end
+    if k == "object" then return true, v end
     return false, "DeepSpeed expects an object here and fails when it reads this section", "error"
   end
   if t == "array" then
@@ -599,6 +596,56 @@ local function check_range(st, node, v, path)
   end
 end
 
+-- "a.b.c" for a path of string keys plus key, or nil (array indices).
+local function dotted(path, key)
+  local n = #path
+  if n == 0 then return key end
+  for i = 1, n do
+    if type(path[i]) ~= "string" then return nil end
+  end
+  return table.concat(path, ".") .. "." .. key
+end
+
+-- Does the section at path reject unknown keys in the chosen release? The
+-- generated data says for every release; the hand-written node otherwise.
+local function strict_at(st, node, path)
+  if st.rel and st.rel ~= dv.newest then
+    local sp = #path == 0 and "" or dotted({}, table.concat(path, "."))
+    for i = 1, #path do
+      if type(path[i]) ~= "string" then sp = nil; break end
+    end
+    local v = sp and dv.data(st.rel).strict[sp]
+    if v ~= nil then return v end
+  end
+  return node.strict == true
+end
+
+-- Is a hand-written field read by the chosen release? Reports when not.
+local function check_version(st, f, dp, kp)
+  local rel = st.rel
+  if not rel or not dp then return end
+  local v = rel.version
+  local first, last = dv.span(dp)
+  local why
+  if first then
+    if dv.cmp(v, first) < 0 then
+      why = string.format("DeepSpeed %s does not read %s: the first covered release that reads it is %s", v, dp, first)
+    elseif dv.cmp(v, last) > 0 then
+      why = string.format("DeepSpeed %s does not read %s any more: the last covered release that reads it is %s", v, dp, last)
+    end
+  elseif f.unreleased then
+    why = string.format("no DeepSpeed release up to %s reads %s (it is not in DeepSpeed's main branch either)",
+      dv.newest.version, dp)
+  elseif f.since and dv.cmp(st.requested or v, f.since) < 0 and not dv.data(rel).keys[dp] then
+    why = string.format("DeepSpeed %s does not read %s: it first appears in %s", st.requested or v, dp, f.since)
+  end
+  if why then
+    local strict = st.strict_here
+    report(st, "version-key", kp, why .. (strict and ", and this section rejects unknown keys" or ", so it has no effect"),
+      "remove it, or choose a DeepSpeed version that reads it (--ds-version)", "error")
+  end
+end
+
 local function check_object(st, v, node, path)
   local pinfo = { strict = node.strict == true, auto_drop = node.pydantic_root == true }
   -- Path text only when a finding needs it (the walk runs per variant).
@@ -621,18 +668,39 @@ local function check_object(st, v, node, path)
         report(st, "rejected-key", kp, M.text(f.rejected, "en"),
           string.format("remove %s", M.path_text(kp)), "error")
       end
+      if st.rel and type(key) == "string" then
+        st.strict_here = strict_at(st, node, path)
+        check_version(st, f, dotted(path, canonical), kp)
+      end
       check_value(st, child, f, kp, pinfo, key)
+    elseif not node.open and st.rel and type(key) == "string" and dotted(path, key)
+           and dv.reads(st.rel, dotted(path, key)) then
+      -- not in the (newest) hand-written schema, but this release reads it
+      local dp = dotted(path, key)
+      local first, last = dv.span(dp)
+      report(st, "version-key", kp, string.format("DeepSpeed %s reads %s%s", st.rel.version, dp,
+        last and string.format(" (covered releases %s to %s only)", first, last) or ""),
+        "check it against the DeepSpeed version you run", "note")
     elseif not node.open then
       local msg
       local ktext = type(key) == "string" and json_string(key) or tostring(key)
-      if node.strict then
+      local strict = strict_at(st, node, path)
+      if strict then
         msg = string.format("%s is not a valid key %s; DeepSpeed rejects unknown keys in this section (pydantic: Extra inputs are not permitted) and fails at startup", ktext, in_where())
       else
         msg = string.format("%s is not a DeepSpeed key %s; DeepSpeed silently ignores it, so it has no effect", ktext, in_where())
       end
       local fix = "remove it"
       local s = M.suggest(key, field_candidates(node))
-      if s then
+      local renamed
+      for _, name in ipairs(dsforge.sorted_keys(node.fields or {})) do
+        local r = node.fields[name].renamed_from
+        if r and r.key == key then renamed = { name = name, since = r.since } end
+      end
+      if renamed then
+        msg = msg .. string.format(" (DeepSpeed renamed it to \"%s\" in %s)", renamed.name, renamed.since)
+        fix = string.format("rename it to \"%s\"", renamed.name)
+      elseif s then
         msg = msg .. string.format(" (did you mean \"%s\"?)", s)
         fix = string.format("rename it to \"%s\"", s)
       else
@@ -647,7 +715,7 @@ local function check_object(st, v, node, path)
       end
       local hint = node.unknown_hints and type(key) == "string" and node.unknown_hints[key]
       if hint then msg = msg .. "; " .. M.text(hint, "en") end
-      report(st, "unknown-key", kp, msg, fix, node.strict and "error" or "warning")
+      report(st, "unknown-key", kp, msg, fix, strict and "error" or "warning")
     end
   end
   -- alias + field name (or two aliases) for the same field
@@ -754,9 +822,9 @@ check_value = function(st, v, node, path, pinfo, key)
   end
   -- containers
   local k = kind(v)
-  if (k == "object" or is_empty_table(v)) and has_type(node, "object") and node.fields then
+  if k == "object" and has_type(node, "object") and node.fields then
     check_object(st, v, node, path)
-  elseif (k == "object" or is_empty_table(v)) and has_type(node, "map") and node.values then
+  elseif k == "object" and has_type(node, "map") and node.values then
     for _, mk in ipairs(dsforge.sorted_keys(v)) do
       check_value(st, v[mk], node.values, copy_path(path, mk), pinfo, mk)
     end
@@ -774,8 +842,23 @@ end
 -- Walks cfg against the schema; findings go to ctx.report.
 function M.check(cfg, ctx)
   local st = { ctx = ctx, target = (ctx and ctx.target) or "deepspeed" }
+  local spec = ctx and ctx.ds_version
+  if spec == nil and ctx and type(ctx.params) == "table" and type(ctx.params.ds_version) == "string" then
+    spec = ctx.params.ds_version
+  end
+  local rel, note = dv.resolve(spec)
+  if not rel then
+    report(st, "ds-version", dsforge.array {}, note,
+      "use one of the covered releases: " .. dv.covered_text(), "error")
+  else
+    st.rel = rel
+    st.requested = type(spec) == "string" and spec:gsub("^v", "") or nil
+    if note then
+      report(st, "ds-version", dsforge.array {}, note, "pass a covered release with --ds-version to silence this", "note")
+    end
+  end
   local k = kind(cfg)
-  if k ~= "object" and not is_empty_table(cfg) then
+  if k ~= "object" then
     report(st, "type-mismatch", dsforge.array {},
       string.format("the DeepSpeed config must be a JSON object, got %s", k), "write the config as a JSON object {...}", "error")
     return
@@ -788,6 +871,12 @@ M.rules = {
     summary = "keys DeepSpeed does not know: rejected in pydantic sections, silently ignored elsewhere",
     fix = "rename the key to the suggested DeepSpeed key or remove it",
     check = function(cfg, ctx) M.check(cfg, ctx) end },
+  { id = "version-key", severity = "error",
+    summary = "a key the chosen DeepSpeed release (--ds-version, default the newest covered) does not read yet, or no longer",
+    fix = "remove the key or choose a release that reads it" },
+  { id = "ds-version", severity = "note",
+    summary = "which covered DeepSpeed release the facts come from when --ds-version names another one",
+    fix = "pass a covered release with --ds-version" },
   { id = "type-mismatch", severity = "error",
     summary = "value type DeepSpeed would reject or misread (pydantic coercion in pydantic sections, none elsewhere)",
     fix = "give a value of the expected type" },

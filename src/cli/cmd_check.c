@@ -9,7 +9,9 @@
 #include "core/xalloc.h"
 #include "doc/jpath.h"
 #include "json/jsonc.h"
+#include "core/fsutil.h"
 #include "json/jsonout.h"
+#include "json/pyjson.h"
 #include "plugin/plugin.h"
 
 static const char help[] =
@@ -27,15 +29,20 @@ static const char help[] =
     "                          error; hf: Hugging Face Trainer/Accelerate\n"
     "                          fill \"auto\" on the keys they own\n"
     "  --format text|json      output format (default text)\n"
+    "  --strict                warnings fail too (exit 1), for CI\n"
+    "  --ds-version X.Y[.Z]    DeepSpeed release to check against (default:\n"
+    "                          $DSFORGE_DS_VERSION, else the newest covered)\n"
     "\n"
-    "Exit status: 0 no errors, 1 errors found, 3 a file cannot be read or\n"
+    "Exit status: 0 no errors, 1 errors found (or warnings with --strict), 3 a file cannot be read or\n"
     "parsed.\n\n" DSF_COMMON_HELP;
 
-enum { OPT_WORLD = 1, OPT_TARGET, OPT_FORMAT };
+enum { OPT_WORLD = 1, OPT_TARGET, OPT_FORMAT, OPT_STRICT, OPT_DS_VERSION };
 
 static const dsf_opt opts[] = {{"world-size", 0, true, OPT_WORLD},
                                {"target", 0, true, OPT_TARGET},
                                {"format", 0, true, OPT_FORMAT},
+                               {"strict", 0, false, OPT_STRICT},
+                               {"ds-version", 0, true, OPT_DS_VERSION},
                                DSF_COMMON_OPTS,
                                {NULL, 0, false, 0}};
 
@@ -71,6 +78,37 @@ static void add_excerpt(dsf_diag *g, const dsf_jsrc *src)
         dsf_diag_set_excerpt(g, line, len);
 }
 
+/* Under --target hf: the Trainer and Accelerate read the file with Python's
+** json.load, which rejects the comments and trailing commas DeepSpeed's
+** hjson reader (and dsforge) accept. */
+static void check_json_load(const char *file, const dsf_jsrc *src,
+                            dsf_diags *out)
+{
+    char *text;
+    size_t len;
+    dsf_diags ignore = DSF_DIAGS_INIT;
+    if (dsf_read_file(&text, &len, file, DSF_JSON_MAX_FILE, &ignore)) {
+        dsf_diags_free(&ignore);
+        return; /* it was read a moment ago; the parse already reported */
+    }
+    dsf_jpos pos;
+    const char *what;
+    if (dsf_pyjson_first_extension(text, len, &pos, &what)) {
+        dsf_diag *g = dsf_diag_add(out, DSF_ERROR, file, pos.line, pos.col,
+                                   "%s: the Hugging Face Trainer (and "
+                                   "Accelerate) load the DeepSpeed config "
+                                   "with Python's json.load, which rejects "
+                                   "it (json.decoder.JSONDecodeError), "
+                                   "though DeepSpeed's own hjson reader "
+                                   "accepts it", what);
+        dsf_diag_set_rule(g, "hf-json-load");
+        dsf_diag_set_hint(g, "remove comments and trailing commas: the "
+                             "file must be plain JSON for the Trainer");
+        add_excerpt(g, src);
+    }
+    free(text);
+}
+
 static int check_file(const char *file, dsf_plugins *plugins,
                       const dsf_validate_opts *vo, dsf_diags *out)
 {
@@ -94,6 +132,8 @@ static int check_file(const char *file, dsf_plugins *plugins,
         dsf_diag_set_hint(g, "remove one of the two keys");
         add_excerpt(g, src);
     }
+    if (!strcmp(vo->target, "hf"))
+        check_json_load(file, src, out);
     if (!cJSON_IsObject(doc)) {
         rc = dsf_diag_error(out, DSF_EINPUT, file, 1, 1,
                             "a DeepSpeed config must be a JSON object");
@@ -156,7 +196,8 @@ int dsf_cmd_check(int argc, char **argv)
     size_t nfiles = 0;
     long long world = 1;
     const char *target = "deepspeed";
-    bool json = false;
+    bool json = false, strict = false;
+    const char *ds_version_arg = NULL, *ds_version = NULL;
     int rc = 0, id;
     const char *arg;
     while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END) {
@@ -179,12 +220,20 @@ int dsf_cmd_check(int argc, char **argv)
                                     "--format must be 'text' or 'json'");
             json = !strcmp(arg, "json");
             break;
+        case OPT_STRICT:
+            strict = true;
+            break;
+        case OPT_DS_VERSION:
+            ds_version_arg = arg;
+            break;
         default:
             break;
         }
     }
     if (!rc)
         rc = cl.rc;
+    if (!rc && !cl.help_shown)
+        rc = dsf_opt_ds_version(&ds_version, ds_version_arg, &d);
     if (cl.help_shown) {
         free(files);
         dsf_diags_free(&d);
@@ -222,16 +271,19 @@ int dsf_cmd_check(int argc, char **argv)
     int input_error = 0;
     dsf_diags found = DSF_DIAGS_INIT;
     for (size_t i = 0; i < nfiles && !rc; i++) {
-        dsf_validate_opts vo = {target, "check", params, NULL, NULL};
+        dsf_validate_opts vo = {target, "check", params, NULL, NULL,
+                                ds_version};
         int frc = check_file(files[i], plugins, &vo, &found);
         if (frc == DSF_EINPUT)
             input_error = frc;
         else if (frc)
             rc = frc;
     }
+    /* --strict: the files' warnings fail, not the plugins' load notices. */
+    bool errors = strict && dsf_diags_count(&found, DSF_WARNING) > 0;
     dsf_diags_move(&found, &warnings);
     dsf_diags_sort(&found);
-    bool errors = dsf_diags_count(&found, DSF_ERROR) > 0;
+    errors = errors || dsf_diags_count(&found, DSF_ERROR) > 0;
     if (json && !rc) {
         print_json(&found);
         dsf_diags_free(&found);

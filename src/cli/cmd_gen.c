@@ -40,6 +40,9 @@ static const char help[] =
     "                          it (default: deepspeed)\n"
     "  --strict-fit            a variant that does not fit the declared\n"
     "                          GPU memory is an error, not a warning\n"
+    "  --ds-version X.Y[.Z]    DeepSpeed release the rules check against\n"
+    "                          (default: $DSFORGE_DS_VERSION, else the\n"
+    "                          profile's ds_version param, else the newest)\n"
     "\n"
     "Edits: PATH=VALUE sets, +PATH=VALUE adds (error if present), ~PATH\n"
     "deletes (error if absent). VALUE is JSON when it parses as JSON, else\n"
@@ -58,7 +61,8 @@ enum {
     OPT_STDOUT,
     OPT_WHY,
     OPT_TARGET,
-    OPT_STRICT_FIT
+    OPT_STRICT_FIT,
+    OPT_DS_VERSION
 };
 
 static const dsf_opt opts[] = {{"tier", 0, true, OPT_TIER},
@@ -72,6 +76,7 @@ static const dsf_opt opts[] = {{"tier", 0, true, OPT_TIER},
                                {"why", 0, true, OPT_WHY},
                                {"target", 0, true, OPT_TARGET},
                                {"strict-fit", 0, false, OPT_STRICT_FIT},
+                               {"ds-version", 0, true, OPT_DS_VERSION},
                                DSF_COMMON_OPTS,
                                {NULL, 0, false, 0}};
 
@@ -151,6 +156,7 @@ int dsf_cmd_gen(int argc, char **argv)
     dsf_gen_request r;
     memset(&r, 0, sizeof r);
     r.target = "deepspeed";
+    const char *ds_version_arg = NULL;
     dsf_cli_args cl;
     dsf_cli_args_init(&cl, argc, argv, "gen", opts, help, &env, &d);
     int rc = 0, id;
@@ -246,12 +252,17 @@ int dsf_cmd_gen(int argc, char **argv)
         case OPT_STRICT_FIT:
             r.strict_fit = true;
             break;
+        case OPT_DS_VERSION:
+            ds_version_arg = arg;
+            break;
         default:
             break;
         }
     }
     if (!rc)
         rc = cl.rc;
+    if (!rc && !cl.help_shown)
+        rc = dsf_opt_ds_version(&r.ds_version, ds_version_arg, &d);
     if (cl.help_shown) {
         free_args(&a);
         dsf_cli_env_free(&env);

@@ -101,6 +101,8 @@ typedef struct dsf_validate_opts {
                                 or NULL (check) */
     const char *strict;      /* a strictness class whose rules' warnings
                                 become errors, or NULL */
+    const char *ds_version;  /* --ds-version / DSFORGE_DS_VERSION, or NULL
+                                (the plugin's default: the newest) */
 } dsf_validate_opts;
 
 /* Runs every rule on doc, appending findings (sorted by path, then rule).

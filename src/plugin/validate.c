@@ -109,6 +109,10 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
         dsf_json_push(L, a->summary);
         lua_setfield(L, -2, "summary");
     }
+    if (a->o->ds_version) {
+        lua_pushstring(L, a->o->ds_version);
+        lua_setfield(L, -2, "ds_version");
+    }
     lua_pushlightuserdata(L, a->c);
     lua_pushcclosure(L, l_report, 1);
     lua_setfield(L, -2, "report");

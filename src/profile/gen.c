@@ -107,7 +107,7 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
     /* --strict-fit: the warnings of rules of strictness class "fit" are
     ** errors (a rule declares its class; the core knows no rule). */
     dsf_validate_opts vo = {r->target, "gen", v->params, NULL,
-                            r->strict_fit ? "fit" : NULL};
+                            r->strict_fit ? "fit" : NULL, r->ds_version};
     rc = dsf_plugins_resolve(ru->plugins, &v->doc, &vo, &v->prov, d);
     if (rc)
         return rc;

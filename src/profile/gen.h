@@ -43,6 +43,7 @@ typedef struct dsf_gen_request {
     bool to_stdout;              /* --stdout */
     const char *why;             /* --why PATH, or NULL */
     const char *target;          /* "deepspeed" (default) or "hf" */
+    const char *ds_version;      /* DeepSpeed release for the rules, or NULL */
     bool strict_fit;             /* --strict-fit: not fitting is an error */
     bool color;
     const dsf_dirs *profile_dirs;

@@ -424,7 +424,7 @@ class Values(CheckCase):
                     self.BASE, gradient_allreduce_op="sum",
                     zero_optimization={"stage": stage,
                                        "overlap_comm": stage > 1})))
-                res, findings = self.check_json(path)
+                res, findings = self.check_json(path, "--ds-version", "0.19.6")  # read from 0.19.6 on
                 got = self.only(findings, "allreduce-sum-stage3")
                 self.assertEqual(len(got), want, findings)
                 self.assertExit(res, want)
@@ -790,13 +790,15 @@ class BatchRules(CheckCase):
         self.assertExit(res, 1)
         self.assertIn("10 != 2 * 1 * 4", found[0]["message"])
 
-    def test_missing_batch_is_fine_for_the_hf_trainer(self):
-        # the Trainer fills the batch keys; only plain DeepSpeed needs them
+    def test_missing_batch_is_an_error_for_the_hf_trainer_too(self):
+        # the Trainer only replaces "auto"; it never adds a missing key
+        # (transformers integrations/deepspeed.py fill_match)
         for values in ({}, {GAS: 4}):
             with self.subTest(values=values):
                 res, found = self.run_batch(values, 2, target="hf")
-                self.assertExit(res, 0)
-                self.assertEqual(found, [])
+                self.assertExit(res, 1)
+                self.assertEqual([f["rule"] for f in found],
+                                 ["batch-missing"])
                 res, found = self.run_batch(values, 2)
                 self.assertExit(res, 1)
                 self.assertEqual([f["rule"] for f in found],

@@ -200,14 +200,18 @@ return {
     T.falsy(has(out, "batch-identity"), "elasticity overrides the batch keys")
   end,
 
-  batch_missing_only_at_target_deepspeed = function()
+  batch_missing_at_both_targets = function()
     local out = run({ gradient_accumulation_steps = 4 }, "deepspeed", 2)
     local m = find(out, "batch-missing")
     T.eq(#m, 1)
     T.truthy(m[1].message:find("Either train_batch_size or train_micro_batch_size_per_gpu needs to be provided", 1, true))
     T.truthy(has(run({}, "deepspeed", 1), "batch-missing"))
     T.truthy(has(run({ train_batch_size = NULL }, "deepspeed", 1), "batch-missing"))
-    T.falsy(has(run({ gradient_accumulation_steps = 4 }, "hf", 2), "batch-missing"))
+    -- the HF Trainer only replaces "auto": it never adds the batch keys
+    local hf = find(run({ gradient_accumulation_steps = 4 }, "hf", 2), "batch-missing")
+    T.eq(#hf, 1)
+    T.truthy(hf[1].message:find("does not add a missing key", 1, true))
+    T.falsy(has(run({ train_micro_batch_size_per_gpu = "auto" }, "hf", 2), "batch-missing"))
     T.falsy(has(run({ train_micro_batch_size_per_gpu = 4 }, "deepspeed", 2), "batch-missing"))
     T.falsy(has(run({ train_batch_size = "auto" }, "deepspeed", 2), "batch-missing"))
   end,

@@ -1,0 +1,52 @@
+/*
+** pyjson.c -- the first comment or trailing comma in a JSONC document
+** (see pyjson.h). Strings cannot span lines in JSON, so one pass with a
+** string flag and the position of the last unconsumed comma is enough.
+*/
+#include "json/pyjson.h"
+
+bool dsf_pyjson_first_extension(const char *text, size_t len, dsf_jpos *pos,
+                                const char **what)
+{
+    int line = 1, col = 1;
+    bool in_string = false, comma = false;
+    dsf_jpos comma_pos = {0, 0};
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\' && i + 1 < len) {
+                i++;
+                col += 2;
+                continue;
+            }
+            if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+            comma = false;
+        } else if (c == '/' && i + 1 < len &&
+                   (text[i + 1] == '/' || text[i + 1] == '*')) {
+            pos->line = line;
+            pos->col = col;
+            *what = text[i + 1] == '/' ? "a // comment" : "a /* */ comment";
+            return true;
+        } else if (c == ',') {
+            comma = true;
+            comma_pos.line = line;
+            comma_pos.col = col;
+        } else if ((c == '}' || c == ']') && comma) {
+            *pos = comma_pos;
+            *what = "a trailing comma";
+            return true;
+        } else if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
+            comma = false;
+        }
+        if (c == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+    }
+    return false;
+}
