@@ -199,10 +199,17 @@ int dsf_repoconf_set(const char *file, const char *name, const char *url,
     cJSON *repos = cJSON_GetObjectItemCaseSensitive(doc, "repositories");
     if (!repos)
         repos = cJSON_AddObjectToObject(doc, "repositories");
-    bool had = cJSON_GetObjectItemCaseSensitive(repos, name) != NULL;
-    cJSON_DeleteItemFromObjectCaseSensitive(repos, name);
+    cJSON *e = cJSON_GetObjectItemCaseSensitive(repos, name);
+    bool had = e != NULL;
+    if (!url)
+        cJSON_DeleteItemFromObjectCaseSensitive(repos, name);
     if (url) {
-        cJSON *e = cJSON_AddObjectToObject(repos, name);
+        /* The fields this command sets are replaced; the others (such as
+        ** "override_plugins", written by hand) are kept. */
+        if (!e)
+            e = cJSON_AddObjectToObject(repos, name);
+        cJSON_DeleteItemFromObjectCaseSensitive(e, "url");
+        cJSON_DeleteItemFromObjectCaseSensitive(e, "keys");
         cJSON_AddStringToObject(e, "url", url);
         if (n_keys) {
             cJSON *a = cJSON_AddArrayToObject(e, "keys");

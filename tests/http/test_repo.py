@@ -865,6 +865,12 @@ def test_plugin_cannot_replace_builtin(e):
     r = e.run("check", cfg)
     check(r.returncode == 0, "allowed override not used", r.stdout,
           r.stderr)
+    # Adding the repository again (a new URL or key) keeps the grant.
+    r = e.run("repo", "add", "team", e.url(), "--project")
+    check(r.returncode == 0, "re-add", r.stdout, r.stderr)
+    with open(project_conf) as f:
+        check(json.load(f)["repositories"]["team"].get("override_plugins")
+              is True, "re-add dropped override_plugins")
     r = e.run("plugins", "--json")
     rows = [p for p in json.loads(r.stdout) if p["name"] == "deepspeed"]
     check([(p["origin"], p["used"]) for p in rows] ==
