@@ -18,6 +18,7 @@
 #include "doc/jpath.h"
 #include "json/jsonout.h"
 #include "lua/dsflib.h"
+#include "profile/manifest.h"
 
 void dsf_gen_print_why(run *ru, dsf_diags *d)
 {
@@ -148,95 +149,6 @@ void dsf_gen_print_summary(const run *ru, FILE *out)
     free(width);
 }
 
-/* This run's part of the manifest's "profiles" object. */
-static cJSON *run_entry(const cJSON *m)
-{
-    static const char *const keys[] = {"target", "chain", "layers",
-                                       "param_args", "matrix", NULL};
-    cJSON *e = cJSON_CreateObject();
-    for (int i = 0; keys[i]; i++) {
-        const cJSON *x = cJSON_GetObjectItemCaseSensitive(m, keys[i]);
-        if (x)
-            cJSON_AddItemToObject(e, keys[i], cJSON_Duplicate(x, 1));
-    }
-    return e;
-}
-
-static const char *entry_profile(const cJSON *v, const char *dflt)
-{
-    const cJSON *p = cJSON_GetObjectItemCaseSensitive(v, "profile");
-    return cJSON_IsString(p) ? p->valuestring : dflt;
-}
-
-/* Merges the manifest already in the directory (old, may be NULL) into m:
-** the other profiles' variants and "profiles" entries stay, this
-** profile's are replaced by this run's. Variants are ordered by profile,
-** then as each run gave them. */
-static void merge_manifest(cJSON *m, const cJSON *old, const char *pname)
-{
-    cJSON *profiles = cJSON_CreateObject();
-    cJSON *variants = cJSON_DetachItemFromObjectCaseSensitive(m, "variants");
-    cJSON *all = cJSON_CreateArray();
-    if (old) {
-        const cJSON *op = cJSON_GetObjectItemCaseSensitive(old, "profile");
-        const char *oname = cJSON_IsString(op) ? op->valuestring : "";
-        const cJSON *oprofs = cJSON_GetObjectItemCaseSensitive(old,
-                                                               "profiles");
-        if (cJSON_IsObject(oprofs)) {
-            for (const cJSON *e = oprofs->child; e; e = e->next)
-                if (strcmp(e->string, pname) != 0)
-                    cJSON_AddItemToObject(profiles, e->string,
-                                          cJSON_Duplicate(e, 1));
-        } else if (*oname && strcmp(oname, pname) != 0) {
-            /* a manifest written before "profiles" existed */
-            cJSON_AddItemToObject(profiles, oname, run_entry(old));
-        }
-        const cJSON *ov = cJSON_GetObjectItemCaseSensitive(old, "variants");
-        for (const cJSON *v = cJSON_IsArray(ov) ? ov->child : NULL; v;
-             v = v->next) {
-            const char *vp = entry_profile(v, oname);
-            if (!strcmp(vp, pname) ||
-                !cJSON_GetObjectItemCaseSensitive(profiles, vp))
-                continue;
-            cJSON *c = cJSON_Duplicate(v, 1);
-            if (!cJSON_GetObjectItemCaseSensitive(c, "profile"))
-                cJSON_AddStringToObject(c, "profile", vp);
-            cJSON_AddItemToArray(all, c);
-        }
-    }
-    cJSON_AddItemToObject(profiles, pname, run_entry(m));
-    /* Ordered by profile (names sorted), each profile's variants in order. */
-    cJSON *sorted = cJSON_CreateArray();
-    cJSON_AddItemToArray(all, variants); /* a marker for this run's list */
-    for (;;) {
-        const char *next = NULL;
-        for (const cJSON *e = profiles->child; e; e = e->next)
-            if (!next || strcmp(e->string, next) < 0) {
-                bool done = false;
-                for (const cJSON *s = sorted->child; s && !done;
-                     s = s->next)
-                    done = !strcmp(entry_profile(s, ""), e->string);
-                if (!done)
-                    next = e->string;
-            }
-        if (!next)
-            break;
-        const cJSON *src = strcmp(next, pname) ? all : variants;
-        bool any = false;
-        for (const cJSON *v = src->child; v; v = v->next) {
-            if (v == variants || strcmp(entry_profile(v, ""), next) != 0)
-                continue;
-            cJSON_AddItemToArray(sorted, cJSON_Duplicate(v, 1));
-            any = true;
-        }
-        if (!any) /* a profile without variants: drop it */
-            cJSON_DeleteItemFromObjectCaseSensitive(profiles, next);
-    }
-    cJSON_Delete(all); /* frees variants too */
-    cJSON_AddItemToObject(m, "profiles", profiles);
-    cJSON_AddItemToObject(m, "variants", sorted);
-}
-
 static cJSON *manifest(run *ru)
 {
     const dsf_gen_request *r = ru->r;
@@ -344,9 +256,8 @@ static int lock_dir(const char *dir, int *fd, dsf_diags *d)
     return 0;
 }
 
-/* The manifest already in the directory: *old is NULL when there is none;
-** a file that is not a dsforge manifest is an input error (it is never
-** overwritten). */
+/* The manifest already in the directory: *old is NULL when there is
+** none. */
 static int read_manifest(const char *path, cJSON **old, dsf_diags *d)
 {
     *old = NULL;
@@ -357,20 +268,9 @@ static int read_manifest(const char *path, cJSON **old, dsf_diags *d)
     int rc = dsf_read_file(&text, &len, path, DSF_JSON_MAX_FILE, d);
     if (rc)
         return rc;
-    cJSON *m = cJSON_ParseWithLength(text, len);
+    rc = dsf_manifest_parse(old, path, text, len, d);
     free(text);
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "variants");
-    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(m, "dsforge_version");
-    if (!cJSON_IsObject(m) || !cJSON_IsArray(v) || !cJSON_IsString(ver)) {
-        cJSON_Delete(m);
-        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, path, 0, 0,
-                                   "not a dsforge manifest: gen leaves it "
-                                   "alone");
-        dsf_diag_set_hint(g, "remove it or write to another directory");
-        return DSF_EINPUT;
-    }
-    *old = m;
-    return 0;
+    return rc;
 }
 
 typedef struct pending {
@@ -405,7 +305,7 @@ int dsf_gen_write_outputs(run *ru, dsf_diags *d)
         } else {
             w[nw].final_path = dsf_xasprintf("%s/manifest.json", dir);
             cJSON *m = manifest(ru);
-            merge_manifest(m, old, pname);
+            dsf_manifest_merge(m, old, pname);
             data = manifest_text = dsf_json_print(m, true);
             cJSON_Delete(m);
         }
