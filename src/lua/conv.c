@@ -12,10 +12,18 @@
 #include <lauxlib.h>
 
 #include "core/buf.h"
+#include "core/error.h"
 #include "core/xalloc.h"
 #include "doc/doc.h"
+#include "lua/limits.h"
 
 #define MAX_SAFE_INT 9007199254740992.0 /* 2^53 */
+
+/* What one converted value costs, as counted against the budget: the
+** cJSON node and the allocator's overhead; strings and keys add their
+** bytes. */
+#define NODE_COST (sizeof(cJSON) + 16)
+#define CHECK_TIME_EVERY 1024 /* nodes between two looks at the clock */
 
 typedef struct conv {
     lua_State *L;
@@ -24,6 +32,11 @@ typedef struct conv {
     int depth;
     dsf_buf path;
     char *err;
+    size_t bytes;   /* counted so far */
+    size_t budget;  /* what the result may count */
+    bool capped;    /* the budget is DSF_CONV_MAX_BYTES, not the state's */
+    size_t nodes;
+    bool limit;     /* the failure is a limit, not a shape */
 } conv;
 
 static int failf(conv *c, const char *what)
@@ -74,6 +87,40 @@ static bool valid_utf8(const unsigned char *s, size_t n)
 }
 
 static int convert(conv *c, int idx, cJSON **out);
+
+/* Counts bytes of the result being built against the budget and, every
+** few nodes, the clock against the call's deadline. A shared sub-table
+** is counted each time it is copied: that is the memory it takes. */
+static int spend(conv *c, size_t bytes)
+{
+    c->bytes += bytes;
+    if (c->bytes > c->budget) {
+        c->limit = true;
+        char *m;
+        if (c->capped)
+            m = dsf_xasprintf("result size limit of %zu MiB exceeded "
+                              "while converting the result to JSON",
+                              (size_t)DSF_CONV_MAX_BYTES >> 20);
+        else
+            m = dsf_xasprintf("memory limit of %zu MiB exceeded while "
+                              "converting the result to JSON",
+                              dsf_limits_memory(c->L) >> 20);
+        failf(c, m);
+        free(m);
+        return -1;
+    }
+    double seconds;
+    if (++c->nodes % CHECK_TIME_EVERY == 0 &&
+        dsf_limits_expired(c->L, &seconds)) {
+        c->limit = true;
+        char *m = dsf_xasprintf("time limit of %.3g s exceeded while "
+                                "converting the result to JSON", seconds);
+        failf(c, m);
+        free(m);
+        return -1;
+    }
+    return 0;
+}
 
 static void push_path_key(conv *c, const char *key)
 {
@@ -189,6 +236,10 @@ static int convert_table(conv *c, int idx, cJSON **out)
                 rc = failf(c, "an object key is not valid UTF-8 text");
                 break;
             }
+            if (spend(c, ms[i].keylen + 1)) {
+                rc = -1;
+                break;
+            }
             size_t mark = c->path.len;
             push_path_key(c, ms[i].key);
             lua_pushlstring(L, ms[i].key, ms[i].keylen);
@@ -220,6 +271,8 @@ static int convert(conv *c, int idx, cJSON **out)
 {
     lua_State *L = c->L;
     *out = NULL;
+    if (spend(c, NODE_COST))
+        return -1;
     switch (lua_type(L, idx)) {
     case LUA_TTABLE:
         return convert_table(c, idx, out);
@@ -258,6 +311,8 @@ static int convert(conv *c, int idx, cJSON **out)
             return failf(c, "a string contains a NUL byte");
         if (!valid_utf8((const unsigned char *)s, len))
             return failf(c, "a string is not valid UTF-8 text");
+        if (spend(c, len + 1))
+            return -1;
         *out = cJSON_CreateString(s);
         break;
     }
@@ -296,6 +351,11 @@ int dsf_lua_to_json(cJSON **out, char **err, lua_State *L, int idx,
     memset(&c, 0, sizeof c);
     c.L = L;
     c.flags = flags;
+    c.budget = dsf_limits_memory_left(L);
+    if (c.budget > DSF_CONV_MAX_BYTES) {
+        c.budget = DSF_CONV_MAX_BYTES;
+        c.capped = true;
+    }
     int top = lua_gettop(L);
     int rc = convert(&c, lua_absindex(L, idx), out);
     lua_settop(L, top);
@@ -303,7 +363,7 @@ int dsf_lua_to_json(cJSON **out, char **err, lua_State *L, int idx,
     if (rc) {
         *out = NULL;
         *err = c.err ? c.err : dsf_xstrdup("conversion failed");
-        return -1;
+        return c.limit ? DSF_ESCRIPT : -1;
     }
     *err = NULL;
     return 0;

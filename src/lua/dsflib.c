@@ -10,6 +10,7 @@
 #include <lauxlib.h>
 
 #include "core/diag.h"
+#include "lua/limits.h"
 #include "version.h"
 
 const char dsf_version[] = DSF_VERSION;
@@ -87,6 +88,15 @@ static int l_warn(lua_State *L)
         line = ar.currentline > 0 ? ar.currentline : 0;
     }
     dsf_diags *d = dsf_host_warnings(L);
+    /* The warning outlives the call, outside the Lua state: it counts
+    ** against the script's memory budget (a loop of large warnings must
+    ** not grow the process past --max-memory). */
+    size_t len = strlen(msg);
+    if (!dsf_limits_charge(L, len + (file ? strlen(file) : 0) +
+                                  sizeof(dsf_diag) + 64))
+        return luaL_error(L, "dsforge.warn: memory limit of %d MiB exceeded "
+                             "(warnings count against it)",
+                          (int)(dsf_limits_memory(L) >> 20));
     if (d)
         dsf_diag_add(d, DSF_WARNING, file, line, 0, "%s", msg);
     else

@@ -12,6 +12,7 @@
 #include <lua.h>
 
 #include "lua/host.h"
+#include "lua/limits.h"
 
 enum limit_kind { LIMIT_NONE, LIMIT_INSTRUCTIONS, LIMIT_TIME };
 
@@ -19,6 +20,7 @@ struct dsf_host {
     lua_State *L;
     dsf_limits limits;
     size_t mem_used;
+    size_t charged;       /* bytes the host keeps for the script (warnings) */
     bool mem_hit;
     uint64_t executed;
     struct timespec deadline;
@@ -35,24 +37,6 @@ struct dsf_host {
 #define DSF_BASE_KEY "dsforge.base"     /* the allow-listed globals */
 #define DSF_ENVMT_KEY "dsforge.env_mt"  /* metatable of chunk envs */
 #define DSF_LOADED_KEY "dsforge.loaded" /* require's module cache */
-
-/* limits.c */
-
-/* The lua_Alloc of every host: counts bytes against limits.memory. */
-void *dsf_host_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
-
-/* The host that owns L. */
-dsf_host *dsf_host_of(lua_State *L);
-
-/* Arms the instruction and time limits for one call named what (borrowed
-** until dsf_limits_disarm), and disarms them. */
-void dsf_limits_arm(dsf_host *h, const char *what);
-void dsf_limits_disarm(dsf_host *h);
-
-/* The SIGALRM backstop runs while at least one host exists: start when a
-** state is created, stop after one is closed. */
-void dsf_limits_start_backstop(void);
-void dsf_limits_stop_backstop(void);
 
 /* sandbox.c */
 

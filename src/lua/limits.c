@@ -31,7 +31,8 @@ void *dsf_host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         h->mem_used -= osize;
         return NULL;
     }
-    if (nsize > osize && h->mem_used + (nsize - osize) > h->limits.memory) {
+    if (nsize > osize &&
+        h->mem_used + h->charged + (nsize - osize) > h->limits.memory) {
         h->mem_hit = true;
         return NULL;
     }
@@ -40,6 +41,29 @@ void *dsf_host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         return NULL;
     h->mem_used = h->mem_used - osize + nsize;
     return p;
+}
+
+size_t dsf_limits_memory_left(lua_State *L)
+{
+    const dsf_host *h = dsf_host_of(L);
+    size_t used = h->mem_used + h->charged;
+    return used < h->limits.memory ? h->limits.memory - used : 0;
+}
+
+size_t dsf_limits_memory(lua_State *L)
+{
+    return dsf_host_of(L)->limits.memory;
+}
+
+bool dsf_limits_charge(lua_State *L, size_t bytes)
+{
+    dsf_host *h = dsf_host_of(L);
+    if (bytes > dsf_limits_memory_left(L)) {
+        h->mem_hit = true;
+        return false;
+    }
+    h->charged += bytes;
+    return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -56,6 +80,13 @@ static bool past(struct timespec t, struct timespec deadline)
 {
     return t.tv_sec > deadline.tv_sec ||
            (t.tv_sec == deadline.tv_sec && t.tv_nsec >= deadline.tv_nsec);
+}
+
+bool dsf_limits_expired(lua_State *L, double *seconds)
+{
+    const dsf_host *h = dsf_host_of(L);
+    *seconds = h->limits.seconds;
+    return past(now(), h->deadline);
 }
 
 dsf_host *dsf_host_of(lua_State *L)
