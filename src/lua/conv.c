@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "doc/doc.h"
+#include "lua/values.h"
 #include "lua/limits.h"
 
 #define MAX_SAFE_INT 9007199254740992.0 /* 2^53 */
@@ -104,14 +105,13 @@ static int spend(conv *c, size_t bytes)
         else
             m = dsf_xasprintf("memory limit of %zu MiB exceeded while "
                               "converting the result to JSON",
-                              dsf_limits_memory(c->L) >> 20);
+                              dsf_limits_of(c->L)->memory >> 20);
         failf(c, m);
         free(m);
         return -1;
     }
-    double seconds;
-    if (++c->nodes % CHECK_TIME_EVERY == 0 &&
-        dsf_limits_expired(c->L, &seconds)) {
+    if (++c->nodes % CHECK_TIME_EVERY == 0 && dsf_limits_expired(c->L)) {
+        double seconds = dsf_limits_of(c->L)->seconds;
         c->limit = true;
         char *m = dsf_xasprintf("time limit of %.3g s exceeded while "
                                 "converting the result to JSON", seconds);

@@ -21,7 +21,7 @@
 #include <cjson/cJSON.h>
 #include <lua.h>
 
-#include "lua/host.h"
+#include "lua/values.h" /* DSF_LJMP */
 
 #define DSF_CONV_MAX_DEPTH 200
 

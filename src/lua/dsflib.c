@@ -1,5 +1,5 @@
 /* dsflib.c -- the `dsforge` module (contrib/docs/lua-environment.md). */
-#include "dsflib.h"
+#include "lua/dsflib.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -11,6 +11,8 @@
 
 #include "core/diag.h"
 #include "lua/limits.h"
+#include "lua/errobj.h"
+#include "lua/values.h"
 #include "version.h"
 
 const char dsf_version[] = DSF_VERSION;
@@ -87,16 +89,17 @@ static int l_warn(lua_State *L)
         file = ar.source + 1;
         line = ar.currentline > 0 ? ar.currentline : 0;
     }
-    dsf_diags *d = dsf_host_warnings(L);
+    dsf_diags *d = lua_touserdata(L, lua_upvalueindex(1));
     /* The warning outlives the call, outside the Lua state: it counts
     ** against the script's memory budget (a loop of large warnings must
     ** not grow the process past --max-memory). */
     size_t len = strlen(msg);
     if (!dsf_limits_charge(L, len + (file ? strlen(file) : 0) +
                                   sizeof(dsf_diag) + 64))
-        return luaL_error(L, "dsforge.warn: memory limit of %d MiB exceeded "
-                             "(warnings count against it)",
-                          (int)(dsf_limits_memory(L) >> 20));
+        return dsf_errobj_raise(L, 1, DSF_ERR_LIMIT,
+                                "dsforge.warn: memory limit of %d MiB "
+                                "exceeded (warnings count against it)",
+                                (int)(dsf_limits_of(L)->memory >> 20));
     if (d)
         dsf_diag_add(d, DSF_WARNING, file, line, 0, "%s", msg);
     else
@@ -265,23 +268,21 @@ static int l_fail(lua_State *L)
     ** caller (a helper failing on behalf of the profile that called it) */
     int level = (int)luaL_optinteger(L, 2, 1);
     luaL_argcheck(L, level >= 1 && level <= 16, 2, "level must be 1 to 16");
-    dsf_host_mark_input_error(L);
-    luaL_where(L, level);
-    lua_pushstring(L, msg);
-    lua_concat(L, 2);
-    return lua_error(L);
+    return dsf_errobj_raise(L, level, DSF_ERR_INPUT, "%s", msg);
 }
 
-int dsf_open_dsforge(lua_State *L)
+int dsf_open_dsforge(lua_State *L, dsf_diags *warnings)
 {
     static const luaL_Reg fns[] = {{"kind", l_kind},
                                    {"fail", l_fail},
                                    {"array", l_array},
                                    {"object", l_object},
-                                   {"warn", l_warn},
                                    {"sorted_keys", l_sorted_keys},
                                    {NULL, NULL}};
     luaL_newlib(L, fns);
+    lua_pushlightuserdata(L, warnings);
+    lua_pushcclosure(L, l_warn, 1);
+    lua_setfield(L, -2, "warn");
     lua_pushlightuserdata(L, (void *)&dsf_null_sentinel);
     lua_setfield(L, -2, "null");
     lua_pushlightuserdata(L, (void *)&dsf_delete_sentinel);
