@@ -120,6 +120,21 @@ cJSON *dsf_jpath_get(cJSON *doc, const dsf_jpath *p)
     return n;
 }
 
+/* Levels of objects and arrays in v (0 for a scalar or NULL). */
+static size_t nesting(const cJSON *v)
+{
+    size_t deepest = 0;
+    for (const cJSON *ch = v && (cJSON_IsObject(v) || cJSON_IsArray(v))
+                               ? v->child
+                               : NULL;
+         ch; ch = ch->next) {
+        size_t n = nesting(ch);
+        if (n > deepest)
+            deepest = n;
+    }
+    return v && (cJSON_IsObject(v) || cJSON_IsArray(v)) ? deepest + 1 : 0;
+}
+
 int dsf_edit_parse(dsf_edit *out, const char *arg, int argno, char **err)
 {
     memset(out, 0, sizeof *out);
@@ -171,6 +186,16 @@ int dsf_edit_parse(dsf_edit *out, const char *arg, int argno, char **err)
         if (!v)
             dsf_xoom();
         out->value = v;
+    }
+    size_t depth = out->path.len + nesting(out->value);
+    if (depth > DSF_JPATH_MAX_DEPTH) {
+        *err = dsf_xasprintf("'%.60s%s': the edit nests %zu levels deep; a "
+                             "config nests at most %d", arg,
+                             strlen(arg) > 60 ? "..." : "", depth,
+                             DSF_JPATH_MAX_DEPTH);
+        dsf_edit_free(out);
+        memset(out, 0, sizeof *out);
+        return -1;
     }
     return 0;
 }

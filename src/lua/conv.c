@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "doc/doc.h"
+#include "doc/jpath.h"
 #include "lua/values.h"
 #include "lua/limits.h"
 
@@ -25,6 +26,10 @@
 ** bytes. */
 #define NODE_COST (sizeof(cJSON) + 16)
 #define CHECK_TIME_EVERY 1024 /* nodes between two looks at the clock */
+
+/* An edit may reach exactly as deep as a converted table. */
+_Static_assert(DSF_CONV_MAX_DEPTH == DSF_JPATH_MAX_DEPTH,
+               "edit depth and conversion depth differ");
 
 typedef struct conv {
     lua_State *L;
