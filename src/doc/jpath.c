@@ -7,6 +7,7 @@
 
 #include "core/diag.h"
 #include "core/xalloc.h"
+#include "json/utf8.h"
 #include "json/jsonc.h"
 
 static void add_step(dsf_jpath *p, char *key, long index)
@@ -139,6 +140,13 @@ int dsf_edit_parse(dsf_edit *out, const char *arg, int argno, char **err)
 {
     memset(out, 0, sizeof *out);
     *err = NULL;
+    size_t bad = dsf_utf8_check(arg, strlen(arg));
+    if (bad != strlen(arg)) {
+        *err = dsf_xasprintf("invalid UTF-8 (byte 0x%02X at column %zu): "
+                             "edits must be UTF-8 text",
+                             (unsigned char)arg[bad], bad + 1);
+        return -1;
+    }
     const char *s = arg;
     if (*s == '+') {
         out->op = DSF_EDIT_ADD;

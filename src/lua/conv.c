@@ -16,6 +16,7 @@
 #include "core/xalloc.h"
 #include "doc/doc.h"
 #include "doc/jpath.h"
+#include "json/utf8.h"
 #include "lua/values.h"
 #include "lua/limits.h"
 
@@ -56,40 +57,7 @@ static int failf(conv *c, const char *what)
 
 static bool valid_utf8(const unsigned char *s, size_t n)
 {
-    size_t i = 0;
-    while (i < n) {
-        unsigned char b = s[i];
-        size_t len;
-        uint32_t cp;
-        if (b < 0x80) {
-            i++;
-            continue;
-        } else if ((b & 0xE0) == 0xC0) {
-            len = 2;
-            cp = b & 0x1F;
-        } else if ((b & 0xF0) == 0xE0) {
-            len = 3;
-            cp = b & 0x0F;
-        } else if ((b & 0xF8) == 0xF0) {
-            len = 4;
-            cp = b & 0x07;
-        } else {
-            return false;
-        }
-        if (i + len > n)
-            return false;
-        for (size_t k = 1; k < len; k++) {
-            if ((s[i + k] & 0xC0) != 0x80)
-                return false;
-            cp = cp << 6 | (s[i + k] & 0x3F);
-        }
-        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-            (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-            (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        i += len;
-    }
-    return true;
+    return dsf_utf8_check((const char *)s, n) == n;
 }
 
 static int convert(conv *c, int idx, cJSON **out);

@@ -14,6 +14,7 @@
 #include "core/xalloc.h"
 #include "json/jsonc.h"
 #include "json/jsonout.h"
+#include "json/utf8.h"
 
 
 const char *dsf_param_type_name(dsf_param_type t)
@@ -157,6 +158,14 @@ int dsf_param_parse(cJSON **out, const dsf_param *param, const char *text,
 {
     *out = NULL;
     *err = NULL;
+    size_t bad = dsf_utf8_check(text, strlen(text));
+    if (bad != strlen(text)) {
+        *err = dsf_xasprintf("param '%s': invalid UTF-8 (byte 0x%02X at "
+                             "column %zu of the value): values must be "
+                             "UTF-8 text", param->name,
+                             (unsigned char)text[bad], bad + 1);
+        return -1;
+    }
     cJSON *v = NULL;
     switch (param->type) {
     case DSF_PARAM_INTEGER:
