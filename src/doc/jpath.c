@@ -7,7 +7,7 @@
 
 #include "core/diag.h"
 #include "core/xalloc.h"
-#include "json/utf8.h"
+#include "core/utf8.h"
 #include "json/jsonc.h"
 
 static void add_step(dsf_jpath *p, char *key, long index)

@@ -12,7 +12,7 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
-#include "json/utf8.h"
+#include "core/utf8.h"
 
 typedef struct posent {
     const cJSON *node;

@@ -8,7 +8,7 @@
 
 #include "core/xalloc.h"
 #include "json/jsonc.h"
-#include "json/utf8.h"
+#include "core/utf8.h"
 
 void dsf_json_write_string(dsf_buf *out, const char *s)
 {

@@ -16,7 +16,7 @@
 #include "core/xalloc.h"
 #include "doc/doc.h"
 #include "doc/jpath.h"
-#include "json/utf8.h"
+#include "core/utf8.h"
 #include "lua/values.h"
 #include "lua/limits.h"
 

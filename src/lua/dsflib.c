@@ -10,6 +10,7 @@
 #include <lauxlib.h>
 
 #include "core/diag.h"
+#include "core/xalloc.h"
 #include "lua/limits.h"
 #include "lua/errobj.h"
 #include "lua/values.h"
@@ -78,9 +79,22 @@ static int mark(lua_State *L, bool array)
 static int l_array(lua_State *L) { return mark(L, true); }
 static int l_object(lua_State *L) { return mark(L, false); }
 
+/* A warning is one diagnostic line: longer text is cut, and a script
+** reports at most MAX_WARNINGS of them (then one note says the rest were
+** dropped), so its warnings can neither fill memory nor flood the
+** terminal. What is kept counts against the memory budget. */
+#define MAX_WARNING_BYTES 2000
+#define MAX_WARNINGS 1000
+
 static int l_warn(lua_State *L)
 {
-    const char *msg = luaL_checkstring(L, 1);
+    size_t len;
+    const char *msg = luaL_checklstring(L, 1, &len);
+    lua_Integer count = lua_tointeger(L, lua_upvalueindex(2)) + 1;
+    lua_pushinteger(L, count);
+    lua_replace(L, lua_upvalueindex(2));
+    if (count > MAX_WARNINGS + 1)
+        return 0;
     lua_Debug ar;
     const char *file = NULL;
     int line = 0;
@@ -90,20 +104,34 @@ static int l_warn(lua_State *L)
         line = ar.currentline > 0 ? ar.currentline : 0;
     }
     dsf_diags *d = lua_touserdata(L, lua_upvalueindex(1));
-    /* The warning outlives the call, outside the Lua state: it counts
-    ** against the script's memory budget (a loop of large warnings must
-    ** not grow the process past --max-memory). */
-    size_t len = strlen(msg);
-    if (!dsf_limits_charge(L, len + (file ? strlen(file) : 0) +
+    bool cut = len > MAX_WARNING_BYTES || strlen(msg) != len;
+    int keep = (int)strnlen(msg, MAX_WARNING_BYTES);
+    /* Not in the middle of a UTF-8 sequence. */
+    while (cut && keep > 0 && ((unsigned char)msg[keep] & 0xC0) == 0x80)
+        keep--;
+    if (!dsf_limits_charge(L, (size_t)keep + (file ? strlen(file) : 0) +
                                   sizeof(dsf_diag) + 64))
         return dsf_errobj_raise(L, 1, DSF_ERR_LIMIT,
                                 "dsforge.warn: memory limit of %d MiB "
                                 "exceeded (warnings count against it)",
                                 (int)(dsf_limits_of(L)->memory >> 20));
+    if (count == MAX_WARNINGS + 1) {
+        if (d)
+            dsf_diag_add(d, DSF_NOTE, file, line, 0,
+                         "more than %d warnings: the rest are dropped",
+                         MAX_WARNINGS);
+        return 0;
+    }
     if (d)
-        dsf_diag_add(d, DSF_WARNING, file, line, 0, "%s", msg);
-    else
-        fprintf(stderr, "%s:%d: warning: %s\n", file ? file : "?", line, msg);
+        dsf_diag_add(d, DSF_WARNING, file, line, 0, "%.*s%s", keep, msg,
+                     cut ? " [...]" : "");
+    else {
+        char *text = dsf_xasprintf("%s:%d: warning: %.*s%s\n",
+                                   file ? file : "?", line, keep, msg,
+                                   cut ? " [...]" : "");
+        dsf_fputs_clean(text, stderr, false);
+        free(text);
+    }
     return 0;
 }
 
@@ -281,7 +309,8 @@ int dsf_open_dsforge(lua_State *L, dsf_diags *warnings)
                                    {NULL, NULL}};
     luaL_newlib(L, fns);
     lua_pushlightuserdata(L, warnings);
-    lua_pushcclosure(L, l_warn, 1);
+    lua_pushinteger(L, 0); /* warnings so far */
+    lua_pushcclosure(L, l_warn, 2);
     lua_setfield(L, -2, "warn");
     lua_pushlightuserdata(L, (void *)&dsf_null_sentinel);
     lua_setfield(L, -2, "null");

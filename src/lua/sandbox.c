@@ -65,7 +65,8 @@ static int l_print(lua_State *L)
         lua_pop(L, 1);
     }
     dsf_buf_putc(&b, '\n');
-    fwrite(b.data, 1, b.len, stderr);
+    /* A script's text never reaches the terminal raw. */
+    dsf_fputs_clean(dsf_buf_str(&b), stderr, false);
     dsf_buf_free(&b);
     return 0;
 }

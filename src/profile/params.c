@@ -14,7 +14,7 @@
 #include "core/xalloc.h"
 #include "json/jsonc.h"
 #include "json/jsonout.h"
-#include "json/utf8.h"
+#include "core/utf8.h"
 
 
 const char *dsf_param_type_name(dsf_param_type t)

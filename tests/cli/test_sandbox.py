@@ -344,9 +344,27 @@ class ResultBudget(SandboxTestCase):
                       "the result to JSON", err)
 
     def test_warnings_count_against_the_memory_budget(self):
-        err = self.measure('  local s = string.rep("w", 1 << 20)\n'
-                           "  for i = 1, 100000 do dsforge.warn(s .. i) end")
+        err = self.measure("  local t = {}\n"
+                           "  for i = 1, 30 do\n"
+                           "    t[i] = string.rep(string.char(64 + i), 1 << 20)"
+                           "\n  end\n"
+                           "  for i = 1, 1000 do dsforge.warn(t[1]) end")
         self.assertIn("dsforge.warn: memory limit of 32 MiB exceeded", err)
+
+    def test_warnings_are_cut_and_capped(self):
+        pdir = self.profile("x", dirname="capped", body=profile_with_build(
+            '  local s = string.rep("w", 1 << 20)\n'
+            "  for i = 1, 5000 do dsforge.warn(s) end\n"
+            "  return { train_batch_size = 8, "
+            "train_micro_batch_size_per_gpu = 8, "
+            "gradient_accumulation_steps = 1 }"))
+        res = run("gen", "x", "--profile-path", pdir, "--stdout")
+        self.assertExit(res, 0)
+        lines = [l for l in res.err.splitlines() if ": warning: " in l]
+        self.assertEqual(len(lines), 1000)
+        self.assertLess(max(len(l) for l in lines), 2200)
+        self.assertIn("more than 1000 warnings: the rest are dropped",
+                      res.err)
 
     def test_warnings_caught_by_pcall_still_cannot_grow(self):
         err = self.measure('  local s = string.rep("w", 1 << 20)\n'

@@ -1,5 +1,5 @@
 /* utf8.c -- see utf8.h. */
-#include "json/utf8.h"
+#include "core/utf8.h"
 
 #include <stdint.h>
 
