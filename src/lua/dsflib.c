@@ -104,8 +104,9 @@ static int l_warn(lua_State *L)
         line = ar.currentline > 0 ? ar.currentline : 0;
     }
     dsf_diags *d = lua_touserdata(L, lua_upvalueindex(1));
-    bool cut = len > MAX_WARNING_BYTES || strlen(msg) != len;
+    /* Never scans more than the kept part (a NUL byte ends it too). */
     int keep = (int)strnlen(msg, MAX_WARNING_BYTES);
+    bool cut = len > (size_t)keep;
     /* Not in the middle of a UTF-8 sequence. */
     while (cut && keep > 0 && ((unsigned char)msg[keep] & 0xC0) == 0x80)
         keep--;
