@@ -249,7 +249,11 @@ static void print_one(const dsf_diag *g, FILE *out, bool color)
     }
     fprintf(out, ":%s %s%s:%s ", reset, color ? sev_color(g->severity) : "",
             dsf_severity_name(g->severity), reset);
-    dsf_fputs_clean(g->message, out, true);
+    /* An error may span lines (a profile's table of what was tried):
+    ** its newlines stay. A warning is one line (a script reports many:
+    ** none may fake a line of its own). Every other control is
+    ** neutralised. */
+    dsf_fputs_clean(g->message, out, g->severity == DSF_WARNING);
     if (g->rule) {
         fputs(" [", out);
         dsf_fputs_clean(g->rule, out, true);
