@@ -8,6 +8,7 @@
 #include "cli/opts.h"
 #include "core/error.h"
 #include "core/xalloc.h"
+#include "doc/jpath.h"
 #include "profile/gen.h"
 
 static const char help[] =
@@ -240,9 +241,21 @@ int dsf_cmd_gen(int argc, char **argv)
         case OPT_STDOUT:
             r.to_stdout = true;
             break;
-        case OPT_WHY:
+        case OPT_WHY: {
+            /* A bad path is a usage error here, not a failure after the
+            ** variants were built. */
+            dsf_jpath jp;
+            char *err;
+            if (dsf_jpath_parse(&jp, arg, &err) != 0) {
+                rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
+                                    "--why: %s", err);
+                free(err);
+            } else {
+                dsf_jpath_free(&jp);
+            }
             r.why = arg;
             break;
+        }
         case OPT_TARGET:
             if (strcmp(arg, "deepspeed") && strcmp(arg, "hf"))
                 rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,

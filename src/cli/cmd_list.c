@@ -136,8 +136,10 @@ int dsf_cmd_list(int argc, char **argv)
                         ta, cJSON_CreateString(prof->tiers[t].name));
                 cJSON_AddItemToArray(arr, o);
             } else {
-                printf("%-20s %-22s %-10s %s\n", e[i].name,
-                       tiers.len ? tiers.data : "-", e[i].origin, summary);
+                printf("%-20s %-22s %-10s ", e[i].name,
+                       tiers.len ? tiers.data : "-", e[i].origin);
+                dsf_fputs_clean(summary, stdout, true); /* script text */
+                putchar('\n');
             }
             dsf_buf_free(&tiers);
             dsf_profile_free(prof);

@@ -110,13 +110,25 @@ int dsf_cmd_plugins(int argc, char **argv)
         const dsf_plugin_info *pi = dsf_plugins_list(pe.plugins, &n);
         const dsf_rule *rules = dsf_plugins_rules(pe.plugins, &nr);
         for (size_t i = 0; i < n; i++) {
-            printf("%s %s (%s: %s)\n  %s\n", pi[i].name, pi[i].version,
-                   pi[i].origin, pi[i].dir, pi[i].summary);
+            /* Script text goes through dsf_fputs_clean. */
+            dsf_fputs_clean(pi[i].name, stdout, true);
+            putchar(' ');
+            dsf_fputs_clean(pi[i].version, stdout, true);
+            printf(" (%s: ", pi[i].origin);
+            dsf_fputs_clean(pi[i].dir, stdout, true);
+            fputs(")\n  ", stdout);
+            dsf_fputs_clean(pi[i].summary, stdout, true);
+            putchar('\n');
             for (size_t k = 0; k < nr; k++)
-                if (!strcmp(rules[k].plugin, pi[i].name))
-                    printf("    %-30s %-7s %s\n", rules[k].id,
-                           dsf_severity_name(rules[k].severity),
-                           rules[k].summary);
+                if (!strcmp(rules[k].plugin, pi[i].name)) {
+                    dsf_buf rid = DSF_BUF_INIT;
+                    dsf_text_clean(&rid, rules[k].id, true);
+                    printf("    %-30s %-7s ", dsf_buf_str(&rid),
+                           dsf_severity_name(rules[k].severity));
+                    dsf_fputs_clean(rules[k].summary, stdout, true);
+                    putchar('\n');
+                    dsf_buf_free(&rid);
+                }
         }
         size_t ns;
         const dsf_plugin_shadowed *sh = dsf_plugins_shadowed(pe.plugins,

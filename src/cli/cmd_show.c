@@ -21,7 +21,10 @@ static const dsf_opt opts[] = {DSF_COMMON_OPTS, {NULL, 0, false, 0}};
 static void print_profile(const dsf_profile *p)
 {
     const dsf_profile_src *leaf = &p->chain[p->nchain - 1];
-    printf("%s: %s\n\nchain (parent first):\n", leaf->name, leaf->summary);
+    /* Summaries and docs are script text: through dsf_fputs_clean. */
+    printf("%s: ", leaf->name);
+    dsf_fputs_clean(leaf->summary, stdout, true);
+    printf("\n\nchain (parent first):\n");
     for (size_t i = 0; i < p->nchain; i++) {
         const dsf_profile_src *s = &p->chain[i];
         if (strncmp(s->origin, "repo ", 5))
@@ -35,9 +38,10 @@ static void print_profile(const dsf_profile *p)
     for (size_t i = 0; i < p->nparams; i++) {
         const dsf_param *par = &p->params[i];
         char *def = dsf_json_print(par->def, false);
-        printf("  %-24s %-8s default %-10s %s\n", par->name,
-               dsf_param_type_name(par->type), def,
-               *par->doc ? par->doc : "(no doc)");
+        printf("  %-24s %-8s default %-10s ", par->name,
+               dsf_param_type_name(par->type), def);
+        dsf_fputs_clean(*par->doc ? par->doc : "(no doc)", stdout, true);
+        putchar('\n');
         if (par->values) {
             char *vals = dsf_json_print(par->values, false);
             printf("  %-24s one of %s\n", "", vals);
@@ -54,7 +58,9 @@ static void print_profile(const dsf_profile *p)
     for (size_t i = 0; i < p->ntiers; i++) {
         const dsf_tier *t = &p->tiers[i];
         char *params = dsf_json_print(t->params, false);
-        printf("  %-10s %s\n", t->name, *t->summary ? t->summary : "");
+        printf("  %-10s ", t->name);
+        dsf_fputs_clean(t->summary, stdout, true);
+        putchar('\n');
         printf("  %-10s params %s\n", "", params);
         if (t->config) {
             char *cfg = dsf_json_print(t->config, false);

@@ -7,6 +7,7 @@
 
 #include "buf.h"
 #include "xalloc.h"
+#include "core/utf8.h"
 
 static char *vformat(const char *fmt, va_list ap)
     __attribute__((format(printf, 1, 0)));
@@ -173,13 +174,71 @@ static const char *sev_color(dsf_severity sev)
     return "";
 }
 
+static bool is_bidi_control(unsigned cp)
+{
+    return (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) ||
+           cp == 0x200E || cp == 0x200F || cp == 0x061C;
+}
+
+void dsf_text_clean(dsf_buf *out, const char *s, bool one_line)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        unsigned char c = p[i];
+        if (c < 0x80) {
+            if ((c >= 0x20 && c != 0x7F) || c == '\t' ||
+                (c == '\n' && !one_line)) {
+                size_t j = i + 1; /* copy the whole run of plain text */
+                while (j < n && ((p[j] >= 0x20 && p[j] < 0x7F) ||
+                                 p[j] == '\t' || (p[j] == '\n' && !one_line)))
+                    j++;
+                dsf_buf_add(out, s + i, j - i);
+                i = j;
+                continue;
+            }
+            dsf_buf_putc(out, '^');
+            dsf_buf_putc(out, c == 0x7F ? '?' : (char)(c + 0x40));
+            i++;
+            continue;
+        }
+        size_t len = dsf_utf8_seq(p + i, n - i);
+        if (!len) {
+            char esc[5] = {'\\', 'x', hex[c >> 4], hex[c & 15], 0};
+            dsf_buf_puts(out, esc);
+            i++;
+            continue;
+        }
+        unsigned cp = len == 2 ? (unsigned)(c & 0x1F) << 6 | (p[i + 1] & 0x3F)
+                      : len == 3 ? (unsigned)(c & 0x0F) << 12 |
+                                       (unsigned)(p[i + 1] & 0x3F) << 6 |
+                                       (p[i + 2] & 0x3F)
+                                 : 0x10000; /* 4 bytes: never a control */
+        if ((cp >= 0x80 && cp <= 0x9F) || is_bidi_control(cp))
+            dsf_buf_printf(out, "<U+%04X>", cp);
+        else
+            dsf_buf_add(out, s + i, len);
+        i += len;
+    }
+}
+
+void dsf_fputs_clean(const char *s, FILE *f, bool one_line)
+{
+    dsf_buf b = DSF_BUF_INIT;
+    dsf_text_clean(&b, s, one_line);
+    if (b.len)
+        fwrite(b.data, 1, b.len, f);
+    dsf_buf_free(&b);
+}
+
 static void print_one(const dsf_diag *g, FILE *out, bool color)
 {
     const char *bold = color ? "\033[1m" : "";
     const char *reset = color ? "\033[0m" : "";
     fputs(bold, out);
     if (g->file) {
-        fputs(g->file, out);
+        dsf_fputs_clean(g->file, out, true);
         if (g->line > 0) {
             fprintf(out, ":%d", g->line);
             if (g->col > 0)
@@ -188,22 +247,50 @@ static void print_one(const dsf_diag *g, FILE *out, bool color)
     } else {
         fputs("dsforge", out);
     }
-    fprintf(out, ":%s %s%s:%s %s", reset, color ? sev_color(g->severity) : "",
-            dsf_severity_name(g->severity), reset, g->message);
-    if (g->rule)
-        fprintf(out, " [%s]", g->rule);
+    fprintf(out, ":%s %s%s:%s ", reset, color ? sev_color(g->severity) : "",
+            dsf_severity_name(g->severity), reset);
+    /* An error may span lines (a profile's table of what was tried):
+    ** its newlines stay. A warning is one line (a script reports many:
+    ** none may fake a line of its own). Every other control is
+    ** neutralised. */
+    dsf_fputs_clean(g->message, out, g->severity == DSF_WARNING);
+    if (g->rule) {
+        fputs(" [", out);
+        dsf_fputs_clean(g->rule, out, true);
+        fputc(']', out);
+    }
     fputc('\n', out);
     if (g->excerpt) {
-        fprintf(out, "    %s\n    ", g->excerpt);
-        /* Tabs keep their width so the caret lines up. */
-        for (int i = 1; i < g->col && g->excerpt[i - 1]; i++)
-            fputc(g->excerpt[i - 1] == '\t' ? '\t' : ' ', out);
+        fputs("    ", out);
+        dsf_fputs_clean(g->excerpt, out, true);
+        fputs("\n    ", out);
+        /* The caret goes under column col of the cleaned line: tabs keep
+        ** their width, everything else is as wide as its cleaned form. */
+        size_t upto = strlen(g->excerpt);
+        if (g->col > 0 && (size_t)(g->col - 1) < upto)
+            upto = (size_t)(g->col - 1);
+        char *prefix = dsf_xstrndup(g->excerpt, upto);
+        dsf_buf pre = DSF_BUF_INIT;
+        dsf_text_clean(&pre, prefix, true);
+        for (size_t i = 0; i < pre.len; i++) {
+            unsigned char c = (unsigned char)pre.data[i];
+            if ((c & 0xC0) == 0x80)
+                continue; /* one column per character */
+            fputc(c == '\t' ? '\t' : ' ', out);
+        }
+        dsf_buf_free(&pre);
+        free(prefix);
         fprintf(out, "%s^%s\n", color ? sev_color(g->severity) : "", reset);
     }
-    if (g->hint)
-        fprintf(out, "  %shint:%s %s\n", bold, reset, g->hint);
-    if (g->trace)
-        fprintf(out, "%s\n", g->trace);
+    if (g->hint) {
+        fprintf(out, "  %shint:%s ", bold, reset);
+        dsf_fputs_clean(g->hint, out, false);
+        fputc('\n', out);
+    }
+    if (g->trace) {
+        dsf_fputs_clean(g->trace, out, false);
+        fputc('\n', out);
+    }
 }
 
 void dsf_diags_print(const dsf_diags *d, FILE *out, bool color)

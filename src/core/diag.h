@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "core/buf.h"
+
 typedef enum dsf_severity {
     DSF_NOTE = 0,
     DSF_WARNING = 1,
@@ -75,6 +77,19 @@ void dsf_diags_sort(dsf_diags *d);
 ** followed by the excerpt with a caret, the hint and the trace. color
 ** adds ANSI colours (only on a terminal, never with NO_COLOR). */
 void dsf_diags_print(const dsf_diags *d, FILE *out, bool color);
+
+/* The one place text from scripts, files and repositories is made safe
+** for a terminal: appends s to out with every character that could
+** control it neutralised. C0 controls and DEL in caret notation (ESC is
+** "^[", CR "^M"; tab is kept, and newline unless one_line, where it is
+** "^J"), C1 controls and the bidirectional overrides and isolates as
+** "<U+202E>", bytes that are not UTF-8 as "\xFF". Every printer of such
+** text (diagnostics, warnings, summaries, show, list, plugins, print)
+** goes through it. */
+void dsf_text_clean(dsf_buf *out, const char *s, bool one_line);
+
+/* Writes s to f through dsf_text_clean. */
+void dsf_fputs_clean(const char *s, FILE *f, bool one_line);
 
 /* The severity's name ("error", "warning", "note"). */
 const char *dsf_severity_name(dsf_severity sev);

@@ -7,6 +7,7 @@
 
 #include "core/diag.h"
 #include "core/xalloc.h"
+#include "core/utf8.h"
 #include "json/jsonc.h"
 
 static void add_step(dsf_jpath *p, char *key, long index)
@@ -120,10 +121,32 @@ cJSON *dsf_jpath_get(cJSON *doc, const dsf_jpath *p)
     return n;
 }
 
+/* Levels of objects and arrays in v (0 for a scalar or NULL). */
+static size_t nesting(const cJSON *v)
+{
+    size_t deepest = 0;
+    for (const cJSON *ch = v && (cJSON_IsObject(v) || cJSON_IsArray(v))
+                               ? v->child
+                               : NULL;
+         ch; ch = ch->next) {
+        size_t n = nesting(ch);
+        if (n > deepest)
+            deepest = n;
+    }
+    return v && (cJSON_IsObject(v) || cJSON_IsArray(v)) ? deepest + 1 : 0;
+}
+
 int dsf_edit_parse(dsf_edit *out, const char *arg, int argno, char **err)
 {
     memset(out, 0, sizeof *out);
     *err = NULL;
+    size_t bad = dsf_utf8_check(arg, strlen(arg));
+    if (bad != strlen(arg)) {
+        *err = dsf_xasprintf("invalid UTF-8 (byte 0x%02X at column %zu): "
+                             "edits must be UTF-8 text",
+                             (unsigned char)arg[bad], bad + 1);
+        return -1;
+    }
     const char *s = arg;
     if (*s == '+') {
         out->op = DSF_EDIT_ADD;
@@ -171,6 +194,16 @@ int dsf_edit_parse(dsf_edit *out, const char *arg, int argno, char **err)
         if (!v)
             dsf_xoom();
         out->value = v;
+    }
+    size_t depth = out->path.len + nesting(out->value);
+    if (depth > DSF_JPATH_MAX_DEPTH) {
+        *err = dsf_xasprintf("'%.60s%s': the edit nests %zu levels deep; a "
+                             "config nests at most %d", arg,
+                             strlen(arg) > 60 ? "..." : "", depth,
+                             DSF_JPATH_MAX_DEPTH);
+        dsf_edit_free(out);
+        memset(out, 0, sizeof *out);
+        return -1;
     }
     return 0;
 }

@@ -15,6 +15,12 @@
 
 #include "core/buf.h"
 
+/* The deepest a config may nest: a value at the end of a path of this
+** many steps, or a path plus the nesting of its value, is as deep as a
+** config can be (a script's tables are converted up to this depth,
+** src/lua/conv.h). Deeper edits are refused when they are parsed. */
+#define DSF_JPATH_MAX_DEPTH 200
+
 typedef struct dsf_jstep {
     char *key;    /* object member, or NULL for an array index */
     long index;   /* array index when key is NULL */
@@ -56,7 +62,9 @@ typedef struct dsf_edit {
 } dsf_edit;
 
 /* Parses one edit: `path=value`, `+path=value`, `~path`. The value is JSON
-** when it parses as JSON, else a string. -1 and *err on error. */
+** when it parses as JSON, else a string. -1 and *err on error, including
+** a path whose steps plus the nesting of its value exceed
+** DSF_JPATH_MAX_DEPTH. */
 int dsf_edit_parse(dsf_edit *out, const char *arg, int argno, char **err);
 void dsf_edit_free(dsf_edit *e);
 

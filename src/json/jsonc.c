@@ -2,6 +2,7 @@
 #include "jsonc.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
+#include "core/utf8.h"
 
 typedef struct posent {
     const cJSON *node;
@@ -536,6 +538,32 @@ static int parse_value(parser *ps, cJSON **out)
     return 0;
 }
 
+/* JSON text is UTF-8 (RFC 8259 8.1): the whole text, comments included,
+** is checked before parsing, and the first bad byte is reported at its
+** line and column. */
+static int check_utf8(parser *ps)
+{
+    size_t n = (size_t)(ps->end - ps->p);
+    size_t bad = dsf_utf8_check(ps->p, n);
+    if (bad == n)
+        return 0;
+    const char *at = ps->p + bad;
+    dsf_jpos pos = {1, 1};
+    const char *ls = ps->p;
+    for (const char *q = ps->p; q < at; q++)
+        if (*q == '\n') {
+            pos.line++;
+            ls = q + 1;
+        }
+    pos.col = (int)(at - ls) + 1;
+    if (pos.line == 1 && ls == ps->p)
+        pos.col += (int)(ps->p - ps->text); /* after a byte-order mark */
+    char msg[80];
+    snprintf(msg, sizeof msg, "invalid UTF-8 (byte 0x%02X): JSON text must "
+             "be UTF-8", (unsigned char)*at);
+    return fail_at(ps, pos, msg);
+}
+
 int dsf_json_parse(cJSON **out, dsf_jsrc **src_out, const char *file,
                    const char *text, size_t len, dsf_diags *d)
 {
@@ -556,7 +584,9 @@ int dsf_json_parse(cJSON **out, dsf_jsrc **src_out, const char *file,
     if (len >= 3 && memcmp(ps.p, "\xEF\xBB\xBF", 3) == 0)
         ps.p += 3, ps.line_start += 3;
     cJSON *doc = NULL;
-    int rc = skip_space(&ps);
+    int rc = check_utf8(&ps);
+    if (!rc)
+        rc = skip_space(&ps);
     if (!rc)
         rc = parse_value(&ps, &doc);
     if (!rc)

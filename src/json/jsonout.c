@@ -1,5 +1,5 @@
 /* jsonout.c -- see jsonout.h. */
-#include "jsonout.h"
+#include "json/jsonout.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -8,6 +8,7 @@
 
 #include "core/xalloc.h"
 #include "json/jsonc.h"
+#include "core/utf8.h"
 
 void dsf_json_write_string(dsf_buf *out, const char *s)
 {
@@ -16,8 +17,21 @@ void dsf_json_write_string(dsf_buf *out, const char *s)
     const char *run = s;
     for (const char *p = s;; p++) {
         unsigned char c = (unsigned char)*p;
-        if (c && c >= 0x20 && c != '"' && c != '\\')
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\')
             continue;
+        if (c >= 0x80) {
+            /* Valid UTF-8 is copied; any other byte becomes U+FFFD, so
+            ** the output is always valid JSON text (RFC 8259 8.1). */
+            size_t len = dsf_utf8_seq((const unsigned char *)p, strlen(p));
+            if (len) {
+                p += len - 1;
+                continue;
+            }
+            dsf_buf_add(out, run, (size_t)(p - run));
+            dsf_buf_puts(out, "\ufffd");
+            run = p + 1;
+            continue;
+        }
         dsf_buf_add(out, run, (size_t)(p - run));
         if (!c)
             break;

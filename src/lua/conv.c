@@ -12,10 +12,25 @@
 #include <lauxlib.h>
 
 #include "core/buf.h"
+#include "core/error.h"
 #include "core/xalloc.h"
 #include "doc/doc.h"
+#include "doc/jpath.h"
+#include "core/utf8.h"
+#include "lua/values.h"
+#include "lua/limits.h"
 
 #define MAX_SAFE_INT 9007199254740992.0 /* 2^53 */
+
+/* What one converted value costs, as counted against the budget: the
+** cJSON node and the allocator's overhead; strings and keys add their
+** bytes. */
+#define NODE_COST (sizeof(cJSON) + 16)
+#define CHECK_TIME_EVERY 1024 /* nodes between two looks at the clock */
+
+/* An edit may reach exactly as deep as a converted table. */
+_Static_assert(DSF_CONV_MAX_DEPTH == DSF_JPATH_MAX_DEPTH,
+               "edit depth and conversion depth differ");
 
 typedef struct conv {
     lua_State *L;
@@ -24,6 +39,11 @@ typedef struct conv {
     int depth;
     dsf_buf path;
     char *err;
+    size_t bytes;   /* counted so far */
+    size_t budget;  /* what the result may count */
+    bool capped;    /* the budget is DSF_CONV_MAX_BYTES, not the state's */
+    size_t nodes;
+    bool limit;     /* the failure is a limit, not a shape */
 } conv;
 
 static int failf(conv *c, const char *what)
@@ -37,43 +57,43 @@ static int failf(conv *c, const char *what)
 
 static bool valid_utf8(const unsigned char *s, size_t n)
 {
-    size_t i = 0;
-    while (i < n) {
-        unsigned char b = s[i];
-        size_t len;
-        uint32_t cp;
-        if (b < 0x80) {
-            i++;
-            continue;
-        } else if ((b & 0xE0) == 0xC0) {
-            len = 2;
-            cp = b & 0x1F;
-        } else if ((b & 0xF0) == 0xE0) {
-            len = 3;
-            cp = b & 0x0F;
-        } else if ((b & 0xF8) == 0xF0) {
-            len = 4;
-            cp = b & 0x07;
-        } else {
-            return false;
-        }
-        if (i + len > n)
-            return false;
-        for (size_t k = 1; k < len; k++) {
-            if ((s[i + k] & 0xC0) != 0x80)
-                return false;
-            cp = cp << 6 | (s[i + k] & 0x3F);
-        }
-        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-            (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-            (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        i += len;
-    }
-    return true;
+    return dsf_utf8_check((const char *)s, n) == n;
 }
 
 static int convert(conv *c, int idx, cJSON **out);
+
+/* Counts bytes of the result being built against the budget and, every
+** few nodes, the clock against the call's deadline. A shared sub-table
+** is counted each time it is copied: that is the memory it takes. */
+static int spend(conv *c, size_t bytes)
+{
+    c->bytes += bytes;
+    if (c->bytes > c->budget) {
+        c->limit = true;
+        char *m;
+        if (c->capped)
+            m = dsf_xasprintf("result size limit of %zu MiB exceeded "
+                              "while converting the result to JSON",
+                              (size_t)DSF_CONV_MAX_BYTES >> 20);
+        else
+            m = dsf_xasprintf("memory limit of %zu MiB exceeded while "
+                              "converting the result to JSON",
+                              dsf_limits_of(c->L)->memory >> 20);
+        failf(c, m);
+        free(m);
+        return -1;
+    }
+    if (++c->nodes % CHECK_TIME_EVERY == 0 && dsf_limits_expired(c->L)) {
+        double seconds = dsf_limits_of(c->L)->seconds;
+        c->limit = true;
+        char *m = dsf_xasprintf("time limit of %.3g s exceeded while "
+                                "converting the result to JSON", seconds);
+        failf(c, m);
+        free(m);
+        return -1;
+    }
+    return 0;
+}
 
 static void push_path_key(conv *c, const char *key)
 {
@@ -189,6 +209,10 @@ static int convert_table(conv *c, int idx, cJSON **out)
                 rc = failf(c, "an object key is not valid UTF-8 text");
                 break;
             }
+            if (spend(c, ms[i].keylen + 1)) {
+                rc = -1;
+                break;
+            }
             size_t mark = c->path.len;
             push_path_key(c, ms[i].key);
             lua_pushlstring(L, ms[i].key, ms[i].keylen);
@@ -220,6 +244,8 @@ static int convert(conv *c, int idx, cJSON **out)
 {
     lua_State *L = c->L;
     *out = NULL;
+    if (spend(c, NODE_COST))
+        return -1;
     switch (lua_type(L, idx)) {
     case LUA_TTABLE:
         return convert_table(c, idx, out);
@@ -258,6 +284,8 @@ static int convert(conv *c, int idx, cJSON **out)
             return failf(c, "a string contains a NUL byte");
         if (!valid_utf8((const unsigned char *)s, len))
             return failf(c, "a string is not valid UTF-8 text");
+        if (spend(c, len + 1))
+            return -1;
         *out = cJSON_CreateString(s);
         break;
     }
@@ -296,6 +324,11 @@ int dsf_lua_to_json(cJSON **out, char **err, lua_State *L, int idx,
     memset(&c, 0, sizeof c);
     c.L = L;
     c.flags = flags;
+    c.budget = dsf_limits_memory_left(L);
+    if (c.budget > DSF_CONV_MAX_BYTES) {
+        c.budget = DSF_CONV_MAX_BYTES;
+        c.capped = true;
+    }
     int top = lua_gettop(L);
     int rc = convert(&c, lua_absindex(L, idx), out);
     lua_settop(L, top);
@@ -303,7 +336,7 @@ int dsf_lua_to_json(cJSON **out, char **err, lua_State *L, int idx,
     if (rc) {
         *out = NULL;
         *err = c.err ? c.err : dsf_xstrdup("conversion failed");
-        return -1;
+        return c.limit ? DSF_ESCRIPT : -1;
     }
     *err = NULL;
     return 0;

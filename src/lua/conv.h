@@ -21,18 +21,29 @@
 #include <cjson/cJSON.h>
 #include <lua.h>
 
-#include "lua/host.h"
+#include "lua/values.h" /* DSF_LJMP */
 
 #define DSF_CONV_MAX_DEPTH 200
+
+/* The most one converted result may count (cJSON nodes and their text):
+** a script's result is bounded by what is left of its state's memory
+** budget and by this, whichever is smaller, and converting it runs on the
+** time budget of the call that produced it. So a result whose tables are
+** shared many times (t = {a = t, b = t}) fails fast instead of copying
+** every path. Real configs are a few KiB. */
+#define DSF_CONV_MAX_BYTES (16u << 20)
 
 enum dsf_conv_flags {
     DSF_CONV_ALLOW_DELETE = 1 /* dsforge.delete becomes a tombstone */
 };
 
-/* Converts the value at idx. On success *out is a new tree (caller frees
-** with cJSON_Delete) and 0 is returned; on error *out is NULL, *err a
-** message naming the path (caller frees) and -1 is returned. Does not
-** raise: uses raw access only and checks the stack. */
+/* Converts the value at idx (L must belong to a dsf_host: the budget is
+** its). On success *out is a new tree (caller frees with cJSON_Delete)
+** and 0 is returned; on error *out is NULL, *err a message naming the
+** path (caller frees) and -1 is returned for a value that is not JSON,
+** DSF_ESCRIPT for a result past the memory or time budget (the message
+** names the limit). Does not raise: uses raw access only and checks the
+** stack. */
 int dsf_lua_to_json(cJSON **out, char **err, lua_State *L, int idx,
                     unsigned flags);
 

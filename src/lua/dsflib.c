@@ -1,5 +1,5 @@
 /* dsflib.c -- the `dsforge` module (contrib/docs/lua-environment.md). */
-#include "dsflib.h"
+#include "lua/dsflib.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -10,6 +10,10 @@
 #include <lauxlib.h>
 
 #include "core/diag.h"
+#include "core/xalloc.h"
+#include "lua/limits.h"
+#include "lua/errobj.h"
+#include "lua/values.h"
 #include "version.h"
 
 const char dsf_version[] = DSF_VERSION;
@@ -75,9 +79,22 @@ static int mark(lua_State *L, bool array)
 static int l_array(lua_State *L) { return mark(L, true); }
 static int l_object(lua_State *L) { return mark(L, false); }
 
+/* A warning is one diagnostic line: longer text is cut, and a script
+** reports at most MAX_WARNINGS of them (then one note says the rest were
+** dropped), so its warnings can neither fill memory nor flood the
+** terminal. What is kept counts against the memory budget. */
+#define MAX_WARNING_BYTES 2000
+#define MAX_WARNINGS 1000
+
 static int l_warn(lua_State *L)
 {
-    const char *msg = luaL_checkstring(L, 1);
+    size_t len;
+    const char *msg = luaL_checklstring(L, 1, &len);
+    lua_Integer count = lua_tointeger(L, lua_upvalueindex(2)) + 1;
+    lua_pushinteger(L, count);
+    lua_replace(L, lua_upvalueindex(2));
+    if (count > MAX_WARNINGS + 1)
+        return 0;
     lua_Debug ar;
     const char *file = NULL;
     int line = 0;
@@ -86,11 +103,36 @@ static int l_warn(lua_State *L)
         file = ar.source + 1;
         line = ar.currentline > 0 ? ar.currentline : 0;
     }
-    dsf_diags *d = dsf_host_warnings(L);
+    dsf_diags *d = lua_touserdata(L, lua_upvalueindex(1));
+    /* Never scans more than the kept part (a NUL byte ends it too). */
+    int keep = (int)strnlen(msg, MAX_WARNING_BYTES);
+    bool cut = len > (size_t)keep;
+    /* Not in the middle of a UTF-8 sequence. */
+    while (cut && keep > 0 && ((unsigned char)msg[keep] & 0xC0) == 0x80)
+        keep--;
+    if (!dsf_limits_charge(L, (size_t)keep + (file ? strlen(file) : 0) +
+                                  sizeof(dsf_diag) + 64))
+        return dsf_errobj_raise(L, 1, DSF_ERR_LIMIT,
+                                "dsforge.warn: memory limit of %d MiB "
+                                "exceeded (warnings count against it)",
+                                (int)(dsf_limits_of(L)->memory >> 20));
+    if (count == MAX_WARNINGS + 1) {
+        if (d)
+            dsf_diag_add(d, DSF_NOTE, file, line, 0,
+                         "more than %d warnings: the rest are dropped",
+                         MAX_WARNINGS);
+        return 0;
+    }
     if (d)
-        dsf_diag_add(d, DSF_WARNING, file, line, 0, "%s", msg);
-    else
-        fprintf(stderr, "%s:%d: warning: %s\n", file ? file : "?", line, msg);
+        dsf_diag_add(d, DSF_WARNING, file, line, 0, "%.*s%s", keep, msg,
+                     cut ? " [...]" : "");
+    else {
+        char *text = dsf_xasprintf("%s:%d: warning: %.*s%s\n",
+                                   file ? file : "?", line, keep, msg,
+                                   cut ? " [...]" : "");
+        dsf_fputs_clean(text, stderr, false);
+        free(text);
+    }
     return 0;
 }
 
@@ -255,23 +297,22 @@ static int l_fail(lua_State *L)
     ** caller (a helper failing on behalf of the profile that called it) */
     int level = (int)luaL_optinteger(L, 2, 1);
     luaL_argcheck(L, level >= 1 && level <= 16, 2, "level must be 1 to 16");
-    dsf_host_mark_input_error(L);
-    luaL_where(L, level);
-    lua_pushstring(L, msg);
-    lua_concat(L, 2);
-    return lua_error(L);
+    return dsf_errobj_raise(L, level, DSF_ERR_INPUT, "%s", msg);
 }
 
-int dsf_open_dsforge(lua_State *L)
+int dsf_open_dsforge(lua_State *L, dsf_diags *warnings)
 {
     static const luaL_Reg fns[] = {{"kind", l_kind},
                                    {"fail", l_fail},
                                    {"array", l_array},
                                    {"object", l_object},
-                                   {"warn", l_warn},
                                    {"sorted_keys", l_sorted_keys},
                                    {NULL, NULL}};
     luaL_newlib(L, fns);
+    lua_pushlightuserdata(L, warnings);
+    lua_pushinteger(L, 0); /* warnings so far */
+    lua_pushcclosure(L, l_warn, 2);
+    lua_setfield(L, -2, "warn");
     lua_pushlightuserdata(L, (void *)&dsf_null_sentinel);
     lua_setfield(L, -2, "null");
     lua_pushlightuserdata(L, (void *)&dsf_delete_sentinel);

@@ -6,10 +6,12 @@
 
 #include <lua.h>
 
-#include "lua/host.h"
+#include "core/diag.h"
+#include "lua/values.h" /* DSF_LJMP */
 
-/* Pushes a new `dsforge` module table. DSF_LJMP */
-int dsf_open_dsforge(lua_State *L) DSF_LJMP;
+/* Pushes a new `dsforge` module table; dsforge.warn adds its warnings to
+** warnings (borrowed for the state's lifetime; NULL: stderr). DSF_LJMP */
+int dsf_open_dsforge(lua_State *L, dsf_diags *warnings) DSF_LJMP;
 
 /* The sandbox's pairs: like Lua's (a __pairs metamethod is honoured),
 ** but it visits numbers, then strings, in sorted order, so a script's

@@ -1,9 +1,10 @@
 /*
 ** host.c -- the sandboxed Lua host: creating and closing states, loading
 ** chunks, and the one protected entry into Lua with its error reports.
-** The limits are in limits.c, the sandbox in sandbox.c.
+** The limits are in limits.c, the sandbox in sandbox.c, error objects in
+** errobj.c, loading a cached source in chunk.c.
 */
-#include "lua/host_internal.h"
+#include "lua/host.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,16 @@
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/xalloc.h"
-#include "lua/builtin.h"
+#include "lua/chunk.h"
+#include "lua/errobj.h"
+#include "lua/sandbox.h"
+
+struct dsf_host {
+    lua_State *L;
+    dsf_limiter *limiter;
+    dsf_srccache *sources;
+    dsf_sandbox_config sandbox; /* the state keeps a pointer to it */
+};
 
 #define MAX_MESSAGE 2000
 #define MAX_TRACE_LINES 6
@@ -23,8 +33,17 @@
 /* ------------------------------------------------------------------ */
 /* Errors: the message handler and the mapping to diagnostics. */
 
+/* Adds the traceback to an error object (as its traceback field), or
+** appends it to any other error value turned into a string. */
 static int message_handler(lua_State *L)
 {
+    dsf_errinfo e;
+    if (dsf_errobj_read(L, 1, &e)) {
+        luaL_traceback(L, L, NULL, 1);
+        lua_setfield(L, 1, "traceback");
+        lua_settop(L, 1);
+        return 1;
+    }
     const char *msg = lua_tostring(L, 1);
     if (!msg) {
         if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
@@ -35,27 +54,6 @@ static int message_handler(lua_State *L)
     }
     luaL_traceback(L, L, msg, 1);
     return 1;
-}
-
-/* Splits "file:line: message" into its parts when it has that shape. */
-static bool split_location(const char *msg, char **file, int *line,
-                           const char **rest)
-{
-    for (const char *p = strchr(msg, ':'); p; p = strchr(p + 1, ':')) {
-        const char *q = p + 1;
-        if (*q < '0' || *q > '9')
-            continue;
-        long n = 0;
-        while (*q >= '0' && *q <= '9' && n < 100000000)
-            n = n * 10 + (*q++ - '0');
-        if (*q != ':')
-            continue;
-        *file = dsf_xstrndup(msg, (size_t)(p - msg));
-        *line = (int)n;
-        *rest = q + 1 + (q[1] == ' ');
-        return true;
-    }
-    return false;
 }
 
 /* Keeps the useful part of a traceback: script frames, at most a few. */
@@ -87,52 +85,108 @@ static char *short_trace(const char *tb)
     return dsf_buf_take(&out);
 }
 
-static int report(dsf_host *h, int status, const char *what, dsf_diags *d)
+/* The hint of an error raised by a limit: which option raises it. */
+static void limit_hint(dsf_diag *g, lua_State *L, const char *what)
 {
-    lua_State *L = h->L;
-    if (status == LUA_ERRMEM) {
-        lua_pop(L, 1);
-        if (h->mem_hit)
-            return dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
-                                  "%s: memory limit of %zu MiB exceeded",
-                                  what, h->limits.memory >> 20);
-        return dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0, "%s: out of memory",
-                              what);
+    enum dsf_limit_hit hit = dsf_limits_hit(L);
+    dsf_diag_set_hint(g, "the script ran past a sandbox limit while running "
+                         "%s; raise it with --max-%s if the work is "
+                         "legitimate", what,
+                      hit == DSF_HIT_TIME           ? "seconds"
+                      : hit == DSF_HIT_INSTRUCTIONS ? "instructions"
+                                                    : "memory");
+}
+
+/* Splits a traceback off text (after "stack traceback:\n") and keeps the
+** script frames. */
+static char *trace_of(const char *text)
+{
+    const char *tb = text ? strstr(text, "stack traceback:\n") : NULL;
+    return tb ? short_trace(tb + strlen("stack traceback:\n")) : NULL;
+}
+
+/* An error object: its fields say everything. */
+static int report_object(lua_State *L, const dsf_errinfo *e,
+                         const char *what, dsf_diags *d)
+{
+    char *msg = dsf_xstrndup(e->message, strnlen(e->message, MAX_MESSAGE));
+    dsf_diag *g = e->source
+                      ? dsf_diag_add(d, DSF_ERROR, e->source, e->line, 0, "%s",
+                                     msg)
+                      : dsf_diag_add(d, DSF_ERROR, NULL, 0, 0, "%s: %s", what,
+                                     msg);
+    free(msg);
+    /* dsforge.fail: the script judged its input, it did not break; unless
+    ** a limit was hit on the way. */
+    bool input = e->kind == DSF_ERR_INPUT &&
+                 dsf_limits_hit(L) == DSF_HIT_NONE;
+    if (e->kind == DSF_ERR_LIMIT || dsf_limits_hit(L) != DSF_HIT_NONE)
+        limit_hint(g, L, what);
+    if (input) {
+        dsf_diag_set_hint(g, "reported by %s", what);
+        return DSF_EINPUT;
     }
-    const char *full = lua_tostring(L, -1);
-    if (!full)
-        full = "(error object is not a string)";
+    char *trace = trace_of(e->trace);
+    if (trace)
+        dsf_diag_set_trace(g, trace);
+    free(trace);
+    return DSF_ESCRIPT;
+}
+
+/* Any other error value: the message handler made it a string with a
+** traceback; its location is parsed (the one place that does). */
+static int report_string(lua_State *L, const char *full, const char *what,
+                         dsf_diags *d)
+{
     char *msg = dsf_xstrndup(full, strnlen(full, MAX_MESSAGE));
-    lua_pop(L, 1);
     char *tb = strstr(msg, "\nstack traceback:\n");
     char *trace = NULL;
     if (tb) {
+        trace = trace_of(tb + 1);
         *tb = '\0';
-        trace = short_trace(tb + strlen("\nstack traceback:\n"));
     }
     char *file = NULL;
     int line = 0;
     const char *rest = msg;
     dsf_diag *g;
-    if (split_location(msg, &file, &line, &rest))
+    if (dsf_errobj_parse_string(msg, &file, &line, &rest))
         g = dsf_diag_add(d, DSF_ERROR, file, line, 0, "%s", rest);
     else
         g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0, "%s: %s", what, rest);
-    if (h->hit != LIMIT_NONE)
-        dsf_diag_set_hint(g, "the script ran past a sandbox limit while "
-                             "running %s; raise it with --max-%s if the "
-                             "work is legitimate", what,
-                          h->hit == LIMIT_TIME ? "seconds" : "instructions");
-    /* dsforge.fail: the script judged its input, it did not break. */
-    bool input = h->input_error && h->hit == LIMIT_NONE;
-    if (input)
-        dsf_diag_set_hint(g, "reported by %s", what);
-    if (trace && !input)
+    if (dsf_limits_hit(L) != DSF_HIT_NONE)
+        limit_hint(g, L, what);
+    if (trace)
         dsf_diag_set_trace(g, trace);
     free(trace);
     free(file);
     free(msg);
-    return input ? DSF_EINPUT : DSF_ESCRIPT;
+    return DSF_ESCRIPT;
+}
+
+static int report(dsf_host *h, int status, const char *what, dsf_diags *d)
+{
+    lua_State *L = h->L;
+    int rc;
+    if (status == LUA_ERRMEM) {
+        if (dsf_limits_memory_hit(L))
+            rc = dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
+                                "%s: memory limit of %zu MiB exceeded", what,
+                                dsf_limits_of(L)->memory >> 20);
+        else
+            rc = dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
+                                "%s: out of memory", what);
+    } else {
+        dsf_errinfo e;
+        if (dsf_errobj_read(L, -1, &e)) {
+            rc = report_object(L, &e, what, d);
+        } else {
+            const char *full = lua_tostring(L, -1);
+            rc = report_string(L, full ? full : "(error object is not a "
+                                                "string)", what, d);
+        }
+    }
+    lua_pop(L, 1);
+    return rc;
 }
 
 int dsf_host_call(dsf_host *h, int nargs, int nres, const char *what,
@@ -145,9 +199,10 @@ int dsf_host_call(dsf_host *h, int nargs, int nres, const char *what,
                               "%s: Lua stack overflow", what);
     lua_pushcfunction(L, message_handler);
     lua_insert(L, base);
-    dsf_limits_arm(h, what);
+    dsf_limits_saved saved;
+    dsf_limits_arm(L, what, &saved);
     int status = lua_pcall(L, nargs, nres, base);
-    dsf_limits_disarm(h);
+    dsf_limits_disarm(L, &saved);
     lua_remove(L, base);
     if (status != LUA_OK)
         return report(h, status, what, d);
@@ -166,45 +221,6 @@ int dsf_host_cpcall(dsf_host *h, lua_CFunction fn, void *ud, int nres,
 /* Loading. */
 
 
-static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud)
-{
-    (void)L;
-    dsf_buf_add(ud, p, sz);
-    return 0;
-}
-
-/* Loads a cached source: the first time from its text (always text mode:
-** sources come from disk or the network and are untrusted), afterwards
-** from the bytecode this process made of that same text. The function is
-** left on the stack (or the error message). */
-int dsf_host_load_source(lua_State *L, const dsf_source *src,
-                         const char *chunkname)
-{
-    if (!src->builtin_checked) {
-        dsf_source *m = (dsf_source *)src; /* a cache entry: filled once */
-        m->builtin = dsf_builtin_find(src->path, src->text, src->len);
-        m->builtin_checked = 1;
-    }
-    if (src->builtin) {
-        /* Streams the embedded bytecode with the name spliced in (the
-        ** chunk name argument is ignored for binary chunks). */
-        dsf_builtin_reader r;
-        dsf_builtin_reader_init(&r, src->builtin, src->path);
-        return lua_load(L, dsf_builtin_read, &r, chunkname, "b");
-    }
-    if (src->bytecode)
-        return luaL_loadbufferx(L, src->bytecode, src->bytecode_len,
-                                chunkname, "b");
-    int status = luaL_loadbufferx(L, src->text, src->len, chunkname, "t");
-    if (status == LUA_OK) {
-        dsf_buf bc = DSF_BUF_INIT;
-        if (lua_dump(L, dump_writer, &bc, 0) == 0 && bc.len)
-            dsf_source_set_bytecode(src, bc.data, bc.len);
-        dsf_buf_free(&bc);
-    }
-    return status;
-}
-
 /* Turns a failed load (message on the stack) into a diagnostic. */
 static int load_error(dsf_host *h, int status, const char *name,
                       dsf_diags *d)
@@ -219,7 +235,7 @@ static int load_error(dsf_host *h, int status, const char *name,
     char *file = NULL;
     int line = 0;
     const char *rest = full;
-    if (full && split_location(full, &file, &line, &rest))
+    if (full && dsf_errobj_parse_string(full, &file, &line, &rest))
         dsf_diag_add(d, DSF_ERROR, file, line, 0, "syntax error: %s", rest);
     else
         dsf_diag_add(d, DSF_ERROR, name + (*name == '@'), 0, 0,
@@ -232,7 +248,7 @@ static int load_error(dsf_host *h, int status, const char *name,
 int dsf_host_load(dsf_host *h, const char *name, const char *text,
                   size_t len, dsf_diags *d)
 {
-    h->mem_hit = false;
+    dsf_limits_clear_memory_hit(h->L);
     int status = luaL_loadbufferx(h->L, text, len, name, "t");
     if (status != LUA_OK)
         return load_error(h, status, name, d);
@@ -247,8 +263,8 @@ int dsf_host_load_file(dsf_host *h, const char *path, dsf_diags *d)
     if (rc)
         return rc;
     char *name = dsf_xasprintf("@%s", path);
-    h->mem_hit = false;
-    int status = dsf_host_load_source(h->L, src, name);
+    dsf_limits_clear_memory_hit(h->L);
+    int status = dsf_chunk_load(h->L, src, name);
     rc = status == LUA_OK ? 0 : load_error(h, status, name, d);
     if (!rc)
         dsf_sandbox_set_env(h->L);
@@ -268,16 +284,15 @@ int dsf_host_new(dsf_host **out, const dsf_host_config *cfg, dsf_diags *d)
 {
     *out = NULL;
     dsf_host *h = dsf_xcalloc(1, sizeof *h);
-    h->limits = cfg->limits;
-    h->module_dirs = cfg->module_dirs;
-    h->n_module_dirs = cfg->n_module_dirs;
     h->sources = cfg->sources;
-    h->warnings = cfg->warnings;
-    snprintf(h->limit_text, sizeof h->limit_text,
-             ": time limit of %.3g s exceeded inside a C function; "
-             "stopped\n", h->limits.seconds);
-    h->L = lua_newstate(dsf_host_alloc, h);
+    h->sandbox.module_dirs = cfg->module_dirs;
+    h->sandbox.n_module_dirs = cfg->n_module_dirs;
+    h->sandbox.sources = cfg->sources;
+    h->sandbox.warnings = cfg->warnings;
+    h->limiter = dsf_limiter_new(&cfg->limits);
+    h->L = lua_newstate(dsf_limiter_alloc, h->limiter);
     if (!h->L) {
+        dsf_limiter_free(h->limiter);
         free(h);
         return dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
                               "cannot create a Lua state (memory limit too "
@@ -285,8 +300,8 @@ int dsf_host_new(dsf_host **out, const dsf_host_config *cfg, dsf_diags *d)
     }
     lua_atpanic(h->L, panic);
     dsf_limits_start_backstop();
-    lua_pushcfunction(h->L, dsf_sandbox_setup);
-    int rc = dsf_host_call(h, 0, 0, "sandbox set-up", d);
+    int rc = dsf_host_cpcall(h, dsf_sandbox_setup, &h->sandbox, 0,
+                             "sandbox set-up", d);
     if (rc) {
         dsf_host_free(h);
         return rc;
@@ -301,10 +316,12 @@ void dsf_host_free(dsf_host *h)
         return;
     /* Finalizers may run in lua_close: keep the limits armed. */
     if (h->L) {
-        dsf_limits_arm(h, "closing a Lua state");
+        dsf_limits_saved saved;
+        dsf_limits_arm(h->L, "closing a Lua state", &saved);
         lua_close(h->L);
         dsf_limits_stop_backstop();
     }
+    dsf_limiter_free(h->limiter);
     free(h);
 }
 
@@ -312,20 +329,5 @@ lua_State *dsf_host_state(dsf_host *h) { return h->L; }
 
 void dsf_host_set_global(dsf_host *h, const char *name)
 {
-    lua_State *L = h->L;
-    lua_getfield(L, LUA_REGISTRYINDEX, DSF_BASE_KEY);
-    lua_insert(L, -2);
-    lua_setfield(L, -2, name);
-    lua_pop(L, 1);
+    dsf_sandbox_set_global(h->L, name);
 }
-
-void dsf_host_mark_input_error(lua_State *L)
-{
-    dsf_host_of(L)->input_error = true;
-}
-
-dsf_diags *dsf_host_warnings(lua_State *L)
-{
-    return dsf_host_of(L)->warnings;
-}
-

@@ -22,17 +22,9 @@
 #include <lua.h>
 
 #include "core/diag.h"
+#include "lua/limits.h"
 #include "lua/srccache.h"
-
-#define DSF_LJMP /* may longjmp: call only under dsf_host_call */
-
-typedef struct dsf_limits {
-    size_t memory;          /* bytes a state may allocate */
-    uint64_t instructions;  /* VM instructions per call (granularity 1000) */
-    double seconds;         /* wall-clock time per call */
-} dsf_limits;
-
-#define DSF_LIMITS_DEFAULT {64u << 20, 200000000u, 10.0}
+#include "lua/values.h" /* DSF_LJMP */
 
 typedef struct dsf_host_config {
     dsf_limits limits;
@@ -67,7 +59,11 @@ int dsf_host_load(dsf_host *h, const char *name, const char *text,
 ** arguments on top of the stack, leaving nres results (LUA_MULTRET not
 ** allowed). what names the work for messages ("profile 8xa100"). On error
 ** nothing is left on the stack and a diagnostic with file, line and a
-** short traceback is added; returns DSF_ESCRIPT. */
+** short traceback is added; returns DSF_EINPUT for an input error
+** (dsforge.fail: no traceback), else DSF_ESCRIPT. The location comes from
+** the error object's fields (errobj.h); only a plain error string is
+** parsed. Calls may nest (a C function called from Lua may call back in):
+** the outer call's limits hold again when the inner one returns. */
 int dsf_host_call(dsf_host *h, int nargs, int nres, const char *what,
                   dsf_diags *d);
 
@@ -77,38 +73,9 @@ int dsf_host_call(dsf_host *h, int nargs, int nres, const char *what,
 int dsf_host_cpcall(dsf_host *h, lua_CFunction fn, void *ud, int nres,
                     const char *what, dsf_diags *d);
 
-/* Marks the error being raised in L as an input error (dsforge.fail):
-** dsf_host_call then returns DSF_EINPUT, without a traceback. */
-void dsf_host_mark_input_error(lua_State *L);
-
-/* Where dsforge.warn reports for the state L (may be NULL: stderr). */
-dsf_diags *dsf_host_warnings(lua_State *L);
-
 /* Pops the value on top of the stack and adds it to the sandbox's base
 ** environment as global name (for embedders and test harnesses; scripts
 ** see it like any allow-listed global). DSF_LJMP */
 void dsf_host_set_global(dsf_host *h, const char *name) DSF_LJMP;
-
-/* The dsforge.null / dsforge.delete sentinels (light userdata keys). */
-extern const char dsf_null_sentinel;
-extern const char dsf_delete_sentinel;
-
-/* Registry keys of the array and object marker metatables. */
-#define DSF_ARRAY_MT "dsforge.array"
-#define DSF_OBJECT_MT "dsforge.object"
-
-/* True when the value at idx is the null / delete sentinel. */
-bool dsf_lua_is_null(lua_State *L, int idx);
-bool dsf_lua_is_delete(lua_State *L, int idx);
-
-/* Marks the table at idx as array (or object). DSF_LJMP */
-void dsf_lua_mark(lua_State *L, int idx, bool array) DSF_LJMP;
-
-/* 1 = marked array, 2 = marked object, 0 = unmarked. */
-int dsf_lua_marker(lua_State *L, int idx);
-
-/* The names of the sandbox's global allow-list, NULL-terminated (for the
-** test that walks _ENV). */
-extern const char *const dsf_sandbox_globals[];
 
 #endif

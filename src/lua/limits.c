@@ -1,10 +1,10 @@
 /*
-** limits.c -- a host's limits: the memory budget (allocator), the
+** limits.c -- see limits.h: a state's memory budget (allocator), the
 ** instruction and time limits (count hook), and the SIGALRM backstop for C
 ** functions the hook cannot interrupt.
 */
 #define _POSIX_C_SOURCE 200809L
-#include "lua/host_internal.h"
+#include "lua/limits.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -15,15 +15,49 @@
 
 #include <lauxlib.h>
 
+#include "core/xalloc.h"
+#include "lua/errobj.h"
+
 #define HOOK_EVERY 1000
+
+struct dsf_limiter {
+    dsf_limits limits;
+    size_t mem_used;
+    size_t charged;        /* bytes the host keeps for the script */
+    bool mem_hit;
+    bool armed;
+    uint64_t executed;
+    struct timespec deadline;
+    enum dsf_limit_hit hit;
+    char limit_text[80];   /* the backstop message's tail */
+};
+
+dsf_limiter *dsf_limiter_new(const dsf_limits *limits)
+{
+    dsf_limiter *lim = dsf_xcalloc(1, sizeof *lim);
+    lim->limits = *limits;
+    snprintf(lim->limit_text, sizeof lim->limit_text,
+             ": time limit of %.3g s exceeded inside a C function; "
+             "stopped\n", limits->seconds);
+    return lim;
+}
+
+void dsf_limiter_free(dsf_limiter *lim) { free(lim); }
+
+static dsf_limiter *limiter_of(lua_State *L)
+{
+    void *ud;
+    lua_getallocf(L, &ud);
+    return ud;
+}
 
 /* ------------------------------------------------------------------ */
 /* Memory: the hlua_alloc model. A free never fails; growth past the
 ** budget returns NULL, which Lua turns into LUA_ERRMEM. */
 
-void *dsf_host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+void *dsf_limiter_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
-    dsf_host *h = ud;
+    dsf_limiter *h = ud;
     if (!ptr)
         osize = 0; /* osize is a type tag then, not a size */
     if (nsize == 0) {
@@ -31,7 +65,8 @@ void *dsf_host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         h->mem_used -= osize;
         return NULL;
     }
-    if (nsize > osize && h->mem_used + (nsize - osize) > h->limits.memory) {
+    if (nsize > osize &&
+        h->mem_used + h->charged + (nsize - osize) > h->limits.memory) {
         h->mem_hit = true;
         return NULL;
     }
@@ -41,6 +76,32 @@ void *dsf_host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     h->mem_used = h->mem_used - osize + nsize;
     return p;
 }
+
+const dsf_limits *dsf_limits_of(lua_State *L) { return &limiter_of(L)->limits; }
+
+size_t dsf_limits_memory_left(lua_State *L)
+{
+    const dsf_limiter *h = limiter_of(L);
+    size_t used = h->mem_used + h->charged;
+    return used < h->limits.memory ? h->limits.memory - used : 0;
+}
+
+bool dsf_limits_charge(lua_State *L, size_t bytes)
+{
+    dsf_limiter *h = limiter_of(L);
+    if (bytes > dsf_limits_memory_left(L)) {
+        h->mem_hit = true;
+        return false;
+    }
+    h->charged += bytes;
+    return true;
+}
+
+enum dsf_limit_hit dsf_limits_hit(lua_State *L) { return limiter_of(L)->hit; }
+
+bool dsf_limits_memory_hit(lua_State *L) { return limiter_of(L)->mem_hit; }
+
+void dsf_limits_clear_memory_hit(lua_State *L) { limiter_of(L)->mem_hit = false; }
 
 /* ------------------------------------------------------------------ */
 /* Time and instructions. */
@@ -58,53 +119,50 @@ static bool past(struct timespec t, struct timespec deadline)
            (t.tv_sec == deadline.tv_sec && t.tv_nsec >= deadline.tv_nsec);
 }
 
-dsf_host *dsf_host_of(lua_State *L)
+bool dsf_limits_expired(lua_State *L)
 {
-    void *ud;
-    lua_getallocf(L, &ud);
-    return ud;
+    return past(now(), limiter_of(L)->deadline);
 }
 
 /* Once a limit is hit the hook re-arms itself to run on every instruction,
 ** so a pcall inside the script catches the error only to hit it again on
-** its next instruction: the error always reaches dsf_host_call. */
+** its next instruction: the error always reaches dsf_host_call. The error
+** is an object of kind "limit" located at the interrupted function. */
 static void limit_hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
-    dsf_host *h = dsf_host_of(L);
-    if (h->hit == LIMIT_NONE) {
+    dsf_limiter *h = limiter_of(L);
+    if (h->hit == DSF_HIT_NONE) {
         h->executed += HOOK_EVERY;
         if (h->executed > h->limits.instructions)
-            h->hit = LIMIT_INSTRUCTIONS;
+            h->hit = DSF_HIT_INSTRUCTIONS;
         else if (past(now(), h->deadline))
-            h->hit = LIMIT_TIME;
+            h->hit = DSF_HIT_TIME;
         else
             return;
         lua_sethook(L, limit_hook, LUA_MASKCOUNT, 1);
     }
-    /* lua_pushfstring knows neither %llu nor %.3g: format here. Level 0
-    ** is the function the hook interrupted: the message names its line. */
+    /* lua_pushfstring knows neither %llu nor %.3g: format here. */
     char msg[96];
-    if (h->hit == LIMIT_INSTRUCTIONS)
+    if (h->hit == DSF_HIT_INSTRUCTIONS)
         snprintf(msg, sizeof msg, "instruction limit of %llu exceeded",
                  (unsigned long long)h->limits.instructions);
     else
         snprintf(msg, sizeof msg, "time limit of %.3g s exceeded",
                  h->limits.seconds);
-    luaL_where(L, 0);
-    lua_pushstring(L, msg);
-    lua_concat(L, 2);
-    lua_error(L);
+    dsf_errobj_raise(L, 0, DSF_ERR_LIMIT, "%s", msg);
 }
 
 /* The backstop for C functions the hook cannot interrupt (a pathological
-** pattern in string.find, a huge table.concat): while any host exists, a
+** pattern in string.find, a huge table.concat): while any state exists, a
 ** periodic SIGALRM checks whether the current call has run past its
 ** backstop deadline (1.5 x the limit + 1 s, so the hook gets the first
 ** chance to stop the script cleanly); then the process ends with exit
 ** code 5 and a message prepared before the call. Arming a call costs no
 ** system call: it only sets the deadline and a flag. The handler does only
-** async-signal-safe work (clock_gettime, write, _exit). */
+** async-signal-safe work (clock_gettime, write, _exit). The variables
+** describe the innermost armed call; arming saves them, disarming restores
+** them. */
 #define BACKSTOP_PERIOD_USEC 200000
 
 static const char *volatile alarm_what;  /* the current call's name */
@@ -148,16 +206,14 @@ void dsf_limits_start_backstop(void)
 
 void dsf_limits_stop_backstop(void)
 {
-    /* A state was just closed: no call is running any more. */
+    if (--live_hosts > 0)
+        return;
     in_call = 0;
     alarm_limit = NULL;
     alarm_what = NULL;
-    if (--live_hosts > 0)
-        return;
     struct itimerval it;
     memset(&it, 0, sizeof it);
     setitimer(ITIMER_REAL, &it, NULL);
-    in_call = 0;
 }
 
 static struct timespec after(struct timespec t, double seconds)
@@ -172,26 +228,51 @@ static struct timespec after(struct timespec t, double seconds)
     return t;
 }
 
-void dsf_limits_arm(dsf_host *h, const char *what)
+void dsf_limits_arm(lua_State *L, const char *what, dsf_limits_saved *save)
 {
+    dsf_limiter *h = limiter_of(L);
+    save->armed = h->armed;
+    save->executed = h->executed;
+    save->hit = h->hit;
+    save->deadline = h->deadline;
+    save->what = alarm_what;
+    save->limit = alarm_limit;
+    save->backstop = call_backstop;
+    save->in_call = in_call;
+    h->armed = true;
     h->executed = 0;
-    h->hit = LIMIT_NONE;
+    h->hit = DSF_HIT_NONE;
     h->mem_hit = false;
-    h->input_error = false;
     struct timespec t = now();
     h->deadline = after(t, h->limits.seconds);
-    lua_sethook(h->L, limit_hook, LUA_MASKCOUNT, HOOK_EVERY);
+    lua_sethook(L, limit_hook, LUA_MASKCOUNT, HOOK_EVERY);
     /* The handler assembles the message from these parts: arming a call
-    ** formats nothing. */
+    ** formats nothing. Clear the flag while the parts change. */
+    in_call = 0;
     alarm_limit = h->limit_text;
     alarm_what = what;
     call_backstop = after(t, h->limits.seconds * 1.5 + 1.0);
     in_call = 1;
 }
 
-void dsf_limits_disarm(dsf_host *h)
+void dsf_limits_disarm(lua_State *L, const dsf_limits_saved *save)
 {
+    dsf_limiter *h = limiter_of(L);
     in_call = 0;
-    lua_sethook(h->L, NULL, 0, 0);
+    alarm_what = save->what;
+    alarm_limit = save->limit;
+    call_backstop = save->backstop;
+    in_call = save->in_call;
+    h->armed = save->armed;
+    if (!save->armed) {
+        lua_sethook(L, NULL, 0, 0);
+        return;
+    }
+    /* The outer call goes on where it was (a limit the inner call hit is
+    ** the inner call's: it ended). */
+    h->executed = save->executed;
+    h->hit = save->hit;
+    h->deadline = save->deadline;
+    lua_sethook(L, limit_hook, LUA_MASKCOUNT,
+                save->hit != DSF_HIT_NONE ? 1 : HOOK_EVERY);
 }
-

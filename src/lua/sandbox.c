@@ -4,7 +4,7 @@
 ** setmetatable, xpcall and pairs, require for plugin modules, and the
 ** null/delete sentinels and array/object markers.
 */
-#include "lua/host_internal.h"
+#include "lua/sandbox.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,18 +15,17 @@
 
 #include "core/buf.h"
 #include "core/xalloc.h"
+#include "lua/chunk.h"
 #include "lua/dsflib.h"
+#include "lua/errobj.h"
+#include "lua/limits.h"
+#include "lua/values.h"
 
-const char dsf_null_sentinel = 'n';
-const char dsf_delete_sentinel = 'd';
-
-const char *const dsf_sandbox_globals[] = {
-    "_VERSION", "assert",  "dsforge",  "error",    "getmetatable",
-    "ipairs",   "load",    "math",     "next",     "pairs",
-    "pcall",    "print",   "rawequal", "rawget",   "rawlen",
-    "rawset",   "require", "select",   "setmetatable", "string",
-    "table",    "tonumber", "tostring", "type",     "utf8",
-    "xpcall",   NULL};
+/* Registry keys of the sandbox. */
+#define BASE_KEY "dsforge.base"       /* the allow-listed globals */
+#define ENVMT_KEY "dsforge.env_mt"    /* metatable of chunk envs */
+#define LOADED_KEY "dsforge.loaded"   /* require's module cache */
+#define CONFIG_KEY "dsforge.sandbox"  /* the dsf_sandbox_config */
 
 /* ------------------------------------------------------------------ */
 /* The sandbox. */
@@ -37,8 +36,9 @@ const char *const dsf_sandbox_globals[] = {
 static int undefined_global(lua_State *L)
 {
     if (lua_type(L, 2) == LUA_TSTRING)
-        return luaL_error(L, "undefined global '%s'", lua_tostring(L, 2));
-    return luaL_error(L, "undefined global");
+        return dsf_errobj_raise(L, 1, DSF_ERR_SCRIPT, "undefined global '%s'",
+                                lua_tostring(L, 2));
+    return dsf_errobj_raise(L, 1, DSF_ERR_SCRIPT, "undefined global");
 }
 
 /* Replaces upvalue 1 (_ENV) of the function on top with a new chunk
@@ -46,7 +46,7 @@ static int undefined_global(lua_State *L)
 void dsf_sandbox_set_env(lua_State *L)
 {
     lua_newtable(L);
-    lua_getfield(L, LUA_REGISTRYINDEX, DSF_ENVMT_KEY);
+    lua_getfield(L, LUA_REGISTRYINDEX, ENVMT_KEY);
     lua_setmetatable(L, -2);
     if (!lua_setupvalue(L, -2, 1))
         lua_pop(L, 1);
@@ -65,7 +65,8 @@ static int l_print(lua_State *L)
         lua_pop(L, 1);
     }
     dsf_buf_putc(&b, '\n');
-    fwrite(b.data, 1, b.len, stderr);
+    /* A script's text never reaches the terminal raw. */
+    dsf_fputs_clean(dsf_buf_str(&b), stderr, false);
     dsf_buf_free(&b);
     return 0;
 }
@@ -81,8 +82,9 @@ static int l_setmetatable(lua_State *L)
     if (t == LUA_TTABLE) {
         lua_pushliteral(L, "__gc");
         if (lua_rawget(L, 2) != LUA_TNIL)
-            return luaL_error(L, "setmetatable: __gc metamethods are not "
-                                 "allowed in the sandbox");
+            return dsf_errobj_raise(L, 1, DSF_ERR_SCRIPT,
+                                    "setmetatable: __gc metamethods are not "
+                                    "allowed in the sandbox");
         lua_pop(L, 1);
     }
     if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL)
@@ -99,7 +101,7 @@ static int l_setmetatable(lua_State *L)
 ** message passes through unchanged. */
 static int guarded_handler(lua_State *L)
 {
-    if (dsf_host_of(L)->hit != LIMIT_NONE)
+    if (dsf_limits_hit(L) != DSF_HIT_NONE)
         return 1;
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
@@ -131,13 +133,15 @@ static int l_load(lua_State *L)
     size_t len;
     const char *chunk = lua_tolstring(L, 1, &len);
     if (!chunk || lua_type(L, 1) != LUA_TSTRING)
-        return luaL_error(L, "load: only string chunks are allowed in the "
-                             "sandbox");
+        return dsf_errobj_raise(L, 1, DSF_ERR_SCRIPT,
+                                "load: only string chunks are allowed in "
+                                "the sandbox");
     const char *name = luaL_optstring(L, 2, "=(load)");
     const char *mode = luaL_optstring(L, 3, "t");
     if (strcmp(mode, "t") != 0)
-        return luaL_error(L, "load: binary chunks are not allowed in the "
-                             "sandbox (mode must be \"t\")");
+        return dsf_errobj_raise(L, 1, DSF_ERR_SCRIPT,
+                                "load: binary chunks are not allowed in the "
+                                "sandbox (mode must be \"t\")");
     if (luaL_loadbufferx(L, chunk, len, name, "t") != LUA_OK) {
         lua_pushnil(L);
         lua_insert(L, -2);
@@ -170,17 +174,21 @@ static bool valid_module_name(const char *s)
 
 static int l_require(lua_State *L)
 {
-    dsf_host *h = dsf_host_of(L);
     const char *name = luaL_checkstring(L, 1);
     if (!valid_module_name(name))
-        return luaL_error(L, "require: invalid module name '%s'", name);
+        return dsf_errobj_raise(L, 1, DSF_ERR_SCRIPT,
+                                "require: invalid module name '%s'", name);
+    lua_getfield(L, LUA_REGISTRYINDEX, CONFIG_KEY);
+    dsf_sandbox_config *h = lua_touserdata(L, -1);
+    lua_pop(L, 1);
     lua_settop(L, 1);
-    lua_getfield(L, LUA_REGISTRYINDEX, DSF_LOADED_KEY); /* 2 */
+    lua_getfield(L, LUA_REGISTRYINDEX, LOADED_KEY); /* 2 */
     lua_pushvalue(L, 1);
     int t = lua_rawget(L, 2);
     if (t == LUA_TLIGHTUSERDATA && lua_touserdata(L, -1) == (void *)h)
-        return luaL_error(L, "require: module '%s' requires itself "
-                             "(circular require)", name);
+        return dsf_errobj_raise(L, 1, DSF_ERR_SCRIPT,
+                                "require: module '%s' requires itself "
+                                "(circular require)", name);
     if (t != LUA_TNIL)
         return 1;
     lua_pop(L, 1);
@@ -209,15 +217,16 @@ static int l_require(lua_State *L)
     dsf_diags_free(&ignore);
     free(rel);
     if (!src)
-        return luaL_error(L, "require: module '%s' not found on the plugin "
-                             "path", name);
+        return dsf_errobj_raise(L, 1, DSF_ERR_SCRIPT,
+                                "require: module '%s' not found on the "
+                                "plugin path", name);
     /* Compile while marking the module as in progress. */
     lua_pushvalue(L, 1);
     lua_pushlightuserdata(L, h);
     lua_rawset(L, 2);
     lua_pushfstring(L, "@%s", path);
     free(path);
-    if (dsf_host_load_source(L, src, lua_tostring(L, -1)) != LUA_OK)
+    if (dsf_chunk_load(L, src, lua_tostring(L, -1)) != LUA_OK)
         return lua_error(L);
     dsf_sandbox_set_env(L);
     lua_pushvalue(L, 1);
@@ -232,73 +241,85 @@ static int l_require(lua_State *L)
     return 1;
 }
 
-bool dsf_lua_is_null(lua_State *L, int idx)
-{
-    return lua_type(L, idx) == LUA_TLIGHTUSERDATA &&
-           lua_touserdata(L, idx) == (void *)&dsf_null_sentinel;
-}
+static const char *const string_removed[] = {"dump", NULL};
+static const char *const math_removed[] = {"random", "randomseed", NULL};
 
-bool dsf_lua_is_delete(lua_State *L, int idx)
-{
-    return lua_type(L, idx) == LUA_TLIGHTUSERDATA &&
-           lua_touserdata(L, idx) == (void *)&dsf_delete_sentinel;
-}
+/* The allow-list: the set-up below builds the base environment from it
+** and from nothing else; contrib/docs/lua-environment.md lists exactly
+** these names. */
+const dsf_sandbox_global dsf_sandbox_globals[] = {
+    {"_VERSION", DSF_FROM_BASE, NULL, NULL},
+    {"assert", DSF_FROM_BASE, NULL, NULL},
+    {"error", DSF_FROM_BASE, NULL, NULL},
+    {"getmetatable", DSF_FROM_BASE, NULL, NULL},
+    {"ipairs", DSF_FROM_BASE, NULL, NULL},
+    {"next", DSF_FROM_BASE, NULL, NULL},
+    {"pcall", DSF_FROM_BASE, NULL, NULL},
+    {"rawequal", DSF_FROM_BASE, NULL, NULL},
+    {"rawget", DSF_FROM_BASE, NULL, NULL},
+    {"rawlen", DSF_FROM_BASE, NULL, NULL},
+    {"rawset", DSF_FROM_BASE, NULL, NULL},
+    {"select", DSF_FROM_BASE, NULL, NULL},
+    {"tonumber", DSF_FROM_BASE, NULL, NULL},
+    {"tostring", DSF_FROM_BASE, NULL, NULL},
+    {"type", DSF_FROM_BASE, NULL, NULL},
+    {"load", DSF_FROM_SANDBOX, l_load, NULL},
+    {"pairs", DSF_FROM_SANDBOX, dsf_lua_pairs, NULL},
+    {"print", DSF_FROM_SANDBOX, l_print, NULL},
+    {"require", DSF_FROM_SANDBOX, l_require, NULL},
+    {"setmetatable", DSF_FROM_SANDBOX, l_setmetatable, NULL},
+    {"xpcall", DSF_FROM_SANDBOX, l_xpcall, NULL},
+    {LUA_STRLIBNAME, DSF_FROM_LIBRARY, luaopen_string, string_removed},
+    {LUA_TABLIBNAME, DSF_FROM_LIBRARY, luaopen_table, NULL},
+    {LUA_MATHLIBNAME, DSF_FROM_LIBRARY, luaopen_math, math_removed},
+    {LUA_UTF8LIBNAME, DSF_FROM_LIBRARY, luaopen_utf8, NULL},
+    {"dsforge", DSF_FROM_DSFORGE, NULL, NULL},
+    {NULL, DSF_FROM_BASE, NULL, NULL}};
 
-void dsf_lua_mark(lua_State *L, int idx, bool array)
-{
-    idx = lua_absindex(L, idx);
-    luaL_getmetatable(L, array ? DSF_ARRAY_MT : DSF_OBJECT_MT);
-    lua_setmetatable(L, idx);
-}
-
-int dsf_lua_marker(lua_State *L, int idx)
-{
-    if (!lua_getmetatable(L, idx))
-        return 0;
-    luaL_getmetatable(L, DSF_ARRAY_MT);
-    if (lua_rawequal(L, -1, -2)) {
-        lua_pop(L, 2);
-        return 1;
-    }
-    lua_pop(L, 1);
-    luaL_getmetatable(L, DSF_OBJECT_MT);
-    int r = lua_rawequal(L, -1, -2) ? 2 : 0;
-    lua_pop(L, 2);
-    return r;
-}
-
-static void new_marker(lua_State *L, const char *key)
-{
-    luaL_newmetatable(L, key); /* sets __name */
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable"); /* scripts cannot read or swap it */
-    lua_pop(L, 1);
-}
-
-static void remove_field(lua_State *L, const char *name)
-{
-    lua_pushnil(L);
-    lua_setfield(L, -2, name);
-}
-
-/* Builds the sandbox: opens the allowed libraries (never luaL_openlibs),
-** then moves the allow-listed names into the base table that every chunk
-** environment reads through. Runs protected. */
+/* Builds the sandbox: opens the base library and the allow-listed
+** libraries (never luaL_openlibs), builds the base table that every chunk
+** environment reads through from dsf_sandbox_globals, then empties the
+** real globals. Runs protected. */
 int dsf_sandbox_setup(lua_State *L)
 {
+    dsf_sandbox_config *cfg = lua_touserdata(L, 1);
+    lua_settop(L, 0);
+    lua_pushlightuserdata(L, cfg);
+    lua_setfield(L, LUA_REGISTRYINDEX, CONFIG_KEY);
     luaL_requiref(L, LUA_GNAME, luaopen_base, 0);
     lua_pop(L, 1);
-    luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 0);
-    remove_field(L, "dump");
-    lua_pop(L, 1);
-    luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 0);
-    lua_pop(L, 1);
-    luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 0);
-    remove_field(L, "random");
-    remove_field(L, "randomseed");
-    lua_pop(L, 1);
-    luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 0);
-    lua_pop(L, 1);
+
+    dsf_values_setup(L);
+    dsf_errobj_setup(L);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, LOADED_KEY);
+
+    lua_pushglobaltable(L);
+    int g = lua_gettop(L);
+    lua_newtable(L);
+    int base = lua_gettop(L);
+    for (const dsf_sandbox_global *e = dsf_sandbox_globals; e->name; e++) {
+        switch (e->from) {
+        case DSF_FROM_BASE:
+            lua_getfield(L, g, e->name);
+            break;
+        case DSF_FROM_LIBRARY:
+            luaL_requiref(L, e->name, e->fn, 0);
+            for (int i = 0; e->removed && e->removed[i]; i++) {
+                lua_pushnil(L);
+                lua_setfield(L, -2, e->removed[i]);
+            }
+            break;
+        case DSF_FROM_SANDBOX:
+            lua_pushcfunction(L, e->fn);
+            break;
+        case DSF_FROM_DSFORGE:
+            dsf_open_dsforge(L, cfg->warnings);
+            break;
+        }
+        lua_setfield(L, base, e->name);
+    }
+    lua_setfield(L, LUA_REGISTRYINDEX, BASE_KEY);
 
     /* Protect the string metatable: getmetatable("") gives false. */
     lua_pushliteral(L, "");
@@ -306,52 +327,6 @@ int dsf_sandbox_setup(lua_State *L)
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
     lua_pop(L, 2);
-
-    new_marker(L, DSF_ARRAY_MT);
-    new_marker(L, DSF_OBJECT_MT);
-    lua_newtable(L);
-    lua_setfield(L, LUA_REGISTRYINDEX, DSF_LOADED_KEY);
-
-    /* The base: the allow-list, with wrapped load, print, setmetatable
-    ** and xpcall. */
-    lua_pushglobaltable(L);
-    int g = lua_gettop(L);
-    lua_newtable(L);
-    int base = lua_gettop(L);
-    static const char *const copied[] = {
-        "_VERSION", "assert",   "error",    "getmetatable", "ipairs",
-        "next",     "pcall",    "rawequal",     "rawget",
-        "rawlen",   "rawset",   "select",   "tonumber",     "tostring",
-        "type",     NULL};
-    for (int i = 0; copied[i]; i++) {
-        lua_getfield(L, g, copied[i]);
-        lua_setfield(L, base, copied[i]);
-    }
-    static const char *const libs[] = {LUA_STRLIBNAME, LUA_TABLIBNAME,
-                                       LUA_MATHLIBNAME, LUA_UTF8LIBNAME,
-                                       NULL};
-    for (int i = 0; libs[i]; i++) {
-        luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-        lua_getfield(L, -1, libs[i]);
-        lua_setfield(L, base, libs[i]);
-        lua_pop(L, 1);
-    }
-    lua_pushcfunction(L, l_setmetatable);
-    lua_setfield(L, base, "setmetatable");
-    lua_pushcfunction(L, l_xpcall);
-    lua_setfield(L, base, "xpcall");
-    lua_pushcfunction(L, l_print);
-    lua_setfield(L, base, "print");
-    lua_pushcfunction(L, dsf_lua_pairs);
-    lua_setfield(L, base, "pairs");
-    lua_pushcfunction(L, l_load);
-    lua_setfield(L, base, "load");
-    lua_pushcfunction(L, l_require);
-    lua_setfield(L, base, "require");
-    dsf_open_dsforge(L);
-    lua_setfield(L, base, "dsforge");
-    lua_setfield(L, LUA_REGISTRYINDEX, DSF_BASE_KEY);
-
     /* Empty the real global table: nothing reaches it but through base. */
     lua_pushnil(L);
     while (lua_next(L, g)) {
@@ -370,7 +345,7 @@ int dsf_sandbox_setup(lua_State *L)
     ** (no C call on the hot path of every global read); the base's own
     ** __index raises for names outside the allow-list. Both metatables
     ** are protected, so scripts never reach the base table itself. */
-    lua_getfield(L, LUA_REGISTRYINDEX, DSF_BASE_KEY);
+    lua_getfield(L, LUA_REGISTRYINDEX, BASE_KEY);
     lua_newtable(L);
     lua_pushcfunction(L, undefined_global);
     lua_setfield(L, -2, "__index");
@@ -382,7 +357,15 @@ int dsf_sandbox_setup(lua_State *L)
     lua_setfield(L, -2, "__index"); /* env_mt.__index = base */
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
-    lua_setfield(L, LUA_REGISTRYINDEX, DSF_ENVMT_KEY);
+    lua_setfield(L, LUA_REGISTRYINDEX, ENVMT_KEY);
     return 0;
 }
 
+
+void dsf_sandbox_set_global(lua_State *L, const char *name)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, BASE_KEY);
+    lua_insert(L, -2);
+    lua_setfield(L, -2, name);
+    lua_pop(L, 1);
+}

@@ -142,14 +142,17 @@ int dsf_profile_build(cJSON **doc_out, cJSON **params_out,
         if (!rc) {
             cJSON *part;
             char *err;
-            if (dsf_lua_to_json(&part, &err, L, -1, DSF_CONV_ALLOW_DELETE)) {
+            int crc = dsf_lua_to_json(&part, &err, L, -1,
+                                      DSF_CONV_ALLOW_DELETE);
+            if (crc) {
                 dsf_diag *g = dsf_diag_add(d, DSF_ERROR, s->path,
                                            s->build_line, 0,
                                            "the config returned by build: %s",
                                            err);
-                dsf_diag_set_hint(g, "tables must be arrays (keys 1..n) or "
-                                     "objects (string keys); use "
-                                     "dsforge.null for JSON null");
+                if (crc != DSF_ESCRIPT) /* not JSON, rather than a limit */
+                    dsf_diag_set_hint(g, "tables must be arrays (keys 1..n) "
+                                         "or objects (string keys); use "
+                                         "dsforge.null for JSON null");
                 free(err);
                 rc = DSF_ESCRIPT;
             } else {

@@ -1,7 +1,10 @@
 /* params.c -- profile params: types, parsing --param text, checks. */
 #include "profile/internal.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +14,7 @@
 #include "core/xalloc.h"
 #include "json/jsonc.h"
 #include "json/jsonout.h"
+#include "core/utf8.h"
 
 
 const char *dsf_param_type_name(dsf_param_type t)
@@ -114,27 +118,92 @@ int dsf_param_check(const dsf_param *param, const cJSON *v, char **err)
     return 0;
 }
 
+#define MAX_EXACT 9007199254740992.0 /* 2^53 */
+
+/* Non-NULL when text is a JSON number: "-"? digits ("." digits)?
+** ([eE] [+-]? digits)?; *integral when it has neither fraction nor
+** exponent. */
+static const char *number_text(const char *text, bool *integral)
+{
+    const char *s = text;
+    if (*s == '-')
+        s++;
+    if (!isdigit((unsigned char)*s))
+        return NULL;
+    while (isdigit((unsigned char)*s))
+        s++;
+    *integral = true;
+    if (*s == '.') {
+        *integral = false;
+        if (!isdigit((unsigned char)*++s))
+            return NULL;
+        while (isdigit((unsigned char)*s))
+            s++;
+    }
+    if (*s == 'e' || *s == 'E') {
+        *integral = false;
+        s++;
+        if (*s == '+' || *s == '-')
+            s++;
+        if (!isdigit((unsigned char)*s))
+            return NULL;
+        while (isdigit((unsigned char)*s))
+            s++;
+    }
+    return *s ? NULL : text;
+}
+
 int dsf_param_parse(cJSON **out, const dsf_param *param, const char *text,
                     char **err)
 {
     *out = NULL;
     *err = NULL;
+    size_t bad = dsf_utf8_check(text, strlen(text));
+    if (bad != strlen(text)) {
+        *err = dsf_xasprintf("param '%s': invalid UTF-8 (byte 0x%02X at "
+                             "column %zu of the value): values must be "
+                             "UTF-8 text", param->name,
+                             (unsigned char)text[bad], bad + 1);
+        return -1;
+    }
     cJSON *v = NULL;
     switch (param->type) {
     case DSF_PARAM_INTEGER:
     case DSF_PARAM_NUMBER: {
-        char *end;
-        double x = strtod(text, &end);
-        if (end == text || *end || !isfinite(x)) {
-            *err = dsf_xasprintf("param '%s' expects a%s %s, got '%s'",
+        /* JSON's number grammar only: no hex (0x10), no Infinity or NaN,
+        ** no leading '+' or blanks. Integers must be exact in JSON (at
+        ** most 2^53 in magnitude): a larger one is refused, never
+        ** rounded. */
+        bool integral_text = false;
+        const char *kind = number_text(text, &integral_text);
+        double x = kind ? strtod(text, NULL) : 0;
+        if (!kind || !isfinite(x)) {
+            *err = dsf_xasprintf("param '%s' expects a%s %s, got '%s'%s",
                                  param->name,
                                  param->type == DSF_PARAM_INTEGER ? "n" : "",
-                                 dsf_param_type_name(param->type), text);
+                                 dsf_param_type_name(param->type), text,
+                                 kind ? " (out of the range of a number)"
+                                      : "");
             return -1;
         }
+        if (param->type == DSF_PARAM_INTEGER) {
+            bool exact = fabs(x) <= MAX_EXACT;
+            if (integral_text) {
+                errno = 0;
+                long long n = strtoll(text, NULL, 10);
+                exact = !errno && n <= (long long)MAX_EXACT &&
+                        n >= -(long long)MAX_EXACT;
+            }
+            if (!exact) {
+                *err = dsf_xasprintf("param '%s' expects an integer of at "
+                                     "most 2^53 (9007199254740992) in "
+                                     "magnitude, got '%s'", param->name,
+                                     text);
+                return -1;
+            }
+        }
         v = cJSON_CreateNumber(x);
-        if (v && param->type == DSF_PARAM_INTEGER && x == floor(x) &&
-            fabs(x) < 9e15)
+        if (v && param->type == DSF_PARAM_INTEGER && x == floor(x))
             v->valuestring = dsf_xasprintf("%lld", (long long)x);
         break;
     }

@@ -81,11 +81,12 @@ static int get_table_field(lua_State *L, int t, const char *key,
     int rc = 0;
     if (ty == LUA_TTABLE) {
         char *err;
-        if (dsf_lua_to_json(out, &err, L, -1, flags) != 0) {
+        int crc = dsf_lua_to_json(out, &err, L, -1, flags);
+        if (crc != 0) {
             dsf_diag_add(d, DSF_ERROR, file, 0, 0, "profile field '%s': %s",
                          key, err);
             free(err);
-            rc = DSF_EINPUT;
+            rc = crc == DSF_ESCRIPT ? DSF_ESCRIPT : DSF_EINPUT;
         }
     } else if (ty != LUA_TNIL) {
         rc = bad(d, file, "profile field '%s' must be a table, not %s", key,

@@ -5,6 +5,8 @@ time (the subprocess timeout: a hang fails the test). Includes the SIGALRM
 backstop for a C function that never returns to the VM (a pathological
 string.find pattern)."""
 import os
+import subprocess
+import sys
 import unittest
 
 import dsf
@@ -275,6 +277,102 @@ class ErrorValues(SandboxTestCase):
                     "the config returned by build: a function value cannot "
                     "be converted to JSON at "
                     "zero_optimization.offload_param.device", line=1)
+
+
+# Measures one dsforge run in a fresh interpreter, so the peak resident
+# size of earlier children does not count: prints "rc maxrss_kib seconds".
+MEASURE = r"""
+import resource, subprocess, sys, time
+t0 = time.monotonic()
+p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+t = time.monotonic() - t0
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+sys.stderr.buffer.write(p.stderr)
+print(p.returncode, rss, t)
+"""
+
+# The documented constant (contrib/docs/threat-model.md, "Limits"): a
+# profile run's peak memory stays under --max-memory plus this, whatever
+# the profile returns or prints; its wall time under --max-seconds + 1 s.
+# A sanitizer build keeps freed memory in quarantine and pads every
+# allocation: there the bound is looser but still far below the
+# gigabytes an unbounded result takes.
+PEAK_CONSTANT_MIB = 96 if "ASAN_OPTIONS" not in os.environ else 768
+# Likewise the sanitizer build runs C code several times slower: the time
+# a run takes besides the script's own limited call is allowed more.
+TIME_SLACK_S = 1.0 if "ASAN_OPTIONS" not in os.environ else 4.0
+
+
+class ResultBudget(SandboxTestCase):
+    """Everything a script makes the host allocate (its result converted
+    to JSON, its warnings) counts against its memory and time budget."""
+
+    MAX_MEMORY, MAX_SECONDS = 32, 2
+
+    def measure(self, body):
+        pdir = self.profile("x", profile_with_build(body))
+        self.path = os.path.join(pdir, "x.lua")
+        cmd = [sys.executable, "-c", MEASURE, dsf.DSFORGE, "gen", "x",
+               "--profile-path", pdir, "--stdout",
+               "--max-memory", str(self.MAX_MEMORY),
+               "--max-seconds", str(self.MAX_SECONDS)]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        rc, rss_kib, seconds = p.stdout.split()
+        rc, rss_mib, seconds = int(rc), int(rss_kib) / 1024, float(seconds)
+        tail = p.stderr[-2000:]
+        self.assertLess(rss_mib, self.MAX_MEMORY + PEAK_CONSTANT_MIB, tail)
+        self.assertLess(seconds, self.MAX_SECONDS + TIME_SLACK_S, tail)
+        self.assertEqual(rc, 5, tail)
+        self.assertIn(self.path + ":", p.stderr, tail)
+        return p.stderr
+
+    def test_shared_subtables_fail_fast(self):
+        err = self.measure("  local t = { v = 1 }\n"
+                           "  for i = 1, 60 do t = { a = t, b = t } end\n"
+                           "  return { dag = t }")
+        # The smaller of what is left of 32 MiB and the 16 MiB cap.
+        self.assertRegex(err, "(memory|result size) limit of (32|16) MiB "
+                              "exceeded while converting the result to JSON")
+        self.assertNotIn("hint: tables must be arrays", err)
+
+    def test_large_distinct_strings_in_the_result(self):
+        err = self.measure("  local r = {}\n"
+                           "  for i = 1, 24 do\n"
+                           "    r['k' .. i] = string.rep(string.char(64 + i),"
+                           " 1 << 20)\n"
+                           "  end\n"
+                           "  return r")
+        self.assertIn("memory limit of 32 MiB exceeded while converting "
+                      "the result to JSON", err)
+
+    def test_warnings_count_against_the_memory_budget(self):
+        err = self.measure("  local t = {}\n"
+                           "  for i = 1, 30 do\n"
+                           "    t[i] = string.rep(string.char(64 + i), 1 << 20)"
+                           "\n  end\n"
+                           "  for i = 1, 1000 do dsforge.warn(t[1]) end")
+        self.assertIn("dsforge.warn: memory limit of 32 MiB exceeded", err)
+
+    def test_warnings_are_cut_and_capped(self):
+        pdir = self.profile("x", dirname="capped", body=profile_with_build(
+            '  local s = string.rep("w", 1 << 20)\n'
+            "  for i = 1, 5000 do dsforge.warn(s) end\n"
+            "  return { train_batch_size = 8, "
+            "train_micro_batch_size_per_gpu = 8, "
+            "gradient_accumulation_steps = 1 }"))
+        res = run("gen", "x", "--profile-path", pdir, "--stdout")
+        self.assertExit(res, 0)
+        lines = [l for l in res.err.splitlines() if ": warning: " in l]
+        self.assertEqual(len(lines), 1000)
+        self.assertLess(max(len(l) for l in lines), 2200)
+        self.assertIn("more than 1000 warnings: the rest are dropped",
+                      res.err)
+
+    def test_warnings_caught_by_pcall_still_cannot_grow(self):
+        err = self.measure('  local s = string.rep("w", 1 << 20)\n'
+                           "  while true do pcall(dsforge.warn, s) end")
+        self.assertIn("time limit of 2 s exceeded", err)
 
 
 if __name__ == "__main__":

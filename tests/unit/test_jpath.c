@@ -496,10 +496,40 @@ static void test_edit_copies_value(void **state)
     dsf_edit_free(&e);
 }
 
+/* An edit deeper than a config may nest is refused when it is parsed
+** (a usage error), not written and rejected later. */
+static void test_edit_depth_limit(void **state)
+{
+    (void)state;
+    dsf_buf b = DSF_BUF_INIT;
+    for (int i = 0; i < DSF_JPATH_MAX_DEPTH; i++)
+        dsf_buf_puts(&b, i ? ".k" : "k");
+    dsf_buf_puts(&b, "=1");
+    dsf_edit e;
+    char *err = NULL;
+    /* Exactly the limit: accepted. */
+    assert_int_equal(dsf_edit_parse(&e, dsf_buf_str(&b), 1, &err), 0);
+    dsf_edit_free(&e);
+    /* One more step, or a nested value at the end: refused. */
+    b.len -= 2;
+    dsf_buf_puts(&b, ".k=1");
+    assert_int_equal(dsf_edit_parse(&e, dsf_buf_str(&b), 1, &err), -1);
+    assert_non_null(strstr(err, "nests 201 levels deep; a config nests at "
+                                "most 200"));
+    free(err);
+    b.len -= 4;
+    dsf_buf_puts(&b, "={\"a\":[1]}");
+    assert_int_equal(dsf_edit_parse(&e, dsf_buf_str(&b), 1, &err), -1);
+    assert_non_null(strstr(err, "nests 202 levels deep"));
+    free(err);
+    dsf_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_paths),
+        cmocka_unit_test(test_edit_depth_limit),
         cmocka_unit_test(test_parse_path_errors),
         cmocka_unit_test(test_format_paths),
         cmocka_unit_test(test_get),

@@ -1,0 +1,20 @@
+/*
+** chunk.h -- what chunk.c defines: turning a cached source into a Lua
+** function (text the first time, then this process's own bytecode, or the
+** bytecode embedded for a built-in file).
+*/
+#ifndef DSF_CHUNK_H
+#define DSF_CHUNK_H
+
+#include <lua.h>
+
+#include "lua/srccache.h"
+
+/* Loads src as a chunk named chunkname and leaves the function (or the
+** error message) on the stack; returns Lua's status. Text is always
+** loaded in text mode: sources come from disk or the network and are
+** untrusted. */
+int dsf_chunk_load(lua_State *L, const dsf_source *src,
+                   const char *chunkname);
+
+#endif
