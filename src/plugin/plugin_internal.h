@@ -8,6 +8,7 @@
 
 #include <lua.h>
 
+#include "plugin/decl.h"
 #include "plugin/plugin.h"
 
 #define MAX_DIRS 64
@@ -44,12 +45,6 @@ int dsf_plugin_read_columns(dsf_plugins *p, lua_State *L, int t,
                             const char *plugin, const char *file,
                             dsf_diags *d);
 void dsf_plugin_free_columns(dsf_plugins *p);
-
-/* Lower-case "error", "warning" or "note"; false for anything else. */
-bool dsf_plugin_parse_severity(const char *s, dsf_severity *out);
-
-/* Raw string field key of the table at t, or NULL (borrowed from Lua). */
-const char *dsf_plugin_raw_string(lua_State *L, int t, const char *key);
 
 /* Pushes the plugin's view of a config and the ctx table (with report,
 ** bound to collector c) for a call: runs protected (allocates in Lua). */

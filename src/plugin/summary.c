@@ -8,12 +8,22 @@
 
 #include <lauxlib.h>
 
+#include "core/buf.h"
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "lua/conv.h"
 #include "plugin/plugin_internal.h"
 
 #define MAX_COLUMN_WIDTH 64
+
+/* Text a plugin gives for the terminal, neutralised as all script text
+** is (core/diag.h), on one line. Caller frees. */
+static char *clean_cell(const char *s)
+{
+    dsf_buf b = DSF_BUF_INIT;
+    dsf_text_clean(&b, s, true);
+    return dsf_buf_take(&b);
+}
 
 static const char *const column_fields[] = {"name",  "header", "align",
                                             "width", "show",   "note",
@@ -100,8 +110,8 @@ static int read_column(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
     dsf_column *c = &p->columns[p->ncolumns++];
     c->plugin = dsf_xstrdup(plugin);
     c->name = dsf_xstrdup(name);
-    c->header = dsf_xstrdup(header ? header : name);
-    c->note = dsf_xstrdup(note);
+    c->header = clean_cell(header ? header : name);
+    c->note = note ? clean_cell(note) : NULL;
     c->width = (int)width;
     c->right = align && !strcmp(align, "right");
     c->varies = show && !strcmp(show, "varies");
@@ -179,15 +189,6 @@ static int push_view(lua_State *L)
     lua_pushvalue(L, 4);
     lua_setfield(L, -2, "summary");
     return 1;
-}
-
-static char *clean_cell(const char *s)
-{
-    char *out = dsf_xstrdup(s);
-    for (char *c = out; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
-    return out;
 }
 
 /* Adds the fields of obj (from plugin pi) to merged; a field already
