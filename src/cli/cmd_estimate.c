@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli/args.h"
+#include "cli/cmds.h"
 #include "cli/opts.h"
 #include "cli/plugin_env.h"
 #include "core/error.h"
@@ -12,29 +13,6 @@
 #include "json/jsonc.h"
 #include "json/jsonout.h"
 
-static const char help[] =
-    "Usage: dsforge estimate (--model NAME|PATH/config.json | --params N\n"
-    "                         [--largest-layer N]) [--gpus N] [--nodes N]\n"
-    "                        [--stage 0..3] [--offload-optimizer none|cpu]\n"
-    "                        [--offload-param none|cpu] [--zero-init 0|1]\n"
-    "                        [--seq-len N --micro-batch N]\n"
-    "                        [--flash-attention 0|1] [--json]\n"
-    "\n"
-    "Without --stage: a table of every ZeRO stage and offload choice, like\n"
-    "DeepSpeed's estimate_zero3_model_states_mem_needs_all_cold (bytes /\n"
-    "2^30, printed as GB). With --stage: that one row. --seq-len adds the\n"
-    "activation memory per GPU (Korthikanti et al. 2022), with and without\n"
-    "activation checkpointing; --flash-attention 0 counts the s x s\n"
-    "attention scores of eager attention (default 1: FlashAttention/SDPA).\n\n"
-    "Options:\n"
-    "  --model NAME|FILE       a catalog model (e.g. llama-2-7b) or a\n"
-    "                          Hugging Face config.json\n"
-    "  --params N              total parameters (instead of --model)\n"
-    "  --largest-layer N       parameters of the largest layer\n"
-    "  --gpus N                GPUs per node (default 1)\n"
-    "  --nodes N               nodes (default 1)\n"
-    "  --json                  bytes as JSON, with the inputs echoed\n"
-    "\n" DSF_COMMON_HELP;
 
 enum {
     OPT_MODEL = 1,
@@ -52,27 +30,52 @@ enum {
     OPT_JSON
 };
 
-static const dsf_opt opts[] = {{"model", 0, true, OPT_MODEL},
-                               {"params", 0, true, OPT_PARAMS},
-                               {"largest-layer", 0, true, OPT_LARGEST},
-                               {"gpus", 0, true, OPT_GPUS},
-                               {"nodes", 0, true, OPT_NODES},
-                               {"stage", 0, true, OPT_STAGE},
-                               {"offload-optimizer", 0, true, OPT_OFF_OPT},
-                               {"offload-param", 0, true, OPT_OFF_PARAM},
-                               {"zero-init", 0, true, OPT_ZERO_INIT},
-                               {"seq-len", 0, true, OPT_SEQ},
-                               {"micro-batch", 0, true, OPT_MICRO},
-                               {"flash-attention", 0, true, OPT_FLASH},
-                               {"json", 0, false, OPT_JSON},
-                               DSF_COMMON_OPTS,
-                               {NULL, 0, false, 0}};
+
+static const dsf_opt opts[] = {
+    {"model", 0, "NAME|FILE", "a catalog model (e.g. llama-2-7b) or a "
+     "Hugging Face config.json", OPT_MODEL, "file"},
+    {"params", 0, "N", "total parameters (instead of --model): 7000000000, "
+     "7e9, 7B, 1.3B, 350M", OPT_PARAMS, NULL},
+    {"largest-layer", 0, "N", "parameters of the largest layer (same "
+     "spellings)", OPT_LARGEST, NULL},
+    {"gpus", 0, "N", "GPUs per node (default 1)", OPT_GPUS, NULL},
+    {"nodes", 0, "N", "nodes (default 1)", OPT_NODES, NULL},
+    {"stage", 0, "0|1|2|3", "only this ZeRO stage's row", OPT_STAGE, NULL},
+    {"offload-optimizer", 0, "none|cpu", "with --stage: optimizer offload",
+     OPT_OFF_OPT, NULL},
+    {"offload-param", 0, "none|cpu", "with --stage 3: parameter offload",
+     OPT_OFF_PARAM, NULL},
+    {"zero-init", 0, "0|1", "with --stage 3: zero.Init (default 1)",
+     OPT_ZERO_INIT, NULL},
+    {"seq-len", 0, "N", "add the activation memory for this sequence "
+     "length", OPT_SEQ, NULL},
+    {"micro-batch", 0, "N", "micro batch per GPU for the activations "
+     "(default 1)", OPT_MICRO, NULL},
+    {"flash-attention", 0, "0|1", "0 counts the s x s attention scores of "
+     "eager attention (default 1)", OPT_FLASH, NULL},
+    {"json", 0, NULL, "bytes as JSON, with the inputs echoed", OPT_JSON,
+     NULL},
+    {NULL, 0, NULL, NULL, 0, NULL}};
+
+static int run(int argc, char **argv);
+
+const dsf_command dsf_cmd_estimate = {
+    "estimate", "estimate memory per GPU and CPU",
+    "estimate (--model NAME|FILE | --params N [--largest-layer N]) [options]",
+    "Without --stage: a table of every ZeRO stage and offload choice, like "
+    "DeepSpeed's estimate_zero3_model_states_mem_needs_all_cold (bytes / "
+    "2^30, printed as GB). With --stage: that one row. --seq-len adds the "
+    "activation memory per GPU (Korthikanti et al. 2022), with and without "
+    "activation checkpointing; --flash-attention 0 counts the s x s "
+    "attention scores of eager attention (default 1: FlashAttention/SDPA).",
+    opts, true, NULL, NULL, NULL, run};
 
 static int add_int(cJSON *o, const char *key, const char *arg, long long min,
                    long long max, const char *opt, dsf_diags *d)
 {
     long long v;
-    if (dsf_opt_int(&v, arg, min, max, opt, d))
+    bool count = !strcmp(key, "params") || !strcmp(key, "largest_layer");
+    if ((count ? dsf_opt_count : dsf_opt_int)(&v, arg, min, max, opt, d))
         return DSF_EUSAGE;
     cJSON_DeleteItemFromObjectCaseSensitive(o, key);
     cJSON *n = cJSON_CreateNumber((double)v);
@@ -132,13 +135,13 @@ static void print_table(const cJSON *res)
                actc->valuedouble / 1073741824.0);
 }
 
-int dsf_cmd_estimate(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     dsf_cli_env env;
     dsf_cli_env_init(&env);
     dsf_diags d = DSF_DIAGS_INIT;
     dsf_cli_args cl;
-    dsf_cli_args_init(&cl, argc, argv, "estimate", opts, help, &env, &d);
+    dsf_cli_args_init(&cl, argc, argv, &dsf_cmd_estimate, &env, &d);
     cJSON *o = cJSON_CreateObject();
     bool json = false;
     const char *hf_path = NULL; /* the config.json given to --model */

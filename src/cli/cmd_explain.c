@@ -4,27 +4,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli/args.h"
+#include "cli/cmds.h"
 #include "cli/opts.h"
 #include "cli/plugin_env.h"
 #include "core/error.h"
 #include "json/jsonc.h"
 #include "json/jsonout.h"
 
-static const char help[] =
-    "Usage: dsforge explain FILE [--lang en|zh]\n"
-    "\n"
-    "Walks through every key of a DeepSpeed config: its meaning, its\n"
-    "default, and whether the file changes it (from the deepspeed plugin's\n"
-    "schema).\n\n"
-    "Options:\n"
-    "  --lang en|zh            language of the explanations (default en)\n"
-    "\n" DSF_COMMON_HELP;
 
 enum { OPT_LANG = 1 };
-static const dsf_opt opts[] = {{"lang", 0, true, OPT_LANG},
-                               DSF_COMMON_OPTS,
-                               {NULL, 0, false, 0}};
+static const dsf_opt opts[] = {
+    {"lang", 0, "en|zh", "language of the explanations (default en)",
+     OPT_LANG, NULL},
+    {NULL, 0, NULL, NULL, 0, NULL}};
+
+static int run(int argc, char **argv);
+
+const dsf_command dsf_cmd_explain = {
+    "explain", "explain every key of a config", "explain FILE [--lang en|zh]",
+    "Walks through every key of a DeepSpeed config: its meaning, its "
+    "default, and whether the file changes it (from the deepspeed plugin's "
+    "schema).",
+    opts, true, NULL, "file", NULL, run};
 
 static const char *str(const cJSON *o, const char *k)
 {
@@ -73,13 +75,13 @@ static void print_rows(const cJSON *rows, bool zh)
     }
 }
 
-int dsf_cmd_explain(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     dsf_cli_env env;
     dsf_cli_env_init(&env);
     dsf_diags d = DSF_DIAGS_INIT;
     dsf_cli_args cl;
-    dsf_cli_args_init(&cl, argc, argv, "explain", opts, help, &env, &d);
+    dsf_cli_args_init(&cl, argc, argv, &dsf_cmd_explain, &env, &d);
     const char *file = NULL, *lang = "en";
     int rc = 0, id;
     const char *arg;

@@ -3,28 +3,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli/args.h"
+#include "cli/cmds.h"
 #include "cli/opts.h"
 #include "cli/plugin_env.h"
 #include "core/error.h"
 #include "json/jsonout.h"
 
-static const char help[] =
-    "Usage: dsforge schema\n"
-    "\n"
-    "Prints a JSON Schema (draft 2020-12) of DeepSpeed's config, generated\n"
-    "from the deepspeed plugin's schema, for editors and CI validators.\n"
-    "\n" DSF_COMMON_HELP;
 
-static const dsf_opt opts[] = {DSF_COMMON_OPTS, {NULL, 0, false, 0}};
+static int run(int argc, char **argv);
 
-int dsf_cmd_schema(int argc, char **argv)
+const dsf_command dsf_cmd_schema = {
+    "schema", "print a JSON Schema of DeepSpeed's config", "schema",
+    "Prints a JSON Schema (draft 2020-12) of DeepSpeed's config, generated "
+    "from the deepspeed plugin's schema, for editors and CI validators.",
+    NULL, true, NULL, NULL, NULL, run};
+
+static int run(int argc, char **argv)
 {
     dsf_cli_env env;
     dsf_cli_env_init(&env);
     dsf_diags d = DSF_DIAGS_INIT;
     dsf_cli_args cl;
-    dsf_cli_args_init(&cl, argc, argv, "schema", opts, help, &env, &d);
+    dsf_cli_args_init(&cl, argc, argv, &dsf_cmd_schema, &env, &d);
     int rc = 0, id;
     const char *arg;
     while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END) {
