@@ -8,14 +8,13 @@
 #include "cli/cmds.h"
 #include "cli/complete.h"
 #include "cli/help.h"
+#include "cli/plugin_cmd.h"
 #include "core/error.h"
 #include "lua/dsflib.h"
 
 static const dsf_command *const commands[] = {
-    &dsf_cmd_gen,     &dsf_cmd_list,     &dsf_cmd_show,
-    &dsf_cmd_check,   &dsf_cmd_explain,  &dsf_cmd_schema,
-    &dsf_cmd_plugins, &dsf_cmd_estimate, &dsf_cmd_repo,
-    &dsf_cmd_detect};
+    &dsf_cmd_gen,     &dsf_cmd_list, &dsf_cmd_show,  &dsf_cmd_check,
+    &dsf_cmd_plugins, &dsf_cmd_repo, &dsf_cmd_detect};
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
 /* The commands that are not in the table: `help` and `completion`. */
@@ -51,33 +50,38 @@ static const char tail_help[] =
     "  DSFORGE_PATH, DSFORGE_PLUGIN_PATH, XDG_CONFIG_HOME, XDG_CACHE_HOME,\n"
     "  NO_COLOR\n";
 
-/* Every command for the lists: the table, then help and completion. */
-static size_t all_commands(const dsf_command **out)
+#define MAX_COMMANDS 128
+
+static const dsf_command *find_builtin(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(commands[i]->name, name))
+            return commands[i];
+    return NULL;
+}
+
+/* Every command for the lists: the table, the plugins' (pc, may be
+** NULL), then help and completion. */
+static size_t all_commands(const dsf_command **out,
+                           const dsf_plugin_cmds *pc)
 {
     size_t n = 0;
     for (size_t i = 0; i < NCOMMANDS; i++)
         out[n++] = commands[i];
+    for (size_t i = 0; pc && i < pc->n && n < MAX_COMMANDS - 2; i++)
+        if (!find_builtin(pc->cmds[i].name))
+            out[n++] = &pc->cmds[i];
     out[n++] = &help_cmd;
     out[n++] = &completion_cmd;
     return n;
 }
 
-static const dsf_command *find(const char *name)
-{
-    const dsf_command *all[NCOMMANDS + 2];
-    size_t n = all_commands(all);
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(all[i]->name, name))
-            return all[i];
-    return NULL;
-}
-
-static int unknown_command(const char *cmd)
+static int unknown_command(const char *cmd, const dsf_plugin_cmds *pc)
 {
     dsf_diags d = DSF_DIAGS_INIT;
-    const dsf_command *all[NCOMMANDS + 2];
-    const char *names[NCOMMANDS + 3];
-    size_t n = all_commands(all);
+    const dsf_command *all[MAX_COMMANDS];
+    const char *names[MAX_COMMANDS + 1];
+    size_t n = all_commands(all, pc);
     for (size_t i = 0; i < n; i++)
         names[i] = all[i]->name;
     names[n] = NULL;
@@ -90,17 +94,20 @@ static int unknown_command(const char *cmd)
     return dsf_cli_finish(NULL, &d, DSF_EUSAGE);
 }
 
-static void top_help(FILE *out)
+static void top_help(FILE *out, int argc, char **argv)
 {
-    const dsf_command *all[NCOMMANDS + 2];
-    size_t n = all_commands(all);
+    dsf_plugin_cmds pc;
+    dsf_plugin_cmds_load(&pc, argc, argv, true);
+    const dsf_command *all[MAX_COMMANDS];
+    size_t n = all_commands(all, &pc);
     dsf_help_top(out, all, n, tail_help);
+    dsf_plugin_cmds_free(&pc);
 }
 
 static int run_help(int argc, char **argv)
 {
     if (argc < 2) {
-        top_help(stdout);
+        top_help(stdout, argc, argv);
         return 0;
     }
     if (argc > 2 || argv[1][0] == '-') {
@@ -110,11 +117,23 @@ static int run_help(int argc, char **argv)
         dsf_diag_set_hint(g, "try 'dsforge help gen'");
         return dsf_cli_finish(NULL, &d, DSF_EUSAGE);
     }
-    const dsf_command *c = find(argv[1]);
+    const dsf_command *c = find_builtin(argv[1]);
+    if (!c && !strcmp(argv[1], "help"))
+        c = &help_cmd;
+    if (!c && !strcmp(argv[1], "completion"))
+        c = &completion_cmd;
+    dsf_plugin_cmds pc;
+    dsf_plugin_cmds_load(&pc, argc, argv, true);
     if (!c)
-        return unknown_command(argv[1]);
-    dsf_help_print(stdout, c, c->common ? dsf_common_opts : dsf_help_opts);
-    return 0;
+        c = dsf_plugin_cmds_find(&pc, argv[1]);
+    int rc = 0;
+    if (c)
+        dsf_help_print(stdout, c,
+                       c->common ? dsf_common_opts : dsf_help_opts);
+    else
+        rc = unknown_command(argv[1], &pc);
+    dsf_plugin_cmds_free(&pc);
+    return rc;
 }
 
 static int run_completion(int argc, char **argv)
@@ -141,7 +160,7 @@ static int run_completion(int argc, char **argv)
 int dsf_cli_main(int argc, char **argv)
 {
     if (argc < 2) {
-        top_help(stderr);
+        top_help(stderr, argc, argv);
         return 2;
     }
     const char *cmd = argv[1];
@@ -155,20 +174,37 @@ int dsf_cli_main(int argc, char **argv)
         return run_help(argc - 1, argv + 1);
     if (!strcmp(cmd, "completion"))
         return run_completion(argc - 1, argv + 1);
-    if (!strcmp(cmd, "__man")) {
-        const dsf_command *all[NCOMMANDS + 2];
-        size_t n = all_commands(all);
+    const dsf_command *c = find_builtin(cmd);
+    if (c)
+        return c->run(argc - 1, argv + 1);
+    /* the hidden ones, and the plugins' commands */
+    bool man = !strcmp(cmd, "__man"), comp = !strcmp(cmd, "__complete");
+    dsf_plugin_cmds pc;
+    dsf_plugin_cmds_load(&pc, argc - 1, argv + 1, man || comp);
+    const dsf_command *all[MAX_COMMANDS];
+    size_t n = all_commands(all, &pc);
+    int rc;
+    if (man) {
         dsf_help_man(stdout, all, n, dsf_common_opts, tail_help,
                      dsf_version);
-        return 0;
+        rc = 0;
+    } else if (comp) {
+        rc = dsf_complete(argc - 2, argv + 2, all, n);
+    } else if ((c = dsf_plugin_cmds_find(&pc, cmd)) != NULL) {
+        rc = dsf_plugin_cmds_run(&pc, c, argc - 1, argv + 1);
+    } else if (pc.rc && cmd[0] != '-') {
+        /* the plugins did not load: it may be one of their commands, so
+        ** their error is the answer */
+        dsf_diag *g = dsf_diag_add(&pc.d, DSF_ERROR, NULL, 0, 0,
+                                   "'%s' is not a built-in command, and the "
+                                   "plugins that may declare it did not "
+                                   "load", cmd);
+        dsf_diag_set_hint(g, "fix the plugin above, or try 'dsforge "
+                             "--help'");
+        rc = dsf_cli_finish(&pc.env, &pc.d, pc.rc);
+    } else {
+        rc = unknown_command(cmd, &pc);
     }
-    if (!strcmp(cmd, "__complete")) {
-        const dsf_command *all[NCOMMANDS + 2];
-        size_t n = all_commands(all);
-        return dsf_complete(argc - 2, argv + 2, all, n);
-    }
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        if (!strcmp(commands[i]->name, cmd))
-            return commands[i]->run(argc - 1, argv + 1);
-    return unknown_command(cmd);
+    dsf_plugin_cmds_free(&pc);
+    return rc;
 }

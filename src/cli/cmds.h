@@ -11,10 +11,7 @@ extern const dsf_command dsf_cmd_gen;
 extern const dsf_command dsf_cmd_list;
 extern const dsf_command dsf_cmd_show;
 extern const dsf_command dsf_cmd_check;
-extern const dsf_command dsf_cmd_explain;
-extern const dsf_command dsf_cmd_schema;
 extern const dsf_command dsf_cmd_plugins;
-extern const dsf_command dsf_cmd_estimate;
 extern const dsf_command dsf_cmd_repo;
 extern const dsf_command dsf_cmd_detect;
 

@@ -59,12 +59,6 @@ int dsf_opt_ds_version(const char **out, const char *arg, dsf_diags *d);
 ** naming opt otherwise. */
 int dsf_opt_int(long long *out, const char *s, long long min, long long max,
                 const char *opt, dsf_diags *d);
-/* Parses a count such as a model's parameters: a whole number, or a
-** decimal with an exponent (7e9) or a suffix K, M, B, T (any case: 7B,
-** 1.3b, 350M) whose value is whole, in [min, max]; DSF_EUSAGE with a
-** message naming opt otherwise. */
-int dsf_opt_count(long long *out, const char *s, long long min,
-                  long long max, const char *opt, dsf_diags *d);
 int dsf_opt_double(double *out, const char *s, double min, double max,
                    const char *opt, dsf_diags *d);
 
