@@ -291,7 +291,9 @@ static int l_read_json(lua_State *L)
     dsf_diags d = DSF_DIAGS_INIT;
     if (dsf_json_load_file(&doc, NULL, path, &d) == 0) {
         dsf_diags_free(&d);
-        dsf_json_push(L, doc); /* may raise: doc would leak; push first */
+        /* dsf_json_push raises only when Lua's memory limit is hit; doc
+        ** then leaks until exit, which follows at once (exit 5) */
+        dsf_json_push(L, doc);
         cJSON_Delete(doc);
         return 1;
     }
@@ -335,7 +337,7 @@ static int l_json(lua_State *L)
     size_t n = strlen(s);
     if (n && s[n - 1] == '\n' && !lua_toboolean(L, 2))
         n--;
-    lua_pushlstring(L, s, n); /* may raise: s leaks then (memory error) */
+    lua_pushlstring(L, s, n); /* raises only at the memory limit (as above) */
     free(s);
     return 1;
 }
