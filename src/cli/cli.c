@@ -23,7 +23,7 @@ static const dsf_command help_cmd = {
     "help", "show the help of dsforge or of a command", "help [COMMAND]",
     "Without COMMAND: this list of commands. With COMMAND: the same as "
     "'dsforge COMMAND --help'.",
-    no_opts, false, NULL, "command", NULL, NULL};
+    no_opts, false, NULL, "command", NULL, NULL, NULL};
 static const char *const shells[] = {"bash", "zsh", "fish", NULL};
 static const dsf_command completion_cmd = {
     "completion", "print a shell completion script",
@@ -34,7 +34,7 @@ static const dsf_command completion_cmd = {
     "it with, for example: source <(dsforge completion bash) in ~/.bashrc; "
     "dsforge completion zsh > \"${fpath[1]}/_dsforge\"; dsforge completion "
     "fish > ~/.config/fish/completions/dsforge.fish.",
-    no_opts, false, NULL, NULL, shells, NULL};
+    no_opts, false, NULL, NULL, shells, NULL, NULL};
 
 static const char tail_help[] =
     "Exit codes:\n"

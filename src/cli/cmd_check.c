@@ -48,7 +48,7 @@ const dsf_command dsf_cmd_check = {
     "Exit status: 0 no errors, 1 errors found (or warnings with --strict), "
     "3 a file cannot be read or "
     "parsed.",
-    "file", NULL, run};
+    "file", NULL, run, NULL};
 
 /* Reads and parses file, or standard input for "-" (named "<stdin>"). */
 static int load(cJSON **doc, dsf_jsrc **src, const char *file, dsf_diags *d)

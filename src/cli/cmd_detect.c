@@ -30,7 +30,7 @@ const dsf_command dsf_cmd_detect = {
     "rocm-smi when nvidia-smi is not installed; without either, or when "
     "they find no device, the machine has no GPU (exit 0). Output that "
     "cannot be read, or a tool that does not answer in time, is exit 3.",
-    opts, false, NULL, NULL, NULL, run};
+    opts, false, NULL, NULL, NULL, run, NULL};
 
 static void print_text(const dsf_machine *m)
 {

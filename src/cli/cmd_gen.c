@@ -75,7 +75,7 @@ const dsf_command dsf_cmd_gen = {
     "deletes (error if absent). VALUE is JSON when it parses as JSON, else "
     "a string. PATH is dotted keys; [N] indexes an array and [\"a.b\"] "
     "quotes a key containing dots.",
-    "profile", NULL, run};
+    "profile", NULL, run, NULL};
 
 typedef struct args {
     const char **tiers;

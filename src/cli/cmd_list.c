@@ -27,7 +27,7 @@ const dsf_command dsf_cmd_list = {
     "from and its summary. Search path, highest first: --profile-path "
     "DIRs, DSFORGE_PATH, ./profiles, $XDG_CONFIG_HOME/dsforge/profiles, "
     "built-in. A profile shadowed by a higher directory is marked.",
-    opts, true, NULL, NULL, NULL, run};
+    opts, true, NULL, NULL, NULL, run, NULL};
 
 /* Appends the profiles of every configured repository as REPO/PROFILE
 ** (their locked copies; online this revalidates each repository once). */

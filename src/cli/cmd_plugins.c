@@ -25,7 +25,7 @@ const dsf_command dsf_cmd_plugins = {
     "name) and every rule they declare: id, severity, summary. Plugin "
     "path, highest first: --plugin-path DIRs, DSFORGE_PLUGIN_PATH, "
     "./plugins, $XDG_CONFIG_HOME/dsforge/plugins, built-in.",
-    opts, true, NULL, NULL, NULL, run};
+    opts, true, NULL, NULL, NULL, run, NULL};
 
 static void print_json(const dsf_plugins *plugins)
 {

@@ -72,7 +72,7 @@ const dsf_command dsf_cmd_repo = {
     "CI=true make any difference an error. Use profiles as "
     "NAME/PROFILE[@VERSION]. A bearer token for a private repository is "
     "read from DSFORGE_TOKEN_<NAME>. See contrib/docs/repositories.md.",
-    repo_opts, true, NULL, NULL, subcommands, run};
+    repo_opts, true, NULL, NULL, subcommands, run, NULL};
 
 static int usage(dsf_diags *d, const char *msg)
 {

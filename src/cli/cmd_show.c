@@ -18,7 +18,7 @@ const dsf_command dsf_cmd_show = {
     "Shows a profile: its parent chain (with where each file comes from), "
     "every param with its type, default and doc, and each tier with what "
     "it changes.",
-    NULL, true, NULL, "profile", NULL, run};
+    NULL, true, NULL, "profile", NULL, run, NULL};
 
 static void print_profile(const dsf_profile *p)
 {

@@ -143,7 +143,18 @@ void dsf_help_top(FILE *out, const dsf_command *const *cmds, size_t n,
           "Generates, validates and explains DeepSpeed configs from Lua "
           "profiles.\n\nCommands:\n", out);
     for (size_t i = 0; i < n; i++)
-        fprintf(out, "  %-11s %s\n", cmds[i]->name, cmds[i]->summary);
+        if (!cmds[i]->plugin)
+            fprintf(out, "  %-11s %s\n", cmds[i]->name, cmds[i]->summary);
+    bool header = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!cmds[i]->plugin)
+            continue;
+        if (!header)
+            fputs("\nCommands from plugins:\n", out);
+        header = true;
+        fprintf(out, "  %-11s %s (plugin %s)\n", cmds[i]->name,
+                cmds[i]->summary, cmds[i]->plugin);
+    }
     fputs("\nOptions:\n"
           "  -h, --help  show this help\n"
           "  -V, --version\n"
@@ -263,6 +274,11 @@ void dsf_help_man(FILE *out, const dsf_command *const *cmds, size_t n,
             u += k;
             if (*u)
                 u++;
+        }
+        if (c->plugin) {
+            fputs(".PP\nDeclared by the plugin \\fB", out);
+            roff_s(out, c->plugin);
+            fputs("\\fR.\n", out);
         }
         if (c->description)
             roff_paras(out, c->description);

@@ -26,6 +26,7 @@ typedef struct dsf_command {
                              ** or NULL */
     const char *const *subcommands; /* NULL-terminated, or NULL */
     int (*run)(int argc, char **argv); /* NULL for a plugin command */
+    const char *plugin;      /* the declaring plugin, NULL when built in */
 } dsf_command;
 
 /* Prints c's --help: usage, description, options, notes, and the table
@@ -34,7 +35,8 @@ typedef struct dsf_command {
 void dsf_help_print(FILE *out, const dsf_command *c, const dsf_opt *common);
 
 /* Prints the top-level help: every command of cmds[0..n) with its
-** summary, then the text tail (exit codes, environment). */
+** summary (the built-in ones first, then those of plugins), then the text
+** tail (exit codes, environment). */
 void dsf_help_top(FILE *out, const dsf_command *const *cmds, size_t n,
                   const char *tail);
 

@@ -76,6 +76,7 @@ void dsf_plugin_cmds_load(dsf_plugin_cmds *pc, int argc, char **argv,
         c->common = true;
         c->notes = p->notes;
         c->positional = p->positional;
+        c->plugin = p->plugin;
     }
 }
 

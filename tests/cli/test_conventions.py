@@ -69,6 +69,8 @@ class HelpAndVersion(unittest.TestCase):
         self.assertIn("--version", out)
         self.assertRegex(out, r"(?m)^  completion\s")
         self.assertIn("dsforge help <command>", out)
+        # the DeepSpeed plugin's commands, marked as such
+        self.assertRegex(out, r"(?m)^  estimate\s.*\(plugin deepspeed\)$")
 
     def test_every_option_of_the_table_is_in_help_and_man(self):
         man = run("__man").out
@@ -250,6 +252,7 @@ class ManPage(unittest.TestCase):
         for c in ("gen", "check", "estimate", "repo", "completion"):
             self.assertRegex(text, r"(?m)^   %s$" % c)
         self.assertIn("EXIT CODES", text)
+        self.assertIn("Declared by the plugin deepspeed.", text)
 
     def test_built_and_installed(self):
         # the build writes build/dsforge.1 from the binary

@@ -113,7 +113,8 @@ class PluginCommand(dsf.TempDirTest):
 
     def test_help_lists_and_describes_it(self):
         top = self.r("--help").out
-        self.assertRegex(top, r"(?m)^  hello\s+say hello to NAMEs$")
+        self.assertRegex(top, r"(?ms)^Commands from plugins:$.*"
+                         r"^  hello\s+say hello to NAMEs \(plugin greet\)$")
         self.assertNotIn("hello", run("--help").out)
         h = self.r("hello", "--help")
         self.assertExit(h, 0)
