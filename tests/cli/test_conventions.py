@@ -238,7 +238,7 @@ class Fish(dsf.TempDirTest):
         self.assertEqual(p.stdout.split(), ["8xa100"], p.stderr)
 
 
-class ManPage(unittest.TestCase):
+class ManPage(dsf.TempDirTest):
     @unittest.skipUnless(GROFF, "groff not installed")
     def test_groff_has_no_warnings(self):
         man = run("__man")
@@ -260,6 +260,14 @@ class ManPage(unittest.TestCase):
                              "dsforge.1")
         self.assertTrue(os.path.isfile(built), built)
         with open(built) as f:
+            self.assertEqual(f.read(), run("__man").out)
+        prefix = os.path.join(self.tmp, "prefix")
+        p = subprocess.run(["cmake", "--install", os.path.dirname(built),
+                            "--prefix", prefix], capture_output=True,
+                           text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(prefix, "share", "man", "man1",
+                               "dsforge.1")) as f:
             self.assertEqual(f.read(), run("__man").out)
 
 
