@@ -8,6 +8,7 @@ packages=(
   build-essential cmake pkg-config      # the build
   liblua5.4-dev libcjson-dev libcurl4-openssl-dev libssl-dev libcmocka-dev
   python3 python3-jsonschema python3-yaml openssl  # the tests (CLI, JSON Schema, YAML, TLS)
+  groff-base zsh fish                   # the man page and completion tests
 )
 if [ "${1:-}" = "--bench" ]; then
   packages+=(hyperfine jsonnet time)

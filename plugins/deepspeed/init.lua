@@ -23,6 +23,8 @@ return {
   version = "0.19.6-1",
   summary = "DeepSpeed 0.19.6 config schema, rules, memory model and \"auto\" resolution",
   rules = rules,
+  -- estimate, explain, schema (commands.lua)
+  commands = require("deepspeed.commands").commands,
   resolvers = {
     {
       -- At --target deepspeed, replace every "auto" with what Hugging Face

@@ -1,35 +1,42 @@
 /* cli.c -- see cli.h. */
 #include "cli.h"
 
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "cli/opts.h"
+#include "cli/args.h"
+#include "cli/cmds.h"
+#include "cli/complete.h"
+#include "cli/help.h"
+#include "cli/plugin_cmd.h"
 #include "core/error.h"
 #include "lua/dsflib.h"
 
-typedef struct command {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *summary;
-} command;
+static const dsf_command *const commands[] = {
+    &dsf_cmd_gen,     &dsf_cmd_list, &dsf_cmd_show,  &dsf_cmd_check,
+    &dsf_cmd_plugins, &dsf_cmd_repo, &dsf_cmd_detect};
+#define NCOMMANDS (sizeof commands / sizeof *commands)
 
-static const command commands[] = {
-    {"gen", dsf_cmd_gen, "generate configs for a profile's tiers or a "
-                         "sweep matrix"},
-    {"list", dsf_cmd_list, "list the profiles on the search path"},
-    {"show", dsf_cmd_show, "show a profile: parents, params, tiers"},
-    {"check", dsf_cmd_check, "validate DeepSpeed config files"},
-    {"explain", dsf_cmd_explain, "explain every key of a config"},
-    {"schema", dsf_cmd_schema, "print a JSON Schema of DeepSpeed's config"},
-    {"plugins", dsf_cmd_plugins, "list plugins and their rules"},
-    {"estimate", dsf_cmd_estimate, "estimate memory per GPU and CPU"},
-    {"repo", dsf_cmd_repo, "manage remote profile repositories"},
-    {"detect", dsf_cmd_detect, "show this machine's GPUs, memory and cores"},
-    {NULL, NULL, NULL}};
+/* The commands that are not in the table: `help` and `completion`. */
+static const dsf_opt no_opts[] = {{NULL, 0, NULL, NULL, 0, NULL}};
+static const dsf_command help_cmd = {
+    "help", "show the help of dsforge or of a command", "help [COMMAND]",
+    "Without COMMAND: this list of commands. With COMMAND: the same as "
+    "'dsforge COMMAND --help'.",
+    no_opts, false, NULL, "command", NULL, NULL, NULL};
+static const char *const shells[] = {"bash", "zsh", "fish", NULL};
+static const dsf_command completion_cmd = {
+    "completion", "print a shell completion script",
+    "completion bash|zsh|fish",
+    "Prints a script that completes commands, options, profile names, "
+    "tiers and params for the shell. It asks dsforge itself for the "
+    "candidates, so new profiles complete without regenerating it. Load "
+    "it with, for example: source <(dsforge completion bash) in ~/.bashrc; "
+    "dsforge completion zsh > \"${fpath[1]}/_dsforge\"; dsforge completion "
+    "fish > ~/.config/fish/completions/dsforge.fish.",
+    no_opts, false, NULL, NULL, shells, NULL, NULL};
 
-static const char exit_codes_help[] =
+static const char tail_help[] =
     "Exit codes:\n"
     "  0  success\n"
     "  1  validation found errors\n"
@@ -37,189 +44,167 @@ static const char exit_codes_help[] =
     "  3  input error (missing, unreadable or malformed file; bad "
     "profile)\n"
     "  4  network or integrity error\n"
-    "  5  script error or sandbox limit\n";
+    "  5  script error or sandbox limit\n"
+    "\n"
+    "Environment:\n"
+    "  DSFORGE_PATH, DSFORGE_PLUGIN_PATH, XDG_CONFIG_HOME, XDG_CACHE_HOME,\n"
+    "  NO_COLOR\n";
 
-static void print_usage(FILE *out)
+#define MAX_COMMANDS 128
+
+static const dsf_command *find_builtin(const char *name)
 {
-    fprintf(out, "Usage: dsforge <command> [options]\n\n"
-                 "Generates, validates and explains DeepSpeed configs from "
-                 "Lua profiles.\n\nCommands:\n");
-    for (const command *c = commands; c->name; c++)
-        fprintf(out, "  %-10s %s\n", c->name, c->summary);
-    fprintf(out, "\nRun 'dsforge <command> --help' for a command's "
-                 "options.\n\n%s\nEnvironment: DSFORGE_PATH, "
-                 "DSFORGE_PLUGIN_PATH, XDG_CONFIG_HOME, XDG_CACHE_HOME, "
-                 "NO_COLOR.\n", exit_codes_help);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(commands[i]->name, name))
+            return commands[i];
+    return NULL;
+}
+
+/* Every command for the lists: the table, the plugins' (pc, may be
+** NULL), then help and completion. */
+static size_t all_commands(const dsf_command **out,
+                           const dsf_plugin_cmds *pc)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        out[n++] = commands[i];
+    for (size_t i = 0; pc && i < pc->n && n < MAX_COMMANDS - 2; i++)
+        if (!find_builtin(pc->cmds[i].name))
+            out[n++] = &pc->cmds[i];
+    out[n++] = &help_cmd;
+    out[n++] = &completion_cmd;
+    return n;
+}
+
+static int unknown_command(const char *cmd, const dsf_plugin_cmds *pc)
+{
+    dsf_diags d = DSF_DIAGS_INIT;
+    const dsf_command *all[MAX_COMMANDS];
+    const char *names[MAX_COMMANDS + 1];
+    size_t n = all_commands(all, pc);
+    for (size_t i = 0; i < n; i++)
+        names[i] = all[i]->name;
+    names[n] = NULL;
+    if (cmd[0] == '-') {
+        static const char *const top[] = {"help", "version", NULL};
+        dsf_cli_unknown(&d, NULL, "option", cmd, top);
+    } else {
+        dsf_cli_unknown(&d, NULL, "command", cmd, names);
+    }
+    return dsf_cli_finish(NULL, &d, DSF_EUSAGE);
+}
+
+static void top_help(FILE *out, int argc, char **argv)
+{
+    dsf_plugin_cmds pc;
+    dsf_plugin_cmds_load(&pc, argc, argv, true);
+    const dsf_command *all[MAX_COMMANDS];
+    size_t n = all_commands(all, &pc);
+    dsf_help_top(out, all, n, tail_help);
+    dsf_plugin_cmds_free(&pc);
+}
+
+static int run_help(int argc, char **argv)
+{
+    if (argc < 2) {
+        top_help(stdout, argc, argv);
+        return 0;
+    }
+    if (argc > 2 || argv[1][0] == '-') {
+        dsf_diags d = DSF_DIAGS_INIT;
+        dsf_diag *g = dsf_diag_add(&d, DSF_ERROR, NULL, 0, 0,
+                                   "help takes one COMMAND");
+        dsf_diag_set_hint(g, "try 'dsforge help gen'");
+        return dsf_cli_finish(NULL, &d, DSF_EUSAGE);
+    }
+    const dsf_command *c = find_builtin(argv[1]);
+    if (!c && !strcmp(argv[1], "help"))
+        c = &help_cmd;
+    if (!c && !strcmp(argv[1], "completion"))
+        c = &completion_cmd;
+    dsf_plugin_cmds pc;
+    dsf_plugin_cmds_load(&pc, argc, argv, true);
+    if (!c)
+        c = dsf_plugin_cmds_find(&pc, argv[1]);
+    int rc = 0;
+    if (c)
+        dsf_help_print(stdout, c,
+                       c->common ? dsf_common_opts : dsf_help_opts);
+    else
+        rc = unknown_command(argv[1], &pc);
+    dsf_plugin_cmds_free(&pc);
+    return rc;
+}
+
+static int run_completion(int argc, char **argv)
+{
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        dsf_help_print(stdout, &completion_cmd, dsf_help_opts);
+        return 0;
+    }
+    dsf_diags d = DSF_DIAGS_INIT;
+    if (argc != 2) {
+        dsf_diag *g = dsf_diag_add(&d, DSF_ERROR, NULL, 0, 0,
+                                   "completion takes one SHELL (bash, zsh "
+                                   "or fish)");
+        dsf_diag_set_hint(g, "try 'source <(dsforge completion bash)'");
+        return dsf_cli_finish(NULL, &d, DSF_EUSAGE);
+    }
+    if (!dsf_help_completion(stdout, argv[1]))
+        return dsf_cli_finish(NULL, &d,
+                              dsf_cli_unknown(&d, "completion", "shell",
+                                              argv[1], shells));
+    return 0;
 }
 
 int dsf_cli_main(int argc, char **argv)
 {
     if (argc < 2) {
-        print_usage(stderr);
+        top_help(stderr, argc, argv);
         return 2;
     }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-        print_usage(stdout);
-        return 0;
-    }
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
+        return run_help(1, argv + 1);
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
         printf("dsforge %s\n", dsf_version);
         return 0;
     }
-    for (const command *c = commands; c->name; c++)
-        if (!strcmp(c->name, cmd))
-            return c->run(argc - 1, argv + 1);
-    fprintf(stderr, "dsforge: error: unknown %s '%s'\n"
-                    "  hint: try 'dsforge --help'\n",
-            cmd[0] == '-' ? "option" : "command", cmd);
-    return 2;
-}
-
-void dsf_cli_env_init(dsf_cli_env *env)
-{
-    memset(env, 0, sizeof *env);
-    dsf_limits lim = DSF_LIMITS_DEFAULT;
-    env->limits = lim;
-    const char *nc = getenv("NO_COLOR");
-    env->color = isatty(STDERR_FILENO) && !(nc && *nc);
-    dsf_repo_opts_init(&env->repo);
-    env->repo.progress = isatty(STDERR_FILENO);
-}
-
-int dsf_cli_env_option(dsf_cli_env *env, int id, const char *arg,
-                       dsf_diags *d)
-{
-    long long v;
-    double s;
-    switch (id) {
-    case DSF_OPT_PROFILE_PATH:
-    case DSF_OPT_PLUGIN_PATH: {
-        bool prof = id == DSF_OPT_PROFILE_PATH;
-        size_t *n = prof ? &env->n_profile_paths : &env->n_plugin_paths;
-        if (*n >= 32)
-            return dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
-                                  "too many --%s options (at most 32)",
-                                  prof ? "profile-path" : "plugin-path");
-        (prof ? env->profile_paths : env->plugin_paths)[(*n)++] = arg;
-        return 1;
+    if (!strcmp(cmd, "help"))
+        return run_help(argc - 1, argv + 1);
+    if (!strcmp(cmd, "completion"))
+        return run_completion(argc - 1, argv + 1);
+    const dsf_command *c = find_builtin(cmd);
+    if (c)
+        return c->run(argc - 1, argv + 1);
+    /* the hidden ones, and the plugins' commands */
+    bool man = !strcmp(cmd, "__man"), comp = !strcmp(cmd, "__complete");
+    dsf_plugin_cmds pc;
+    dsf_plugin_cmds_load(&pc, argc - 1, argv + 1, man || comp);
+    const dsf_command *all[MAX_COMMANDS];
+    size_t n = all_commands(all, &pc);
+    int rc;
+    if (man) {
+        dsf_help_man(stdout, all, n, dsf_common_opts, tail_help,
+                     dsf_version);
+        rc = 0;
+    } else if (comp) {
+        rc = dsf_complete(argc - 2, argv + 2, all, n);
+    } else if ((c = dsf_plugin_cmds_find(&pc, cmd)) != NULL) {
+        rc = dsf_plugin_cmds_run(&pc, c, argc - 1, argv + 1);
+    } else if (pc.rc && cmd[0] != '-') {
+        /* the plugins did not load: it may be one of their commands, so
+        ** their error is the answer */
+        dsf_diag *g = dsf_diag_add(&pc.d, DSF_ERROR, NULL, 0, 0,
+                                   "'%s' is not a built-in command, and the "
+                                   "plugins that may declare it did not "
+                                   "load", cmd);
+        dsf_diag_set_hint(g, "fix the plugin above, or try 'dsforge "
+                             "--help'");
+        rc = dsf_cli_finish(&pc.env, &pc.d, pc.rc);
+    } else {
+        rc = unknown_command(cmd, &pc);
     }
-    case DSF_OPT_MAX_MEMORY:
-        if (dsf_opt_int(&v, arg, 1, 65536, "--max-memory", d))
-            return DSF_EUSAGE;
-        env->limits.memory = (size_t)v << 20;
-        return 1;
-    case DSF_OPT_MAX_INSTRUCTIONS:
-        if (dsf_opt_int(&v, arg, 1000, (long long)4e18, "--max-instructions",
-                        d))
-            return DSF_EUSAGE;
-        env->limits.instructions = (uint64_t)v;
-        return 1;
-    case DSF_OPT_MAX_SECONDS:
-        if (dsf_opt_double(&s, arg, 0.001, 86400, "--max-seconds", d))
-            return DSF_EUSAGE;
-        env->limits.seconds = s;
-        return 1;
-    case DSF_OPT_OFFLINE:
-        env->offline = env->repo.offline = true;
-        return 1;
-    case DSF_OPT_ALLOW_HTTP:
-        env->allow_http = env->repo.allow_http = true;
-        return 1;
-    case DSF_OPT_LOCKED:
-        env->repo.locked = true;
-        return 1;
-    case DSF_OPT_ALLOW_EXPIRED:
-        env->repo.allow_expired = true;
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-int dsf_cli_env_finish(dsf_cli_env *env, dsf_diags *d)
-{
-    dsf_dirs_build(&env->profile_dirs, "profiles", env->profile_paths,
-                   env->n_profile_paths, "--profile-path", "DSFORGE_PATH");
-    dsf_dirs_build(&env->plugin_dirs, "plugins", env->plugin_paths,
-                   env->n_plugin_paths, "--plugin-path",
-                   "DSFORGE_PLUGIN_PATH");
-    /* Repository plugins come after every local and built-in directory,
-    ** so a repository can add plugins but not replace one by taking its
-    ** name (first directory wins, for plugins and for require alike);
-    ** only those the project allows to ("override_plugins") go before
-    ** the built-in ones. */
-    dsf_dirs repos = DSF_DIRS_INIT;
-    int rc = dsf_repo_plugin_dirs(&repos, &env->repo, d);
-    dsf_dirs *pd = &env->plugin_dirs;
-    dsf_dir builtin = {NULL, NULL, false, false};
-    if (pd->len && !strcmp(pd->items[pd->len - 1].origin, "built-in"))
-        builtin = pd->items[--pd->len];
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i < repos.len; i++) {
-            if (repos.items[i].may_override != (pass == 0))
-                continue;
-            dsf_dirs_add_dir(pd, &repos.items[i]);
-        }
-        if (pass == 0 && builtin.path) {
-            dsf_dirs_add(pd, builtin.path, builtin.origin);
-            free(builtin.path);
-            free(builtin.origin);
-        }
-    }
-    dsf_dirs_free(&repos);
+    dsf_plugin_cmds_free(&pc);
     return rc;
-}
-
-void dsf_cli_env_free(dsf_cli_env *env)
-{
-    dsf_dirs_free(&env->profile_dirs);
-    dsf_dirs_free(&env->plugin_dirs);
-}
-
-void dsf_cli_args_init(dsf_cli_args *a, int argc, char **argv,
-                       const char *cmd, const dsf_opt *opts, const char *help,
-                       dsf_cli_env *env, dsf_diags *d)
-{
-    dsf_optparse_init(&a->p, argc, argv, 1, cmd);
-    a->opts = opts;
-    a->help = help;
-    a->env = env;
-    a->d = d;
-    a->rc = 0;
-    a->help_shown = false;
-}
-
-int dsf_cli_next(dsf_cli_args *a, const char **arg)
-{
-    while (a->rc == 0 && !a->help_shown) {
-        int id = dsf_opt_next(&a->p, a->opts, arg, a->d);
-        if (id == DSF_OPT_END || id == DSF_OPT_POS)
-            return id;
-        if (id < 0) {
-            a->rc = id;
-            break;
-        }
-        if (id == DSF_OPT_HELP) {
-            fputs(a->help, stdout);
-            a->help_shown = true;
-            break;
-        }
-        int c = dsf_cli_env_option(a->env, id, *arg, a->d);
-        if (c < 0)
-            a->rc = c;
-        else if (!c)
-            return id;
-    }
-    return DSF_OPT_END;
-}
-
-int dsf_cli_finish(const dsf_cli_env *env, dsf_diags *d, int rc)
-{
-    fflush(stdout);
-    dsf_diags_print(d, stderr, env ? env->color : false);
-    if (!rc && dsf_diags_count(d, DSF_ERROR))
-        rc = DSF_EVALID;
-    dsf_diags_free(d);
-    return dsf_exit_status(rc);
 }

@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli/args.h"
+#include "cli/cmds.h"
+#include "core/buf.h"
 #include "cli/opts.h"
 #include "core/error.h"
 #include "core/xalloc.h"
@@ -14,37 +16,65 @@
 #include "json/pyjson.h"
 #include "plugin/plugin.h"
 
-static const char help[] =
-    "Usage: dsforge check [options] FILE...\n"
-    "\n"
-    "Validates DeepSpeed config files with the rules of every plugin\n"
-    "(built in: plugins/deepspeed). Prints file:line:col: severity: message\n"
-    "[rule-id] and a suggested fix for each finding.\n"
-    "\n"
-    "Options:\n"
-    "  --world-size N          data-parallel world size for the batch rules\n"
-    "                          (default 1)\n"
-    "  --target deepspeed|hf   deepspeed (default): the file is given to\n"
-    "                          deepspeed.initialize as is, so \"auto\" is an\n"
-    "                          error; hf: Hugging Face Trainer/Accelerate\n"
-    "                          fill \"auto\" on the keys they own\n"
-    "  --format text|json      output format (default text)\n"
-    "  --strict                warnings fail too (exit 1), for CI\n"
-    "  --ds-version X.Y[.Z]    DeepSpeed release to check against (default:\n"
-    "                          $DSFORGE_DS_VERSION, else the newest covered)\n"
-    "\n"
-    "Exit status: 0 no errors, 1 errors found (or warnings with --strict), 3 a file cannot be read or\n"
-    "parsed.\n\n" DSF_COMMON_HELP;
-
 enum { OPT_WORLD = 1, OPT_TARGET, OPT_FORMAT, OPT_STRICT, OPT_DS_VERSION };
 
-static const dsf_opt opts[] = {{"world-size", 0, true, OPT_WORLD},
-                               {"target", 0, true, OPT_TARGET},
-                               {"format", 0, true, OPT_FORMAT},
-                               {"strict", 0, false, OPT_STRICT},
-                               {"ds-version", 0, true, OPT_DS_VERSION},
-                               DSF_COMMON_OPTS,
-                               {NULL, 0, false, 0}};
+static const dsf_opt opts[] = {
+    {"world-size", 0, "N",
+     "data-parallel world size for the batch rules (default 1)", OPT_WORLD,
+     NULL},
+    {"target", 0, "deepspeed|hf",
+     "deepspeed (default): the file is given to deepspeed.initialize as "
+     "is, so \"auto\" is an error; hf: Hugging Face Trainer/Accelerate fill "
+     "\"auto\" on the keys they own", OPT_TARGET, NULL},
+    {"format", 0, "text|json", "output format (default text)", OPT_FORMAT,
+     NULL},
+    {"strict", 0, NULL, "warnings fail too (exit 1), for CI", OPT_STRICT,
+     NULL},
+    {"ds-version", 0, "X.Y[.Z]",
+     "DeepSpeed release to check against (default: $DSFORGE_DS_VERSION, "
+     "else the newest covered)", OPT_DS_VERSION, NULL},
+    {NULL, 0, NULL, NULL, 0, NULL}};
+
+static int run(int argc, char **argv);
+
+const dsf_command dsf_cmd_check = {
+    "check", "validate DeepSpeed config files",
+    "check [options] FILE...",
+    "Validates DeepSpeed config files with the rules of every plugin "
+    "(built in: plugins/deepspeed). Prints file:line:col: severity: "
+    "message [rule-id] and a suggested fix for each finding. A FILE of - "
+    "reads standard input (named <stdin> in the messages).",
+    opts, true,
+    "Exit status: 0 no errors, 1 errors found (or warnings with --strict), "
+    "3 a file cannot be read or "
+    "parsed.",
+    "file", NULL, run, NULL};
+
+/* Reads and parses file, or standard input for "-" (named "<stdin>"). */
+static int load(cJSON **doc, dsf_jsrc **src, const char *file, dsf_diags *d)
+{
+    if (strcmp(file, "-"))
+        return dsf_json_load_file(doc, src, file, d);
+    dsf_buf b = DSF_BUF_INIT;
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, stdin)) > 0) {
+        if (b.len + n > DSF_JSON_MAX_FILE) {
+            dsf_buf_free(&b);
+            return dsf_diag_error(d, DSF_EINPUT, "<stdin>", 0, 0,
+                                  "more than %d bytes",
+                                  (int)DSF_JSON_MAX_FILE);
+        }
+        dsf_buf_add(&b, chunk, n);
+    }
+    int rc = ferror(stdin)
+                 ? dsf_diag_error(d, DSF_EINPUT, "<stdin>", 0, 0,
+                                  "cannot read standard input")
+                 : dsf_json_parse(doc, src, "<stdin>", dsf_buf_str(&b), b.len,
+                                  d);
+    dsf_buf_free(&b);
+    return rc;
+}
 
 /* The position of path in the file: its key when it is a member, else its
 ** value; for a missing path the nearest existing ancestor. */
@@ -114,9 +144,11 @@ static int check_file(const char *file, dsf_plugins *plugins,
 {
     cJSON *doc;
     dsf_jsrc *src;
-    int rc = dsf_json_load_file(&doc, &src, file, out);
+    int rc = load(&doc, &src, file, out);
     if (rc)
         return rc;
+    if (!strcmp(file, "-"))
+        file = "<stdin>";
     size_t nd;
     const dsf_jdup *dups = dsf_jsrc_duplicates(src, &nd);
     for (size_t i = 0; i < nd; i++) {
@@ -185,13 +217,13 @@ static void print_json(const dsf_diags *d)
     cJSON_Delete(arr);
 }
 
-int dsf_cmd_check(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     dsf_cli_env env;
     dsf_cli_env_init(&env);
     dsf_diags d = DSF_DIAGS_INIT;
     dsf_cli_args cl;
-    dsf_cli_args_init(&cl, argc, argv, "check", opts, help, &env, &d);
+    dsf_cli_args_init(&cl, argc, argv, &dsf_cmd_check, &env, &d);
     const char **files = dsf_xcalloc((size_t)argc + 1, sizeof *files);
     size_t nfiles = 0;
     long long world = 1;

@@ -3,33 +3,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli/cli.h"
+#include "cli/args.h"
+#include "cli/cmds.h"
 #include "cli/opts.h"
 #include "core/error.h"
 #include "json/jsonout.h"
 #include "machine/detect.h"
 
-static const char help[] =
-    "Usage: dsforge detect [--json] [--timeout MS]\n"
-    "\n"
-    "Prints this machine's GPUs (name, memory, compute capability), their\n"
-    "count, host memory and CPU cores. GPUs come from nvidia-smi, or from\n"
-    "rocm-smi when nvidia-smi is not installed; without either, or when\n"
-    "they find no device, the machine has no GPU (exit 0). Output that\n"
-    "cannot be read, or a tool that does not answer in time, is exit 3.\n"
-    "\n"
-    "Options:\n"
-    "  --json                  machine-readable output\n"
-    "  --timeout MS            time allowed to nvidia-smi/rocm-smi\n"
-    "                          (default 10000)\n"
-    "  -h, --help              show this help\n";
 
-enum { OPT_JSON = 1, OPT_TIMEOUT, OPT_HELP_ONLY = DSF_OPT_HELP };
+enum { OPT_JSON = 1, OPT_TIMEOUT };
 
-static const dsf_opt opts[] = {{"json", 0, false, OPT_JSON},
-                               {"timeout", 0, true, OPT_TIMEOUT},
-                               {"help", 'h', false, OPT_HELP_ONLY},
-                               {NULL, 0, false, 0}};
+
+static const dsf_opt opts[] = {
+    {"json", 0, NULL, "machine-readable output", OPT_JSON, NULL},
+    {"timeout", 0, "MS", "time allowed to nvidia-smi/rocm-smi (default "
+     "10000)", OPT_TIMEOUT, NULL},
+    {NULL, 0, NULL, NULL, 0, NULL}};
+
+static int run(int argc, char **argv);
+
+const dsf_command dsf_cmd_detect = {
+    "detect", "show this machine's GPUs, memory and cores",
+    "detect [--json] [--timeout MS]",
+    "Prints this machine's GPUs (name, memory, compute capability), their "
+    "count, host memory and CPU cores. GPUs come from nvidia-smi, or from "
+    "rocm-smi when nvidia-smi is not installed; without either, or when "
+    "they find no device, the machine has no GPU (exit 0). Output that "
+    "cannot be read, or a tool that does not answer in time, is exit 3.",
+    opts, false, NULL, NULL, NULL, run, NULL};
 
 static void print_text(const dsf_machine *m)
 {
@@ -52,13 +53,13 @@ static void print_text(const dsf_machine *m)
     printf("CPU cores: %ld\n", m->cpu_cores);
 }
 
-int dsf_cmd_detect(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     dsf_cli_env env;
     dsf_cli_env_init(&env);
     dsf_diags d = DSF_DIAGS_INIT;
     dsf_cli_args cl;
-    dsf_cli_args_init(&cl, argc, argv, "detect", opts, help, &env, &d);
+    dsf_cli_args_init(&cl, argc, argv, &dsf_cmd_detect, &env, &d);
     bool json = false;
     long long timeout_ms = 10000;
     int rc = 0, id;

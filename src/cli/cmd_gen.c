@@ -4,52 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli/args.h"
+#include "cli/cmds.h"
 #include "cli/opts.h"
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "doc/jpath.h"
 #include "profile/gen.h"
-
-static const char help[] =
-    "Usage: dsforge gen PROFILE [options] [EDIT...]\n"
-    "\n"
-    "Generates DeepSpeed configs for a profile's tiers (default: all) or a\n"
-    "sweep matrix. Every variant is computed and validated before anything\n"
-    "is written; a failure leaves the output directory as it was. Without\n"
-    "-o or --stdout it is a dry run: validate, print the summary, write\n"
-    "nothing.\n"
-    "\n"
-    "Layers, lowest first: the profile chain's build results (parent\n"
-    "first), the tier's config overlay, -f files (left to right), then the\n"
-    "command-line edits (left to right).\n"
-    "\n"
-    "Options:\n"
-    "  --tier NAME[,NAME]      generate these tiers (repeatable)\n"
-    "  --matrix KEY=V1,V2,...  sweep a param; the cartesian product over\n"
-    "                          all --matrix options, for each tier\n"
-    "  --param KEY=VALUE       set a profile input before build runs\n"
-    "  -f FILE                 override file (JSON with comments;\n"
-    "                          {\"$delete\": true} deletes a key)\n"
-    "  --set PATH=VALUE        same as the edit PATH=VALUE\n"
-    "  --unset PATH            same as the edit ~PATH\n"
-    "  -o, --output DIR        write DIR/<profile>-<variant>.json and\n"
-    "                          DIR/manifest.json\n"
-    "  --stdout                print the one selected variant\n"
-    "  --why PATH              print which layers set PATH, and stop\n"
-    "  --target deepspeed|hf   'hf' keeps \"auto\" where Hugging Face fills\n"
-    "                          it (default: deepspeed)\n"
-    "  --strict-fit            a variant that does not fit the declared\n"
-    "                          GPU memory is an error, not a warning\n"
-    "  --ds-version X.Y[.Z]    DeepSpeed release the rules check against\n"
-    "                          (default: $DSFORGE_DS_VERSION, else the\n"
-    "                          profile's ds_version param, else the newest)\n"
-    "\n"
-    "Edits: PATH=VALUE sets, +PATH=VALUE adds (error if present), ~PATH\n"
-    "deletes (error if absent). VALUE is JSON when it parses as JSON, else\n"
-    "a string. PATH is dotted keys; [N] indexes an array and [\"a.b\"]\n"
-    "quotes a key containing dots.\n"
-    "\n" DSF_COMMON_HELP;
 
 enum {
     OPT_TIER = 1,
@@ -66,20 +27,56 @@ enum {
     OPT_DS_VERSION
 };
 
-static const dsf_opt opts[] = {{"tier", 0, true, OPT_TIER},
-                               {"matrix", 0, true, OPT_MATRIX},
-                               {"param", 0, true, OPT_PARAM},
-                               {"file", 'f', true, OPT_FILE},
-                               {"set", 0, true, OPT_SET},
-                               {"unset", 0, true, OPT_UNSET},
-                               {"output", 'o', true, OPT_OUTPUT},
-                               {"stdout", 0, false, OPT_STDOUT},
-                               {"why", 0, true, OPT_WHY},
-                               {"target", 0, true, OPT_TARGET},
-                               {"strict-fit", 0, false, OPT_STRICT_FIT},
-                               {"ds-version", 0, true, OPT_DS_VERSION},
-                               DSF_COMMON_OPTS,
-                               {NULL, 0, false, 0}};
+static const dsf_opt opts[] = {
+    {"tier", 0, "NAME[,NAME]", "generate these tiers (repeatable)", OPT_TIER,
+     "tier"},
+    {"matrix", 0, "KEY=V1,V2,...",
+     "sweep a param; the cartesian product over all --matrix options, for "
+     "each tier", OPT_MATRIX, "param"},
+    {"param", 0, "KEY=VALUE", "set a profile input before build runs",
+     OPT_PARAM, "param"},
+    {"file", 'f', "FILE",
+     "override file (JSON with comments; {\"$delete\": true} deletes a "
+     "key)", OPT_FILE, "file"},
+    {"set", 0, "PATH=VALUE", "same as the edit PATH=VALUE", OPT_SET, NULL},
+    {"unset", 0, "PATH", "same as the edit ~PATH", OPT_UNSET, NULL},
+    {"output", 'o', "DIR",
+     "write DIR/<profile>-<variant>.json and DIR/manifest.json", OPT_OUTPUT,
+     "dir"},
+    {"stdout", 0, NULL, "print the one selected variant", OPT_STDOUT, NULL},
+    {"why", 0, "PATH", "print which layers set PATH, and stop", OPT_WHY,
+     NULL},
+    {"target", 0, "deepspeed|hf",
+     "'hf' keeps \"auto\" where Hugging Face fills it (default: deepspeed)",
+     OPT_TARGET, NULL},
+    {"strict-fit", 0, NULL,
+     "a variant that does not fit the declared GPU memory is an error, not "
+     "a warning", OPT_STRICT_FIT, NULL},
+    {"ds-version", 0, "X.Y[.Z]",
+     "DeepSpeed release the rules check against (default: "
+     "$DSFORGE_DS_VERSION, else the profile's ds_version param, else the "
+     "newest)", OPT_DS_VERSION, NULL},
+    {NULL, 0, NULL, NULL, 0, NULL}};
+
+static int run(int argc, char **argv);
+
+const dsf_command dsf_cmd_gen = {
+    "gen", "generate configs for a profile's tiers or a sweep matrix",
+    "gen PROFILE [options] [EDIT...]",
+    "Generates DeepSpeed configs for a profile's tiers (default: all) or a "
+    "sweep matrix. Every variant is computed and validated before anything "
+    "is written; a failure leaves the output directory as it was. Without "
+    "-o or --stdout it is a dry run: validate, print the summary, write "
+    "nothing.\n\n"
+    "Layers, lowest first: the profile chain's build results (parent "
+    "first), the tier's config overlay, -f files (left to right), then the "
+    "command-line edits (left to right).",
+    opts, true,
+    "Edits: PATH=VALUE sets, +PATH=VALUE adds (error if present), ~PATH "
+    "deletes (error if absent). VALUE is JSON when it parses as JSON, else "
+    "a string. PATH is dotted keys; [N] indexes an array and [\"a.b\"] "
+    "quotes a key containing dots.",
+    "profile", NULL, run, NULL};
 
 typedef struct args {
     const char **tiers;
@@ -147,7 +144,7 @@ static void free_args(args *a)
     free(a->edits);
 }
 
-int dsf_cmd_gen(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     dsf_cli_env env;
     dsf_cli_env_init(&env);
@@ -159,7 +156,7 @@ int dsf_cmd_gen(int argc, char **argv)
     r.target = "deepspeed";
     const char *ds_version_arg = NULL;
     dsf_cli_args cl;
-    dsf_cli_args_init(&cl, argc, argv, "gen", opts, help, &env, &d);
+    dsf_cli_args_init(&cl, argc, argv, &dsf_cmd_gen, &env, &d);
     int rc = 0, id;
     const char *arg;
     while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END) {

@@ -3,7 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli/args.h"
+#include "cli/cmds.h"
 #include "cli/opts.h"
 #include "core/buf.h"
 #include "core/error.h"
@@ -12,22 +13,21 @@
 #include "json/jsonout.h"
 #include "profile/profile.h"
 
-static const char help[] =
-    "Usage: dsforge list [--json]\n"
-    "\n"
-    "Lists every profile on the search path: name, tiers, where it comes\n"
-    "from and its summary. Search path, highest first: --profile-path\n"
-    "DIRs, DSFORGE_PATH, ./profiles, $XDG_CONFIG_HOME/dsforge/profiles,\n"
-    "built-in. A profile shadowed by a higher directory is marked.\n"
-    "\n"
-    "Options:\n"
-    "  --json                  machine-readable output\n"
-    "\n" DSF_COMMON_HELP;
 
 enum { OPT_JSON = 1 };
-static const dsf_opt opts[] = {{"json", 0, false, OPT_JSON},
-                               DSF_COMMON_OPTS,
-                               {NULL, 0, false, 0}};
+static const dsf_opt opts[] = {
+    {"json", 0, NULL, "machine-readable output", OPT_JSON, NULL},
+    {NULL, 0, NULL, NULL, 0, NULL}};
+
+static int run(int argc, char **argv);
+
+const dsf_command dsf_cmd_list = {
+    "list", "list the profiles on the search path", "list [--json]",
+    "Lists every profile on the search path: name, tiers, where it comes "
+    "from and its summary. Search path, highest first: --profile-path "
+    "DIRs, DSFORGE_PATH, ./profiles, $XDG_CONFIG_HOME/dsforge/profiles, "
+    "built-in. A profile shadowed by a higher directory is marked.",
+    opts, true, NULL, NULL, NULL, run, NULL};
 
 /* Appends the profiles of every configured repository as REPO/PROFILE
 ** (their locked copies; online this revalidates each repository once). */
@@ -68,13 +68,13 @@ static int add_repo_profiles(dsf_profile_entry **e, size_t *n,
     return rc;
 }
 
-int dsf_cmd_list(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     dsf_cli_env env;
     dsf_cli_env_init(&env);
     dsf_diags d = DSF_DIAGS_INIT;
     dsf_cli_args cl;
-    dsf_cli_args_init(&cl, argc, argv, "list", opts, help, &env, &d);
+    dsf_cli_args_init(&cl, argc, argv, &dsf_cmd_list, &env, &d);
     bool json = false;
     int rc = 0, id;
     const char *arg;

@@ -3,28 +3,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli/args.h"
+#include "cli/cmds.h"
 #include "cli/opts.h"
 #include "cli/plugin_env.h"
 #include "core/error.h"
 #include "json/jsonout.h"
 
-static const char help[] =
-    "Usage: dsforge plugins [--json]\n"
-    "\n"
-    "Lists the plugins on the plugin path (first directory wins for a\n"
-    "name) and every rule they declare: id, severity, summary.\n"
-    "Plugin path, highest first: --plugin-path DIRs, DSFORGE_PLUGIN_PATH,\n"
-    "./plugins, $XDG_CONFIG_HOME/dsforge/plugins, built-in.\n\n"
-    "Options:\n"
-    "  --json                  machine-readable output (with each rule's\n"
-    "                          generic fix)\n"
-    "\n" DSF_COMMON_HELP;
 
 enum { OPT_JSON = 1 };
-static const dsf_opt opts[] = {{"json", 0, false, OPT_JSON},
-                               DSF_COMMON_OPTS,
-                               {NULL, 0, false, 0}};
+static const dsf_opt opts[] = {
+    {"json", 0, NULL, "machine-readable output (with each rule's generic "
+     "fix)", OPT_JSON, NULL},
+    {NULL, 0, NULL, NULL, 0, NULL}};
+
+static int run(int argc, char **argv);
+
+const dsf_command dsf_cmd_plugins = {
+    "plugins", "list plugins and their rules", "plugins [--json]",
+    "Lists the plugins on the plugin path (first directory wins for a "
+    "name) and every rule they declare: id, severity, summary. Plugin "
+    "path, highest first: --plugin-path DIRs, DSFORGE_PLUGIN_PATH, "
+    "./plugins, $XDG_CONFIG_HOME/dsforge/plugins, built-in.",
+    opts, true, NULL, NULL, NULL, run, NULL};
 
 static void print_json(const dsf_plugins *plugins)
 {
@@ -72,13 +73,13 @@ static void print_json(const dsf_plugins *plugins)
     cJSON_Delete(arr);
 }
 
-int dsf_cmd_plugins(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     dsf_cli_env env;
     dsf_cli_env_init(&env);
     dsf_diags d = DSF_DIAGS_INIT;
     dsf_cli_args cl;
-    dsf_cli_args_init(&cl, argc, argv, "plugins", opts, help, &env, &d);
+    dsf_cli_args_init(&cl, argc, argv, &dsf_cmd_plugins, &env, &d);
     int rc = 0, id;
     bool json = false;
     const char *arg;

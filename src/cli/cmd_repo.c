@@ -4,7 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
+#include "cli/args.h"
+#include "cli/cmds.h"
 #include "cli/opts.h"
 #include "core/buf.h"
 #include "core/error.h"
@@ -20,83 +21,58 @@ enum {
 #define MAX_KEYS 8
 
 static const dsf_opt repo_opts[] = {
-    {"project", 0, false, OPT_PROJECT},
-    {"name", 0, true, OPT_NAME},
-    {"version", 0, true, OPT_VERSION},
-    {"no-progress", 0, false, OPT_NO_PROGRESS},
-    {"key", 0, true, OPT_KEY},
-    {"sign", 0, true, OPT_SIGN},
-    {"expires", 0, true, OPT_EXPIRES},
-    DSF_COMMON_OPTS,
-    {NULL, 0, false, 0}};
+    {"project", 0, NULL, "add to / remove from the project's "
+     "dsforge.repos.json instead of the user's list (outside a project: "
+     "makes the current directory one)", OPT_PROJECT, NULL},
+    {"name", 0, "NAME", "(index) the repository's name (default: DIR's "
+     "name)", OPT_NAME, NULL},
+    {"version", 0, "V", "(index) version of profiles without a `version` "
+     "field and of plugins without a VERSION file (default 0.0.0)",
+     OPT_VERSION, NULL},
+    {"no-progress", 0, NULL, "no progress bar", OPT_NO_PROGRESS, NULL},
+    {"key", 0, "PUB", "(add) pin a public key (file or 64 hex digits): "
+     "index.json must then be signed by it (repeatable: key rotation)",
+     OPT_KEY, "file"},
+    {"sign", 0, "KEY", "(index) sign with this secret key file "
+     "(repeatable)", OPT_SIGN, "file"},
+    {"expires", 0, "D", "(index, signed) expiry: days from now (default 90) "
+     "or a UTC time like 2027-01-31T00:00:00Z", OPT_EXPIRES, NULL},
+    {NULL, 0, NULL, NULL, 0, NULL}};
 
-static const char repo_help[] =
-    "Usage:\n"
-    "  dsforge repo add NAME URL [--project] [--key PUB]...\n"
-    "                                         fetch, verify, record and "
-    "pin a repository\n"
-    "  dsforge repo list                      the configured "
-    "repositories\n"
-    "  dsforge repo update [NAME]             fetch again and re-pin the "
-    "lock file\n"
-    "  dsforge repo outdated [NAME]           how upstream differs from "
-    "the lock\n"
-    "  dsforge repo remove NAME [--project]   forget a repository\n"
-    "  dsforge repo path NAME[/PROFILE[@V]]   the directory holding the "
-    "locked\n"
-    "                                         content (fetched if "
-    "needed)\n"
-    "  dsforge repo index DIR [--name NAME] [--version V]\n"
-    "                         [--sign KEY]... [--expires DAYS|TIME]\n"
-    "                                         write DIR/index.json for "
-    "DIR/profiles/*.lua\n"
-    "                                         and DIR/plugins/NAME/... "
-    "(signed: also\n"
-    "                                         DIR/index.json.sig)\n"
-    "  dsforge repo keygen FILE               a new Ed25519 key pair: FILE "
-    "(secret,\n"
-    "                                         mode 0600) and FILE.pub\n"
-    "\n"
-    "Repositories are listed in the project's dsforge.repos.json (wins) "
-    "and\n"
+static const char *const subcommands[] = {
+    "add", "list", "update", "outdated", "remove", "path", "index", "keygen",
+    NULL};
+
+static int run(int argc, char **argv);
+
+const dsf_command dsf_cmd_repo = {
+    "repo", "manage remote profile repositories",
+    "repo add NAME URL [--project] [--key PUB]...\n"
+    "repo list\n"
+    "repo update [NAME]\n"
+    "repo outdated [NAME]\n"
+    "repo remove NAME [--project]\n"
+    "repo path NAME[/PROFILE[@V]]\n"
+    "repo index DIR [--name NAME] [--version V] [--sign KEY]... "
+    "[--expires DAYS|TIME]\n"
+    "repo keygen FILE",
+    "add: fetch, verify, record and pin a repository. list: the configured "
+    "repositories. update: fetch again and re-pin the lock file. outdated: "
+    "how upstream differs from the lock. remove: forget a repository. "
+    "path: the directory holding the locked content (fetched if needed). "
+    "index: write DIR/index.json for DIR/profiles/*.lua and "
+    "DIR/plugins/NAME/... (signed: also DIR/index.json.sig). keygen: a new "
+    "Ed25519 key pair: FILE (secret, mode 0600) and FILE.pub.\n\n"
+    "Repositories are listed in the project's dsforge.repos.json (wins) and "
     "$XDG_CONFIG_HOME/dsforge/repos.json (the user's). The project is the "
-    "nearest\n"
-    "directory up from here (below $HOME) with dsforge.lock or "
-    "dsforge.repos.json;\n"
-    "what it uses is pinned in its dsforge.lock (outside a project: "
-    "in\n"
-    "$XDG_STATE_HOME/dsforge/dsforge.lock). Pinned content is used even "
-    "when\n"
-    "upstream changed (with a note); --locked or CI=true make any "
-    "difference an\n"
-    "error. Use profiles as NAME/PROFILE[@VERSION]. A bearer token for a "
-    "private\n"
-    "repository is read from DSFORGE_TOKEN_<NAME>.\n"
-    "See contrib/docs/repositories.md.\n"
-    "\n"
-    "Options:\n"
-    "  --project       add to / remove from the project's "
-    "dsforge.repos.json\n"
-    "                  instead of the user's list (outside a project: "
-    "makes\n"
-    "                  the current directory one)\n"
-    "  --name NAME     (index) the repository's name (default: DIR's "
-    "name)\n"
-    "  --version V     (index) version of profiles without a `version` "
-    "field and\n"
-    "                  of plugins without a VERSION file (default "
-    "0.0.0)\n"
-    "  --no-progress   no progress bar\n"
-    "  --key PUB       (add) pin a public key (file or 64 hex digits): "
-    "index.json\n"
-    "                  must then be signed by it (repeatable: key "
-    "rotation)\n"
-    "  --sign KEY      (index) sign with this secret key file "
-    "(repeatable)\n"
-    "  --expires D     (index, signed) expiry: days from now (default 90) "
-    "or a\n"
-    "                  UTC time like 2027-01-31T00:00:00Z\n"
-    "\n" DSF_COMMON_HELP;
+    "nearest directory up from here (below $HOME) with dsforge.lock or "
+    "dsforge.repos.json; what it uses is pinned in its dsforge.lock "
+    "(outside a project: in $XDG_STATE_HOME/dsforge/dsforge.lock). Pinned "
+    "content is used even when upstream changed (with a note); --locked or "
+    "CI=true make any difference an error. Use profiles as "
+    "NAME/PROFILE[@VERSION]. A bearer token for a private repository is "
+    "read from DSFORGE_TOKEN_<NAME>. See contrib/docs/repositories.md.",
+    repo_opts, true, NULL, NULL, subcommands, run, NULL};
 
 static int usage(dsf_diags *d, const char *msg)
 {
@@ -122,14 +98,13 @@ static int print_path(const char *ref, const dsf_repo_opts *o,
     return rc;
 }
 
-int dsf_cmd_repo(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     dsf_cli_env env;
     dsf_cli_env_init(&env);
     dsf_diags d = DSF_DIAGS_INIT;
     dsf_cli_args cl;
-    dsf_cli_args_init(&cl, argc, argv, "repo", repo_opts, repo_help, &env,
-                      &d);
+    dsf_cli_args_init(&cl, argc, argv, &dsf_cmd_repo, &env, &d);
     const char *pos[3] = {NULL, NULL, NULL};
     size_t npos = 0;
     bool project = false, progress = true;
@@ -252,8 +227,7 @@ int dsf_cmd_repo(int argc, char **argv)
             dsf_repo_infos_free(v, n);
         }
     } else {
-        rc = usage(&d, "unknown subcommand (add, list, update, outdated, "
-                       "remove, path, index, keygen)");
+        rc = dsf_cli_unknown(&d, "repo", "subcommand", sub, subcommands);
     }
     fputs(dsf_buf_str(&report), stdout);
     dsf_buf_free(&report);

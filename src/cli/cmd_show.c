@@ -3,20 +3,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli/args.h"
+#include "cli/cmds.h"
 #include "cli/opts.h"
 #include "core/error.h"
 #include "json/jsonout.h"
 #include "profile/profile.h"
 
-static const char help[] =
-    "Usage: dsforge show PROFILE\n"
-    "\n"
-    "Shows a profile: its parent chain (with where each file comes from),\n"
-    "every param with its type, default and doc, and each tier with what\n"
-    "it changes.\n\n" DSF_COMMON_HELP;
 
-static const dsf_opt opts[] = {DSF_COMMON_OPTS, {NULL, 0, false, 0}};
+static int run(int argc, char **argv);
+
+const dsf_command dsf_cmd_show = {
+    "show", "show a profile: parents, params, tiers", "show PROFILE",
+    "Shows a profile: its parent chain (with where each file comes from), "
+    "every param with its type, default and doc, and each tier with what "
+    "it changes.",
+    NULL, true, NULL, "profile", NULL, run, NULL};
 
 static void print_profile(const dsf_profile *p)
 {
@@ -73,13 +75,13 @@ static void print_profile(const dsf_profile *p)
         printf("  (none: gen produces one variant, \"default\")\n");
 }
 
-int dsf_cmd_show(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     dsf_cli_env env;
     dsf_cli_env_init(&env);
     dsf_diags d = DSF_DIAGS_INIT;
     dsf_cli_args cl;
-    dsf_cli_args_init(&cl, argc, argv, "show", opts, help, &env, &d);
+    dsf_cli_args_init(&cl, argc, argv, &dsf_cmd_show, &env, &d);
     const char *name = NULL;
     int rc = 0, id;
     const char *arg;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/strutil.h"
 
 void dsf_optparse_init(dsf_optparse *p, int argc, char **argv, int first,
                        const char *cmd)
@@ -28,8 +29,46 @@ static int usage_error(dsf_optparse *p, dsf_diags *d, const char *problem,
     return DSF_EUSAGE;
 }
 
-int dsf_opt_next(dsf_optparse *p, const dsf_opt *opts, const char **arg,
-                 dsf_diags *d)
+/* The closest long option to name[0..n) in both tables, or NULL. */
+static const char *closest_long(const char *name, size_t n,
+                                const dsf_opt *opts, const dsf_opt *common)
+{
+    const char *cand[128];
+    size_t nc = 0;
+    for (int t = 0; t < 2; t++)
+        for (const dsf_opt *it = t ? common : opts; it && it->id; it++)
+            if (nc < sizeof cand / sizeof *cand)
+                cand[nc++] = it->name;
+    char word[64];
+    if (n >= sizeof word)
+        return NULL;
+    memcpy(word, name, n);
+    word[n] = '\0';
+    return dsf_closest(word, cand, nc);
+}
+
+static const dsf_opt *find_long(const dsf_opt *opts, const dsf_opt *common,
+                                const char *name, size_t n)
+{
+    for (int t = 0; t < 2; t++)
+        for (const dsf_opt *it = t ? common : opts; it && it->id; it++)
+            if (strlen(it->name) == n && !strncmp(it->name, name, n))
+                return it;
+    return NULL;
+}
+
+static const dsf_opt *find_short(const dsf_opt *opts, const dsf_opt *common,
+                                 char c)
+{
+    for (int t = 0; t < 2; t++)
+        for (const dsf_opt *it = t ? common : opts; it && it->id; it++)
+            if (it->short_name && it->short_name == c)
+                return it;
+    return NULL;
+}
+
+int dsf_opt_next(dsf_optparse *p, const dsf_opt *opts, const dsf_opt *common,
+                 const char **arg, dsf_diags *d)
 {
     *arg = NULL;
     if (p->i >= p->argc)
@@ -42,7 +81,7 @@ int dsf_opt_next(dsf_optparse *p, const dsf_opt *opts, const char **arg,
     }
     if (!strcmp(a, "--")) {
         p->only_positional = true;
-        return dsf_opt_next(p, opts, arg, d);
+        return dsf_opt_next(p, opts, common, arg, d);
     }
     const dsf_opt *o = NULL;
     const char *inline_val = NULL;
@@ -50,30 +89,34 @@ int dsf_opt_next(dsf_optparse *p, const dsf_opt *opts, const char **arg,
         const char *name = a + 2;
         const char *eq = strchr(name, '=');
         size_t n = eq ? (size_t)(eq - name) : strlen(name);
-        for (const dsf_opt *it = opts; it->id; it++)
-            if (strlen(it->name) == n && !strncmp(it->name, name, n))
-                o = it;
-        if (!o)
-            return usage_error(p, d, "unknown option", a);
+        o = find_long(opts, common, name, n);
+        if (!o) {
+            const char *close = closest_long(name, n, opts, common);
+            if (!close)
+                return usage_error(p, d, "unknown option", a);
+            dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                       "unknown option '%s'", a);
+            dsf_diag_set_hint(g, "did you mean '--%s'? (try 'dsforge %s "
+                                 "--help')", close, p->cmd);
+            return DSF_EUSAGE;
+        }
         if (eq) {
-            if (!o->has_arg)
+            if (!o->arg)
                 return usage_error(p, d, "option takes no value:",
                                    a);
             inline_val = eq + 1;
         }
     } else {
-        for (const dsf_opt *it = opts; it->id; it++)
-            if (it->short_name && it->short_name == a[1])
-                o = it;
+        o = find_short(opts, common, a[1]);
         if (!o)
             return usage_error(p, d, "unknown option", a);
         if (a[2]) {
-            if (!o->has_arg)
+            if (!o->arg)
                 return usage_error(p, d, "unknown option", a);
             inline_val = a + 2;
         }
     }
-    if (o->has_arg) {
+    if (o->arg) {
         if (inline_val) {
             *arg = inline_val;
         } else if (p->i < p->argc) {

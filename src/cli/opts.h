@@ -1,8 +1,11 @@
 /*
-** opts.h -- command-line option parsing shared by every subcommand.
+** opts.h -- command-line option tables and their parser.
 **
-** Long options take `--name value` or `--name=value`; short ones `-o value`.
-** Positional arguments may come anywhere; `--` ends the options.
+** A table (a dsf_opt array ending with id 0) is the one description of a
+** command's options: the parser, --help, the completion scripts and the
+** man page all read it (help.c). Long options take `--name value` or
+** `--name=value`; short ones `-o value`. Positional arguments may come
+** anywhere; `--` ends the options.
 */
 #ifndef DSF_OPTS_H
 #define DSF_OPTS_H
@@ -12,10 +15,14 @@
 #include "core/diag.h"
 
 typedef struct dsf_opt {
-    const char *name;  /* long name without dashes */
-    char short_name;   /* 0 when none */
-    bool has_arg;
-    int id;            /* > 0 */
+    const char *name;     /* long name without dashes */
+    char short_name;      /* 0 when none */
+    const char *arg;      /* argument name ("DIR", "KEY=VALUE", "a|b"), or
+                          ** NULL for a flag; "a|b" lists the values */
+    const char *help;     /* one paragraph; help.c wraps it */
+    int id;               /* > 0; 0 ends the table */
+    const char *complete; /* what completes the argument: "profile",
+                          ** "tier", "param", "file", "dir" or NULL */
 } dsf_opt;
 
 typedef struct dsf_optparse {
@@ -34,11 +41,13 @@ typedef struct dsf_optparse {
 void dsf_optparse_init(dsf_optparse *p, int argc, char **argv, int first,
                        const char *cmd);
 
-/* The next option's id (with its argument in *arg, borrowed from argv),
-** DSF_OPT_POS for a positional, DSF_OPT_END at the end, or DSF_EUSAGE
-** after adding an error (unknown option, missing argument). */
-int dsf_opt_next(dsf_optparse *p, const dsf_opt *opts, const char **arg,
-                 dsf_diags *d);
+/* The next option's id, looked up in opts then in common (may be NULL),
+** with its argument in *arg (borrowed from argv); DSF_OPT_POS for a
+** positional, DSF_OPT_END at the end, or DSF_EUSAGE after adding an error
+** (unknown option, with the closest known one as a hint; missing
+** argument). */
+int dsf_opt_next(dsf_optparse *p, const dsf_opt *opts, const dsf_opt *common,
+                 const char **arg, dsf_diags *d);
 
 /* The DeepSpeed release for the rules: arg (--ds-version), else
 ** $DSFORGE_DS_VERSION, else NULL (the plugin's default). Checks the form

@@ -5,7 +5,7 @@
 #ifndef DSF_PLUGIN_ENV_H
 #define DSF_PLUGIN_ENV_H
 
-#include "cli/cli.h"
+#include "cli/args.h"
 #include "plugin/plugin.h"
 
 typedef struct dsf_plugin_env {

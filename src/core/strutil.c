@@ -8,27 +8,30 @@
 
 size_t dsf_edit_distance(const char *a, const char *b)
 {
-    size_t la = strlen(a), lb = strlen(b);
-    size_t *row = dsf_xmalloc((lb + 1) * sizeof *row);
+    /* optimal string alignment: insert, delete, substitute, or swap two
+    ** adjacent characters ("tire" is one step from "tier") */
+    size_t la = strlen(a), lb = strlen(b), w = lb + 1;
+    size_t *m = dsf_xmalloc((la + 1) * w * sizeof *m);
+    for (size_t i = 0; i <= la; i++)
+        m[i * w] = i;
     for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
+        m[j] = j;
     for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
         for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
             size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-            size_t best = diag + cost;
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
+            size_t best = m[(i - 1) * w + j - 1] + cost;
+            if (m[(i - 1) * w + j] + 1 < best)
+                best = m[(i - 1) * w + j] + 1;
+            if (m[i * w + j - 1] + 1 < best)
+                best = m[i * w + j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+                a[i - 2] == b[j - 1] && m[(i - 2) * w + j - 2] + 1 < best)
+                best = m[(i - 2) * w + j - 2] + 1;
+            m[i * w + j] = best;
         }
     }
-    size_t r = row[lb];
-    free(row);
+    size_t r = m[la * w + lb];
+    free(m);
     return r;
 }
 

@@ -7,7 +7,8 @@
 
 #include <stddef.h>
 
-/* The Levenshtein distance between a and b. */
+/* The edit distance between a and b: insertions, deletions,
+** substitutions and swaps of two adjacent characters count 1 each. */
 size_t dsf_edit_distance(const char *a, const char *b);
 
 /* The candidate closest to word when it is close enough to be a likely

@@ -314,6 +314,8 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
     }
     if (!rc)
         rc = dsf_plugin_read_columns(p, L, t, name, file, d);
+    if (!rc)
+        rc = dsf_plugin_commands_read(&p->commands, L, t, name, file, d);
     if (!rc) {
         p->items = dsf_xrealloc(p->items, (p->n + 1) * sizeof *p->items);
         dsf_plugin_info *it = &p->items[p->n++];
@@ -442,6 +444,7 @@ void dsf_plugins_free(dsf_plugins *p)
         free(p->resolvers[i].name);
         free(p->resolvers[i].label);
     }
+    dsf_plugin_commands_free(&p->commands);
     for (size_t i = 0; i < p->ndirs; i++)
         free(p->dir_copies[i]);
     for (size_t i = 0; i < p->nshadowed; i++) {

@@ -8,6 +8,7 @@
 
 #include <lua.h>
 
+#include "plugin/commands.h"
 #include "plugin/decl.h"
 #include "plugin/plugin.h"
 
@@ -38,6 +39,7 @@ struct dsf_plugins {
     char **summarize_what;   /* per plugin: "plugin P summarize" */
     struct dsf_column *columns;
     size_t ncolumns;
+    dsf_plugin_commands commands;  /* declared commands: commands.c */
 };
 
 /* Reads the `columns` list of the declaration at t (summary.c). */

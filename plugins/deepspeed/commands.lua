@@ -1,0 +1,260 @@
+-- plugins/deepspeed/commands.lua -- the commands the deepspeed plugin
+-- declares: estimate, explain, schema (see "Commands" in
+-- contrib/docs/plugins.md). Each run(opts, args, ctx) returns the text
+-- to print (or a table, printed as JSON), or nil and an error table.
+
+local M = {}
+
+local function usage(msg, hint)
+  return nil, { message = msg, hint = hint, kind = "usage" }
+end
+
+-- A whole number in [min, max], as the C commands read them.
+local function whole(opt, s, min, max)
+  local v = s:match("^%-?%d+$") and math.tointeger(tonumber(s))
+  if not v or v < min or v > max then
+    return nil, string.format("--%s: '%s' is not a whole number between %d and %d",
+      opt, s, min, max)
+  end
+  return v
+end
+
+local SUFFIX = { k = 3, m = 6, b = 9, t = 12 }
+
+-- A count such as a model's parameters: 7000000000, 7e9, 7B, 7b, 1.3B,
+-- 350M, 125k, 0.5T; the value must be whole and in [min, max]. Exact
+-- integer arithmetic: 1.3B is 1300000000, never 1299999999.
+function M.parse_count(s, min, max)
+  if type(s) ~= "string" then return nil end
+  local int, frac, exp, suf = s:match("^(%d*)%.?(%d*)([eE]?[+-]?%d*)([kKmMbBtT]?)$")
+  if not int then return nil end
+  local digits = int .. frac
+  if digits == "" or #digits > 18 then return nil end
+  if int == "" and not s:find("^%.") then return nil end
+  local e = 0
+  if exp ~= "" then
+    local n = exp:match("^[eE]([+-]?%d+)$")
+    if not n or #n > 4 then return nil end
+    e = math.tointeger(tonumber(n))
+  end
+  e = e + (SUFFIX[suf:lower()] or 0) - #frac
+  local v = math.tointeger(tonumber(digits))
+  while e < 0 do
+    if v % 10 ~= 0 then return nil end
+    v, e = v // 10, e + 1
+  end
+  while e > 0 do
+    if v > max // 10 then return nil end
+    v, e = v * 10, e - 1
+  end
+  if v < min or v > max then return nil end
+  return v
+end
+
+local function count(opt, s, min, max)
+  local v = M.parse_count(s, min, max)
+  if not v then
+    return nil, string.format("--%s: '%s' is not a count between %d and %d", opt, s, min, max),
+      "write it as 7000000000, 7e9, 7B, 1.3B or 350M"
+  end
+  return v
+end
+
+local function one_of(opt, s, a, b)
+  if s ~= a and s ~= b then
+    return nil, string.format("--%s must be '%s' or '%s'", opt, a, b)
+  end
+  return s
+end
+
+local function gib(bytes) return string.format("%.2f", bytes / 1073741824.0) end
+
+local function estimate_table(res)
+  local i = res.inputs
+  local out = {
+    "Estimated memory needed for params, optim states and gradients for a:",
+    string.format("HW: Setup with %d node%s, %d GPU%s per node.", i.nodes,
+      i.nodes > 1 and "s" or "", i.gpus_per_node, i.gpus_per_node > 1 and "s" or ""),
+    -- truncated like DeepSpeed's int(total_params/1e6)
+    string.format("SW: Model with %dM total params, %dM largest layer params.",
+      i.params // 1000000, i.largest_layer // 1000000),
+    "  per CPU  |  per GPU |   Options",
+  }
+  for _, r in ipairs(res.rows) do
+    local zi = ""
+    if r.zero_init ~= nil then zi = r.zero_init and " zero_init=1" or " zero_init=0" end
+    out[#out + 1] = string.format("  %8s | %8s | ZeRO-%d offload_optimizer=%s offload_param=%s%s",
+      r.cpu_text, r.gpu_text, r.stage, r.offload_optimizer, r.offload_param, zi)
+  end
+  if res.activation_bytes then
+    out[#out + 1] = string.format("Activations per GPU: %sGB (with activation "
+      .. "checkpointing: %sGB); add them to the per-GPU column.",
+      gib(res.activation_bytes), gib(res.activation_bytes_checkpointed))
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+local estimate = {
+  name = "estimate",
+  summary = "estimate memory per GPU and CPU",
+  usage = "estimate (--model NAME|FILE | --params N [--largest-layer N]) [options]",
+  description = "Without --stage: a table of every ZeRO stage and offload choice, like "
+    .. "DeepSpeed's estimate_zero3_model_states_mem_needs_all_cold (bytes / 2^30, "
+    .. "printed as GB). With --stage: that one row. --seq-len adds the activation "
+    .. "memory per GPU (Korthikanti et al. 2022), with and without activation "
+    .. "checkpointing; --flash-attention 0 counts the s x s attention scores of "
+    .. "eager attention (default 1: FlashAttention/SDPA).",
+  options = {
+    { name = "model", arg = "NAME|FILE", complete = "file",
+      help = "a catalog model (e.g. llama-2-7b) or a Hugging Face config.json" },
+    { name = "params", arg = "N",
+      help = "total parameters (instead of --model): 7000000000, 7e9, 7B, 1.3B, 350M" },
+    { name = "largest-layer", arg = "N", help = "parameters of the largest layer (same spellings)" },
+    { name = "gpus", arg = "N", help = "GPUs per node (default 1)" },
+    { name = "nodes", arg = "N", help = "nodes (default 1)" },
+    { name = "stage", arg = "0|1|2|3", help = "only this ZeRO stage's row" },
+    { name = "offload-optimizer", arg = "none|cpu", help = "with --stage: optimizer offload" },
+    { name = "offload-param", arg = "none|cpu", help = "with --stage 3: parameter offload" },
+    { name = "zero-init", arg = "0|1", help = "with --stage 3: zero.Init (default 1)" },
+    { name = "seq-len", arg = "N", help = "add the activation memory for this sequence length" },
+    { name = "micro-batch", arg = "N", help = "micro batch per GPU for the activations (default 1)" },
+    { name = "flash-attention", arg = "0|1",
+      help = "0 counts the s x s attention scores of eager attention (default 1)" },
+    { name = "json", help = "bytes as JSON, with the inputs echoed" },
+  },
+  run = function(opts, args, ctx)
+    if #args > 0 then return usage("unexpected argument '" .. args[1] .. "'") end
+    local o, hf_path = {}, nil
+    local function num(opt, key, min, max, reader)
+      local s = opts[opt]
+      if s == nil then return true end
+      local v, err, hint = (reader or whole)(opt, s, min, max)
+      if not v then return false, err, hint end
+      o[key] = v
+      return true
+    end
+    local checks = {
+      { "params", "params", 1, 1000000000000000, count },
+      { "largest-layer", "largest_layer", 0, 1000000000000000, count },
+      { "gpus", "gpus", 1, 1000000 }, { "nodes", "nodes", 1, 1000000 },
+      { "stage", "stage", 0, 3 }, { "seq-len", "seq_len", 1, 100000000 },
+      { "micro-batch", "micro_batch", 1, 1000000 },
+    }
+    for _, c in ipairs(checks) do
+      local ok, err, hint = num(c[1], c[2], c[3], c[4], c[5])
+      if not ok then return usage(err, hint) end
+    end
+    for _, c in ipairs({ { "zero-init", "zero_init" }, { "flash-attention", "flash_attention" } }) do
+      if opts[c[1]] ~= nil then
+        local v, err = one_of(c[1], opts[c[1]], "0", "1")
+        if not v then return usage(err) end
+        o[c[2]] = v == "1"
+      end
+    end
+    for _, c in ipairs({ { "offload-optimizer", "offload_optimizer" }, { "offload-param", "offload_param" } }) do
+      if opts[c[1]] ~= nil then
+        local v, err = one_of(c[1], opts[c[1]], "none", "cpu")
+        if not v then return usage(err) end
+        o[c[2]] = v
+      end
+    end
+    local model = opts.model
+    if model then
+      -- a file when it looks like one or exists; otherwise a catalog name
+      -- or Hub id (meta-llama/Llama-2-7b-hf)
+      if model:sub(-5) == ".json" or ctx.is_file(model) then
+        local cfg, err = ctx.read_json(model)
+        if cfg == nil then return nil, err end
+        o.hf_config, hf_path = cfg, model
+      else
+        o.model = model
+      end
+    end
+    if not o.model and not o.hf_config and not o.params then
+      return usage("estimate needs --model or --params",
+        "try 'dsforge estimate --model llama-2-7b --gpus 8'")
+    end
+    if o.micro_batch and not o.seq_len then
+      return usage("--micro-batch goes with --seq-len")
+    end
+    local res = require("deepspeed.estimate").run(o)
+    if res.error then
+      local input = res.code == 3
+      -- an input error is about the config.json: name the file
+      return nil, { message = res.error, hint = res.hint,
+        kind = input and "input" or "usage", file = input and hf_path or nil }
+    end
+    if opts.json then return res end
+    return estimate_table(res)
+  end,
+}
+
+local LABELS = {
+  en = { changed = "changed", default = "same as default", unknown = "not a DeepSpeed key",
+         none = "no default", dword = "default" },
+  zh = { changed = "已修改", default = "同默认值", unknown = "DeepSpeed 不认识的键",
+         none = "无默认值", dword = "默认" },
+}
+
+local explain = {
+  name = "explain",
+  summary = "explain every key of a config",
+  usage = "explain FILE [--lang en|zh]",
+  description = "Walks through every key of a DeepSpeed config: its meaning, its "
+    .. "default, and whether the file changes it (from the deepspeed plugin's schema).",
+  positional = "file",
+  options = {
+    { name = "lang", arg = "en|zh", help = "language of the explanations (default en)" },
+  },
+  run = function(opts, args, ctx)
+    local lang = opts.lang or "en"
+    if lang ~= "en" and lang ~= "zh" then return usage("--lang must be 'en' or 'zh'") end
+    if #args == 0 then return usage("explain needs a FILE") end
+    if #args > 1 then return usage("explain takes one FILE") end
+    local doc, err = ctx.read_json(args[1])
+    if doc == nil then return nil, err end
+    local L = LABELS[lang]
+    local out = {}
+    for _, r in ipairs(require("deepspeed.explain").rows(doc, lang)) do
+      local p = {}
+      for _, k in ipairs(r.path) do
+        if type(k) == "string" then
+          p[#p + 1] = (#p > 0 and "." or "") .. k
+        else
+          p[#p + 1] = string.format("[%d]", k - 1)
+        end
+      end
+      -- value_text: the plugin's text for a value with no exact JSON form
+      -- (an integral number beyond 2^53)
+      local v = r.value ~= nil and ctx.json(r.value) or r.value_text or "?"
+      local status = r.status
+      local label = status == "changed" and L.changed or status == "default" and L.default
+        or status == "unknown" and L.unknown or L.none
+      local line = table.concat(p) .. " = " .. v .. "  [" .. label
+      -- the default, unless there is none to name ("none")
+      if r.default_text and r.default_text ~= "" and r.default_text ~= "none" then
+        line = line .. "; " .. L.dword .. " " .. r.default_text
+      end
+      out[#out + 1] = line .. "]"
+      if r.doc and r.doc ~= "" then out[#out + 1] = "    " .. r.doc end
+    end
+    if #out == 0 then return "" end
+    return table.concat(out, "\n") .. "\n"
+  end,
+}
+
+local schema = {
+  name = "schema",
+  summary = "print a JSON Schema of DeepSpeed's config",
+  usage = "schema",
+  description = "Prints a JSON Schema (draft 2020-12) of DeepSpeed's config, generated "
+    .. "from the deepspeed plugin's schema, for editors and CI validators.",
+  run = function(_, args)
+    if #args > 0 then return usage("schema takes no arguments") end
+    return require("deepspeed.jsonschema").generate()
+  end,
+}
+
+M.commands = { estimate, explain, schema }
+
+return M

@@ -1,0 +1,141 @@
+/* plugin_cmd.c -- see plugin_cmd.h. */
+#include "plugin_cmd.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/xalloc.h"
+
+/* Applies the common options of argv (ignoring everything else: the
+** command's own parse reports errors). */
+static void prescan(dsf_cli_env *env, int argc, char **argv)
+{
+    dsf_diags ignored = DSF_DIAGS_INIT;
+    for (int i = 1; i < argc; i++) {
+        const char *w = argv[i];
+        if (!strcmp(w, "--"))
+            break;
+        if (w[0] != '-' || w[1] != '-')
+            continue;
+        const char *eq = strchr(w, '=');
+        size_t n = eq ? (size_t)(eq - w - 2) : strlen(w + 2);
+        for (const dsf_opt *o = dsf_common_opts; o->id; o++) {
+            if (strlen(o->name) != n || strncmp(o->name, w + 2, n))
+                continue;
+            const char *arg = NULL;
+            if (o->arg && eq)
+                arg = eq + 1;
+            else if (o->arg && i + 1 < argc)
+                arg = argv[++i];
+            else if (o->arg)
+                break;
+            dsf_cli_env_option(env, o->id, arg, &ignored);
+            break;
+        }
+    }
+    dsf_diags_free(&ignored);
+}
+
+void dsf_plugin_cmds_load(dsf_plugin_cmds *pc, int argc, char **argv,
+                          bool offline)
+{
+    memset(pc, 0, sizeof *pc);
+    dsf_cli_env_init(&pc->env);
+    prescan(&pc->env, argc, argv);
+    if (offline) {
+        pc->env.offline = pc->env.repo.offline = true;
+        pc->env.repo.progress = false;
+    }
+    pc->rc = dsf_cli_env_finish(&pc->env, &pc->d);
+    if (!pc->rc)
+        pc->rc = dsf_plugin_env_load(&pc->pe, &pc->env, &pc->d);
+    if (pc->rc)
+        return;
+    pc->pcmds = dsf_plugins_commands(pc->pe.plugins, &pc->n);
+    pc->cmds = dsf_xcalloc(pc->n + 1, sizeof *pc->cmds);
+    pc->opts = dsf_xcalloc(pc->n + 1, sizeof *pc->opts);
+    for (size_t i = 0; i < pc->n; i++) {
+        const dsf_plugin_command *p = &pc->pcmds[i];
+        dsf_opt *t = dsf_xcalloc(p->nopts + 1, sizeof *t);
+        for (size_t k = 0; k < p->nopts; k++) {
+            t[k].name = p->opts[k].name;
+            t[k].short_name = p->opts[k].short_name;
+            t[k].arg = p->opts[k].arg;
+            t[k].help = p->opts[k].help;
+            t[k].complete = p->opts[k].complete;
+            t[k].id = (int)k + 1;
+        }
+        pc->opts[i] = t;
+        dsf_command *c = &pc->cmds[i];
+        c->name = p->name;
+        c->summary = p->summary;
+        c->usage = p->usage;
+        c->description = p->description;
+        c->opts = t;
+        c->common = true;
+        c->notes = p->notes;
+        c->positional = p->positional;
+        c->plugin = p->plugin;
+    }
+}
+
+void dsf_plugin_cmds_free(dsf_plugin_cmds *pc)
+{
+    for (size_t i = 0; i < pc->n; i++)
+        free(pc->opts[i]);
+    free(pc->opts);
+    free(pc->cmds);
+    dsf_plugin_env_free(&pc->pe, &pc->d);
+    dsf_diags_free(&pc->d);
+    dsf_cli_env_free(&pc->env);
+}
+
+const dsf_command *dsf_plugin_cmds_find(const dsf_plugin_cmds *pc,
+                                        const char *name)
+{
+    for (size_t i = 0; i < pc->n; i++)
+        if (!strcmp(pc->cmds[i].name, name))
+            return &pc->cmds[i];
+    return NULL;
+}
+
+int dsf_plugin_cmds_run(dsf_plugin_cmds *pc, const dsf_command *c, int argc,
+                        char **argv)
+{
+    const dsf_plugin_command *p = &pc->pcmds[c - pc->cmds];
+    dsf_cli_env env; /* the parse's; pc->env already has the options */
+    dsf_cli_env_init(&env);
+    dsf_diags d = DSF_DIAGS_INIT;
+    dsf_cli_args cl;
+    dsf_cli_args_init(&cl, argc, argv, c, &env, &d);
+    cJSON *opts = cJSON_CreateObject(), *args = cJSON_CreateArray();
+    int id;
+    const char *arg;
+    while ((id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END) {
+        if (id == DSF_OPT_POS) {
+            cJSON_AddItemToArray(args, cJSON_CreateString(arg));
+        } else {
+            const dsf_opt *o = &c->opts[id - 1];
+            cJSON_DeleteItemFromObjectCaseSensitive(opts, o->name);
+            cJSON_AddItemToObject(opts, o->name,
+                                  o->arg ? cJSON_CreateString(arg)
+                                         : cJSON_CreateTrue());
+        }
+    }
+    int rc = cl.rc, status = 0;
+    if (!rc && !cl.help_shown) {
+        char *out = NULL;
+        rc = dsf_plugins_run_command(pc->pe.plugins, p, opts, args, argv + 1,
+                                     argc - 1, &out, &status, &d);
+        if (!rc)
+            fputs(out, stdout);
+        free(out);
+    }
+    cJSON_Delete(opts);
+    cJSON_Delete(args);
+    dsf_diags_move(&d, &pc->pe.warnings);
+    int st = dsf_cli_finish(&env, &d, rc);
+    dsf_cli_env_free(&env);
+    return st ? st : status;
+}
