@@ -25,6 +25,8 @@ static const command commands[] = {
     {"schema", dsf_cmd_schema, "print a JSON Schema of DeepSpeed's config"},
     {"plugins", dsf_cmd_plugins, "list plugins and their rules"},
     {"estimate", dsf_cmd_estimate, "estimate memory per GPU and CPU"},
+    {"diff", dsf_cmd_diff, "compare two configs or variants, with reasons"},
+    {"report", dsf_cmd_report, "write the A/B report page of a gen output"},
     {"repo", dsf_cmd_repo, "manage remote profile repositories"},
     {"detect", dsf_cmd_detect, "show this machine's GPUs, memory and cores"},
     {NULL, NULL, NULL}};

@@ -135,5 +135,7 @@ int dsf_cmd_schema(int argc, char **argv);
 int dsf_cmd_plugins(int argc, char **argv);
 int dsf_cmd_estimate(int argc, char **argv);
 int dsf_cmd_repo(int argc, char **argv);
+int dsf_cmd_diff(int argc, char **argv);
+int dsf_cmd_report(int argc, char **argv);
 
 #endif

@@ -20,13 +20,17 @@ static const char help[] =
     "nothing.\n"
     "\n"
     "Layers, lowest first: the profile chain's build results (parent\n"
-    "first), the tier's config overlay, -f files (left to right), then the\n"
-    "command-line edits (left to right).\n"
+    "first), the tier's config overlay, -f files (left to right), the\n"
+    "command-line edits (left to right), then the sweep's --matrix-file\n"
+    "and --matrix PATH values (in the order given).\n"
     "\n"
     "Options:\n"
     "  --tier NAME[,NAME]      generate these tiers (repeatable)\n"
-    "  --matrix KEY=V1,V2,...  sweep a param; the cartesian product over\n"
-    "                          all --matrix options, for each tier\n"
+    "  --matrix KEY=V1,V2,...  sweep a param, or a config path (an edit\n"
+    "                          per value); the cartesian product over all\n"
+    "                          --matrix options, for each tier\n"
+    "  --matrix-file F1,F2,... sweep override files (variants named by\n"
+    "                          file stem)\n"
     "  --param KEY=VALUE       set a profile input before build runs\n"
     "  -f FILE                 override file (JSON with comments;\n"
     "                          {\"$delete\": true} deletes a key)\n"
@@ -36,6 +40,8 @@ static const char help[] =
     "                          DIR/manifest.json\n"
     "  --stdout                print the one selected variant\n"
     "  --why PATH              print which layers set PATH, and stop\n"
+    "  --report FILE.html      also write the A/B report page (see\n"
+    "                          'dsforge report --help')\n"
     "  --target deepspeed|hf   'hf' keeps \"auto\" where Hugging Face fills\n"
     "                          it (default: deepspeed)\n"
     "  --strict-fit            a variant that does not fit the declared\n"
@@ -53,6 +59,7 @@ static const char help[] =
 enum {
     OPT_TIER = 1,
     OPT_MATRIX,
+    OPT_MATRIX_FILE,
     OPT_PARAM,
     OPT_FILE,
     OPT_SET,
@@ -60,6 +67,7 @@ enum {
     OPT_OUTPUT,
     OPT_STDOUT,
     OPT_WHY,
+    OPT_REPORT,
     OPT_TARGET,
     OPT_STRICT_FIT,
     OPT_DS_VERSION
@@ -67,6 +75,7 @@ enum {
 
 static const dsf_opt opts[] = {{"tier", 0, true, OPT_TIER},
                                {"matrix", 0, true, OPT_MATRIX},
+                               {"matrix-file", 0, true, OPT_MATRIX_FILE},
                                {"param", 0, true, OPT_PARAM},
                                {"file", 'f', true, OPT_FILE},
                                {"set", 0, true, OPT_SET},
@@ -74,6 +83,7 @@ static const dsf_opt opts[] = {{"tier", 0, true, OPT_TIER},
                                {"output", 'o', true, OPT_OUTPUT},
                                {"stdout", 0, false, OPT_STDOUT},
                                {"why", 0, true, OPT_WHY},
+                               {"report", 0, true, OPT_REPORT},
                                {"target", 0, true, OPT_TARGET},
                                {"strict-fit", 0, false, OPT_STRICT_FIT},
                                {"ds-version", 0, true, OPT_DS_VERSION},
@@ -188,9 +198,12 @@ int dsf_cmd_gen(int argc, char **argv)
             }
             break;
         }
-        case OPT_MATRIX: {
+        case OPT_MATRIX:
+        case OPT_MATRIX_FILE: {
             char *key = NULL, *vals = NULL;
-            if ((rc = split_kv(arg, &key, &vals, "--matrix", &d)))
+            if (id == OPT_MATRIX_FILE)
+                vals = dsf_xstrdup(arg);
+            else if ((rc = split_kv(arg, &key, &vals, "--matrix", &d)))
                 break;
             a.matrix = dsf_xrealloc(a.matrix,
                                     (a.nmatrix + 1) * sizeof *a.matrix);
@@ -198,6 +211,7 @@ int dsf_cmd_gen(int argc, char **argv)
             memset(ax, 0, sizeof *ax);
             ax->key = key;
             ax->argno = argno;
+            ax->files = id == OPT_MATRIX_FILE;
             for (char *s = vals, *next; s; s = next) {
                 next = strchr(s, ',');
                 if (next)
@@ -243,6 +257,9 @@ int dsf_cmd_gen(int argc, char **argv)
         case OPT_WHY:
             r.why = arg;
             break;
+        case OPT_REPORT:
+            r.report = arg;
+            break;
         case OPT_TARGET:
             if (strcmp(arg, "deepspeed") && strcmp(arg, "hf"))
                 rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
@@ -276,6 +293,10 @@ int dsf_cmd_gen(int argc, char **argv)
                              "'dsforge gen --help' for the options");
         rc = DSF_EUSAGE;
     }
+    if (!rc && r.report && (r.to_stdout || r.why))
+        rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
+                            "--report cannot be combined with %s",
+                            r.why ? "--why" : "--stdout");
     if (!rc && r.to_stdout && r.outdir)
         rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
                             "--stdout and -o cannot be combined");

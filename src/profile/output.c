@@ -16,6 +16,7 @@
 #include "core/fsutil.h"
 #include "core/xalloc.h"
 #include "doc/jpath.h"
+#include "doc/jsondiff.h"
 #include "json/jsonout.h"
 #include "lua/dsflib.h"
 #include "profile/manifest.h"
@@ -43,20 +44,11 @@ void dsf_gen_print_why(run *ru, dsf_diags *d)
             const dsf_prov_event *e = &v->prov.ev[k];
             if (!dsf_prov_related(e->path, canon.data))
                 continue;
-            const char *verb = e->action == DSF_PROV_SET ? "set"
-                               : e->action == DSF_PROV_OVERRIDE
-                                   ? "override"
-                                   : "delete";
-            printf("  %zu. %-8s %-9s %s", ++shown, e->layer->kind, verb,
-                   e->layer->label);
-            if (e->layer->file) {
-                printf(" (%s", e->layer->file);
-                if (e->line)
-                    printf(":%d", e->line);
-                if (e->col)
-                    printf(":%d", e->col);
-                printf(")");
-            }
+            dsf_buf where = DSF_BUF_INIT;
+            dsf_prov_where(&where, e);
+            printf("  %zu. %-8s %-9s %s", ++shown, e->layer->kind,
+                   dsf_prov_verb(e->action), where.data);
+            dsf_buf_free(&where);
             if (strcmp(e->path, canon.data) != 0)
                 printf(" at %s", e->path);
             if (e->value)
@@ -149,7 +141,7 @@ void dsf_gen_print_summary(const run *ru, FILE *out)
     free(width);
 }
 
-static cJSON *manifest(run *ru)
+cJSON *dsf_gen_manifest(run *ru)
 {
     const dsf_gen_request *r = ru->r;
     const dsf_profile *p = ru->profile;
@@ -204,11 +196,34 @@ static cJSON *manifest(run *ru)
         cJSON_AddStringToObject(pa, r->params[i].key, r->params[i].value);
     cJSON *mx = cJSON_AddObjectToObject(m, "matrix");
     for (size_t a = 0; a < r->nmatrix; a++) {
+        if (r->matrix[a].files) {
+            cJSON *mf = cJSON_GetObjectItemCaseSensitive(m, "matrix_files");
+            if (!mf)
+                mf = cJSON_AddArrayToObject(m, "matrix_files");
+            cJSON *axis = cJSON_CreateArray();
+            for (size_t k = 0; k < r->matrix[a].n; k++) {
+                c = cJSON_CreateObject();
+                cJSON_AddStringToObject(c, "path", r->matrix[a].values[k]);
+                cJSON_AddStringToObject(c, "sha256",
+                                        ru->sweeps[a].files[k].sha256);
+                cJSON_AddItemToArray(axis, c);
+            }
+            cJSON_AddItemToArray(mf, axis);
+            continue;
+        }
         cJSON *vals = cJSON_AddArrayToObject(mx, r->matrix[a].key);
         for (size_t k = 0; k < r->matrix[a].n; k++)
             cJSON_AddItemToArray(vals,
                                  cJSON_CreateString(r->matrix[a].values[k]));
     }
+    cJSON *layout = dsf_gen_report_layout(ru);
+    if (layout)
+        cJSON_AddItemToObject(m, "report_layout", layout);
+    /* The first variant is the control: each variant lists the paths
+    ** where it differs from it, so tools downstream need not diff. */
+    cJSON *control = ru->nv ? cJSON_Parse(ru->v[0].bytes) : NULL;
+    if (ru->nv)
+        cJSON_AddStringToObject(m, "control", ru->v[0].name);
     cJSON *vs = cJSON_AddArrayToObject(m, "variants");
     for (size_t i = 0; i < ru->nv; i++) {
         variant *v = &ru->v[i];
@@ -221,15 +236,26 @@ static cJSON *manifest(run *ru)
         free(file);
         cJSON_AddStringToObject(e, "sha256", v->sha256);
         cJSON_AddStringToObject(e, "tier", v->tier ? v->tier->name : "");
-        /* The manifest is the last use of params and summary: move them. */
+        cJSON *doc = i ? cJSON_Parse(v->bytes) : NULL;
+        cJSON_AddItemToObject(e, "differs_from_control",
+                              i ? dsf_jsondiff_paths(control, doc)
+                                : cJSON_CreateArray());
+        cJSON_Delete(doc);
+        /* The manifest is the last use of params, summary and findings:
+        ** move them (a 1,000-variant sweep would hold them twice). */
         cJSON_AddItemToObject(e, "params", v->params);
         v->params = NULL;
         if (v->extra) {
             cJSON_AddItemToObject(e, "summary", v->extra);
             v->extra = NULL;
         }
+        if (v->findings) {
+            cJSON_AddItemToObject(e, "findings", v->findings);
+            v->findings = NULL;
+        }
         cJSON_AddItemToArray(vs, e);
     }
+    cJSON_Delete(control);
     return m;
 }
 
@@ -293,21 +319,29 @@ int dsf_gen_write_outputs(run *ru, dsf_diags *d)
     if (!rc)
         rc = read_manifest(mpath, &old, d);
     free(mpath);
-    pending *w = dsf_xcalloc(ru->nv + 1, sizeof *w);
+    pending *w = dsf_xcalloc(ru->nv + 2, sizeof *w);
     size_t nw = 0;
-    for (size_t i = 0; i <= ru->nv && !rc; i++) {
+    char *page = NULL; /* --report: written with the rest, all or nothing */
+    for (size_t i = 0; i <= ru->nv + (page != NULL) && !rc; i++) {
         const char *data;
         char *manifest_text = NULL;
         if (i < ru->nv) {
             w[nw].final_path = dsf_xasprintf("%s/%s-%s.json", dir, pname,
                                              ru->v[i].name);
             data = ru->v[i].bytes;
-        } else {
+        } else if (i == ru->nv) {
             w[nw].final_path = dsf_xasprintf("%s/manifest.json", dir);
-            cJSON *m = manifest(ru);
+            cJSON *m = dsf_gen_manifest(ru);
+            /* The page shows this run's variants, before the merge with
+            ** the directory's earlier manifest. */
+            if (ru->r->report)
+                page = dsf_gen_report_page(ru, m);
             dsf_manifest_merge(m, old, pname);
             data = manifest_text = dsf_json_print(m, true);
             cJSON_Delete(m);
+        } else {
+            w[nw].final_path = dsf_xstrdup(ru->r->report);
+            data = page;
         }
         /* A file that already holds these bytes is left alone: same
         ** inputs, same bytes, and its mtime does not change. */
@@ -342,6 +376,7 @@ int dsf_gen_write_outputs(run *ru, dsf_diags *d)
     free(w);
     if (lock >= 0)
         close(lock);
+    free(page);
     if (rc && created)
         rmdir(dir);
     return rc;
