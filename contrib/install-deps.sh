@@ -3,6 +3,8 @@
 # Run as root; otherwise it prints the exact apt-get line to run.
 #   contrib/install-deps.sh          build + test dependencies
 #   contrib/install-deps.sh --bench  also the benchmark tools
+#   contrib/install-deps.sh --browser  also chromium, for the report page's
+#                                    browser test (skipped without it)
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config      # the build
@@ -10,9 +12,13 @@ packages=(
   python3 python3-jsonschema python3-yaml openssl  # the tests (CLI, JSON Schema, YAML, TLS)
   groff-base zsh fish                   # the man page and completion tests
 )
-if [ "${1:-}" = "--bench" ]; then
-  packages+=(hyperfine jsonnet time)
-fi
+for opt in "$@"; do
+  case $opt in
+    --bench) packages+=(hyperfine jsonnet time) ;;
+    --browser) packages+=(chromium) ;;
+    *) echo "dsforge: install-deps: unknown option '$opt'" >&2; exit 2 ;;
+  esac
+done
 if [ "$(id -u)" -ne 0 ]; then
   echo "dsforge: install-deps needs root. Run:" >&2
   echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${packages[*]}" >&2

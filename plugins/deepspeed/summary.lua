@@ -95,6 +95,7 @@ function M.memory(cfg, params)
     local usable = budget * GIB * (1 - M.FIT_MARGIN)
     out.fits = out.gpu_bytes <= usable
     out.fit_margin = M.FIT_MARGIN
+    out.gpu_budget_bytes = math.tointeger(budget * GIB) or budget * GIB
     if not out.fits then
       out.fit_message = string.format(
         "needs about %.1f GiB per GPU (%.1f model states + %.1f activations) "
@@ -104,6 +105,30 @@ function M.memory(cfg, params)
     end
   end
   return out
+end
+
+-- M.report_layout() -> what the A/B report page draws from each variant's
+-- summary, in the core's generic terms (it names no DeepSpeed key): bars
+-- of parts against a budget, and products of factors. "budget", "ok" and
+-- "value" are paths into the summary, so the layout is declared once, not
+-- carried by every variant.
+function M.report_layout()
+  return {
+    bars = {
+      { label = "GPU memory per device", unit = "bytes", budget = "gpu_budget_bytes",
+        ok = "fits",
+        parts = { { label = "model states", value = "model_states_gpu_bytes" },
+                  { label = "activations", value = "activation_bytes" } } },
+      { label = "CPU memory per node", unit = "bytes",
+        parts = { { label = "offloaded model states", value = "cpu_bytes" } } },
+    },
+    products = {
+      { label = "global batch", value = "batch.global",
+        factors = { { label = "micro batch per GPU", value = "batch.micro" },
+                    { label = "gradient accumulation", value = "batch.accumulation" },
+                    { label = "data-parallel world", value = "batch.world" } } },
+    },
+  }
 end
 
 -- M.variant(cfg, params) -> the summary gen records in the manifest (the
@@ -117,6 +142,16 @@ function M.variant(cfg, params)
       or params.gradient_checkpointing == true,
   })
   if args then out.hf_training_args = args end
+  -- The batch composition: micro x accumulation x data-parallel world.
+  local micro = math.tointeger(cfg.train_micro_batch_size_per_gpu)
+  local gas = math.tointeger(cfg.gradient_accumulation_steps)
+  local global = math.tointeger(cfg.train_batch_size)
+  if micro or gas or global then
+    out.batch = {
+      micro = micro, accumulation = gas, global = global,
+      world = math.tointeger(params.world_size) or 1,
+    }
+  end
   return out
 end
 

@@ -15,6 +15,7 @@
 enum {
     OPT_TIER = 1,
     OPT_MATRIX,
+    OPT_MATRIX_FILE,
     OPT_PARAM,
     OPT_FILE,
     OPT_SET,
@@ -22,6 +23,7 @@ enum {
     OPT_OUTPUT,
     OPT_STDOUT,
     OPT_WHY,
+    OPT_REPORT,
     OPT_TARGET,
     OPT_STRICT_FIT,
     OPT_DS_VERSION
@@ -31,8 +33,12 @@ static const dsf_opt opts[] = {
     {"tier", 0, "NAME[,NAME]", "generate these tiers (repeatable)", OPT_TIER,
      "tier"},
     {"matrix", 0, "KEY=V1,V2,...",
-     "sweep a param; the cartesian product over all --matrix options, for "
-     "each tier", OPT_MATRIX, "param"},
+     "sweep a param, or a config path (an edit per value); the cartesian "
+     "product over all --matrix options, for each tier", OPT_MATRIX,
+     "param"},
+    {"matrix-file", 0, "F1,F2,...",
+     "sweep override files (variants named by file stem)", OPT_MATRIX_FILE,
+     "file"},
     {"param", 0, "KEY=VALUE", "set a profile input before build runs",
      OPT_PARAM, "param"},
     {"file", 'f', "FILE",
@@ -46,6 +52,9 @@ static const dsf_opt opts[] = {
     {"stdout", 0, NULL, "print the one selected variant", OPT_STDOUT, NULL},
     {"why", 0, "PATH", "print which layers set PATH, and stop", OPT_WHY,
      NULL},
+    {"report", 0, "FILE.html",
+     "also write the A/B report page (see 'dsforge report --help')",
+     OPT_REPORT, "file"},
     {"target", 0, "deepspeed|hf",
      "'hf' keeps \"auto\" where Hugging Face fills it (default: deepspeed)",
      OPT_TARGET, NULL},
@@ -69,8 +78,9 @@ const dsf_command dsf_cmd_gen = {
     "-o or --stdout it is a dry run: validate, print the summary, write "
     "nothing.\n\n"
     "Layers, lowest first: the profile chain's build results (parent "
-    "first), the tier's config overlay, -f files (left to right), then the "
-    "command-line edits (left to right).",
+    "first), the tier's config overlay, -f files (left to right), the "
+    "command-line edits (left to right), then the sweep's --matrix-file "
+    "and --matrix PATH values (in the order given).",
     opts, true,
     "Edits: PATH=VALUE sets, +PATH=VALUE adds (error if present), ~PATH "
     "deletes (error if absent). VALUE is JSON when it parses as JSON, else "
@@ -186,9 +196,12 @@ static int run(int argc, char **argv)
             }
             break;
         }
-        case OPT_MATRIX: {
+        case OPT_MATRIX:
+        case OPT_MATRIX_FILE: {
             char *key = NULL, *vals = NULL;
-            if ((rc = split_kv(arg, &key, &vals, "--matrix", &d)))
+            if (id == OPT_MATRIX_FILE)
+                vals = dsf_xstrdup(arg);
+            else if ((rc = split_kv(arg, &key, &vals, "--matrix", &d)))
                 break;
             a.matrix = dsf_xrealloc(a.matrix,
                                     (a.nmatrix + 1) * sizeof *a.matrix);
@@ -196,6 +209,7 @@ static int run(int argc, char **argv)
             memset(ax, 0, sizeof *ax);
             ax->key = key;
             ax->argno = argno;
+            ax->files = id == OPT_MATRIX_FILE;
             for (char *s = vals, *next; s; s = next) {
                 next = strchr(s, ',');
                 if (next)
@@ -253,6 +267,9 @@ static int run(int argc, char **argv)
             r.why = arg;
             break;
         }
+        case OPT_REPORT:
+            r.report = arg;
+            break;
         case OPT_TARGET:
             if (strcmp(arg, "deepspeed") && strcmp(arg, "hf"))
                 rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
@@ -286,6 +303,10 @@ static int run(int argc, char **argv)
                              "'dsforge gen --help' for the options");
         rc = DSF_EUSAGE;
     }
+    if (!rc && r.report && (r.to_stdout || r.why))
+        rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
+                            "--report cannot be combined with %s",
+                            r.why ? "--why" : "--stdout");
     if (!rc && r.to_stdout && r.outdir)
         rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
                             "--stdout and -o cannot be combined");

@@ -14,5 +14,7 @@ extern const dsf_command dsf_cmd_check;
 extern const dsf_command dsf_cmd_plugins;
 extern const dsf_command dsf_cmd_repo;
 extern const dsf_command dsf_cmd_detect;
+extern const dsf_command dsf_cmd_diff;
+extern const dsf_command dsf_cmd_report;
 
 #endif

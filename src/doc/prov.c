@@ -63,3 +63,23 @@ void dsf_prov_free(dsf_prov *p)
     p->ev = NULL;
     p->len = p->cap = 0;
 }
+
+void dsf_prov_where(dsf_buf *out, const dsf_prov_event *e)
+{
+    dsf_buf_puts(out, e->layer->label);
+    if (!e->layer->file)
+        return;
+    dsf_buf_printf(out, " (%s", e->layer->file);
+    if (e->line)
+        dsf_buf_printf(out, ":%d", e->line);
+    if (e->col)
+        dsf_buf_printf(out, ":%d", e->col);
+    dsf_buf_putc(out, ')');
+}
+
+const char *dsf_prov_verb(dsf_prov_action action)
+{
+    return action == DSF_PROV_SET        ? "set"
+           : action == DSF_PROV_OVERRIDE ? "override"
+                                         : "delete";
+}

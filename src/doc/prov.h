@@ -8,6 +8,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/buf.h"
+
 typedef enum dsf_prov_action {
     DSF_PROV_SET,       /* a new value */
     DSF_PROV_OVERRIDE,  /* replaced an earlier layer's value */
@@ -46,6 +48,13 @@ void dsf_prov_add(dsf_prov *p, const char *path, dsf_prov_action action,
 /* The last event for path or for its nearest recorded ancestor (the
 ** layer that is responsible for the value now), or NULL. Borrowed. */
 const dsf_prov_event *dsf_prov_origin(const dsf_prov *p, const char *path);
+
+/* Appends where e's value comes from, as --why prints it: the layer's
+** label and, when known, " (file:line:col)". */
+void dsf_prov_where(dsf_buf *out, const dsf_prov_event *e);
+
+/* "set", "override" or "delete". */
+const char *dsf_prov_verb(dsf_prov_action action);
 
 /* True when event path a is path b, an ancestor or a descendant of it. */
 int dsf_prov_related(const char *a, const char *b);

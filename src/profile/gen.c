@@ -39,6 +39,21 @@ static void finding_to_diag(run *ru, const variant *v, const dsf_finding *f,
         dsf_diag_set_hint(g, "%s", f->fix);
 }
 
+/* The findings as data, for callers that compare variants. */
+static cJSON *findings_json(const dsf_findings *f)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; i < f->len; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "rule", f->items[i].rule);
+        cJSON_AddStringToObject(o, "severity",
+                                dsf_severity_name(f->items[i].severity));
+        cJSON_AddStringToObject(o, "path", f->items[i].path);
+        cJSON_AddStringToObject(o, "message", f->items[i].message);
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
 
 /* Keeps what the summary and the manifest need (the columns' cells and
 ** the merged plugin summary), then drops the document and its
@@ -46,7 +61,7 @@ static void finding_to_diag(run *ru, const variant *v, const dsf_finding *f,
 ** 1,000 documents (unless --why needs the provenance). */
 static void keep_summary(run *ru, variant *v)
 {
-    if (!ru->r->why) {
+    if (!ru->r->why && !ru->keep) {
         cJSON_Delete(v->doc);
         v->doc = NULL;
         dsf_prov_free(&v->prov);
@@ -104,6 +119,9 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
                                  DSF_PROV_OVERRIDE, &ru->edit_layers[i],
                                  NULL);
     }
+    rc = dsf_gen_apply_sweeps(ru, v, d);
+    if (rc)
+        return rc;
     /* --strict-fit: the warnings of rules of strictness class "fit" are
     ** errors (a rule declares its class; the core knows no rule). */
     dsf_validate_opts vo = {r->target, "gen", v->params, NULL,
@@ -128,6 +146,7 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
     cJSON_Delete(per_plugin);
     for (size_t i = 0; i < f.len; i++)
         finding_to_diag(ru, v, &f.items[i], d);
+    v->findings = findings_json(&f); /* for the manifest and diff */
     dsf_findings_free(&f);
     if (rc)
         return rc;
@@ -160,40 +179,11 @@ static int setup_layers(run *ru, dsf_diags *d)
     ru->tier_layer.file = dsf_profile_src_where(&p->chain[p->nchain - 1]);
     ru->files = dsf_xcalloc(r->nfiles + 1, sizeof *ru->files);
     for (size_t i = 0; i < r->nfiles; i++) {
-        override_file *f = &ru->files[i];
-        f->path = r->files[i];
-        int rc = dsf_json_load_file(&f->doc, &f->src, f->path, d);
+        char *label = dsf_xasprintf("-f %s", r->files[i]);
+        int rc = dsf_gen_load_override(&ru->files[i], r->files[i], label, d);
+        free(label);
         if (rc)
             return rc;
-        if (!cJSON_IsObject(f->doc))
-            return dsf_diag_error(d, DSF_EINPUT, f->path, 1, 1,
-                                  "an override file must hold a JSON "
-                                  "object");
-        size_t nd;
-        const dsf_jdup *dups = dsf_jsrc_duplicates(f->src, &nd);
-        if (nd) {
-            dsf_diag *g = dsf_diag_add(d, DSF_ERROR, f->path,
-                                       dups[0].again.line, dups[0].again.col,
-                                       "duplicate key '%s' (first at line "
-                                       "%d)", dups[0].path,
-                                       dups[0].first.line);
-            dsf_diag_set_rule(g, "duplicate-key");
-            return DSF_EINPUT;
-        }
-        dsf_doc_mark_tombstones(f->doc);
-        const char *text;
-        size_t len;
-        dsf_jsrc_line(f->src, 1, &text, &len);
-        char *all;
-        size_t alen;
-        if (dsf_read_file(&all, &alen, f->path, DSF_JSON_MAX_FILE, d) == 0) {
-            dsf_sha256_hex(f->sha256, all, alen);
-            free(all);
-        }
-        f->label = dsf_xasprintf("-f %s", f->path);
-        f->layer.kind = "file";
-        f->layer.label = f->label;
-        f->layer.file = f->path;
     }
     ru->edit_layers = dsf_xcalloc(r->nedits + 1, sizeof *ru->edit_layers);
     ru->edit_labels = dsf_xcalloc(r->nedits + 1, sizeof *ru->edit_labels);
@@ -227,7 +217,10 @@ static void run_free(run *ru)
                 free(v->cells[k]);
             free(v->cells);
         }
+        cJSON_Delete(v->findings);
+        free(v->pick);
     }
+    dsf_gen_free_sweeps(ru);
     free(ru->v);
     if (ru->files)
         for (size_t i = 0; i < ru->r->nfiles; i++) {
@@ -253,50 +246,107 @@ static void run_free(run *ru)
     dsf_diags_free(&ru->warnings);
 }
 
+/* Loads, layers, resolves and validates every variant of ru->r. */
+static int evaluate(run *ru, dsf_diags *d)
+{
+    const dsf_gen_request *r = ru->r;
+    ru->sources = dsf_srccache_new();
+    dsf_profile_ctx pc = {r->profile_dirs, r->plugin_dirs, ru->sources,
+                          r->limits, &ru->warnings, r->repo};
+    int rc = dsf_profile_load(&ru->profile, &pc, r->profile, d);
+    if (!rc)
+        rc = dsf_plugins_load(&ru->plugins, r->plugin_dirs, ru->sources,
+                              r->limits, &ru->warnings, d);
+    if (!rc)
+        rc = setup_layers(ru, d);
+    if (!rc)
+        rc = dsf_gen_setup_sweeps(ru, d);
+    if (!rc)
+        rc = dsf_gen_make_variants(ru, d);
+    if (!rc && r->to_stdout && ru->nv != 1)
+        rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                            "--stdout prints exactly one variant, but %zu "
+                            "are selected (choose one with --tier)", ru->nv);
+    for (size_t i = 0; i < ru->nv && !rc; i++)
+        rc = eval_variant(ru, &ru->v[i], d);
+    dsf_diags_move(d, &ru->warnings);
+    if (!rc && dsf_diags_count(d, DSF_ERROR))
+        rc = DSF_EVALID;
+    return rc;
+}
+
 int dsf_gen_run(const dsf_gen_request *r, dsf_diags *d)
 {
     run ru;
     memset(&ru, 0, sizeof ru);
     ru.r = r;
-    ru.sources = dsf_srccache_new();
-    dsf_profile_ctx pc = {r->profile_dirs, r->plugin_dirs, ru.sources,
-                          r->limits, &ru.warnings, r->repo};
-    int rc = dsf_profile_load(&ru.profile, &pc, r->profile, d);
-    if (!rc)
-        rc = dsf_plugins_load(&ru.plugins, r->plugin_dirs, ru.sources,
-                              r->limits, &ru.warnings, d);
-    if (!rc)
-        rc = setup_layers(&ru, d);
-    if (!rc)
-        rc = dsf_gen_make_variants(&ru, d);
-    if (!rc && r->to_stdout && ru.nv != 1)
-        rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
-                            "--stdout prints exactly one variant, but %zu "
-                            "are selected (choose one with --tier)", ru.nv);
-    for (size_t i = 0; i < ru.nv && !rc; i++)
-        rc = eval_variant(&ru, &ru.v[i], d);
-    dsf_diags_move(d, &ru.warnings);
-    if (!rc && dsf_diags_count(d, DSF_ERROR))
-        rc = DSF_EVALID;
+    int rc = evaluate(&ru, d);
     if (!rc) {
         if (r->why)
             dsf_gen_print_why(&ru, d);
         else if (r->to_stdout)
             fputs(ru.v[0].bytes, stdout);
         else if (r->outdir) {
-            rc = dsf_gen_write_outputs(&ru, d);
+            rc = dsf_gen_write_outputs(&ru, d); /* and --report's page */
             if (!rc) {
                 dsf_gen_print_summary(&ru, stdout);
                 printf("%zu variant%s and manifest.json in %s\n", ru.nv,
                        ru.nv == 1 ? "" : "s", r->outdir);
             }
         } else {
-            dsf_gen_print_summary(&ru, stdout);
-            printf("%zu variant%s checked; nothing written (use -o DIR)\n",
-                   ru.nv, ru.nv == 1 ? "" : "s");
+            if (r->report)
+                rc = dsf_gen_write_report(&ru, d);
+            if (!rc) {
+                dsf_gen_print_summary(&ru, stdout);
+                printf("%zu variant%s checked; nothing written (use -o DIR)\n",
+                       ru.nv, ru.nv == 1 ? "" : "s");
+            }
         }
     }
     run_free(&ru);
     return rc;
 }
 
+struct dsf_gen_result {
+    run ru;
+};
+
+int dsf_gen_eval(dsf_gen_result **out, const dsf_gen_request *r,
+                 dsf_diags *d)
+{
+    dsf_gen_result *res = dsf_xcalloc(1, sizeof *res);
+    res->ru.r = r;
+    res->ru.keep = true;
+    int rc = evaluate(&res->ru, d);
+    if (rc) {
+        dsf_gen_result_free(res);
+        res = NULL;
+    }
+    *out = res;
+    return rc;
+}
+
+size_t dsf_gen_result_count(const dsf_gen_result *res)
+{
+    return res->ru.nv;
+}
+
+void dsf_gen_result_variant(const dsf_gen_result *res, size_t i,
+                            dsf_gen_variant *out)
+{
+    const variant *v = &res->ru.v[i];
+    out->name = v->name;
+    out->doc = v->doc;
+    out->prov = &v->prov;
+    out->params = v->params;
+    out->summary = v->extra;
+    out->findings = v->findings;
+}
+
+void dsf_gen_result_free(dsf_gen_result *res)
+{
+    if (!res)
+        return;
+    run_free(&res->ru);
+    free(res);
+}

@@ -11,14 +11,19 @@
 #include "core/diag.h"
 #include "core/paths.h"
 #include "doc/jpath.h"
+#include "doc/prov.h"
 #include "fetch/repo.h"
 #include "lua/host.h"
 
+/* A sweep axis: --matrix KEY=V1,V2 (KEY a param, or else a config path
+** that gets an edit per value) or --matrix-file F1,F2 (an override file
+** per value; key is NULL). */
 typedef struct dsf_matrix_axis {
     char *key;
     char **values;
     size_t n;
     int argno;
+    bool files;    /* --matrix-file */
 } dsf_matrix_axis;
 
 typedef struct dsf_param_arg {
@@ -42,6 +47,7 @@ typedef struct dsf_gen_request {
     const char *outdir;          /* -o DIR, or NULL */
     bool to_stdout;              /* --stdout */
     const char *why;             /* --why PATH, or NULL */
+    const char *report;          /* --report FILE.html, or NULL */
     const char *target;          /* "deepspeed" (default) or "hf" */
     const char *ds_version;      /* DeepSpeed release for the rules, or NULL */
     bool strict_fit;             /* --strict-fit: not fitting is an error */
@@ -51,6 +57,31 @@ typedef struct dsf_gen_request {
     dsf_limits limits;
     const dsf_repo_opts *repo;   /* for REPO/PROFILE names; may be NULL */
 } dsf_gen_request;
+
+/* The result of evaluating a request without output (dsf_gen_eval). */
+typedef struct dsf_gen_result dsf_gen_result;
+
+/* One evaluated variant; every pointer is borrowed from its result. */
+typedef struct dsf_gen_variant {
+    const char *name;
+    const cJSON *doc;          /* the final config */
+    const dsf_prov *prov;       /* which layer set each value (--why) */
+    const cJSON *params;       /* every param's value as build saw it */
+    const cJSON *summary;      /* the plugins' summary, or NULL */
+    const cJSON *findings;     /* [{rule, severity, path, message}] */
+} dsf_gen_variant;
+
+/* Evaluates every variant of r (r->outdir, to_stdout and why are
+** ignored) and keeps the results for the caller: *out is freed with
+** dsf_gen_result_free and must not outlive r. Returns 0 or an error
+** code (DSF_EVALID when a variant has errors) with diagnostics in d;
+** *out is NULL on error. */
+int dsf_gen_eval(dsf_gen_result **out, const dsf_gen_request *r,
+                 dsf_diags *d);
+size_t dsf_gen_result_count(const dsf_gen_result *res);
+void dsf_gen_result_variant(const dsf_gen_result *res, size_t i,
+                            dsf_gen_variant *out);
+void dsf_gen_result_free(dsf_gen_result *res);
 
 /* Runs gen; prints the requested output on stdout and returns 0 or an
 ** error code, with diagnostics in d. */

@@ -32,6 +32,8 @@ typedef struct variant {
     char sha256[65];
     cJSON *extra;           /* the plugins' merged summary, or NULL */
     char **cells;           /* a text (or NULL) per declared column */
+    size_t *pick;           /* the value index of each --matrix axis */
+    cJSON *findings;        /* [{rule, severity, path, message}] */
 } variant;
 
 typedef struct override_file {
@@ -42,6 +44,17 @@ typedef struct override_file {
     dsf_layer layer;
     char *label;
 } override_file;
+
+/* A --matrix axis that is not a param (sweep.c). */
+typedef struct sweep_axis {
+    bool is_param;
+    char *name;             /* in variant names: the path's last key, or
+                            ** NULL for files (named by stem) */
+    dsf_edit *edits;        /* a config path: one edit per value */
+    dsf_layer *layers;      /* ... and its layer */
+    char **labels;
+    override_file *files;   /* --matrix-file: one file per value */
+} sweep_axis;
 
 typedef struct run {
     const dsf_gen_request *r;
@@ -58,7 +71,31 @@ typedef struct run {
     char **edit_labels;
     variant *v;
     size_t nv;
+    sweep_axis *sweeps;     /* parallel to r->matrix */
+    bool keep;              /* dsf_gen_eval: keep docs, provenance, findings */
 } run;
+
+/* Reads an override file into f (its layer labelled label, e.g. "-f
+** x.json"): DSF_EINPUT for an unreadable, malformed or non-object file or
+** a duplicate key. */
+int dsf_gen_load_override(override_file *f, const char *path,
+                          const char *label, dsf_diags *d);
+
+/* Sets up ru->sweeps: which --matrix axes are params, and for the others
+** the edit or override file of every value. DSF_EUSAGE for a bad path or
+** value, DSF_EINPUT for a bad file. */
+int dsf_gen_setup_sweeps(run *ru, dsf_diags *d);
+
+/* Appends ".<name>-<value>" (".<stem>" for a file) for value k of axis
+** a to a variant name. */
+void dsf_gen_sweep_name(const run *ru, size_t a, size_t k, dsf_buf *name);
+
+/* Applies v's sweep values that are not params (files, then paths, in
+** axis order) to v->doc with provenance. DSF_EUSAGE when an edit does
+** not apply. */
+int dsf_gen_apply_sweeps(run *ru, variant *v, dsf_diags *d);
+
+void dsf_gen_free_sweeps(run *ru);
 
 /* Builds ru->v: every selected tier (or "default") times every --matrix
 ** cell, with each variant's params resolved and checked. DSF_EUSAGE on a
@@ -71,6 +108,22 @@ void dsf_gen_print_why(run *ru, dsf_diags *d);
 /* Prints the summary table to out: the variant's name, then every
 ** declared column (plugin order), each as wide as its widest cell. */
 void dsf_gen_print_summary(const run *ru, FILE *out);
+
+/* manifest.json's contents (caller owns the object). The last use of the
+** variants' params, summaries and findings: they move into it. */
+cJSON *dsf_gen_manifest(run *ru);
+
+/* --report's page (caller frees) from the manifest m and the variants'
+** bytes, with links to the JSON files when -o writes them. */
+char *dsf_gen_report_page(const run *ru, const cJSON *m);
+
+/* What the plugins declare the report page draws from each summary
+** (report.h), or NULL. Caller owns it. */
+cJSON *dsf_gen_report_layout(run *ru);
+
+/* --report without -o: builds the manifest, renders the page and writes
+** it atomically. */
+int dsf_gen_write_report(run *ru, dsf_diags *d);
 
 /* Writes every variant and manifest.json to -o's directory, all or
 ** nothing: temporary files first, then the renames; files that already

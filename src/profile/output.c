@@ -16,6 +16,7 @@
 #include "core/fsutil.h"
 #include "core/xalloc.h"
 #include "doc/jpath.h"
+#include "doc/jsondiff.h"
 #include "json/jsonout.h"
 #include "lua/dsflib.h"
 #include "profile/manifest.h"
@@ -43,20 +44,11 @@ void dsf_gen_print_why(run *ru, dsf_diags *d)
             const dsf_prov_event *e = &v->prov.ev[k];
             if (!dsf_prov_related(e->path, canon.data))
                 continue;
-            const char *verb = e->action == DSF_PROV_SET ? "set"
-                               : e->action == DSF_PROV_OVERRIDE
-                                   ? "override"
-                                   : "delete";
-            printf("  %zu. %-8s %-9s %s", ++shown, e->layer->kind, verb,
-                   e->layer->label);
-            if (e->layer->file) {
-                printf(" (%s", e->layer->file);
-                if (e->line)
-                    printf(":%d", e->line);
-                if (e->col)
-                    printf(":%d", e->col);
-                printf(")");
-            }
+            dsf_buf where = DSF_BUF_INIT;
+            dsf_prov_where(&where, e);
+            printf("  %zu. %-8s %-9s %s", ++shown, e->layer->kind,
+                   dsf_prov_verb(e->action), where.data);
+            dsf_buf_free(&where);
             if (strcmp(e->path, canon.data) != 0)
                 printf(" at %s", e->path);
             if (e->value)
@@ -149,90 +141,6 @@ void dsf_gen_print_summary(const run *ru, FILE *out)
     free(width);
 }
 
-static cJSON *manifest(run *ru)
-{
-    const dsf_gen_request *r = ru->r;
-    const dsf_profile *p = ru->profile;
-    cJSON *m = cJSON_CreateObject();
-    cJSON_AddStringToObject(m, "dsforge_version", dsf_version);
-    cJSON_AddStringToObject(m, "profile", p->chain[p->nchain - 1].name);
-    cJSON_AddStringToObject(m, "target", r->target);
-    cJSON *chain = cJSON_AddArrayToObject(m, "chain");
-    for (size_t i = 0; i < p->nchain; i++) {
-        cJSON *c = cJSON_CreateObject();
-        cJSON_AddStringToObject(c, "name", p->chain[i].name);
-        cJSON_AddStringToObject(c, "origin", p->chain[i].origin);
-        cJSON_AddStringToObject(c, "sha256", p->chain[i].sha256);
-        cJSON_AddItemToArray(chain, c);
-    }
-    cJSON *plugs = cJSON_AddArrayToObject(m, "plugins");
-    size_t np;
-    const dsf_plugin_info *pi = dsf_plugins_list(ru->plugins, &np);
-    for (size_t i = 0; i < np; i++) {
-        cJSON *c = cJSON_CreateObject();
-        cJSON_AddStringToObject(c, "name", pi[i].name);
-        cJSON_AddStringToObject(c, "version", pi[i].version);
-        cJSON_AddStringToObject(c, "origin", pi[i].origin);
-        cJSON_AddStringToObject(c, "init_sha256", pi[i].sha256);
-        cJSON_AddItemToArray(plugs, c);
-    }
-    cJSON *layers = cJSON_AddArrayToObject(m, "layers");
-    for (size_t i = 0; i < p->nchain; i++) {
-        cJSON *c = cJSON_CreateObject();
-        cJSON_AddStringToObject(c, "kind", "profile");
-        cJSON_AddStringToObject(c, "name", p->chain[i].name);
-        cJSON_AddItemToArray(layers, c);
-    }
-    cJSON *c = cJSON_CreateObject();
-    cJSON_AddStringToObject(c, "kind", "tier");
-    cJSON_AddItemToArray(layers, c);
-    for (size_t i = 0; i < r->nfiles; i++) {
-        c = cJSON_CreateObject();
-        cJSON_AddStringToObject(c, "kind", "file");
-        cJSON_AddStringToObject(c, "path", r->files[i]);
-        cJSON_AddStringToObject(c, "sha256", ru->files[i].sha256);
-        cJSON_AddItemToArray(layers, c);
-    }
-    for (size_t i = 0; i < r->nedits; i++) {
-        c = cJSON_CreateObject();
-        cJSON_AddStringToObject(c, "kind", "edit");
-        cJSON_AddStringToObject(c, "arg", r->edits[i].arg);
-        cJSON_AddItemToArray(layers, c);
-    }
-    cJSON *pa = cJSON_AddObjectToObject(m, "param_args");
-    for (size_t i = 0; i < r->nparams; i++)
-        cJSON_AddStringToObject(pa, r->params[i].key, r->params[i].value);
-    cJSON *mx = cJSON_AddObjectToObject(m, "matrix");
-    for (size_t a = 0; a < r->nmatrix; a++) {
-        cJSON *vals = cJSON_AddArrayToObject(mx, r->matrix[a].key);
-        for (size_t k = 0; k < r->matrix[a].n; k++)
-            cJSON_AddItemToArray(vals,
-                                 cJSON_CreateString(r->matrix[a].values[k]));
-    }
-    cJSON *vs = cJSON_AddArrayToObject(m, "variants");
-    for (size_t i = 0; i < ru->nv; i++) {
-        variant *v = &ru->v[i];
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "profile", p->chain[p->nchain - 1].name);
-        cJSON_AddStringToObject(e, "name", v->name);
-        char *file = dsf_xasprintf("%s-%s.json", p->chain[p->nchain - 1].name,
-                                   v->name);
-        cJSON_AddStringToObject(e, "file", file);
-        free(file);
-        cJSON_AddStringToObject(e, "sha256", v->sha256);
-        cJSON_AddStringToObject(e, "tier", v->tier ? v->tier->name : "");
-        /* The manifest is the last use of params and summary: move them. */
-        cJSON_AddItemToObject(e, "params", v->params);
-        v->params = NULL;
-        if (v->extra) {
-            cJSON_AddItemToObject(e, "summary", v->extra);
-            v->extra = NULL;
-        }
-        cJSON_AddItemToArray(vs, e);
-    }
-    return m;
-}
-
 /* Takes an exclusive lock on the directory itself (no lock file to leave
 ** behind): concurrent gen runs into one directory write one after the
 ** other, each seeing the manifest the previous one left. Released when
@@ -293,21 +201,29 @@ int dsf_gen_write_outputs(run *ru, dsf_diags *d)
     if (!rc)
         rc = read_manifest(mpath, &old, d);
     free(mpath);
-    pending *w = dsf_xcalloc(ru->nv + 1, sizeof *w);
+    pending *w = dsf_xcalloc(ru->nv + 2, sizeof *w);
     size_t nw = 0;
-    for (size_t i = 0; i <= ru->nv && !rc; i++) {
+    char *page = NULL; /* --report: written with the rest, all or nothing */
+    for (size_t i = 0; i <= ru->nv + (page != NULL) && !rc; i++) {
         const char *data;
         char *manifest_text = NULL;
         if (i < ru->nv) {
             w[nw].final_path = dsf_xasprintf("%s/%s-%s.json", dir, pname,
                                              ru->v[i].name);
             data = ru->v[i].bytes;
-        } else {
+        } else if (i == ru->nv) {
             w[nw].final_path = dsf_xasprintf("%s/manifest.json", dir);
-            cJSON *m = manifest(ru);
+            cJSON *m = dsf_gen_manifest(ru);
+            /* The page shows this run's variants, before the merge with
+            ** the directory's earlier manifest. */
+            if (ru->r->report)
+                page = dsf_gen_report_page(ru, m);
             dsf_manifest_merge(m, old, pname);
             data = manifest_text = dsf_json_print(m, true);
             cJSON_Delete(m);
+        } else {
+            w[nw].final_path = dsf_xstrdup(ru->r->report);
+            data = page;
         }
         /* A file that already holds these bytes is left alone: same
         ** inputs, same bytes, and its mtime does not change. */
@@ -342,6 +258,7 @@ int dsf_gen_write_outputs(run *ru, dsf_diags *d)
     free(w);
     if (lock >= 0)
         close(lock);
+    free(page);
     if (rc && created)
         rmdir(dir);
     return rc;

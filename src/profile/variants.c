@@ -11,16 +11,6 @@
 #include "core/xalloc.h"
 #include "json/jsonout.h"
 
-static void sanitize(dsf_buf *b, const char *s)
-{
-    for (; *s; s++) {
-        char c = *s;
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                  (c >= '0' && c <= '9') || c == '_' || c == '-';
-        dsf_buf_putc(b, ok ? c : (c == '.' ? 'p' : '_'));
-    }
-}
-
 static const dsf_param *need_param(const dsf_profile *p, const char *key,
                                    const char *argdesc, dsf_diags *d)
 {
@@ -243,6 +233,16 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d)
     for (size_t a = 0; a < r->nmatrix && !rc; a++) {
         const dsf_matrix_axis *ax = &r->matrix[a];
         char *desc = dsf_xasprintf("argument #%d", ax->argno);
+        axes[a] = cJSON_CreateArray();
+        if (!ru->sweeps[a].is_param) { /* a path or files: see sweep.c */
+            if (!rc && cells > DSF_MAX_VARIANTS / (ax->n ? ax->n : 1))
+                rc = dsf_diag_error(d, DSF_EUSAGE, desc, 0, 0,
+                                    "the matrix has more than %d variants",
+                                    DSF_MAX_VARIANTS);
+            cells *= ax->n ? ax->n : 1;
+            free(desc);
+            continue;
+        }
         const dsf_param *par = need_param(p, ax->key, desc, d);
         if (!par) {
             rc = DSF_EUSAGE;
@@ -252,10 +252,9 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d)
                                 "--matrix", ax->key);
         }
         for (size_t b = 0; b < a && !rc; b++)
-            if (!strcmp(r->matrix[b].key, ax->key))
+            if (r->matrix[b].key && !strcmp(r->matrix[b].key, ax->key))
                 rc = dsf_diag_error(d, DSF_EUSAGE, desc, 0, 0,
                                     "--matrix names '%s' twice", ax->key);
-        axes[a] = cJSON_CreateArray();
         for (size_t k = 0; k < ax->n && !rc; k++) {
             cJSON *v;
             char *err;
@@ -300,17 +299,21 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d)
                     v->cell = cJSON_CreateObject();
                 size_t rest = c;
                 size_t stride = cells;
+                if (r->nmatrix)
+                    v->pick = dsf_xcalloc(r->nmatrix, sizeof *v->pick);
                 for (size_t a = 0; a < r->nmatrix; a++) {
                     stride /= r->matrix[a].n;
                     size_t k = rest / stride;
                     rest %= stride;
+                    v->pick[a] = k;
+                    dsf_gen_sweep_name(ru, a, k, &name);
+                    if (!ru->sweeps[a].is_param)
+                        continue;
                     const cJSON *val = cJSON_GetArrayItem(axes[a], (int)k);
                     cJSON_ReplaceItemInObjectCaseSensitive(
                         v->params, r->matrix[a].key, cJSON_Duplicate(val, 1));
                     cJSON_AddItemToObject(v->cell, r->matrix[a].key,
                                           cJSON_Duplicate(val, 1));
-                    dsf_buf_printf(&name, ".%s-", r->matrix[a].key);
-                    sanitize(&name, r->matrix[a].values[k]);
                 }
                 v->name = dsf_buf_take(&name);
                 /* ctx.given: what the command line set, so a planner

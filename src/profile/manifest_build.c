@@ -1,0 +1,154 @@
+/* manifest_build.c -- this run's manifest.json (dsf_gen_manifest) and
+** the report layout it records; below output.c (which writes it) and
+** report_out.c (which draws the page from it). */
+#include "profile/gen_run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+#include "doc/jsondiff.h"
+#include "lua/dsflib.h"
+
+cJSON *dsf_gen_report_layout(run *ru)
+{
+    /* By convention a plugin's "<name>.summary" module may define
+    ** report_layout(); the first plugin that returns an object wins. (To
+    ** become a declared hook of the plugin interface.) */
+    size_t np;
+    const dsf_plugin_info *pi = dsf_plugins_list(ru->plugins, &np);
+    cJSON *layout = NULL;
+    for (size_t i = 0; i < np && !layout; i++) {
+        char *module = dsf_xasprintf("%s.summary", pi[i].name);
+        cJSON *args = cJSON_CreateArray();
+        dsf_diags ignore = DSF_DIAGS_INIT; /* none: no bars */
+        if (dsf_plugins_call(ru->plugins, module, "report_layout", args,
+                             &layout, &ignore) != 0 ||
+            !cJSON_IsObject(layout)) {
+            cJSON_Delete(layout);
+            layout = NULL;
+        }
+        dsf_diags_free(&ignore);
+        cJSON_Delete(args);
+        free(module);
+    }
+    return layout;
+}
+
+cJSON *dsf_gen_manifest(run *ru)
+{
+    const dsf_gen_request *r = ru->r;
+    const dsf_profile *p = ru->profile;
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "dsforge_version", dsf_version);
+    cJSON_AddStringToObject(m, "profile", p->chain[p->nchain - 1].name);
+    cJSON_AddStringToObject(m, "target", r->target);
+    cJSON *chain = cJSON_AddArrayToObject(m, "chain");
+    for (size_t i = 0; i < p->nchain; i++) {
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "name", p->chain[i].name);
+        cJSON_AddStringToObject(c, "origin", p->chain[i].origin);
+        cJSON_AddStringToObject(c, "sha256", p->chain[i].sha256);
+        cJSON_AddItemToArray(chain, c);
+    }
+    cJSON *plugs = cJSON_AddArrayToObject(m, "plugins");
+    size_t np;
+    const dsf_plugin_info *pi = dsf_plugins_list(ru->plugins, &np);
+    for (size_t i = 0; i < np; i++) {
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "name", pi[i].name);
+        cJSON_AddStringToObject(c, "version", pi[i].version);
+        cJSON_AddStringToObject(c, "origin", pi[i].origin);
+        cJSON_AddStringToObject(c, "init_sha256", pi[i].sha256);
+        cJSON_AddItemToArray(plugs, c);
+    }
+    cJSON *layers = cJSON_AddArrayToObject(m, "layers");
+    for (size_t i = 0; i < p->nchain; i++) {
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "kind", "profile");
+        cJSON_AddStringToObject(c, "name", p->chain[i].name);
+        cJSON_AddItemToArray(layers, c);
+    }
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "kind", "tier");
+    cJSON_AddItemToArray(layers, c);
+    for (size_t i = 0; i < r->nfiles; i++) {
+        c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "kind", "file");
+        cJSON_AddStringToObject(c, "path", r->files[i]);
+        cJSON_AddStringToObject(c, "sha256", ru->files[i].sha256);
+        cJSON_AddItemToArray(layers, c);
+    }
+    for (size_t i = 0; i < r->nedits; i++) {
+        c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "kind", "edit");
+        cJSON_AddStringToObject(c, "arg", r->edits[i].arg);
+        cJSON_AddItemToArray(layers, c);
+    }
+    cJSON *pa = cJSON_AddObjectToObject(m, "param_args");
+    for (size_t i = 0; i < r->nparams; i++)
+        cJSON_AddStringToObject(pa, r->params[i].key, r->params[i].value);
+    cJSON *mx = cJSON_AddObjectToObject(m, "matrix");
+    for (size_t a = 0; a < r->nmatrix; a++) {
+        if (r->matrix[a].files) {
+            cJSON *mf = cJSON_GetObjectItemCaseSensitive(m, "matrix_files");
+            if (!mf)
+                mf = cJSON_AddArrayToObject(m, "matrix_files");
+            cJSON *axis = cJSON_CreateArray();
+            for (size_t k = 0; k < r->matrix[a].n; k++) {
+                c = cJSON_CreateObject();
+                cJSON_AddStringToObject(c, "path", r->matrix[a].values[k]);
+                cJSON_AddStringToObject(c, "sha256",
+                                        ru->sweeps[a].files[k].sha256);
+                cJSON_AddItemToArray(axis, c);
+            }
+            cJSON_AddItemToArray(mf, axis);
+            continue;
+        }
+        cJSON *vals = cJSON_AddArrayToObject(mx, r->matrix[a].key);
+        for (size_t k = 0; k < r->matrix[a].n; k++)
+            cJSON_AddItemToArray(vals,
+                                 cJSON_CreateString(r->matrix[a].values[k]));
+    }
+    cJSON *layout = dsf_gen_report_layout(ru);
+    if (layout)
+        cJSON_AddItemToObject(m, "report_layout", layout);
+    /* The first variant is the control: each variant lists the paths
+    ** where it differs from it, so tools downstream need not diff. */
+    cJSON *control = ru->nv ? cJSON_Parse(ru->v[0].bytes) : NULL;
+    if (ru->nv)
+        cJSON_AddStringToObject(m, "control", ru->v[0].name);
+    cJSON *vs = cJSON_AddArrayToObject(m, "variants");
+    for (size_t i = 0; i < ru->nv; i++) {
+        variant *v = &ru->v[i];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "profile", p->chain[p->nchain - 1].name);
+        cJSON_AddStringToObject(e, "name", v->name);
+        char *file = dsf_xasprintf("%s-%s.json", p->chain[p->nchain - 1].name,
+                                   v->name);
+        cJSON_AddStringToObject(e, "file", file);
+        free(file);
+        cJSON_AddStringToObject(e, "sha256", v->sha256);
+        cJSON_AddStringToObject(e, "tier", v->tier ? v->tier->name : "");
+        cJSON *doc = i ? cJSON_Parse(v->bytes) : NULL;
+        cJSON_AddItemToObject(e, "differs_from_control",
+                              i ? dsf_jsondiff_paths(control, doc)
+                                : cJSON_CreateArray());
+        cJSON_Delete(doc);
+        /* The manifest is the last use of params, summary and findings:
+        ** move them (a 1,000-variant sweep would hold them twice). */
+        cJSON_AddItemToObject(e, "params", v->params);
+        v->params = NULL;
+        if (v->extra) {
+            cJSON_AddItemToObject(e, "summary", v->extra);
+            v->extra = NULL;
+        }
+        if (v->findings) {
+            cJSON_AddItemToObject(e, "findings", v->findings);
+            v->findings = NULL;
+        }
+        cJSON_AddItemToArray(vs, e);
+    }
+    cJSON_Delete(control);
+    return m;
+}
