@@ -82,6 +82,10 @@ static dsf_host *open_suite(dsf_srccache *src, dsf_diags *d)
     dirs[1] = suite_dir;
     dsf_limits lim = DSF_LIMITS_DEFAULT;
     lim.memory = 256u << 20;
+    /* A suite tests plugin logic, not the limits (tests/cli/test_sandbox.py
+    ** does): a sanitizer build on a loaded machine runs several times
+    ** slower, and ctest's TIMEOUT still bounds a hang. */
+    lim.seconds = 60.0;
     dsf_host_config hc = {lim, dirs, 2, src, d};
     dsf_host *h;
     if (dsf_host_new(&h, &hc, d) != 0)
