@@ -43,4 +43,5 @@ return {
     return summary.variant(cfg, ctx.params or {})
   end,
   columns = summary.columns,
+  report = summary.report_layout(),
 }

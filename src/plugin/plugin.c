@@ -12,6 +12,7 @@
 #include "core/fsutil.h"
 #include "core/buf.h"
 #include "core/xalloc.h"
+#include "lua/conv.h"
 #include "lua/scriptfs.h"
 #include "plugin/summary.h"
 
@@ -19,7 +20,7 @@
 ** commands.c; the others here and in summary.c. */
 static const char *const plugin_fields[] = {
     "name",      "version",   "summary", "interface", "rules",
-    "resolvers", "summarize", "columns", "commands",  NULL};
+    "resolvers", "summarize", "columns", "commands",  "report", NULL};
 
 static bool valid_rule_id(const char *s)
 {
@@ -312,6 +313,26 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
                                 "function", NULL);
         }
     }
+    /* report: what an A/B page draws from each variant's summary, as
+    ** data (diff/report.h). */
+    cJSON *report = NULL;
+    if (!rc) {
+        lua_pushliteral(L, "report");
+        int ty = lua_rawget(L, t);
+        char *err = NULL;
+        if (ty != LUA_TNIL &&
+            (ty != LUA_TTABLE || dsf_lua_to_json(&report, &err, L, -1, 0) ||
+             !cJSON_IsObject(report))) {
+            char *detail = err ? dsf_xasprintf(" (%s)", err) : NULL;
+            rc = decl_error(d, file, name, "'report' must be a JSON-like "
+                            "table of bars and products", detail);
+            free(detail);
+            free(err);
+            cJSON_Delete(report);
+            report = NULL;
+        }
+        lua_pop(L, 1);
+    }
     if (!rc)
         rc = dsf_plugin_read_columns(p, L, t, name, file, d);
     if (!rc)
@@ -327,6 +348,8 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
         it->dir = dsf_path_join(dir, name);
         it->origin = dsf_xstrdup(origin);
         it->interface = iface;
+        it->report = report;
+        report = NULL;
         p->summarize_refs = dsf_xrealloc(p->summarize_refs,
                                          p->n * sizeof *p->summarize_refs);
         p->summarize_refs[p->n - 1] = summarize_ref;
@@ -335,6 +358,7 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
         p->summarize_what[p->n - 1] = dsf_xasprintf("plugin %s summarize",
                                                     name);
     }
+    cJSON_Delete(report); /* not kept: an error came after it */
     lua_settop(L, 0);
     free(file);
     free(what);
@@ -430,6 +454,7 @@ void dsf_plugins_free(dsf_plugins *p)
         free(p->items[i].summary);
         free(p->items[i].dir);
         free(p->items[i].origin);
+        cJSON_Delete(p->items[i].report);
     }
     for (size_t i = 0; i < p->nrules; i++) {
         free(p->rules[i].id);

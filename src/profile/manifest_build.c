@@ -12,27 +12,13 @@
 
 cJSON *dsf_gen_report_layout(run *ru)
 {
-    /* By convention a plugin's "<name>.summary" module may define
-    ** report_layout(); the first plugin that returns an object wins. (To
-    ** become a declared hook of the plugin interface.) */
+    /* The first plugin that declares a report layout draws the page. */
     size_t np;
     const dsf_plugin_info *pi = dsf_plugins_list(ru->plugins, &np);
-    cJSON *layout = NULL;
-    for (size_t i = 0; i < np && !layout; i++) {
-        char *module = dsf_xasprintf("%s.summary", pi[i].name);
-        cJSON *args = cJSON_CreateArray();
-        dsf_diags ignore = DSF_DIAGS_INIT; /* none: no bars */
-        if (dsf_plugins_call(ru->plugins, module, "report_layout", args,
-                             &layout, &ignore) != 0 ||
-            !cJSON_IsObject(layout)) {
-            cJSON_Delete(layout);
-            layout = NULL;
-        }
-        dsf_diags_free(&ignore);
-        cJSON_Delete(args);
-        free(module);
-    }
-    return layout;
+    for (size_t i = 0; i < np; i++)
+        if (pi[i].report)
+            return cJSON_Duplicate(pi[i].report, 1);
+    return NULL;
 }
 
 cJSON *dsf_gen_manifest(run *ru)

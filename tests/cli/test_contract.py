@@ -153,6 +153,26 @@ class Contract(dsf.TempDirTest):
             self.assertExit(res, 3)
             self.assertIn(msg, res.err, body)
 
+    def test_bad_report_declarations(self):
+        for body in ("  report = 'bars',", "  report = { print },",
+                     "  report = { bars = { function() end } },"):
+            res, _ = self.gen("px", body)
+            self.assertExit(res, 3)
+            self.assertIn("'report' must be a JSON-like table", res.err)
+
+    def test_the_first_declared_report_layout_draws_the_page(self):
+        # A plugin earlier on the path declares its own layout: the
+        # manifest records it, not the DeepSpeed plugin's.
+        out = os.path.join(self.tmp, "out")
+        res, _ = self.gen("aaa", "  report = { bars = { { label = 'mine', "
+                          "parts = { { label = 'p', value = 'x' } } } } },",
+                          "-o", out)
+        self.assertExit(res, 0)
+        with open(os.path.join(out, "manifest.json")) as f:
+            layout = json.load(f)["report_layout"]
+        self.assertEqual(layout, {"bars": [{"label": "mine", "parts": [
+            {"label": "p", "value": "x"}]}]})
+
     def test_no_summary_no_cells(self):
         # a column whose value is nil prints "-"
         res, _ = self.gen("px", "  columns = {{ name = 'c', header = 'hdr', "
