@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+"""Writes the generated part of the conformance corpus (deterministic).
+
+    contrib/dsknow/corpus.py [OUT_DIR]   # default tests/conformance/configs
+
+Every file is named CATEGORY__WHAT.json; the name says what it tests.
+Files named hand__*.json in OUT_DIR are hand-written and left alone; every
+other *.json there is rewritten, and generated files no longer produced are
+removed. The verdicts come from contrib/dsknow/record.py (README.md).
+The replay assumes a data-parallel world size of 8.
+"""
+import json
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_OUT = os.path.join(HERE, "..", "..", "tests", "conformance", "configs")
+
+BASE = {"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 1}
+ABSENT = object()
+
+
+def slug(v):
+    if v is ABSENT:
+        return "absent"
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, str):
+        return "str_" + (re.sub(r"[^A-Za-z0-9]+", "_", v) or "empty")
+    if isinstance(v, float):
+        return "float_" + repr(v).replace(".", "p").replace("-", "neg")
+    if isinstance(v, list):
+        return "list%d" % len(v)
+    if isinstance(v, dict):
+        return "obj%d" % len(v)
+    return str(v).replace("-", "neg")
+
+
+def put(cfg, path, value):
+    """Sets a dotted path in cfg (creating objects), or removes it (ABSENT)."""
+    parts = path.split(".")
+    d = cfg
+    for p in parts[:-1]:
+        d = d.setdefault(p, {})
+    if value is ABSENT:
+        d.pop(parts[-1], None)
+    else:
+        d[parts[-1]] = value
+
+
+def with_(base, **paths):
+    cfg = json.loads(json.dumps(base))
+    for path, value in paths.items():
+        put(cfg, path.replace("__", "."), value)
+    return cfg
+
+
+def corpus():
+    out = {}
+
+    def add(name, cfg):
+        assert name not in out, name
+        out[name] = cfg
+
+    # Batch triangle: given/missing/consistent/inconsistent, world size 8.
+    for tb in (ABSENT, 16, 32, 24, 12, 7, "auto"):
+        for mb in (ABSENT, 1, 2, 3, "auto"):
+            for gas in (ABSENT, 1, 2, "auto"):
+                cfg = {}
+                for k, v in (("train_batch_size", tb),
+                             ("train_micro_batch_size_per_gpu", mb),
+                             ("gradient_accumulation_steps", gas)):
+                    if v is not ABSENT:
+                        cfg[k] = v
+                add("batch__tb_%s__mb_%s__gas_%s" % (slug(tb), slug(mb), slug(gas)), cfg)
+
+    # Type edge cases for the batch numbers and other top-level scalars.
+    edge = ("4", "x", 4.0, 2.5, True, False, 0, -2, None, [], {})
+    for key in ("train_micro_batch_size_per_gpu", "gradient_accumulation_steps"):
+        for v in edge:
+            add("type__%s__%s" % (key, slug(v)), with_(BASE, **{key: v}))
+    for v in edge:
+        add("type__train_batch_size__%s" % slug(v),
+            {"train_batch_size": v, "train_micro_batch_size_per_gpu": 2})
+    for key, values in (
+            ("gradient_clipping", (1, "1.0", -1.0, True, None, "auto")),
+            ("steps_per_print", (10, "10", 1.5, -1, True, None)),
+            ("wall_clock_breakdown", (True, 1, "yes", None)),
+            ("prescale_gradients", (True, 0, "true")),
+            ("gradient_predivide_factor", (2, "2", 0)),
+            ("communication_data_type", ("fp16", "bf16", "fp32", "int8", None, 16)),
+            ("seq_parallel_communication_data_type", ("fp32", "bf16", "fp8")),
+            ("dump_state", (True, "no")),
+            ("zero_allow_untested_optimizer", (True, "yes")),
+            ("zero_force_ds_cpu_optimizer", (False, 0)),
+            ("memory_breakdown", (True, 2)),
+            ("sparse_gradients", (True, "x")),
+            ("disable_allgather", (True,)),
+            ("graph_harvesting", (True, "x")),
+    ):
+        for v in values:
+            add("scalar__%s__%s" % (key, slug(v)), with_(BASE, **{key: v}))
+
+    # Sections given as something other than an object.
+    sections = ("fp16", "bf16", "bfloat16", "amp", "zero_optimization", "optimizer",
+                "scheduler", "activation_checkpointing", "flops_profiler",
+                "tensorboard", "wandb", "csv_monitor", "comms_logger", "aio",
+                "elasticity", "checkpoint", "data_types", "pipeline",
+                "compression_training", "data_efficiency", "autotuning",
+                "hybrid_engine", "compile", "tensor_parallel", "nebula",
+                "curriculum_learning", "sparse_attention", "timers")
+    for s in sections:
+        for v in ([], {}, None, True, "x", 1):
+            add("section__%s__%s" % (s, slug(v)), with_(BASE, **{s: v}))
+
+    # Unknown keys in strict and lenient sections.
+    add("unknown__top_level", with_(BASE, no_such_key=1))
+    for s in ("fp16", "bf16", "zero_optimization", "optimizer", "scheduler",
+              "activation_checkpointing", "flops_profiler", "tensorboard",
+              "wandb", "csv_monitor", "comms_logger", "aio", "elasticity",
+              "checkpoint", "hybrid_engine", "compile", "tensor_parallel",
+              "data_types", "timers", "autotuning", "pipeline"):
+        add("unknown__%s__bogus_key" % s, with_(BASE, **{s: {"bogus_key": 1}}))
+    add("unknown__offload_optimizer__bogus_key",
+        with_(BASE, zero_optimization={"stage": 2, "offload_optimizer": {"device": "cpu", "bogus_key": 1}}))
+    add("unknown__offload_param__bogus_key",
+        with_(BASE, zero_optimization={"stage": 3, "offload_param": {"device": "cpu", "bogus_key": 1}}))
+    add("unknown__optimizer_params__bogus_key",
+        with_(BASE, optimizer={"type": "AdamW", "params": {"lr": 1e-4, "bogus_key": 1}}))
+    add("unknown__scheduler_params__bogus_key",
+        with_(BASE, scheduler={"type": "WarmupLR", "params": {"warmup_num_steps": 10, "bogus_key": 1}}))
+
+    # ZeRO stage x offload devices.
+    for stage in (0, 1, 2, 3):
+        for od in (ABSENT, "none", "cpu", "nvme", "gpu"):
+            for pd in (ABSENT, "none", "cpu", "nvme"):
+                z = {"stage": stage}
+                if od is not ABSENT:
+                    z["offload_optimizer"] = {"device": od}
+                    if od == "nvme":
+                        z["offload_optimizer"]["nvme_path"] = "/local_nvme"
+                if pd is not ABSENT:
+                    z["offload_param"] = {"device": pd}
+                    if pd == "nvme":
+                        z["offload_param"]["nvme_path"] = "/local_nvme"
+                add("zero__stage%d__optdev_%s__paramdev_%s" % (stage, slug(od), slug(pd)),
+                    with_(BASE, zero_optimization=z))
+    for v in (4, -1, "2", 2.0, 1.5, None, True, "auto"):
+        add("zero__stage_%s" % slug(v), with_(BASE, zero_optimization={"stage": v}))
+    for key, v in (("reduce_bucket_size", "auto"), ("reduce_bucket_size", 5e8),
+                   ("reduce_bucket_size", -1), ("reduce_bucket_size", "5e8"),
+                   ("allgather_bucket_size", 5e8), ("overlap_comm", "yes"),
+                   ("contiguous_gradients", 1), ("sub_group_size", 1e9),
+                   ("stage3_prefetch_bucket_size", "auto"),
+                   ("stage3_param_persistence_threshold", "auto"),
+                   ("stage3_max_live_parameters", 1e9),
+                   ("stage3_max_reuse_distance", "auto"),
+                   ("stage3_gather_16bit_weights_on_model_save", True),
+                   ("stage3_gather_16bit_weights_on_model_save", "auto"),
+                   ("round_robin_gradients", True), ("mics_shard_size", 8),
+                   ("zero_hpz_partition_size", 2), ("zero_quantized_weights", True),
+                   ("ignore_unused_parameters", "no")):
+        for stage in (2, 3):
+            add("zero__stage%d__%s__%s" % (stage, key, slug(v)),
+                with_(BASE, zero_optimization={"stage": stage, key: v}))
+
+    # Deprecated and renamed keys.
+    for stage, z, what in (
+            (2, {"cpu_offload": True}, "cpu_offload_true"),
+            (2, {"cpu_offload": False}, "cpu_offload_false"),
+            (3, {"cpu_offload_param": True}, "cpu_offload_param_true"),
+            (3, {"cpu_offload_use_pin_memory": True}, "cpu_offload_use_pin_memory"),
+            (3, {"stage3_gather_fp16_weights_on_model_save": True}, "gather_fp16_weights"),
+            (3, {"stage3_gather_fp16_weights_on_model_save": True,
+                 "stage3_gather_16bit_weights_on_model_save": True}, "gather_fp16_and_16bit"),
+            (3, {"gather_16bit_weights_on_model_save": True}, "gather_16bit_alias"),
+            (3, {"prefetch_bucket_size": 1000}, "prefetch_bucket_size_alias"),
+            (3, {"param_persistence_threshold": 1000}, "param_persistence_threshold_alias"),
+            (3, {"max_live_parameters": 1000}, "max_live_parameters_alias"),
+            (2, {"cpu_offload": True, "offload_optimizer": {"device": "cpu"}}, "cpu_offload_and_offload_optimizer"),
+            (1, {"legacy_stage1": True}, "legacy_stage1"),
+    ):
+        z = dict({"stage": stage}, **z)
+        add("deprecated__zero__%s" % what, with_(BASE, zero_optimization=z))
+    add("deprecated__seq_parallel_comm_data_type", with_(BASE, seq_parallel_comm_data_type="bf16"))
+    add("deprecated__datastates", with_(BASE, datastates={}))
+    add("deprecated__datastates_ckpt", with_(BASE, datastates_ckpt={}))
+    add("deprecated__fp16_type_field", with_(BASE, fp16={"enabled": True, "type": "fp16"}))
+    add("deprecated__bfloat16_section", with_(BASE, bfloat16={"enabled": True}))
+    add("deprecated__bf16_and_bfloat16", with_(BASE, bf16={"enabled": True}, bfloat16={"enabled": True}))
+
+    # Precision combinations.
+    for f in (ABSENT, True, False, "auto"):
+        for b in (ABSENT, True, False, "auto"):
+            for amp in (ABSENT, True):
+                cfg = dict(BASE)
+                if f is not ABSENT:
+                    cfg["fp16"] = {"enabled": f}
+                if b is not ABSENT:
+                    cfg["bf16"] = {"enabled": b}
+                if amp is not ABSENT:
+                    cfg["amp"] = {"enabled": amp}
+                add("precision__fp16_%s__bf16_%s__amp_%s" % (slug(f), slug(b), slug(amp)), cfg)
+    for key, v in (("loss_scale", 0), ("loss_scale", 128), ("loss_scale", -1),
+                   ("loss_scale", "auto"), ("initial_scale_power", 16),
+                   ("initial_scale_power", "16"), ("initial_scale_power", 2.5),
+                   ("loss_scale_window", 1000), ("loss_scale_window", "auto"),
+                   ("hysteresis", 2), ("hysteresis", -1), ("min_loss_scale", 1),
+                   ("min_loss_scale", 0), ("consecutive_hysteresis", "yes"),
+                   ("auto_cast", True), ("fp16_master_weights_and_grads", True)):
+        add("precision__fp16__%s__%s" % (key, slug(v)),
+            with_(BASE, fp16={"enabled": True, key: v}))
+    add("precision__fp16_enabled_str_true", with_(BASE, fp16={"enabled": "true"}))
+    add("precision__fp16_enabled_int_1", with_(BASE, fp16={"enabled": 1}))
+    add("precision__bf16_enabled_int_0", with_(BASE, bf16={"enabled": 0}))
+    add("precision__bf16_immediate_grad_update", with_(BASE, bf16={"enabled": True, "immediate_grad_update": True}))
+    add("precision__bf16_optimizer_states", with_(BASE, bf16={"enabled": True, "bf16_optimizer_states": True}))
+
+    # Optimizer and scheduler sections (DeepSpeedConfig reads type and params).
+    for t in ("Adam", "AdamW", "adam", "Lamb", "OneBitAdam", "SGD", "NoSuchOpt", None, 3):
+        add("optimizer__type_%s" % slug(t), with_(BASE, optimizer={"type": t, "params": {"lr": 1e-4}}))
+    add("optimizer__no_type", with_(BASE, optimizer={"params": {"lr": 1e-4}}))
+    add("optimizer__params_list", with_(BASE, optimizer={"type": "AdamW", "params": []}))
+    add("optimizer__params_auto", with_(BASE, optimizer={"type": "AdamW", "params": {"lr": "auto", "betas": "auto", "eps": "auto", "weight_decay": "auto"}}))
+    add("optimizer__legacy_fusion", with_(BASE, optimizer={"type": "Adam", "legacy_fusion": True, "params": {"lr": 1e-4}}))
+    for t in ("WarmupLR", "WarmupDecayLR", "OneCycle", "LRRangeTest", "WarmupCosineLR", "NoSuchLR", "warmuplr"):
+        add("scheduler__type_%s" % slug(t), with_(BASE, scheduler={"type": t, "params": {}}))
+    add("scheduler__no_type", with_(BASE, scheduler={"params": {"warmup_num_steps": 10}}))
+    add("scheduler__params_auto", with_(BASE, scheduler={"type": "WarmupLR", "params": {"warmup_min_lr": "auto", "warmup_max_lr": "auto", "warmup_num_steps": "auto"}}))
+
+    # "auto" in places other than the batch and precision (outside the HF Trainer).
+    for path in ("steps_per_print", "wall_clock_breakdown", "prescale_gradients",
+                 "gradient_predivide_factor", "communication_data_type",
+                 "zero_optimization.stage", "zero_optimization.overlap_comm",
+                 "zero_optimization.contiguous_gradients", "zero_optimization.sub_group_size",
+                 "zero_optimization.offload_optimizer.device", "zero_optimization.offload_param.device",
+                 "zero_optimization.offload_optimizer.pin_memory",
+                 "activation_checkpointing.partition_activations",
+                 "activation_checkpointing.number_checkpoints",
+                 "flops_profiler.enabled", "tensorboard.enabled", "wandb.enabled",
+                 "comms_logger.enabled", "aio.block_size", "fp16.enabled", "bf16.enabled",
+                 "fp16.initial_scale_power", "checkpoint.tag_validation",
+                 "data_types.grad_accum_dtype", "elasticity.enabled"):
+        cfg = with_(BASE)
+        if path.startswith("zero_optimization.") and path != "zero_optimization.stage":
+            put(cfg, "zero_optimization.stage", 3)
+        put(cfg, path, "auto")
+        add("auto__%s" % path.replace(".", "_"), cfg)
+
+    # Other sections with values of the right and wrong type.
+    for path, values in (
+            ("activation_checkpointing.partition_activations", (True, "yes")),
+            ("activation_checkpointing.number_checkpoints", (4, "4", -1)),
+            ("activation_checkpointing.cpu_checkpointing", (True,)),
+            ("flops_profiler.enabled", (True, 1)),
+            ("flops_profiler.profile_step", (1, 0, "x")),
+            ("flops_profiler.top_modules", (1, "x")),
+            ("tensorboard.enabled", (True, "x")),
+            ("tensorboard.output_path", ("/tmp/tb", 3)),
+            ("wandb.enabled", (True,)),
+            ("wandb.project", ("p", 3)),
+            ("csv_monitor.enabled", (True,)),
+            ("comms_logger.enabled", (True,)),
+            ("comms_logger.prof_ops", (["all_reduce"], "all_reduce")),
+            ("aio.block_size", (1048576, "x")),
+            ("aio.queue_depth", (8, -1)),
+            ("checkpoint.tag_validation", ("Warn", "Ignore", "Fail", "bogus")),
+            ("checkpoint.use_node_local_storage", (True,)),
+            ("checkpoint.load_universal", (True,)),
+            ("data_types.grad_accum_dtype", ("fp32", "bf16", "fp8")),
+            ("elasticity.enabled", (False,)),
+            ("pipeline.stages", ("auto", 2)),
+            ("hybrid_engine.enabled", (True, "x")),
+            ("hybrid_engine.inference_tp_size", (2, -1)),
+            ("compile.deepcompile", (True, "x")),
+            ("tensor_parallel.autotp_size", (2, "x")),
+            ("timers.throughput.enabled", (True, "x")),
+            ("nebula.enabled", (True,)),
+    ):
+        for v in values:
+            add("field__%s__%s" % (path.replace(".", "_"), slug(v)), with_(BASE, **{path.replace(".", "__"): v}))
+
+    return out
+
+
+def main():
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else DEFAULT_OUT
+    os.makedirs(out_dir, exist_ok=True)
+    files = {name + ".json": cfg for name, cfg in corpus().items()}
+    for old in sorted(os.listdir(out_dir)):
+        if old.endswith(".json") and not old.startswith("hand__") and old not in files:
+            os.remove(os.path.join(out_dir, old))
+    for name in sorted(files):
+        with open(os.path.join(out_dir, name), "w", encoding="utf-8") as f:
+            f.write(json.dumps(files[name], indent=2, sort_keys=True) + "\n")
+    print("%d generated files in %s" % (len(files), os.path.normpath(out_dir)))
+
+
+if __name__ == "__main__":
+    main()
