@@ -167,15 +167,18 @@ end
 
 -- M.read(cfg) -> tb, mb, gas, bad
 -- Reads the three batch keys the way DeepSpeed does (dict.get: a JSON null
--- is the same as a missing key). When a present value is not a number
--- ("auto", a string, a bool, a table) all three results are nil and `bad`
--- names the first such key; the caller should then not judge the batch.
+-- is the same as a missing key). A bool is the number Python makes of it
+-- (true 1, false 0: DeepSpeed's arithmetic and "> 0" assertions take bools
+-- as ints). When a present value is not a number ("auto", a string, a
+-- table) all three results are nil and `bad` names the first such key; the
+-- caller should then not judge the batch.
 function M.read(cfg)
   if type(cfg) ~= "table" or cfg == NULL then return nil, nil, nil, nil end
   local out = {}
   for i, k in ipairs(M.KEYS) do
     local v = rawget(cfg, k)
     if v == NULL then v = nil end
+    if type(v) == "boolean" then v = v and 1 or 0 end
     if v ~= nil and not is_num(v) then return nil, nil, nil, k end
     out[i] = v
   end

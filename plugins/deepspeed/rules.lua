@@ -440,6 +440,40 @@ local function amp_enabled(cfg)
   return en ~= "auto" and pytruthy(en)
 end
 
+-- Sections DeepSpeedConfig takes apart without a default: runtime/config.py
+-- get_amp_params and data_pipeline/config.py get_curriculum_params_legacy
+-- copy the section and pop "enabled" (KeyError when it is missing);
+-- get_optimizer_name/get_scheduler_name call param_dict[key].keys() once
+-- the key is present, so a JSON null fails (AttributeError).
+local POPS_ENABLED = { "amp", "curriculum_learning" }
+local KEYS_CALLED = { "optimizer", "scheduler" }
+
+def {
+  id = "section-shape",
+  severity = "error",
+  summary = "amp or curriculum_learning without \"enabled\", or optimizer/scheduler set to null (DeepSpeed's config parser fails)",
+  fix = "add \"enabled\" to the section, or remove the key",
+  check = function(cfg, ctx)
+    if not obj(cfg) then return end
+    for _, key in ipairs(POPS_ENABLED) do
+      local sec = obj(rawget(cfg, key))
+      if sec and rawget(sec, "enabled") == nil then
+        emit(ctx, "section-shape", { key }, key .. " has no \"enabled\" key: DeepSpeed copies the"
+          .. " section and pops \"enabled\" from it, which fails with KeyError: 'enabled'.",
+          "add \"enabled\": false (or true) to " .. key .. ", or remove the section")
+      end
+    end
+    for _, key in ipairs(KEYS_CALLED) do
+      if rawget(cfg, key) == NULL then
+        emit(ctx, "section-shape", { key }, key .. " is null: DeepSpeed checks `\"type\" in"
+          .. " param_dict[\"" .. key .. "\"].keys()` once the key is present, which fails with"
+          .. " AttributeError: 'NoneType' object has no attribute 'keys'.",
+          "remove \"" .. key .. "\" (or give an object with \"type\" and \"params\")")
+      end
+    end
+  end,
+}
+
 def {
   id = "amp-with-zero",
   severity = "error",

@@ -641,8 +641,10 @@ local function check_version(st, f, dp, kp)
   end
   if why then
     local strict = st.strict_here
+    -- Like unknown-key: DeepSpeed fails only where the section rejects
+    -- unknown keys; elsewhere it ignores the key (a warning).
     report(st, "version-key", kp, why .. (strict and ", and this section rejects unknown keys" or ", so it has no effect"),
-      "remove it, or choose a DeepSpeed version that reads it (--ds-version)", "error")
+      "remove it, or choose a DeepSpeed version that reads it (--ds-version)", strict and "error" or "warning")
   end
 end
 
@@ -872,7 +874,7 @@ M.rules = {
     fix = "rename the key to the suggested DeepSpeed key or remove it",
     check = function(cfg, ctx) M.check(cfg, ctx) end },
   { id = "version-key", severity = "error",
-    summary = "a key the chosen DeepSpeed release (--ds-version, default the newest covered) does not read yet, or no longer",
+    summary = "a key the chosen DeepSpeed release (--ds-version, default the newest covered) does not read yet, or no longer (an error in sections that reject unknown keys, a warning elsewhere)",
     fix = "remove the key or choose a release that reads it" },
   { id = "ds-version", severity = "note",
     summary = "which covered DeepSpeed release the facts come from when --ds-version names another one",

@@ -57,16 +57,30 @@ class Versions(dsf.TempDirTest):
     def test_key_newer_than_the_release_names_the_first_release(self):
         cfg = {"train_micro_batch_size_per_gpu": 1,
                "seq_parallel_communication_data_type": "bf16"}
+        # DeepSpeed 0.14.5 ignores an unknown top-level key: a warning
         rc, found = self.check(cfg, "--ds-version", "0.14.5")
-        self.assertEqual(rc, 1)
+        self.assertEqual(rc, 0)
         hit = [f for f in found if f.get("rule") == "version-key"]
         self.assertEqual(len(hit), 1, found)
+        self.assertEqual(hit[0]["severity"], "warning")
         self.assertIn("0.16.5", hit[0]["message"])
         self.assertEqual(self.check(cfg, "--ds-version", "0.16.5")[0], 0)
         # the environment variable, and the option winning over it
-        self.assertEqual(self.check(cfg, env={"DSFORGE_DS_VERSION": "0.14.5"})[0], 1)
-        self.assertEqual(self.check(cfg, "--ds-version", "0.19.5",
-                                    env={"DSFORGE_DS_VERSION": "0.14.5"})[0], 0)
+        env_found = self.check(cfg, env={"DSFORGE_DS_VERSION": "0.14.5"})[1]
+        self.assertTrue([f for f in env_found if f.get("rule") == "version-key"])
+        self.assertFalse([f for f in self.check(cfg, "--ds-version", "0.19.5",
+                                                env={"DSFORGE_DS_VERSION": "0.14.5"})[1]
+                          if f.get("rule") == "version-key"])
+        # a section that rejects unknown keys in that release: an error
+        # (DeepSpeedZeroConfig forbids extra keys; 0.14.5 has no
+        # enable_sanity_checks)
+        rc, found = self.check({"train_micro_batch_size_per_gpu": 1,
+                                "zero_optimization": {"stage": 2,
+                                                      "enable_sanity_checks": True}},
+                               "--ds-version", "0.14.5")
+        self.assertEqual(rc, 1)
+        hit = [f for f in found if f.get("rule") == "version-key"]
+        self.assertEqual([f["severity"] for f in hit], ["error"], found)
 
     def test_in_between_version_uses_nearest_earlier_and_says_so(self):
         rc, found = self.check({"train_micro_batch_size_per_gpu": 1},
@@ -98,10 +112,17 @@ class Versions(dsf.TempDirTest):
     def test_gen_checks_at_the_chosen_release(self):
         edit = "seq_parallel_communication_data_type=bf16"
         r = run("gen", "base", "--tier", "small", "--ds-version", "0.15.4", edit)
-        self.assertEqual(r.rc, 1, r)
+        self.assertEqual(r.rc, 0, r)  # ignored by 0.15.4: a warning
         self.assertIn("0.16.5", r.err)
+        self.assertIn("[version-key]", r.err)
         r = run("gen", "base", "--tier", "small", "--ds-version", "0.16.5", edit)
         self.assertEqual(r.rc, 0, r)
+        self.assertNotIn("[version-key]", r.err)
+        # a key the release's strict ZeRO model does not know fails gen
+        edit = "zero_optimization.enable_sanity_checks=true"
+        r = run("gen", "base", "--tier", "small", "--ds-version", "0.16.5", edit)
+        self.assertEqual(r.rc, 1, r)
+        self.assertIn("0.17.6", r.err)
 
 
 if __name__ == "__main__":

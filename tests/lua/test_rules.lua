@@ -183,7 +183,9 @@ return {
   end,
 
   batch_rules_skip_non_numbers_and_elasticity = function()
-    for _, v in ipairs({ "auto", "32", true, NULL }) do
+    -- (a bool is not skipped: DeepSpeed computes with it as 0/1, see
+    -- batch_bools_are_python_ints)
+    for _, v in ipairs({ "auto", "32", NULL }) do
       local out = run({ train_batch_size = v, train_micro_batch_size_per_gpu = 17,
         gradient_accumulation_steps = 2 }, "deepspeed", 2)
       if v == NULL then
@@ -387,6 +389,29 @@ return {
     T.truthy(has(run({ amp = { enabled = true }, fp16 = { enabled = true } }), "amp-with-fp16"))
     T.falsy(has(run({ amp = { enabled = true }, fp16 = { enabled = true }, zero_optimization = { stage = 2 } }),
       "amp-with-fp16"))
+  end,
+
+  section_shape = function()
+    local base = { train_micro_batch_size_per_gpu = 1 }
+    local function with(k, v) local c = { train_micro_batch_size_per_gpu = 1 }; c[k] = v; return c end
+    T.truthy(find(run(with("amp", {})), "section-shape")[1].message:find("KeyError: 'enabled'", 1, true))
+    T.truthy(has(run(with("curriculum_learning", { curriculum_type = "seqlen" })), "section-shape"))
+    T.falsy(has(run(with("amp", { enabled = false })), "section-shape"))
+    T.falsy(has(run(with("curriculum_learning", { enabled = false })), "section-shape"))
+    T.truthy(find(run(with("optimizer", NULL)), "section-shape")[1].message:find("AttributeError", 1, true))
+    T.truthy(has(run(with("scheduler", NULL)), "section-shape"))
+    T.falsy(has(run(with("scheduler", {})), "section-shape"))
+    T.falsy(has(run(base), "section-shape"))
+  end,
+
+  batch_bools_are_python_ints = function()
+    -- DeepSpeed computes with bools as ints: false is 0, true is 1
+    local out = run({ train_batch_size = false, train_micro_batch_size_per_gpu = 2 }, nil, 8)
+    T.truthy(find(out, "batch-identity")[1].message:find("Train batch size: 0 has to be greater than 0", 1, true))
+    out = run({ train_batch_size = true, train_micro_batch_size_per_gpu = 2 }, nil, 8)
+    T.truthy(find(out, "batch-identity")[1].message:find("Gradient accumulation steps: 0", 1, true))
+    T.falsy(has(run({ train_micro_batch_size_per_gpu = true, gradient_accumulation_steps = 1 }, nil, 8),
+      "batch-identity"))
   end,
 
   elasticity_batch = function()
