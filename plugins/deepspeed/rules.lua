@@ -474,6 +474,39 @@ def {
   end,
 }
 
+-- DeepSpeedFP16Config's model validator (runtime/precision_config.py, first
+-- in the covered releases at 0.19.5): with dynamic loss scaling
+-- (loss_scale 0, the default) loss_scale_window and min_loss_scale must be
+-- > 0. Older releases accept the file and fail later in the loss scaler.
+local FP16_SCALE_CHECKED_SINCE = "0.19.5"
+
+def {
+  id = "fp16-dynamic-scale",
+  severity = "error",
+  summary = "fp16 dynamic loss scaling with min_loss_scale or loss_scale_window <= 0 (rejected by DeepSpeed's parser from 0.19.5)",
+  fix = "give min_loss_scale and loss_scale_window values > 0",
+  check = function(cfg, ctx)
+    local fp = obj(get(obj(cfg), "fp16"))
+    if not fp or pybool(rawget(fp, "enabled")) ~= true then return end
+    local rel = release(ctx)
+    if dsversion.cmp(rel.version, FP16_SCALE_CHECKED_SINCE) < 0 then return end
+    local ls = rawget(fp, "loss_scale")
+    if ls ~= nil and ls ~= 0 then return end
+    for _, key in ipairs({ "loss_scale_window", "min_loss_scale" }) do
+      local v = rawget(fp, key)
+      if is_num(v) and v <= 0 then
+        emit(ctx, "fp16-dynamic-scale", { "fp16", key }, "fp16." .. key .. " = " .. tostring(v)
+          .. " with dynamic loss scaling (loss_scale 0): DeepSpeed " .. rel.version
+          .. " rejects it (ValueError 'fp16." .. key .. " must be > 0 when dynamic loss scaling"
+          .. " is enabled'); releases before " .. FP16_SCALE_CHECKED_SINCE
+          .. " accept it and the loss scaler then misbehaves.",
+          "set fp16." .. key .. " to a value > 0 (DeepSpeed's default: "
+          .. (key == "min_loss_scale" and "1" or "1000") .. ")")
+      end
+    end
+  end,
+}
+
 def {
   id = "amp-with-zero",
   severity = "error",

@@ -616,6 +616,8 @@ local function strict_at(st, node, path)
     end
     local v = sp and dv.data(st.rel).strict[sp]
     if v ~= nil then return v end
+    -- a section this release does not read at all is ignored, not checked
+    if sp and sp ~= "" and not dv.reads(st.rel, sp) then return false end
   end
   return node.strict == true
 end

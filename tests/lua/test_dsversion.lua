@@ -117,6 +117,14 @@ return {
     T.eq(f.severity, "error")
   end,
 
+  section_unknown_to_the_release_is_not_strict = function()
+    -- compile is a strict pydantic model from 0.16 on; 0.14.5 ignores it whole
+    local f = find(run(cfg_with { compile = { bogus = 1 } }, "0.14.5"), "unknown-key", "compile.bogus")
+    T.eq(f.severity, "warning")
+    f = find(run(cfg_with { compile = { bogus = 1 } }, "0.19.5"), "unknown-key", "compile.bogus")
+    T.eq(f.severity, "error")
+  end,
+
   unreleased_keys_are_errors = function()
     local f = find(run(cfg_with { gradient_allreduce_op = "mean" }, nil), "version-key", "gradient_allreduce_op")
     T.truthy(f); T.truthy(f.message:find("0.19.6", 1, true))

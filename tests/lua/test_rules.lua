@@ -391,6 +391,28 @@ return {
       "amp-with-fp16"))
   end,
 
+  fp16_dynamic_scale_follows_the_release = function()
+    local function cfg(v) return { train_micro_batch_size_per_gpu = 1, fp16 = { enabled = true, min_loss_scale = v } } end
+    local function at(c, v)
+      local rules = require("deepspeed.rules").rules
+      local out = {}
+      for _, r in ipairs(rules) do
+        if r.id == "fp16-dynamic-scale" then
+          r.check(c, { params = {}, ds_version = v, target = "deepspeed",
+            report = function(rep) out[#out + 1] = rep end })
+        end
+      end
+      return out
+    end
+    T.eq(#at(cfg(0), "0.19.5"), 1)
+    T.truthy(at(cfg(0), "0.19.5")[1].message:find("must be > 0 when dynamic loss scaling", 1, true))
+    T.eq(#at(cfg(0), "0.16.9"), 0)
+    T.eq(#at(cfg(1), "0.19.5"), 0)
+    local c = cfg(0); c.fp16.loss_scale = 128
+    T.eq(#at(c, "0.19.5"), 0) -- static loss scale: not checked
+    T.truthy(has(run(cfg(-1)), "fp16-dynamic-scale"))
+  end,
+
   section_shape = function()
     local base = { train_micro_batch_size_per_gpu = 1 }
     local function with(k, v) local c = { train_micro_batch_size_per_gpu = 1 }; c[k] = v; return c end
