@@ -6,7 +6,9 @@
 Every file is named CATEGORY__WHAT.json; the name says what it tests.
 Files named hand__*.json in OUT_DIR are hand-written and left alone; every
 other *.json there is rewritten, and generated files no longer produced are
-removed. The verdicts come from contrib/dsknow/record.py (README.md).
+removed. Files listed in tests/conformance/todo/todo.json (known
+disagreements dsforge does not fix yet) go to OUT_DIR/../todo instead.
+The verdicts come from contrib/dsknow/record.py (README.md).
 The replay assumes a data-parallel world size of 8.
 """
 import json
@@ -291,14 +293,26 @@ def corpus():
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else DEFAULT_OUT
     os.makedirs(out_dir, exist_ok=True)
+    todo_dir = os.path.join(out_dir, "..", "todo")
+    with open(os.path.join(todo_dir, "todo.json"), encoding="utf-8") as f:
+        todo = json.load(f)
     files = {name + ".json": cfg for name, cfg in corpus().items()}
-    for old in sorted(os.listdir(out_dir)):
-        if old.endswith(".json") and not old.startswith("hand__") and old not in files:
-            os.remove(os.path.join(out_dir, old))
+    for d in (out_dir, todo_dir):
+        for old in sorted(os.listdir(d)):
+            if (old.endswith(".json") and old != "todo.json"
+                    and not old.startswith("hand__") and old not in files):
+                os.remove(os.path.join(d, old))
     for name in sorted(files):
-        with open(os.path.join(out_dir, name), "w", encoding="utf-8") as f:
+        other = out_dir if name in todo else todo_dir
+        if os.path.exists(os.path.join(other, name)):
+            os.remove(os.path.join(other, name))
+        dest = todo_dir if name in todo else out_dir
+        with open(os.path.join(dest, name), "w", encoding="utf-8") as f:
             f.write(json.dumps(files[name], indent=2, sort_keys=True) + "\n")
-    print("%d generated files in %s" % (len(files), os.path.normpath(out_dir)))
+    n_todo = sum(1 for n in files if n in todo)
+    print("%d generated files: %d in %s, %d in %s" % (
+        len(files), len(files) - n_todo, os.path.normpath(out_dir), n_todo,
+        os.path.normpath(todo_dir)))
 
 
 if __name__ == "__main__":

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Records DeepSpeed's own verdicts on the conformance corpus.
 
-    contrib/dsknow/record.py DS_GIT HJSON_GIT [CORPUS_DIR [OUT]]
+    contrib/dsknow/record.py DS_GIT HJSON_GIT
 
 For each release in RELEASES it prepares DeepSpeed's config code with
 ../shared/tools/dsclient/setup.sh, runs dscheck (DeepSpeedConfig, world
-size 8) over every *.json in CORPUS_DIR (default tests/conformance/configs)
-and writes OUT (default tests/conformance/verdicts.json): per file, per
-release, "accept" or "reject" with the exception class and the first line
-of its message (at most 160 characters). Sorted keys, so re-running on the
-same corpus and releases gives the same bytes.
+size 8) over every *.json in tests/conformance/configs and
+tests/conformance/todo, and writes configs' verdicts to
+tests/conformance/verdicts.json and todo's to tests/conformance/todo/
+verdicts.json: per file, per release, "accept" or "reject" with the
+exception class and the first line of its message (at most 160
+characters). Sorted keys, so re-running on the same corpus and releases
+gives the same bytes.
 """
 import json
 import os
@@ -50,45 +52,51 @@ def verdict(text):
     return {"verdict": "reject", "exception": exc, "message": msg[:160]}
 
 
-def record(ds_git, hj_git, corpus, release):
+def record(ds_git, hj_git, base, subdirs, release):
+    """{subdir: {file: verdict}} for one release, one dscheck run."""
     env = release_env(ds_git, hj_git, release)
-    names = sorted(n for n in os.listdir(corpus) if n.endswith(".json"))
+    names = sorted(os.path.join(d, n) for d in subdirs
+                   for n in os.listdir(os.path.join(base, d))
+                   if n.endswith(".json") and n != "todo.json"
+                   and n != "verdicts.json")
     p = subprocess.run([os.path.join(TOOLS, "dscheck"), "-w", str(WORLD)]
-                       + names, cwd=corpus, env=env, capture_output=True,
+                       + names, cwd=base, env=env, capture_output=True,
                        text=True)
     got = {}
-    # One line per file: NAME<TAB>WORLD<TAB>VERDICT (a message may go on
+    # One line per file: PATH<TAB>WORLD<TAB>VERDICT (a message may go on
     # over more lines; those are continuation lines without the file name).
-    current = None
     for line in p.stdout.splitlines():
         parts = line.split("\t", 2)
         if len(parts) == 3 and parts[0] in names and parts[0] not in got:
-            current = parts[0]
-            got[current] = parts[2]
+            got[parts[0]] = parts[2]
     missing = [n for n in names if n not in got]
     if missing:
         sys.exit("record.py: dscheck %s gave no verdict for %s\n%s" %
                  (release, ", ".join(missing[:5]), p.stderr[-2000:]))
-    return {n: verdict(v) for n, v in got.items()}
+    out = {d: {} for d in subdirs}
+    for path, v in got.items():
+        d, n = os.path.split(path)
+        out[d][n] = verdict(v)
+    return out
 
 
 def main():
-    if len(sys.argv) < 3:
+    if len(sys.argv) != 3:
         sys.exit(__doc__)
     ds_git, hj_git = sys.argv[1], sys.argv[2]
-    corpus = sys.argv[3] if len(sys.argv) > 3 else os.path.join(
-        ROOT, "tests", "conformance", "configs")
-    out = sys.argv[4] if len(sys.argv) > 4 else os.path.join(
-        ROOT, "tests", "conformance", "verdicts.json")
-    per = {r: record(ds_git, hj_git, corpus, r) for r in RELEASES}
-    result = {"world_size": WORLD, "releases": list(RELEASES), "files": {}}
-    for name in sorted(per[RELEASES[0]]):
-        result["files"][name] = {r: per[r][name] for r in RELEASES}
-    with open(out, "w", encoding="utf-8") as f:
-        f.write(json.dumps(result, indent=1, sort_keys=True) + "\n")
-    for r in RELEASES:
-        rej = sum(1 for v in per[r].values() if v["verdict"] == "reject")
-        print("%s: %d files, %d rejected" % (r, len(per[r]), rej))
+    base = os.path.join(ROOT, "tests", "conformance")
+    outs = {"configs": os.path.join(base, "verdicts.json"),
+            "todo": os.path.join(base, "todo", "verdicts.json")}
+    per = {r: record(ds_git, hj_git, base, sorted(outs), r) for r in RELEASES}
+    for d, out in sorted(outs.items()):
+        result = {"world_size": WORLD, "releases": list(RELEASES), "files": {}}
+        for name in sorted(per[RELEASES[0]][d]):
+            result["files"][name] = {r: per[r][d][name] for r in RELEASES}
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(json.dumps(result, indent=1, sort_keys=True) + "\n")
+        for r in RELEASES:
+            rej = sum(1 for v in per[r][d].values() if v["verdict"] == "reject")
+            print("%s %s: %d files, %d rejected" % (d, r, len(per[r][d]), rej))
 
 
 if __name__ == "__main__":

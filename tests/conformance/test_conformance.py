@@ -1,0 +1,122 @@
+"""Replays DeepSpeed's recorded verdicts against dsforge check (issue 10).
+
+verdicts.json holds what DeepSpeed's own DeepSpeedConfig said about every
+file in configs/ for each release (contrib/dsknow/record.py; world size
+8); engine.json adds the failures that only happen when the engine starts,
+each with its DeepSpeed source line. For each release this runs one
+`dsforge check --format json --ds-version V --world-size 8` over the whole
+corpus and requires: DeepSpeed rejects <=> dsforge reports >= 1 error.
+A disagreement fails unless allow.json lists it (file, release, reason,
+DeepSpeed source line; at most 5 entries). CI has no DeepSpeed: this only
+replays.
+"""
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CONFIGS = os.path.join(HERE, "configs")
+DSFORGE = os.environ.get("DSFORGE", "dsforge")
+MAX_ALLOWED = 5
+
+
+def load(name):
+    with open(os.path.join(HERE, name), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def expected():
+    """{file: {release: recorded verdict}}, engine verdicts taking over."""
+    files = load("verdicts.json")["files"]
+    for name, eng in load("engine.json").items():
+        for release in eng["source"]:
+            files[name][release] = {"verdict": eng["verdict"],
+                                    "exception": eng["exception"],
+                                    "message": "engine: " + eng["message"]}
+    return files
+
+
+def dsforge_errors(release, names):
+    """{file: [error messages]} from one check run over names."""
+    p = subprocess.run([DSFORGE, "check", "--format", "json", "--world-size",
+                        "8", "--ds-version", release] + names, cwd=CONFIGS,
+                       capture_output=True, text=True, timeout=300,
+                       stdin=subprocess.DEVNULL)
+    if p.returncode not in (0, 1, 3):
+        raise AssertionError("dsforge check exited %d:\n%s" % (p.returncode,
+                                                              p.stderr))
+    errors = {n: [] for n in names}
+    for f in json.loads(p.stdout):
+        if f["severity"] == "error":
+            errors[f["file"]].append("%s [%s]" % (f["message"],
+                                                  f.get("rule", "-")))
+    return errors
+
+
+class Conformance(unittest.TestCase):
+    def test_corpus_is_recorded(self):
+        names = sorted(n for n in os.listdir(CONFIGS) if n.endswith(".json"))
+        files = load("verdicts.json")["files"]
+        self.assertGreaterEqual(len(names), 300)
+        self.assertEqual(names, sorted(files), "configs/ and verdicts.json "
+                         "differ: re-run contrib/dsknow/record.py")
+        for name, eng in load("engine.json").items():
+            self.assertIn(name, files)
+            self.assertTrue(eng["source"] and eng["code"], name)
+
+    def test_todo_is_listed_and_recorded(self):
+        todo_dir = os.path.join(HERE, "todo")
+        names = sorted(n for n in os.listdir(todo_dir) if n.endswith(".json")
+                       and n not in ("todo.json", "verdicts.json"))
+        with open(os.path.join(todo_dir, "todo.json"), encoding="utf-8") as f:
+            todo = json.load(f)
+        with open(os.path.join(todo_dir, "verdicts.json"), encoding="utf-8") as f:
+            recorded = json.load(f)["files"]
+        self.assertEqual(names, sorted(todo))
+        self.assertEqual(names, sorted(recorded))
+        self.assertFalse(set(names) & set(os.listdir(CONFIGS)))
+
+    def test_allow_list_is_short_and_justified(self):
+        allow = load("allow.json")
+        self.assertLessEqual(len(allow), MAX_ALLOWED)
+        for entry in allow:
+            for field in ("file", "release", "reason", "source"):
+                self.assertTrue(entry.get(field), (entry, field))
+
+    def test_dsforge_agrees_with_deepspeed(self):
+        files = expected()
+        releases = load("verdicts.json")["releases"]
+        allow = {(a["file"], a["release"]) for a in load("allow.json")}
+        names = sorted(files)
+        bad, used = [], set()
+        agree = total = 0
+        for release in releases:
+            errors = dsforge_errors(release, names)
+            for name in names:
+                ds = files[name][release]
+                ds_rejects = ds["verdict"] == "reject"
+                total += 1
+                if ds_rejects == bool(errors[name]):
+                    agree += 1
+                    continue
+                if (name, release) in allow:
+                    used.add((name, release))
+                    continue
+                bad.append("%s @ %s: DeepSpeed %s%s; dsforge %s" % (
+                    name, release, ds["verdict"],
+                    (" (%s: %s)" % (ds["exception"], ds["message"]))
+                    if ds_rejects else "",
+                    ("errors: " + " | ".join(errors[name][:2]))
+                    if errors[name] else "no error"))
+        sys.stderr.write("conformance: %d/%d verdicts agree (%.1f%%)\n" % (
+            agree, total, 100.0 * agree / total))
+        self.assertEqual(bad, [], "%d disagreements:\n%s" % (len(bad),
+                                                              "\n".join(bad)))
+        self.assertEqual(sorted(allow - used), [],
+                         "allow.json lists agreements; remove them")
+
+
+if __name__ == "__main__":
+    unittest.main()
