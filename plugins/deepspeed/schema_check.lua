@@ -651,7 +651,10 @@ local function check_version(st, f, dp, kp)
 end
 
 local function check_object(st, v, node, path)
-  local pinfo = { strict = node.strict == true, auto_drop = node.pydantic_root == true }
+  -- strictness (pydantic or dict.get, so coercion too) follows the release
+  local strict = node.strict == true
+  if st.rel then strict = strict_at(st, node, path) end
+  local pinfo = { strict = strict, auto_drop = node.pydantic_root == true }
   -- Path text only when a finding needs it (the walk runs per variant).
   local function in_where()
     return (#path == 0) and "at the top level" or ("in " .. M.path_text(path))

@@ -125,6 +125,14 @@ return {
     T.eq(f.severity, "error")
   end,
 
+  coercion_follows_the_release = function()
+    -- fp16 is read with dict.get up to 0.16 (2 ** "16" is a TypeError) and
+    -- is a pydantic model later (which turns "16" into 16)
+    local cfg = cfg_with { fp16 = { enabled = true, initial_scale_power = "16" } }
+    T.eq(find(run(cfg, "0.14.5"), "type-mismatch", "fp16.initial_scale_power").severity, "error")
+    T.eq(find(run(cfg, "0.19.5"), "type-mismatch", "fp16.initial_scale_power"), nil)
+  end,
+
   unreleased_keys_are_errors = function()
     local f = find(run(cfg_with { gradient_allreduce_op = "mean" }, nil), "version-key", "gradient_allreduce_op")
     T.truthy(f); T.truthy(f.message:find("0.19.6", 1, true))
