@@ -299,7 +299,7 @@ def main():
     files = {name + ".json": cfg for name, cfg in corpus().items()}
     for d in (out_dir, todo_dir):
         for old in sorted(os.listdir(d)):
-            if (old.endswith(".json") and old != "todo.json"
+            if (old.endswith(".json") and old not in ("todo.json", "verdicts.json")
                     and not old.startswith("hand__") and old not in files):
                 os.remove(os.path.join(d, old))
     for name in sorted(files):
