@@ -1,10 +1,10 @@
 /* curl_api.c -- see curl_api.h. */
 #include "curl_api.h"
 
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dynlib.h"
 #include "core/error.h"
 
 #define LIBCURL_SONAME "libcurl.so.4"
@@ -14,37 +14,17 @@ static dsf_curl_api api;
 static int loaded;          /* 0 not tried, 1 ok, -1 failed */
 static char load_error[512];
 
-/* dlsym returns void *; converting it to a function pointer is what POSIX
-** requires to work. The union avoids the ISO C pedantic warning. */
-static int resolve(void *lib, const char *name, void *slot, size_t size)
-{
-    union { void *obj; void (*fn)(void); } u;
-    u.obj = dlsym(lib, name);
-    if (!u.obj) {
-        snprintf(load_error, sizeof load_error,
-                 "symbol %s is missing from libcurl", name);
-        return -1;
-    }
-    memcpy(slot, &u.fn, size);
-    return 0;
-}
-
 #define RESOLVE(field, sym)                                              \
-    if (resolve(lib, sym, &api.field, sizeof api.field))                 \
+    if (dsf_dynlib_fn(lib, "libcurl", sym, &api.field, sizeof api.field,\
+                      load_error, sizeof load_error))                    \
         return -1
 
 static int load(void)
 {
-    const char *name = getenv("DSFORGE_LIBCURL");
-    if (!name || !*name)
-        name = LIBCURL_SONAME;
-    void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char *e = dlerror();
-        snprintf(load_error, sizeof load_error, "cannot load %s: %s", name,
-                 e ? e : "unknown error");
+    void *lib = dsf_dynlib_open("DSFORGE_LIBCURL", LIBCURL_SONAME,
+                                load_error, sizeof load_error);
+    if (!lib)
         return -1;
-    }
     RESOLVE(global_init, "curl_global_init");
     RESOLVE(easy_init, "curl_easy_init");
     RESOLVE(easy_setopt, "curl_easy_setopt");

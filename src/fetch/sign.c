@@ -1,7 +1,6 @@
 /* sign.c -- see sign.h. */
 #include "sign.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 
 #include <openssl/evp.h>
 
+#include "core/dynlib.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
@@ -42,35 +42,17 @@ static struct {
 static int loaded; /* 0 not tried, 1 ok, -1 failed */
 static char load_error[512];
 
-static int resolve(void *lib, const char *name, void *slot, size_t size)
-{
-    union { void *obj; void (*fn)(void); } u;
-    u.obj = dlsym(lib, name);
-    if (!u.obj) {
-        snprintf(load_error, sizeof load_error,
-                 "symbol %s is missing from libcrypto", name);
-        return -1;
-    }
-    memcpy(slot, &u.fn, size);
-    return 0;
-}
-
 #define RESOLVE(field, sym)                                              \
-    if (resolve(lib, sym, &cr.field, sizeof cr.field))                   \
+    if (dsf_dynlib_fn(lib, "libcrypto", sym, &cr.field, sizeof cr.field,\
+                      load_error, sizeof load_error))                    \
         return -1
 
 static int load(void)
 {
-    const char *name = getenv("DSFORGE_LIBCRYPTO");
-    if (!name || !*name)
-        name = LIBCRYPTO_SONAME;
-    void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char *e = dlerror();
-        snprintf(load_error, sizeof load_error, "cannot load %s: %s", name,
-                 e ? e : "unknown error");
+    void *lib = dsf_dynlib_open("DSFORGE_LIBCRYPTO", LIBCRYPTO_SONAME,
+                                load_error, sizeof load_error);
+    if (!lib)
         return -1;
-    }
     RESOLVE(new_raw_private, "EVP_PKEY_new_raw_private_key");
     RESOLVE(new_raw_public, "EVP_PKEY_new_raw_public_key");
     RESOLVE(get_raw_public, "EVP_PKEY_get_raw_public_key");
