@@ -20,7 +20,7 @@ for cc in "${compilers[@]}"; do
   for type in "${types[@]}"; do
     dir="$root/$cc-$type"
     if CC=$cc cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE="$type" \
-         -DDSF_WERROR=ON >"$dir.log" 2>&1 &&
+         -DDSF_WERROR=ON -DDSF_TESTS=ON >"$dir.log" 2>&1 &&
        cmake --build "$dir" -j"$(nproc)" >>"$dir.log" 2>&1; then
       echo "build-matrix: $cc $type: ok"
     else

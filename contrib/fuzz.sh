@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DDSF_FUZZ=ON \
-  -DDSF_WERROR=ON >/dev/null
+  -DDSF_WERROR=ON -DDSF_TESTS=ON >/dev/null
 cmake --build build-fuzz -j"$(nproc)"
 for t in jsonc bridge edit sandbox index lock manifest; do
   echo "== fuzz_$t for ${seconds}s"

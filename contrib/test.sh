@@ -6,10 +6,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=build
-opts=(-DCMAKE_BUILD_TYPE=Release -DDSF_WERROR=ON)
+opts=(-DCMAKE_BUILD_TYPE=Release -DDSF_WERROR=ON -DDSF_TESTS=ON)
 if [ "${1:-}" = "--sanitize" ]; then
   dir=build-asan
-  opts=(-DCMAKE_BUILD_TYPE=Debug -DDSF_SANITIZE=ON -DDSF_WERROR=ON)
+  opts=(-DCMAKE_BUILD_TYPE=Debug -DDSF_SANITIZE=ON -DDSF_WERROR=ON
+        -DDSF_TESTS=ON)
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 fi
