@@ -77,11 +77,49 @@ void dsf_json_write_number(dsf_buf *out, const cJSON *num)
     dsf_buf_puts(out, tmp);
 }
 
+/* s as it is written (any byte that is not valid UTF-8 as U+FFFD), or
+** NULL when that is s itself. Caller frees. */
+static char *key_as_written(const char *s)
+{
+    size_t n = strlen(s), i = 0;
+    while (i < n) {
+        if ((unsigned char)s[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len = dsf_utf8_seq((const unsigned char *)s + i, n - i);
+        if (!len)
+            break;
+        i += len;
+    }
+    if (i == n)
+        return NULL;
+    dsf_buf b = DSF_BUF_INIT;
+    for (i = 0; i < n;) {
+        size_t len = (unsigned char)s[i] < 0x80
+                         ? 1
+                         : dsf_utf8_seq((const unsigned char *)s + i, n - i);
+        if (len)
+            dsf_buf_add(&b, s + i, len);
+        else
+            dsf_buf_puts(&b, "\ufffd");
+        i += len ? len : 1;
+    }
+    return dsf_buf_take(&b);
+}
+
+/* Keys are sorted as they are written, so printing what was parsed back
+** gives the same order (a key with invalid UTF-8 is written with U+FFFD);
+** keys written alike keep a fixed order by their bytes. */
 static int cmp_members(const void *a, const void *b)
 {
     const cJSON *x = *(const cJSON *const *)a;
     const cJSON *y = *(const cJSON *const *)b;
-    return strcmp(x->string, y->string);
+    char *wx = key_as_written(x->string), *wy = key_as_written(y->string);
+    int c = strcmp(wx ? wx : x->string, wy ? wy : y->string);
+    free(wx);
+    free(wy);
+    return c ? c : strcmp(x->string, y->string);
 }
 
 static void indent(dsf_buf *out, int depth)

@@ -610,10 +610,35 @@ static void test_load_file(void **state)
     dsf_diags_free(&d);
 }
 
+/* Keys are printed sorted as they are written: a key with bytes that are
+** not UTF-8 (written as U+FFFD) sorts where it will read back, so printing
+** what was parsed from the output gives the same text (found by
+** fuzz_manifest). */
+static void test_print_sorts_keys_as_written(void **state)
+{
+    (void)state;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "\xff\xff" "am", 1);   /* written as two U+FFFD */
+    cJSON_AddNumberToObject(o, "\xff" "dam", 2);       /* one U+FFFD, then "d" */
+    cJSON_AddNumberToObject(o, "zeta", 3);
+    char *once = dsf_json_print(o, false);
+    cJSON *back = cJSON_Parse(once);
+    assert_non_null(back);
+    char *twice = dsf_json_print(back, false);
+    assert_string_equal(once, twice);
+    assert_string_equal(once, "{\"zeta\":3,\"\xef\xbf\xbd" "dam\":2,"
+                              "\"\xef\xbf\xbd\xef\xbf\xbd" "am\":1}");
+    free(once);
+    free(twice);
+    cJSON_Delete(back);
+    cJSON_Delete(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_comments),
+        cmocka_unit_test(test_print_sorts_keys_as_written),
         cmocka_unit_test(test_trailing_commas),
         cmocka_unit_test(test_bom),
         cmocka_unit_test(test_positions),
