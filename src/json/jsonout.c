@@ -64,6 +64,12 @@ void dsf_json_write_number(dsf_buf *out, const cJSON *num)
         return;
     }
     double v = num->valuedouble;
+    if (!isfinite(v)) {
+        /* JSON has no infinity or NaN, and every dsforge reader refuses
+        ** them: never write text that is not JSON. */
+        dsf_buf_puts(out, "null");
+        return;
+    }
     if (v == floor(v) && fabs(v) < 9.2e18) {
         dsf_buf_printf(out, "%lld", (long long)v);
         return;

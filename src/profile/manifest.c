@@ -5,12 +5,19 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "json/jsonc.h"
 
 int dsf_manifest_parse(cJSON **out, const char *path, const char *text,
                        size_t len, dsf_diags *d)
 {
     *out = NULL;
-    cJSON *m = cJSON_ParseWithLength(text, len);
+    /* dsforge's own reader: valid UTF-8, finite numbers, no duplicate
+    ** surprises; its own diagnostics are replaced by the one below. */
+    cJSON *m = NULL;
+    dsf_diags ignore = DSF_DIAGS_INIT;
+    if (dsf_json_parse(&m, NULL, path, text, len, &ignore) != 0)
+        m = NULL;
+    dsf_diags_free(&ignore);
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "variants");
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(m, "dsforge_version");
     if (!cJSON_IsObject(m) || !cJSON_IsArray(v) || !cJSON_IsString(ver)) {

@@ -4,6 +4,7 @@
 ** keys, every error with its exact line:col, number literals, printing,
 ** the depth cap.
 */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -634,11 +635,27 @@ static void test_print_sorts_keys_as_written(void **state)
     cJSON_Delete(o);
 }
 
+/* JSON has no infinity: the printer never writes text that is not JSON
+** (found by fuzz_manifest: cJSON reads 1e999 as inf). */
+static void test_print_non_finite_as_null(void **state)
+{
+    (void)state;
+    cJSON *a = cJSON_CreateArray();
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(HUGE_VAL));
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(-HUGE_VAL));
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(1.5));
+    char *text = dsf_json_print(a, false);
+    assert_string_equal(text, "[null,null,1.5]");
+    free(text);
+    cJSON_Delete(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_comments),
         cmocka_unit_test(test_print_sorts_keys_as_written),
+        cmocka_unit_test(test_print_non_finite_as_null),
         cmocka_unit_test(test_trailing_commas),
         cmocka_unit_test(test_bom),
         cmocka_unit_test(test_positions),
