@@ -7,6 +7,22 @@
 #include "core/error.h"
 #include "json/jsonc.h"
 
+/* Every entry gen writes is an object with a string "name"; anything
+** else is not ours to merge (a number among them would be dropped by one
+** merge and kept by another: found by fuzz_manifest). */
+static bool variants_are_entries(const cJSON *variants)
+{
+    for (const cJSON *e = variants->child; e; e = e->next) {
+        if (!cJSON_IsObject(e))
+            return false;
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(e, "name");
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(e, "profile");
+        if (!cJSON_IsString(n) || (p && !cJSON_IsString(p)))
+            return false;
+    }
+    return true;
+}
+
 int dsf_manifest_parse(cJSON **out, const char *path, const char *text,
                        size_t len, dsf_diags *d)
 {
@@ -20,7 +36,8 @@ int dsf_manifest_parse(cJSON **out, const char *path, const char *text,
     dsf_diags_free(&ignore);
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "variants");
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(m, "dsforge_version");
-    if (!cJSON_IsObject(m) || !cJSON_IsArray(v) || !cJSON_IsString(ver)) {
+    if (!cJSON_IsObject(m) || !cJSON_IsArray(v) || !cJSON_IsString(ver) ||
+        !variants_are_entries(v)) {
         cJSON_Delete(m);
         dsf_diag *g = dsf_diag_add(d, DSF_ERROR, path, 0, 0,
                                    "not a dsforge manifest: gen leaves it "
