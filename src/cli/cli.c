@@ -21,10 +21,11 @@ static const dsf_command *const commands[] = {
 /* The commands that are not in the table: `help` and `completion`. */
 static const dsf_opt no_opts[] = {{NULL, 0, NULL, NULL, 0, NULL}};
 static const dsf_command help_cmd = {
-    "help", "show the help of dsforge or of a command", "help [COMMAND]",
+    "help", "show the help of dsforge or of a command", "help [COMMAND] [options]",
     "Without COMMAND: this list of commands. With COMMAND: the same as "
-    "'dsforge COMMAND --help'.",
-    no_opts, false, NULL, "command", NULL, NULL, NULL};
+    "'dsforge COMMAND --help'. The common options say where plugin "
+    "commands are found, as they do for the command itself.",
+    no_opts, true, NULL, "command", NULL, NULL, NULL};
 static const char *const shells[] = {"bash", "zsh", "fish", NULL};
 static const dsf_command completion_cmd = {
     "completion", "print a shell completion script",
@@ -105,34 +106,57 @@ static void top_help(FILE *out, int argc, char **argv)
     dsf_plugin_cmds_free(&pc);
 }
 
+/* help [COMMAND] [common options]: the options (--plugin-path, --repo,
+** ...) choose where plugin commands are found, as for the command. */
 static int run_help(int argc, char **argv)
 {
     if (argc < 2) {
         top_help(stdout, argc, argv);
         return 0;
     }
-    if (argc > 2 || argv[1][0] == '-') {
-        dsf_diags d = DSF_DIAGS_INIT;
-        dsf_diag *g = dsf_diag_add(&d, DSF_ERROR, NULL, 0, 0,
-                                   "help takes one COMMAND");
-        dsf_diag_set_hint(g, "try 'dsforge help gen'");
-        return dsf_cli_finish(NULL, &d, DSF_EUSAGE);
+    dsf_cli_env env;
+    dsf_cli_env_init(&env);
+    dsf_diags d = DSF_DIAGS_INIT;
+    dsf_cli_args cl;
+    dsf_cli_args_init(&cl, argc, argv, &help_cmd, &env, &d);
+    const char *name = NULL, *arg;
+    int rc = 0, id;
+    while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END) {
+        if (id == DSF_OPT_POS && !name) {
+            name = arg;
+        } else {
+            dsf_diag *g = dsf_diag_add(&d, DSF_ERROR, NULL, 0, 0,
+                                       "help takes one COMMAND");
+            dsf_diag_set_hint(g, "try 'dsforge help gen'");
+            rc = DSF_EUSAGE;
+        }
     }
-    const dsf_command *c = find_builtin(argv[1]);
-    if (!c && !strcmp(argv[1], "help"))
+    if (!rc)
+        rc = cl.rc;
+    dsf_cli_env_free(&env);
+    if (rc && !cl.help_shown)
+        return dsf_cli_finish(NULL, &d, rc);
+    dsf_diags_free(&d);
+    if (cl.help_shown)
+        return 0;
+    if (!name) {
+        top_help(stdout, argc, argv);
+        return 0;
+    }
+    const dsf_command *c = find_builtin(name);
+    if (!c && !strcmp(name, "help"))
         c = &help_cmd;
-    if (!c && !strcmp(argv[1], "completion"))
+    if (!c && !strcmp(name, "completion"))
         c = &completion_cmd;
     dsf_plugin_cmds pc;
     dsf_plugin_cmds_load(&pc, argc, argv, true);
     if (!c)
-        c = dsf_plugin_cmds_find(&pc, argv[1]);
-    int rc = 0;
+        c = dsf_plugin_cmds_find(&pc, name);
     if (c)
         dsf_help_print(stdout, c,
                        c->common ? dsf_common_opts : dsf_help_opts);
     else
-        rc = unknown_command(argv[1], &pc);
+        rc = unknown_command(name, &pc);
     dsf_plugin_cmds_free(&pc);
     return rc;
 }

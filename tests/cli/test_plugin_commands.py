@@ -123,6 +123,18 @@ class PluginCommand(dsf.TempDirTest):
                   "--plugin-path DIR"):
             self.assertIn(o, h.out)
         self.assertEqual(self.r("help", "hello").out, h.out)
+        # help finds it where the command would: --plugin-path, either side
+        for args in (("help", "hello", "--plugin-path", self.pp),
+                     ("help", "--plugin-path=" + self.pp, "hello")):
+            res = run(*args)
+            self.assertEqual((res.rc, res.out), (0, h.out))
+        self.assertIn("hello", run("help", "--plugin-path", self.pp).out)
+        res = run("help", "hello")
+        self.assertExit(res, 2)
+        self.assertIn("unknown command 'hello'", res.err)
+        res = run("help", "gen", "check")
+        self.assertExit(res, 2)
+        self.assertIn("help takes one COMMAND", res.err)
         man = self.r("__man").out
         self.assertIn(".SS hello", man)
         self.assertIn("\\-\\-shout", man)
