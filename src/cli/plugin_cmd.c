@@ -1,6 +1,7 @@
 /* plugin_cmd.c -- see plugin_cmd.h. */
 #include "plugin_cmd.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,40 @@ static void prescan(dsf_cli_env *env, int argc, char **argv)
     dsf_diags_free(&ignored);
 }
 
+/* A plugin option may not take the name (or letter) of a common option
+** or of another of its command's options: the parse would give it to one
+** of them and silently drop the other. */
+static int check_option_names(const dsf_plugin_command *p, dsf_diags *d)
+{
+    for (size_t k = 0; k < p->nopts; k++) {
+        const dsf_plugin_option *o = &p->opts[k];
+        const char *clash = NULL;
+        for (const dsf_opt *c = dsf_common_opts; c->id && !clash; c++)
+            if (!strcmp(c->name, o->name) ||
+                (o->short_name && o->short_name == c->short_name))
+                clash = "a common option of every command";
+        if (o->short_name == 'h')
+            clash = "the letter of --help";
+        for (size_t j = 0; j < k && !clash; j++)
+            if (!strcmp(p->opts[j].name, o->name) ||
+                (o->short_name && o->short_name == p->opts[j].short_name))
+                clash = "declared twice";
+        if (clash) {
+            char letter[8] = "";
+            if (o->short_name)
+                snprintf(letter, sizeof letter, " (-%c)", o->short_name);
+            dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                       "plugin '%s': command '%s': option "
+                                       "'--%s'%s is %s", p->plugin, p->name,
+                                       o->name, letter, clash);
+            dsf_diag_set_hint(g, "rename it; see 'Commands' in "
+                                 "contrib/docs/plugins.md");
+            return DSF_EINPUT;
+        }
+    }
+    return 0;
+}
+
 void dsf_plugin_cmds_load(dsf_plugin_cmds *pc, int argc, char **argv,
                           bool offline)
 {
@@ -53,6 +88,12 @@ void dsf_plugin_cmds_load(dsf_plugin_cmds *pc, int argc, char **argv,
     if (pc->rc)
         return;
     pc->pcmds = dsf_plugins_commands(pc->pe.plugins, &pc->n);
+    for (size_t i = 0; i < pc->n && !pc->rc; i++)
+        pc->rc = check_option_names(&pc->pcmds[i], &pc->d);
+    if (pc->rc) {
+        pc->n = 0;
+        return;
+    }
     pc->cmds = dsf_xcalloc(pc->n + 1, sizeof *pc->cmds);
     pc->opts = dsf_xcalloc(pc->n + 1, sizeof *pc->opts);
     for (size_t i = 0; i < pc->n; i++) {

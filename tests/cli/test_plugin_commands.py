@@ -181,6 +181,29 @@ class BadDeclarations(dsf.TempDirTest):
                 self.assertIn("plugin 'bad'", res.err)
                 self.assertIn(word, res.err)
 
+    def test_an_option_may_not_shadow_another(self):
+        # the parse would give the word to one of the two and drop the other
+        cases = {"common": ('{ name = "offline", help = "h" }',
+                            "option '--offline' is a common option"),
+                 "letter": ('{ name = "x", short = "h", help = "h" }',
+                            "option '--x' (-h) is the letter of --help"),
+                 "twice": ('{ name = "x", help = "h" }, '
+                           '{ name = "y", short = "q", help = "h" }, '
+                           '{ name = "x", help = "h" }',
+                           "option '--x' is declared twice")}
+        for name, (opts, word) in cases.items():
+            with self.subTest(case=name):
+                self.write("p%s/bad/init.lua" % name,
+                           'return { name = "bad", version = "1", commands '
+                           '= { { name = "hi", summary = "s", options = { %s '
+                           '}, run = function() return "ran" end } } }'
+                           % opts)
+                res = run("hi", "--offline", "--plugin-path",
+                          os.path.join(self.tmp, "p" + name))
+                self.assertExit(res, 3)
+                self.assertIn("plugin 'bad': command 'hi': " + word, res.err)
+                self.assertNotIn("ran", res.out)
+
     def test_commands_must_be_a_list(self):
         self.write("p/bad/init.lua",
                    'return { name = "bad", version = "1", commands = 3 }')
