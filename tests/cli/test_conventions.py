@@ -142,9 +142,11 @@ class Sizes(unittest.TestCase):
                          131000000)
 
 
-def bash_complete(line, env=None):
-    """The candidates bash's completion offers at the end of line."""
-    script = run("completion", "bash").out
+def bash_complete(line, env=None, script=None):
+    """The candidates bash's completion offers at the end of line (with
+    the script dsforge prints, or the one given)."""
+    if script is None:
+        script = run("completion", "bash").out
     words = line.split(" ")
     prog = (
         script + "\n"
@@ -269,6 +271,18 @@ class ManPage(dsf.TempDirTest):
         with open(os.path.join(prefix, "share", "man", "man1",
                                "dsforge.1")) as f:
             self.assertEqual(f.read(), run("__man").out)
+        # the completion scripts, where Debian's shells look for them
+        share = os.path.join(prefix, "share")
+        for shell, path in (
+                ("bash", "bash-completion/completions/dsforge"),
+                ("zsh", "zsh/vendor-completions/_dsforge"),
+                ("fish", "fish/vendor_completions.d/dsforge.fish")):
+            with open(os.path.join(share, path)) as f:
+                text = f.read()
+            self.assertEqual(text, run("completion", shell).out, shell)
+            if shell == "bash" and BASH:
+                self.assertEqual(bash_complete("dsforge g", script=text),
+                                 ["gen"])
 
 
 if __name__ == "__main__":
