@@ -222,6 +222,7 @@ static void run_free(run *ru)
     }
     dsf_gen_free_sweeps(ru);
     free(ru->v);
+    cJSON_Delete(ru->param_files);
     if (ru->files)
         for (size_t i = 0; i < ru->r->nfiles; i++) {
             cJSON_Delete(ru->files[i].doc);

@@ -72,6 +72,7 @@ typedef struct run {
     variant *v;
     size_t nv;
     sweep_axis *sweeps;     /* parallel to r->matrix */
+    cJSON *param_files;     /* param -> file named -> its sha256, or NULL */
     bool keep;              /* dsf_gen_eval: keep docs, provenance, findings */
 } run;
 

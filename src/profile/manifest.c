@@ -53,7 +53,8 @@ int dsf_manifest_parse(cJSON **out, const char *path, const char *text,
 static cJSON *run_entry(const cJSON *m)
 {
     static const char *const keys[] = {"target", "chain", "layers",
-                                       "param_args", "matrix", NULL};
+                                       "param_args", "param_files", "matrix",
+                                       NULL};
     cJSON *e = cJSON_CreateObject();
     for (int i = 0; keys[i]; i++) {
         const cJSON *x = cJSON_GetObjectItemCaseSensitive(m, keys[i]);

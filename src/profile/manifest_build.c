@@ -74,6 +74,10 @@ cJSON *dsf_gen_manifest(run *ru)
     cJSON *pa = cJSON_AddObjectToObject(m, "param_args");
     for (size_t i = 0; i < r->nparams; i++)
         cJSON_AddStringToObject(pa, r->params[i].key, r->params[i].value);
+    /* the files params name (a model's config.json), by content */
+    if (ru->param_files)
+        cJSON_AddItemToObject(m, "param_files",
+                              cJSON_Duplicate(ru->param_files, 1));
     cJSON *mx = cJSON_AddObjectToObject(m, "matrix");
     for (size_t a = 0; a < r->nmatrix; a++) {
         if (r->matrix[a].files) {

@@ -7,8 +7,11 @@
 
 #include "core/buf.h"
 #include "core/error.h"
+#include "core/fsutil.h"
+#include "core/sha256.h"
 #include "core/strutil.h"
 #include "core/xalloc.h"
+#include "json/jsonc.h"
 #include "json/jsonout.h"
 
 static const dsf_param *need_param(const dsf_profile *p, const char *key,
@@ -39,8 +42,9 @@ static const dsf_param *need_param(const dsf_profile *p, const char *key,
 }
 
 /* Reads the JSON file a value of a `file = "json"` param names, once per
-** value, into files[param][text]. */
-static int read_param_file(cJSON *files, const dsf_param *par,
+** value, into files[param][text], and its sha256 (of the bytes read, for
+** the manifest) into ru->param_files[param][text]. */
+static int read_param_file(run *ru, cJSON *files, const dsf_param *par,
                            const char *text, dsf_diags *d)
 {
     if (!dsf_param_names_file(par, text))
@@ -50,10 +54,26 @@ static int read_param_file(cJSON *files, const dsf_param *par,
         byname = cJSON_AddObjectToObject(files, par->name);
     if (cJSON_GetObjectItemCaseSensitive(byname, text))
         return 0;
+    char *bytes;
+    size_t len;
+    int rc = dsf_read_file(&bytes, &len, text, DSF_JSON_MAX_FILE, d);
+    if (rc)
+        return rc;
     cJSON *doc;
-    int rc = dsf_json_load_file(&doc, NULL, text, d);
-    if (!rc)
+    rc = dsf_json_parse(&doc, NULL, text, bytes, len, d);
+    if (!rc) {
         cJSON_AddItemToObject(byname, text, doc);
+        char hex[65];
+        dsf_sha256_hex(hex, bytes, len);
+        if (!ru->param_files)
+            ru->param_files = cJSON_CreateObject();
+        cJSON *hashes = cJSON_GetObjectItemCaseSensitive(ru->param_files,
+                                                         par->name);
+        if (!hashes)
+            hashes = cJSON_AddObjectToObject(ru->param_files, par->name);
+        cJSON_AddStringToObject(hashes, text, hex);
+    }
+    free(bytes);
     return rc;
 }
 
@@ -223,7 +243,7 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d)
         } else {
             cJSON_DeleteItemFromObjectCaseSensitive(overrides, par->name);
             cJSON_AddItemToObject(overrides, par->name, v);
-            rc = read_param_file(files, par, r->params[i].value, d);
+            rc = read_param_file(ru, files, par, r->params[i].value, d);
         }
         free(desc);
     }
@@ -265,7 +285,7 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d)
                 rc = DSF_EUSAGE;
             } else {
                 cJSON_AddItemToArray(axes[a], v);
-                rc = read_param_file(files, par, ax->values[k], d);
+                rc = read_param_file(ru, files, par, ax->values[k], d);
             }
         }
         if (!rc && cells > DSF_MAX_VARIANTS / (ax->n ? ax->n : 1))

@@ -252,6 +252,28 @@ class ModelParam(dsf.TempDirTest):
         self.assertEqual(len(got), 2)
         self.assertEqual(len(set(got.values())), 1)
 
+    def test_the_manifest_pins_a_config_json_by_content(self):
+        import hashlib
+        path = self.config(LLAMA_32_1B)
+        other = self.config(dict(LLAMA_32_1B, num_hidden_layers=8), "b.json")
+        out = os.path.join(self.tmp, "o")
+        res = run("gen", "small-gpu-offload", "--tier", "small", "--matrix",
+                  "model=llama-3.2-1b,%s,%s" % (path, other), "-o", out)
+        self.assertExit(res, 0)
+        with open(os.path.join(out, "manifest.json")) as f:
+            m = json.load(f)
+        want = {}
+        for p in (path, other):
+            with open(p, "rb") as f:
+                want[p] = hashlib.sha256(f.read()).hexdigest()
+        self.assertEqual(m["param_files"], {"model": want})
+        self.assertEqual(m["profiles"]["small-gpu-offload"]["param_files"],
+                         {"model": want})
+        # a catalog name is no file
+        res = run("gen", "8xa100", "--param", "model=llama-3.2-1b", "-o", out)
+        with open(os.path.join(out, "manifest.json")) as f:
+            self.assertNotIn("param_files", json.load(f))
+
     def test_a_bad_config_json_is_an_input_error_at_the_file(self):
         bad = self.config('{"model_type": "llama",\n', "bad.json")
         res = run("gen", "8xa100", "--param", "model=" + bad)
