@@ -45,6 +45,8 @@ local function stem(v) return v.profile .. "-" .. v.name end
 -- The layout and the launcher options from the variant's params (the
 -- names are documented in contrib/docs/launch.md, "Emitted files").
 local function launch_opts(v, ctx, rv)
+  local c = ctx.cache
+  if c.opts then return c.opts, c.nodes end
   local p = rv.params
   local opts = {
     master_addr = p.master_addr, master_port = p.master_port, hostfile = p.hostfile,
@@ -60,6 +62,7 @@ local function launch_opts(v, ctx, rv)
   -- Several nodes: the deepspeed launcher reads a hostfile (its default
   -- path unless the profile's hostfile param names one).
   if n > 1 and not opts.hostfile then opts.hostfile = "/job/hostfile" end
+  c.opts, c.nodes = opts, n
   return opts, n
 end
 

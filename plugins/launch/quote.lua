@@ -28,7 +28,12 @@ local type, error, string, table, utf8, ipairs, math = type, error, string, tabl
 
 local M = {}
 
+-- Quoted words, kept: the same flags and paths recur in every variant.
+local sh_cache, sh_cached = {}, 0
+
 function M.sh(word)
+  local q = sh_cache[word]
+  if q then return q end
   if type(word) ~= "string" then
     if type(word) == "number" then word = string.format(math.type(word) == "integer"
       and "%d" or "%.17g", word)
@@ -39,8 +44,13 @@ function M.sh(word)
   if word:find("\0", 1, true) then
     error("launch.quote.sh: a shell word cannot contain a NUL byte", 2)
   end
-  if word ~= "" and not word:find("[^%w_@%%+=:,./-]") then return word end
-  return "'" .. word:gsub("'", "'\\''") .. "'"
+  if word ~= "" and not word:find("[^%w_@%%+=:,./-]") then q = word
+  else q = "'" .. word:gsub("'", "'\\''") .. "'" end
+  if sh_cached < 4096 and #word <= 256 then
+    sh_cache[word] = q
+    sh_cached = sh_cached + 1
+  end
+  return q
 end
 
 function M.sh_words(list)
@@ -56,6 +66,8 @@ function M.yaml(s)
   if type(s) ~= "string" then
     error("launch.quote.yaml: expected a string, got " .. type(s), 2)
   end
+  -- Printable ASCII without \ and ": as it is (most values).
+  if not s:find('[^ -~]') and not s:find('["\\]') then return '"' .. s .. '"' end
   if not utf8.len(s) then
     error("launch.quote.yaml: the text is not valid UTF-8: " .. string.format("%q", s), 2)
   end
