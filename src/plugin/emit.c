@@ -309,7 +309,8 @@ const dsf_emitter *dsf_plugins_emitters(const dsf_plugins *p, size_t *n)
 
 /* (view) -> v = {profile, name, tier, file, dir, config, params,
 ** summary},
-** ctx = {target, params, train_cmd, cache} (protected: allocates). */
+** ctx = {target, params, train_cmd, cache, json} (protected:
+** allocates). */
 static int push_args(lua_State *L)
 {
     const dsf_emit_view *view = lua_touserdata(L, 1);
@@ -337,7 +338,7 @@ static int push_args(lua_State *L)
         dsf_json_push(L, view->summary);
         lua_setfield(L, 1, "summary");
     }
-    lua_createtable(L, 0, 4);
+    lua_createtable(L, 0, 5);
     lua_pushstring(L, view->target);
     lua_setfield(L, 2, "target");
     lua_getfield(L, 1, "params");
@@ -348,6 +349,8 @@ static int push_args(lua_State *L)
     }
     lua_newtable(L);
     lua_setfield(L, 2, "cache");
+    lua_pushcfunction(L, dsf_plugin_lua_json);
+    lua_setfield(L, 2, "json");
     return 2;
 }
 
