@@ -70,7 +70,10 @@ int dsf_gen_select_emitters(run *ru, dsf_diags *d)
                               "not with %s",
                               r->why ? "--why" : "--stdout");
     /* The names: --emit's, else the profile's (not for --stdout and
-    ** --why, which write no files). */
+    ** --why, which write no files, nor for dsf_gen_eval's callers,
+    ** which write none either: diff, report). */
+    if (ru->keep)
+        return 0;
     size_t count = 0;
     const char **names = NULL;
     const char *file = NULL;

@@ -133,7 +133,8 @@ cJSON *dsf_gen_report_layout(run *ru);
 int dsf_gen_write_report(run *ru, dsf_diags *d);
 
 /* Emitters (gen_emit.c). Chooses ru->emit_sel from --emit, else the
-** profile's `emit` field (neither under --stdout or --why): DSF_EUSAGE
+** profile's `emit` field (neither under --stdout or --why, and none for
+** dsf_gen_eval): DSF_EUSAGE
 ** for an unknown name on the command line (with the closest one), for
 ** --emit with --stdout or --why, or "none" with other names; DSF_EINPUT
 ** for an unknown name in the profile. */

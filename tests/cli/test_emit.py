@@ -178,6 +178,26 @@ class EmitterContract(dsf.TempDirTest):
         self.assertEqual(json.loads(res.out),
                          {"train_micro_batch_size_per_gpu": 1})
 
+    def test_profile_default_is_not_applied_where_nothing_is_written(self):
+        # launch without a training command fails: where the default
+        # applies, that shows
+        prof = self.profile("q", 'return { name = "q", extends = "p",'
+                            ' emit = { "launch" },'
+                            ' build = function(p) return {} end }')
+        self.profile("p", PROFILE)
+        res = run("gen", "q", "--profile-path", prof)
+        self.assertExit(res, 3)
+        self.assertIn("needs the training command", res.err)
+        res = run("gen", "q", "--profile-path", prof, "--tier", "a",
+                  "--stdout")
+        self.assertExit(res, 0)
+        res = run("gen", "q", "--profile-path", prof, "--why",
+                  "train_micro_batch_size_per_gpu")
+        self.assertExit(res, 0)
+        res = run("diff", "q:a", "q:b", "--profile-path", prof)
+        self.assertExit(res, 1)
+        self.assertIn("train_micro_batch_size_per_gpu", res.out)
+
     def test_profile_default_unknown_is_an_input_error(self):
         prof = self.profile_with_default('{ "tow" }')
         self.profile("p", PROFILE)
