@@ -47,7 +47,7 @@ typedef struct dsf_emit_view {
 typedef struct dsf_emitted {
     const dsf_emitter *by;     /* borrowed from the plugins */
     char *file;                /* file name (no directory) */
-    char *text;
+    char *text;                /* NULL once written (or not to be) */
     size_t len;
     char sha256[65];
 } dsf_emitted;

@@ -130,6 +130,11 @@ int dsf_gen_emit_variant(run *ru, variant *v, dsf_diags *d)
                           ru->r->train_cmd};
     int rc = dsf_plugins_emit(ru->plugins, &view, ru->emit_sel,
                               ru->nemit_sel, &v->emitted, &v->nemitted, d);
+    /* Without -o only the names and hashes are needed (the footer). */
+    for (size_t k = 0; !ru->r->outdir && k < v->nemitted; k++) {
+        free(v->emitted[k].text);
+        v->emitted[k].text = NULL;
+    }
     if (rc) {
         dsf_diag *g = dsf_diags_last(d);
         if (g) {

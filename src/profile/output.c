@@ -198,15 +198,18 @@ static int stage(pending *w, char *final_path, const char *data, size_t len,
     return dsf_write_temp(&w->tmp_path, final_path, data, len, false, d);
 }
 
-/* Stages the files the emitters made for variant v (gen_emit.c). */
-static int stage_emitted(const variant *v, const char *dir, pending *w,
+/* Stages the files the emitters made for variant v (gen_emit.c), and
+** drops their texts (the manifest needs only names and hashes). */
+static int stage_emitted(variant *v, const char *dir, pending *w,
                          size_t *nw, dsf_diags *d)
 {
     int rc = 0;
     for (size_t k = 0; k < v->nemitted && !rc; k++) {
-        const dsf_emitted *e = &v->emitted[k];
+        dsf_emitted *e = &v->emitted[k];
         rc = stage(&w[(*nw)++], dsf_xasprintf("%s/%s", dir, e->file),
                    e->text, e->len, d);
+        free(e->text);
+        e->text = NULL;
     }
     return rc;
 }
