@@ -7,11 +7,125 @@
 --            deepspeed / torchrun / accelerate launch / Slurm scripts
 --   quote    sh and YAML quoting
 --   cmdline  a training command parsed into facts, checked against a config
--- (contrib/docs/launch.md). Emitters and commands are declared here once
--- the plugin contract supports them.
+-- (contrib/docs/launch.md). The emitters below are what `gen --emit`
+-- writes next to every variant's JSON (contrib/docs/plugins.md,
+-- "Emitters").
+
+local tostring, pcall = tostring, pcall
+local dsforge = dsforge
+local render = require("launch.render")
+local trainer = require("launch.trainer")
+local quote = require("launch.quote")
+
+-- The variant as launch.render takes it, with its TrainingArguments:
+-- computed once per variant (ctx.cache is shared by this plugin's
+-- emitters for one variant) and reused by every file.
+local function variant_of(v, ctx)
+  local c = ctx.cache
+  if c.variant then return c.variant end
+  -- Paths as seen from where gen ran: -o DIR/FILE.
+  local dir = v.dir and v.dir:gsub("/+$", "")
+  local function path(name)
+    if dir == nil then return name end
+    return (dir == "" and "/" or dir .. "/") .. name
+  end
+  local rv = { config = v.config, params = v.params or {}, name = v.profile .. "-" .. v.name,
+    file = path(v.file) }
+  local args, err = trainer.training_args({ config = rv.config, params = rv.params,
+    deepspeed_file = rv.file })
+  if not args then dsforge.fail(err, 2) end
+  rv.args = args
+  rv.path = path
+  c.variant = rv
+  return rv
+end
+
+local function stem(v) return v.profile .. "-" .. v.name end
+
+-- The layout and the launcher options from the variant's params (the
+-- names are documented in contrib/docs/launch.md, "Emitted files").
+local function launch_opts(v, ctx, rv)
+  local c = ctx.cache
+  if c.opts then return c.opts, c.nodes end
+  local p = rv.params
+  local opts = {
+    master_addr = p.master_addr, master_port = p.master_port, hostfile = p.hostfile,
+    partition = p.slurm_partition, time = p.slurm_time, account = p.slurm_account,
+    cpus_per_task = p.cpus_per_task,
+    accelerate_config = rv.path(stem(v) .. ".accelerate.yaml"),
+    job_name = (stem(v):gsub("[^%w._:/@+,=%-]", "_")),
+  }
+  local ok, n = pcall(render.layout, rv, opts)
+  if not ok then
+    dsforge.fail((tostring(n):gsub("^.-launch%.render: ", "")), 2)
+  end
+  -- Several nodes: the deepspeed launcher reads a hostfile (its default
+  -- path unless the profile's hostfile param names one).
+  if n > 1 and not opts.hostfile then opts.hostfile = "/job/hostfile" end
+  c.opts, c.nodes = opts, n
+  return opts, n
+end
+
+local function train_cmd(v, ctx)
+  local text = ctx.train_cmd
+  local from = "--train-cmd"
+  if text == nil and v.params and v.params.train_cmd ~= nil then
+    text, from = v.params.train_cmd, "the train_cmd param"
+  end
+  if text == nil then
+    dsforge.fail("the launch emitter needs the training command (the script and its"
+      .. " arguments): gen --train-cmd 'train.py --my-flag', or a train_cmd param in the"
+      .. " profile", 2)
+  end
+  local words, err = quote.split(tostring(text))
+  if not words then dsforge.fail(from .. ": " .. err, 2) end
+  if #words == 0 then dsforge.fail(from .. " is empty", 2) end
+  return words
+end
 
 return {
   name = "launch",
-  version = "0.1.0",
+  version = "0.2.0",
   summary = "Trainer arguments, accelerate and launcher files, training command checks",
+  emitters = {
+    {
+      name = "hf-args",
+      summary = "the Hugging Face TrainingArguments that reproduce the variant, as JSON"
+        .. " and as a bash array",
+      files = { "{profile}-{variant}.hf-args.json", "{profile}-{variant}.hf-args.sh" },
+      emit = function(v, ctx)
+        local rv = variant_of(v, ctx)
+        return { render.hf_args_json(rv), render.hf_args_sh(rv) }
+      end,
+    },
+    {
+      name = "accelerate",
+      summary = "an accelerate config (DeepSpeed with the variant's JSON) for"
+        .. " accelerate launch --config_file",
+      file = "{profile}-{variant}.accelerate.yaml",
+      emit = function(v, ctx)
+        local rv = variant_of(v, ctx)
+        local opts, n = launch_opts(v, ctx, rv)
+        if n > 1 and not opts.master_addr then
+          dsforge.fail("a multi-node accelerate config needs the"
+            .. " first node's address: declare a master_addr param in the profile", 2)
+        end
+        return render.accelerate_yaml(rv, opts)
+      end,
+    },
+    {
+      name = "launch",
+      summary = "launch scripts: the deepspeed launcher, torchrun, accelerate launch and a"
+        .. " Slurm sbatch script (srun + torchrun rendezvous)",
+      files = { "{profile}-{variant}.deepspeed.sh", "{profile}-{variant}.torchrun.sh",
+        "{profile}-{variant}.accelerate.sh", "{profile}-{variant}.slurm.sh" },
+      emit = function(v, ctx)
+        local rv = variant_of(v, ctx)
+        local opts = launch_opts(v, ctx, rv)
+        opts.train_cmd = train_cmd(v, ctx)
+        return { render.deepspeed_sh(rv, opts), render.torchrun_sh(rv, opts),
+          render.accelerate_sh(rv, opts), render.slurm_sh(rv, opts) }
+      end,
+    },
+  },
 }

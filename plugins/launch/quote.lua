@@ -15,12 +15,25 @@
 --                      YAML 1.1 reader such as PyYAML refuses raw or folds);
 --                      other UTF-8 text kept. Raises on invalid UTF-8 (YAML
 --                      text is Unicode).
+--   M.split(s)      -> the words of a command line written as for sh, or
+--                      nil, message: blanks separate words; '...' keeps
+--                      everything; "..." keeps everything but \ before
+--                      $ ` " \ and newline; \ outside quotes keeps the
+--                      next character. Nothing is expanded: an unquoted
+--                      $ ` ; & | < > ( ) { } * ? [ ~ or # is refused (~ and
+--                      # only at a word's start), so a word is never
+--                      silently other than what a shell would have made.
 
 local type, error, string, table, utf8, ipairs, math = type, error, string, table, utf8, ipairs, math
 
 local M = {}
 
+-- Quoted words, kept: the same flags and paths recur in every variant.
+local sh_cache, sh_cached = {}, 0
+
 function M.sh(word)
+  local q = sh_cache[word]
+  if q then return q end
   if type(word) ~= "string" then
     if type(word) == "number" then word = string.format(math.type(word) == "integer"
       and "%d" or "%.17g", word)
@@ -31,8 +44,13 @@ function M.sh(word)
   if word:find("\0", 1, true) then
     error("launch.quote.sh: a shell word cannot contain a NUL byte", 2)
   end
-  if word ~= "" and not word:find("[^%w_@%%+=:,./-]") then return word end
-  return "'" .. word:gsub("'", "'\\''") .. "'"
+  if word ~= "" and not word:find("[^%w_@%%+=:,./-]") then q = word
+  else q = "'" .. word:gsub("'", "'\\''") .. "'" end
+  if sh_cached < 4096 and #word <= 256 then
+    sh_cache[word] = q
+    sh_cached = sh_cached + 1
+  end
+  return q
 end
 
 function M.sh_words(list)
@@ -48,6 +66,8 @@ function M.yaml(s)
   if type(s) ~= "string" then
     error("launch.quote.yaml: expected a string, got " .. type(s), 2)
   end
+  -- Printable ASCII without \ and ": as it is (most values).
+  if not s:find('[^ -~]') and not s:find('["\\]') then return '"' .. s .. '"' end
   if not utf8.len(s) then
     error("launch.quote.yaml: the text is not valid UTF-8: " .. string.format("%q", s), 2)
   end
@@ -62,6 +82,58 @@ function M.yaml(s)
     else out[#out + 1] = ch end
   end
   return '"' .. table.concat(out) .. '"'
+end
+
+local SPECIAL = "[$`;&|<>(){}*?%[~#]"
+
+function M.split(s)
+  if type(s) ~= "string" then return nil, "a command must be a string" end
+  if s:find("\0", 1, true) then return nil, "a command cannot contain a NUL byte" end
+  local words, cur, i, n = {}, nil, 1, #s
+  while i <= n do
+    local c = s:sub(i, i)
+    if c == " " or c == "\t" or c == "\n" then
+      if cur then words[#words + 1] = cur; cur = nil end
+      i = i + 1
+    elseif c == "'" then
+      local j = s:find("'", i + 1, true)
+      if not j then return nil, "unterminated ' at character " .. i end
+      cur = (cur or "") .. s:sub(i + 1, j - 1)
+      i = j + 1
+    elseif c == '"' then
+      local part, j = {}, i + 1
+      while true do
+        if j > n then return nil, 'unterminated " at character ' .. i end
+        local d = s:sub(j, j)
+        if d == '"' then break end
+        if d == "\\" and s:sub(j + 1, j + 1):find('^[$`"\\\n]') then
+          if s:sub(j + 1, j + 1) ~= "\n" then part[#part + 1] = s:sub(j + 1, j + 1) end
+          j = j + 2
+        elseif d == "$" or d == "`" then
+          return nil, "unescaped " .. d .. " inside \"...\" at character " .. j
+            .. " (nothing is expanded: use '...' or \\" .. d .. ")"
+        else
+          part[#part + 1] = d
+          j = j + 1
+        end
+      end
+      cur = (cur or "") .. table.concat(part)
+      i = j + 1
+    elseif c == "\\" then
+      if i == n then return nil, "a trailing \\" end
+      local d = s:sub(i + 1, i + 1)
+      if d ~= "\n" then cur = (cur or "") .. d end
+      i = i + 2
+    elseif c:find(SPECIAL) and not (c == "#" and cur) and not (c == "~" and cur) then
+      return nil, "unquoted " .. c .. " at character " .. i
+        .. " (nothing is expanded or redirected: quote it, '" .. c .. "')"
+    else
+      cur = (cur or "") .. c
+      i = i + 1
+    end
+  end
+  if cur then words[#words + 1] = cur end
+  return words
 end
 
 return M

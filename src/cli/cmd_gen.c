@@ -26,7 +26,9 @@ enum {
     OPT_REPORT,
     OPT_TARGET,
     OPT_STRICT_FIT,
-    OPT_DS_VERSION
+    OPT_DS_VERSION,
+    OPT_EMIT,
+    OPT_TRAIN_CMD
 };
 
 static const dsf_opt opts[] = {
@@ -65,6 +67,12 @@ static const dsf_opt opts[] = {
      "DeepSpeed release the rules check against (default: "
      "$DSFORGE_DS_VERSION, else the profile's ds_version param, else the "
      "newest)", OPT_DS_VERSION, NULL},
+    {"emit", 0, "NAME[,NAME]",
+     "also write the files of these emitters for every variant ('none': "
+     "not the profile's default; see 'dsforge plugins')", OPT_EMIT, NULL},
+    {"train-cmd", 0, "CMD",
+     "the training command the emitted launch files run (the script and "
+     "its arguments, shell words)", OPT_TRAIN_CMD, NULL},
     {NULL, 0, NULL, NULL, 0, NULL}};
 
 static int run(int argc, char **argv);
@@ -91,8 +99,10 @@ const dsf_command dsf_cmd_gen = {
 typedef struct args {
     const char **tiers;
     size_t ntiers;
-    char **tier_copies;
+    char **tier_copies;       /* also --emit's */
     size_t ntier_copies;
+    const char **emit;
+    size_t nemit;
     dsf_matrix_axis *matrix;
     size_t nmatrix;
     dsf_param_arg *params;
@@ -130,9 +140,29 @@ static int add_edit(args *a, const char *text, int argno, dsf_diags *d)
     return 0;
 }
 
+/* Splits a comma list (a copy kept in a->tier_copies) onto *list. */
+static void add_names(args *a, const char *arg, const char ***list,
+                      size_t *n)
+{
+    char *copy = dsf_xstrdup(arg);
+    a->tier_copies = dsf_xrealloc(a->tier_copies, (a->ntier_copies + 1) *
+                                                      sizeof *a->tier_copies);
+    a->tier_copies[a->ntier_copies++] = copy;
+    for (char *s = copy, *next; s; s = next) {
+        next = strchr(s, ',');
+        if (next)
+            *next++ = '\0';
+        if (!*s)
+            continue;
+        *list = dsf_xrealloc(*list, (*n + 1) * sizeof **list);
+        (*list)[(*n)++] = s;
+    }
+}
+
 static void free_args(args *a)
 {
     free(a->tiers);
+    free(a->emit);
     for (size_t i = 0; i < a->ntier_copies; i++)
         free(a->tier_copies[i]);
     free(a->tier_copies);
@@ -178,24 +208,16 @@ static int run(int argc, char **argv)
             else
                 rc = add_edit(&a, arg, argno, &d);
             break;
-        case OPT_TIER: {
-            char *copy = dsf_xstrdup(arg);
-            a.tier_copies = dsf_xrealloc(a.tier_copies,
-                                         (a.ntier_copies + 1) *
-                                             sizeof *a.tier_copies);
-            a.tier_copies[a.ntier_copies++] = copy;
-            for (char *s = copy, *next; s; s = next) {
-                next = strchr(s, ',');
-                if (next)
-                    *next++ = '\0';
-                if (!*s)
-                    continue;
-                a.tiers = dsf_xrealloc(a.tiers,
-                                       (a.ntiers + 1) * sizeof *a.tiers);
-                a.tiers[a.ntiers++] = s;
-            }
+        case OPT_TIER:
+            add_names(&a, arg, &a.tiers, &a.ntiers);
             break;
-        }
+        case OPT_EMIT:
+            add_names(&a, arg, &a.emit, &a.nemit);
+            r.emit_given = true;
+            break;
+        case OPT_TRAIN_CMD:
+            r.train_cmd = arg;
+            break;
         case OPT_MATRIX:
         case OPT_MATRIX_FILE: {
             char *key = NULL, *vals = NULL;
@@ -315,6 +337,8 @@ static int run(int argc, char **argv)
     if (!rc) {
         r.tiers = a.tiers;
         r.ntiers = a.ntiers;
+        r.emit = a.emit;
+        r.nemit = a.nemit;
         r.matrix = a.matrix;
         r.nmatrix = a.nmatrix;
         r.params = a.params;

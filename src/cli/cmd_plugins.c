@@ -1,4 +1,5 @@
-/* cmd_plugins.c -- `dsforge plugins`: plugins and their rules. */
+/* cmd_plugins.c -- `dsforge plugins`: plugins, their rules and
+** emitters. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "cli/plugin_env.h"
 #include "core/error.h"
 #include "json/jsonout.h"
+#include "plugin/emit.h"
 
 
 enum { OPT_JSON = 1 };
@@ -32,6 +34,8 @@ static void print_json(const dsf_plugins *plugins)
     size_t n, nr;
     const dsf_plugin_info *pi = dsf_plugins_list(plugins, &n);
     const dsf_rule *rules = dsf_plugins_rules(plugins, &nr);
+    size_t ne;
+    const dsf_emitter *em = dsf_plugins_emitters(plugins, &ne);
     cJSON *arr = cJSON_CreateArray();
     for (size_t i = 0; i < n; i++) {
         cJSON *o = cJSON_CreateObject();
@@ -53,6 +57,18 @@ static void print_json(const dsf_plugins *plugins)
             if (rules[k].fix)
                 cJSON_AddStringToObject(r, "fix", rules[k].fix);
             cJSON_AddItemToArray(ra, r);
+        }
+        cJSON *ea = cJSON_AddArrayToObject(o, "emitters");
+        for (size_t k = 0; k < ne; k++) {
+            if (strcmp(em[k].plugin, pi[i].name))
+                continue;
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "name", em[k].name);
+            cJSON_AddStringToObject(e, "summary", em[k].summary);
+            cJSON *fa = cJSON_AddArrayToObject(e, "files");
+            for (size_t f = 0; f < em[k].nfiles; f++)
+                cJSON_AddItemToArray(fa, cJSON_CreateString(em[k].files[f]));
+            cJSON_AddItemToArray(ea, e);
         }
         cJSON_AddItemToArray(arr, o);
     }
@@ -129,6 +145,15 @@ static int run(int argc, char **argv)
                     dsf_fputs_clean(rules[k].summary, stdout, true);
                     putchar('\n');
                     dsf_buf_free(&rid);
+                }
+            size_t ne;
+            const dsf_emitter *em = dsf_plugins_emitters(pe.plugins, &ne);
+            for (size_t k = 0; k < ne; k++)
+                if (!strcmp(em[k].plugin, pi[i].name)) {
+                    /* Names and patterns are checked at load: plain. */
+                    printf("    emitter %-21s ", em[k].name);
+                    dsf_fputs_clean(em[k].summary, stdout, true);
+                    putchar('\n');
                 }
         }
         size_t ns;

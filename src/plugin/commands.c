@@ -322,7 +322,7 @@ static int l_is_file(lua_State *L)
 }
 
 /* ctx.json(value [, pretty]) -> the canonical JSON text of value */
-static int l_json(lua_State *L)
+int dsf_plugin_lua_json(lua_State *L)
 {
     luaL_checkany(L, 1);
     cJSON *v;
@@ -356,7 +356,7 @@ static int push_run(lua_State *L)
     lua_pushlightuserdata(L, rc);
     lua_pushcclosure(L, l_is_file, 1);
     lua_setfield(L, -2, "is_file");
-    lua_pushcfunction(L, l_json);
+    lua_pushcfunction(L, dsf_plugin_lua_json);
     lua_setfield(L, -2, "json");
     lua_pushstring(L, rc->c->name);
     lua_setfield(L, -2, "command");

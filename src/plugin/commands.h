@@ -76,4 +76,8 @@ int dsf_plugins_run_command(dsf_plugins *p, const dsf_plugin_command *c,
                             char *const *cmdline, int ncmdline, char **out,
                             int *status, dsf_diags *d);
 
+/* ctx.json(value [, pretty]): the canonical JSON text of a value, as gen
+** writes it; a lua_CFunction for the commands' ctx and the emitters'. */
+int dsf_plugin_lua_json(lua_State *L);
+
 #endif

@@ -17,10 +17,11 @@
 #include "plugin/summary.h"
 
 /* The fields of a declaration (interface 1). "commands" is read by
-** commands.c; the others here and in summary.c. */
+** commands.c, "emitters" by emit.c; the others here and in summary.c. */
 static const char *const plugin_fields[] = {
-    "name",      "version",   "summary", "interface", "rules",
-    "resolvers", "summarize", "columns", "commands",  "report", NULL};
+    "name",      "version",   "summary",  "interface", "rules",
+    "resolvers", "summarize", "columns",  "commands",  "report",
+    "emitters",  NULL};
 
 static bool valid_rule_id(const char *s)
 {
@@ -337,6 +338,8 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
         rc = dsf_plugin_read_columns(p, L, t, name, file, d);
     if (!rc)
         rc = dsf_plugin_commands_read(&p->commands, L, t, name, file, d);
+    if (!rc)
+        rc = dsf_plugin_read_emitters(p, L, t, name, file, d);
     if (!rc) {
         p->items = dsf_xrealloc(p->items, (p->n + 1) * sizeof *p->items);
         dsf_plugin_info *it = &p->items[p->n++];
@@ -485,6 +488,7 @@ void dsf_plugins_free(dsf_plugins *p)
     free(p->summarize_what);
     free(p->summarize_refs);
     dsf_plugin_free_columns(p);
+    dsf_plugin_free_emitters(p);
     free(p->items);
     free(p->rules);
     free(p->resolvers);

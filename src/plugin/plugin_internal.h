@@ -40,6 +40,8 @@ struct dsf_plugins {
     struct dsf_column *columns;
     size_t ncolumns;
     dsf_plugin_commands commands;  /* declared commands: commands.c */
+    struct dsf_emitter *emitters;  /* declared emitters: emit.c */
+    size_t nemitters;
 };
 
 /* Reads the `columns` list of the declaration at t (summary.c). */
@@ -47,6 +49,12 @@ int dsf_plugin_read_columns(dsf_plugins *p, lua_State *L, int t,
                             const char *plugin, const char *file,
                             dsf_diags *d);
 void dsf_plugin_free_columns(dsf_plugins *p);
+
+/* Reads the `emitters` list of the declaration at t (emit.c). */
+int dsf_plugin_read_emitters(dsf_plugins *p, lua_State *L, int t,
+                             const char *plugin, const char *file,
+                             dsf_diags *d);
+void dsf_plugin_free_emitters(dsf_plugins *p);
 
 /* Pushes the plugin's view of a config and the ctx table (with report,
 ** bound to collector c) for a call: runs protected (allocates in Lua). */

@@ -154,8 +154,12 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
     dsf_json_write(&b, v->doc, true);
     v->bytes = dsf_buf_take(&b);
     dsf_sha256_hex(v->sha256, v->bytes, strlen(v->bytes));
+    /* The emitters' files, while the document is held (a run with
+    ** errors writes nothing: no need). */
+    if (!dsf_diags_count(d, DSF_ERROR))
+        rc = dsf_gen_emit_variant(ru, v, d);
     keep_summary(ru, v);
-    return 0;
+    return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -219,7 +223,9 @@ static void run_free(run *ru)
         }
         cJSON_Delete(v->findings);
         free(v->pick);
+        dsf_gen_free_emitted(v);
     }
+    free(ru->emit_sel);
     dsf_gen_free_sweeps(ru);
     free(ru->v);
     cJSON_Delete(ru->param_files);
@@ -264,12 +270,16 @@ static int evaluate(run *ru, dsf_diags *d)
         rc = dsf_gen_setup_sweeps(ru, d);
     if (!rc)
         rc = dsf_gen_make_variants(ru, d);
+    if (!rc)
+        rc = dsf_gen_select_emitters(ru, d);
     if (!rc && r->to_stdout && ru->nv != 1)
         rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
                             "--stdout prints exactly one variant, but %zu "
                             "are selected (choose one with --tier)", ru->nv);
     for (size_t i = 0; i < ru->nv && !rc; i++)
         rc = eval_variant(ru, &ru->v[i], d);
+    if (!rc)
+        rc = dsf_gen_check_emitted_names(ru, d);
     dsf_diags_move(d, &ru->warnings);
     if (!rc && dsf_diags_count(d, DSF_ERROR))
         rc = DSF_EVALID;
@@ -290,17 +300,25 @@ int dsf_gen_run(const dsf_gen_request *r, dsf_diags *d)
         else if (r->outdir) {
             rc = dsf_gen_write_outputs(&ru, d); /* and --report's page */
             if (!rc) {
+                dsf_buf em = DSF_BUF_INIT;
+                dsf_gen_emit_footer(&ru, &em);
                 dsf_gen_print_summary(&ru, stdout);
-                printf("%zu variant%s and manifest.json in %s\n", ru.nv,
-                       ru.nv == 1 ? "" : "s", r->outdir);
+                printf("%zu variant%s%s%s and manifest.json in %s\n", ru.nv,
+                       ru.nv == 1 ? "" : "s", em.data ? ", " : "",
+                       em.data ? em.data : "", r->outdir);
+                dsf_buf_free(&em);
             }
         } else {
             if (r->report)
                 rc = dsf_gen_write_report(&ru, d);
             if (!rc) {
+                dsf_buf em = DSF_BUF_INIT;
+                dsf_gen_emit_footer(&ru, &em);
                 dsf_gen_print_summary(&ru, stdout);
-                printf("%zu variant%s checked; nothing written (use -o DIR)\n",
-                       ru.nv, ru.nv == 1 ? "" : "s");
+                printf("%zu variant%s%s%s checked; nothing written (use -o "
+                       "DIR)\n", ru.nv, ru.nv == 1 ? "" : "s",
+                       em.data ? " and " : "", em.data ? em.data : "");
+                dsf_buf_free(&em);
             }
         }
     }

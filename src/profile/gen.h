@@ -51,6 +51,12 @@ typedef struct dsf_gen_request {
     const char *target;          /* "deepspeed" (default) or "hf" */
     const char *ds_version;      /* DeepSpeed release for the rules, or NULL */
     bool strict_fit;             /* --strict-fit: not fitting is an error */
+    const char **emit;           /* --emit names (comma lists split), in
+                                    order; "none" turns the emitters off */
+    size_t nemit;
+    bool emit_given;             /* --emit appeared: it replaces the
+                                    profile's `emit` list */
+    const char *train_cmd;       /* --train-cmd, for the emitters, or NULL */
     bool color;
     const dsf_dirs *profile_dirs;
     const dsf_dirs *plugin_dirs;

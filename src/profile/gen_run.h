@@ -11,6 +11,7 @@
 
 #include "doc/prov.h"
 #include "json/jsonc.h"
+#include "plugin/emit.h"
 #include "plugin/plugin.h"
 #include "plugin/summary.h"
 #include "profile/gen.h"
@@ -34,6 +35,8 @@ typedef struct variant {
     char **cells;           /* a text (or NULL) per declared column */
     size_t *pick;           /* the value index of each --matrix axis */
     cJSON *findings;        /* [{rule, severity, path, message}] */
+    dsf_emitted *emitted;   /* the selected emitters' files (gen_emit.c) */
+    size_t nemitted;
 } variant;
 
 typedef struct override_file {
@@ -74,6 +77,9 @@ typedef struct run {
     sweep_axis *sweeps;     /* parallel to r->matrix */
     cJSON *param_files;     /* param -> file named -> its sha256, or NULL */
     bool keep;              /* dsf_gen_eval: keep docs, provenance, findings */
+    size_t *emit_sel;       /* the emitters to run (indexes into
+                            ** dsf_plugins_emitters, in that order) */
+    size_t nemit_sel;
 } run;
 
 /* Reads an override file into f (its layer labelled label, e.g. "-f
@@ -125,6 +131,28 @@ cJSON *dsf_gen_report_layout(run *ru);
 /* --report without -o: builds the manifest, renders the page and writes
 ** it atomically. */
 int dsf_gen_write_report(run *ru, dsf_diags *d);
+
+/* Emitters (gen_emit.c). Chooses ru->emit_sel from --emit, else the
+** profile's `emit` field (neither under --stdout or --why, and none for
+** dsf_gen_eval): DSF_EUSAGE
+** for an unknown name on the command line (with the closest one), for
+** --emit with --stdout or --why, or "none" with other names; DSF_EINPUT
+** for an unknown name in the profile. */
+int dsf_gen_select_emitters(run *ru, dsf_diags *d);
+
+/* Runs the chosen emitters on the finished variant v (its doc, params
+** and summary still held), storing their files in v->emitted. */
+int dsf_gen_emit_variant(run *ru, variant *v, dsf_diags *d);
+
+/* After every variant: two files of the run with one name (an emitted
+** file and a variant's JSON) is DSF_EUSAGE, naming both. */
+int dsf_gen_check_emitted_names(const run *ru, dsf_diags *d);
+
+/* Appends to b what the emitters made: "N files (hf-args, launch)";
+** nothing without emitters. */
+void dsf_gen_emit_footer(const run *ru, dsf_buf *b);
+
+void dsf_gen_free_emitted(variant *v);
 
 /* Writes every variant and manifest.json to -o's directory, all or
 ** nothing: temporary files first, then the renames; files that already

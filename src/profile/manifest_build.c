@@ -21,6 +21,20 @@ cJSON *dsf_gen_report_layout(run *ru)
     return NULL;
 }
 
+/* The files the emitters made for v: [{emitter, file, sha256}]. */
+static cJSON *emitted_json(const variant *v)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t k = 0; k < v->nemitted; k++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "emitter", v->emitted[k].by->name);
+        cJSON_AddStringToObject(o, "file", v->emitted[k].file);
+        cJSON_AddStringToObject(o, "sha256", v->emitted[k].sha256);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
 cJSON *dsf_gen_manifest(run *ru)
 {
     const dsf_gen_request *r = ru->r;
@@ -137,6 +151,8 @@ cJSON *dsf_gen_manifest(run *ru)
             cJSON_AddItemToObject(e, "findings", v->findings);
             v->findings = NULL;
         }
+        if (ru->nemit_sel)
+            cJSON_AddItemToObject(e, "emitted", emitted_json(v));
         cJSON_AddItemToArray(vs, e);
     }
     cJSON_Delete(control);

@@ -186,6 +186,34 @@ typedef struct pending {
     char *tmp_path;
 } pending;
 
+/* Stages data for final_path (owned by w from now on) as a temporary
+** file, unless the file already holds these bytes: same inputs, same
+** bytes, and its mtime does not change. */
+static int stage(pending *w, char *final_path, const char *data, size_t len,
+                 dsf_diags *d)
+{
+    w->final_path = final_path;
+    if (dsf_file_equals(final_path, data, len))
+        return 0;
+    return dsf_write_temp(&w->tmp_path, final_path, data, len, false, d);
+}
+
+/* Stages the files the emitters made for variant v (gen_emit.c), and
+** drops their texts (the manifest needs only names and hashes). */
+static int stage_emitted(variant *v, const char *dir, pending *w,
+                         size_t *nw, dsf_diags *d)
+{
+    int rc = 0;
+    for (size_t k = 0; k < v->nemitted && !rc; k++) {
+        dsf_emitted *e = &v->emitted[k];
+        rc = stage(&w[(*nw)++], dsf_xasprintf("%s/%s", dir, e->file),
+                   e->text, e->len, d);
+        free(e->text);
+        e->text = NULL;
+    }
+    return rc;
+}
+
 int dsf_gen_write_outputs(run *ru, dsf_diags *d)
 {
     const char *dir = ru->r->outdir;
@@ -201,13 +229,19 @@ int dsf_gen_write_outputs(run *ru, dsf_diags *d)
     if (!rc)
         rc = read_manifest(mpath, &old, d);
     free(mpath);
-    pending *w = dsf_xcalloc(ru->nv + 2, sizeof *w);
+    size_t nfiles = ru->nv + 2;
+    for (size_t i = 0; i < ru->nv; i++)
+        nfiles += ru->v[i].nemitted;
+    pending *w = dsf_xcalloc(nfiles, sizeof *w);
     size_t nw = 0;
     char *page = NULL; /* --report: written with the rest, all or nothing */
     for (size_t i = 0; i <= ru->nv + (page != NULL) && !rc; i++) {
         const char *data;
         char *manifest_text = NULL;
         if (i < ru->nv) {
+            rc = stage_emitted(&ru->v[i], dir, w, &nw, d);
+            if (rc)
+                break;
             w[nw].final_path = dsf_xasprintf("%s/%s-%s.json", dir, pname,
                                              ru->v[i].name);
             data = ru->v[i].bytes;

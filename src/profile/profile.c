@@ -18,8 +18,8 @@
 #define MAX_CHAIN 16
 
 static const char *const profile_fields[] = {
-    "build", "description", "extends", "name", "params", "prepare",
-    "summary", "tier_order", "tiers", "version", NULL};
+    "build", "description", "emit", "extends", "name", "params",
+    "prepare", "summary", "tier_order", "tiers", "version", NULL};
 
 
 typedef struct decl {
@@ -27,6 +27,7 @@ typedef struct decl {
     cJSON *params;      /* converted "params" table, or NULL */
     cJSON *tiers;       /* converted "tiers" table, or NULL */
     cJSON *tier_order;  /* array of strings, or NULL */
+    cJSON *emit;        /* array of emitter names, or NULL */
     int build_line;
 } decl;
 
@@ -39,6 +40,7 @@ static void decl_free(decl *dc)
     cJSON_Delete(dc->params);
     cJSON_Delete(dc->tiers);
     cJSON_Delete(dc->tier_order);
+    cJSON_Delete(dc->emit);
 }
 
 static int bad(dsf_diags *d, const char *file, const char *fmt,
@@ -96,6 +98,22 @@ static int get_table_field(lua_State *L, int t, const char *key,
     return rc;
 }
 
+/* emit: a list of emitter names (which exist is known only once the
+** plugins are loaded: gen checks). */
+static int check_emit(const cJSON *emit, const char *file, dsf_diags *d)
+{
+    if (!emit || (cJSON_IsObject(emit) && !emit->child)) /* {}: none */
+        return 0;
+    if (!cJSON_IsArray(emit))
+        return bad(d, file, "profile field 'emit' must be a list of "
+                            "emitter names%s%s", "", "");
+    for (const cJSON *e = emit->child; e; e = e->next)
+        if (!cJSON_IsString(e) || !e->valuestring[0])
+            return bad(d, file, "profile field 'emit' must be a list of "
+                                "emitter names%s%s", "", "");
+    return 0;
+}
+
 /* Reads the declaration table on top of the stack (does not raise). */
 static int read_decl(lua_State *L, decl *dc, const char *file, dsf_diags *d)
 {
@@ -124,7 +142,7 @@ static int read_decl(lua_State *L, decl *dc, const char *file, dsf_diags *d)
                               close ? close
                                     : "name, summary, description, version, "
                                       "extends, params, tiers, tier_order, "
-                                      "prepare, build");
+                                      "emit, prepare, build");
             lua_pop(L, 1);
             return DSF_EINPUT;
         }
@@ -139,7 +157,9 @@ static int read_decl(lua_State *L, decl *dc, const char *file, dsf_diags *d)
         (rc = get_table_field(L, t, "tiers", &dc->tiers,
                               DSF_CONV_ALLOW_DELETE, file, d)) ||
         (rc = get_table_field(L, t, "tier_order", &dc->tier_order, 0, file,
-                              d))) {
+                              d)) ||
+        (rc = get_table_field(L, t, "emit", &dc->emit, 0, file, d)) ||
+        (rc = check_emit(dc->emit, file, d))) {
         decl_free(dc);
         return rc;
     }
@@ -559,6 +579,11 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
                            d);
         if (dc->tier_order)
             order = dc->tier_order;
+        if (dc->emit) { /* the profile nearest the leaf decides */
+            cJSON_Delete(p->emit);
+            p->emit = cJSON_Duplicate(dc->emit, 1);
+            p->emit_from = i;
+        }
     }
     if (!rc) {
         if (p->nparams)
@@ -608,6 +633,7 @@ void dsf_profile_free(dsf_profile *p)
     free(p->chain);
     free(p->params);
     free(p->tiers);
+    cJSON_Delete(p->emit);
     free(p);
 }
 

@@ -69,6 +69,10 @@ typedef struct dsf_profile {
     size_t nparams;
     dsf_tier *tiers;         /* in the profile's tier order */
     size_t ntiers;
+    cJSON *emit;             /* the default emitters: the `emit` list of
+                             ** the chain's profile nearest the leaf that
+                             ** has one (strings), or NULL */
+    size_t emit_from;        /* ... its index in chain */
 } dsf_profile;
 
 /* What loading and building need; everything borrowed. */

@@ -5,12 +5,14 @@ import json
 import os
 import re
 import shlex
-import tempfile
 import shutil
+import subprocess
+import tempfile
 import unittest
 
 import dsf
 from dsf import run
+from test_launch_render import FAKE
 
 WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
          "seven": 7, "eight": 8, "nine": 9, "ten": 10}
@@ -139,6 +141,63 @@ class DocsAgreeWithTheCli(unittest.TestCase):
         for line in block.splitlines():
             if line.strip() != "...":
                 self.assertIn(line, actual)
+
+    def test_from_config_to_run_commands_work_verbatim(self):
+        """The README's "From config to run" commands, run as written:
+        gen through the CLI, then bash and sbatch with fake launchers on
+        PATH that record their argv; the script shown is the one gen
+        writes."""
+        section = read_doc("README.md").split("## From config to run", 1)[1]
+        section = section.split("\n## ", 1)[0]
+        blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
+        self.assertEqual(len(blocks), 2)
+        bindir = os.path.join(self.cwd, "bin")
+        os.makedirs(bindir)
+        fakes = {p: FAKE for p in ["deepspeed", "torchrun", "accelerate",
+                                   "srun"]}
+        fakes["scontrol"] = "#!/bin/sh\nprintf 'n1\\nn2\\nn3\\nn4\\n'\n"
+        # sbatch runs the script where it was submitted, with a job id
+        fakes["sbatch"] = ("#!/bin/sh\nSLURM_JOB_ID=7 SLURM_JOB_NODELIST="
+                           "'n[1-4]' exec bash \"$1\"\n")
+        for name, text in fakes.items():
+            with open(os.path.join(bindir, name), "w") as f:
+                f.write(text)
+            os.chmod(os.path.join(bindir, name), 0o755)
+        env = dict(os.environ)
+        env["PATH"] = bindir + os.pathsep + env["PATH"]
+        env["FAKE_OUT"] = os.path.join(self.cwd, "argv.jsonl")
+        for block in blocks:
+            for line in block.strip().splitlines():
+                words = shlex.split(line)
+                with self.subTest(line=line):
+                    if words[0] == "dsforge":
+                        res = run(*words[1:], cwd=self.cwd)
+                        self.assertEqual(res.rc, 0, res)
+                        continue
+                    self.assertIn(words[0], ("bash", "sbatch"))
+                    if os.path.exists(env["FAKE_OUT"]):
+                        os.unlink(env["FAKE_OUT"])
+                    p = subprocess.run(words, cwd=self.cwd, env=env,
+                                       capture_output=True, text=True,
+                                       timeout=60)
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    with open(env["FAKE_OUT"], encoding="utf-8") as f:
+                        call = json.loads(f.readline())
+                    argv = call["argv"]
+                    # the training command, then the variant's JSON
+                    i = argv.index("train.py")
+                    self.assertEqual(argv[i:i + 5], [
+                        "train.py", "--model_name_or_path", "gpt2",
+                        "--output_dir", "ckpt"])
+                    ds = argv[argv.index("--deepspeed") + 1]
+                    self.assertTrue(os.path.isfile(os.path.join(self.cwd, ds)),
+                                    ds)
+        shown = re.findall(r"```\n(#!/usr/bin/env bash\n.*?)```", section,
+                           re.S)[0]
+        path = re.search(r"where `(run/[^`]+\.slurm\.sh)` is", section)
+        with open(os.path.join(self.cwd, path.group(1)),
+                  encoding="utf-8") as f:
+            self.assertEqual(shown, f.read())
 
 
 if __name__ == "__main__":

@@ -21,6 +21,26 @@ return {
     T.eq(q.sh(8), "8")
   end,
 
+  split_reads_sh_words_without_expanding = function()
+    local q = require("launch.quote")
+    T.eq(q.split("train.py --a 1"), { "train.py", "--a", "1" })
+    T.eq(q.split("  t.py\t'a b'  \"c d\" e\\ f  "), { "t.py", "a b", "c d", "e f" })
+    T.eq(q.split("t.py ''"), { "t.py", "" })
+    T.eq(q.split("t.py 'it'\\''s' \"q\\\"x\\$y\""), { "t.py", "it's", 'q"x$y' })
+    T.eq(q.split("t.py '$(x)' 'a\nb' données a#b a~b"), { "t.py", "$(x)", "a\nb", "données", "a#b", "a~b" })
+    T.eq(q.split(""), {})
+    -- round trip through quote.sh
+    local words = { "a b", "it's", "$(x)", "`y`", "", "é\n", "*", "~" }
+    T.eq(q.split(q.sh_words(words)), words)
+    for _, bad in ipairs({ "t.py $HOME", "t.py `id`", "a;b", "a|b", "a&", "a>b", "a<b",
+      "(a)", "a{b,c}", "*.py", "a?", "[a]", "~/x", "#c", "'open", '"open', "x\\",
+      '"$(x)"', "a\0b" }) do
+      local w, err = q.split(bad)
+      T.eq(w, nil, bad)
+      T.truthy(type(err) == "string" and #err > 0, bad)
+    end
+  end,
+
   sh_single_quotes_everything_else = function()
     local q = require("launch.quote")
     T.eq(q.sh(""), "''")

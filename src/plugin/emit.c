@@ -1,0 +1,453 @@
+/* emit.c -- the emitters plugins declare (see emit.h): reading the
+** declarations and running them on a finished variant. */
+#include "plugin/emit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/sha256.h"
+#include "core/xalloc.h"
+#include "lua/conv.h"
+#include "plugin/plugin_internal.h"
+
+#define MAX_EMITTER_FILES 32
+
+static const char *const emitter_fields[] = {"name", "summary", "file",
+                                             "files", "emit", NULL};
+
+static bool valid_emitter_name(const char *s)
+{
+    if (!*s || *s == '-')
+        return false;
+    for (const char *c = s; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+              *c == '-'))
+            return false;
+    return true;
+}
+
+/* A file name pattern: letters, digits, '.', '_', '-' and the
+** placeholders {profile} and {variant}, both required (one directory
+** holds every variant of several profiles); no leading '.'. */
+static const char *pattern_problem(const char *s)
+{
+    bool has_profile = false, has_variant = false;
+    if (*s == '.' || !*s)
+        return "must not be empty or start with '.'";
+    for (const char *c = s; *c; c++) {
+        if (*c == '{') {
+            if (!strncmp(c, "{profile}", 9)) {
+                has_profile = true;
+                c += 8;
+            } else if (!strncmp(c, "{variant}", 9)) {
+                has_variant = true;
+                c += 8;
+            } else {
+                return "knows only the placeholders {profile} and "
+                       "{variant}";
+            }
+        } else if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                     (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' ||
+                     *c == '-')) {
+            return "may hold only letters, digits, '.', '_', '-' and the "
+                   "placeholders {profile} and {variant}";
+        }
+    }
+    if (!has_profile || !has_variant)
+        return "needs both {profile} and {variant} (one directory holds "
+               "every variant of several profiles)";
+    if (!strcmp(s, "{profile}-{variant}.json"))
+        return "is the name of the variant's JSON file";
+    return NULL;
+}
+
+char *dsf_emit_file_name(const char *pattern, const char *profile,
+                         const char *variant)
+{
+    size_t n = 1;
+    for (const char *c = pattern; *c; c++) {
+        if (!strncmp(c, "{profile}", 9)) {
+            n += strlen(profile);
+            c += 8;
+        } else if (!strncmp(c, "{variant}", 9)) {
+            n += strlen(variant);
+            c += 8;
+        } else {
+            n++;
+        }
+    }
+    char *out = dsf_xmalloc(n), *o = out;
+    for (const char *c = pattern; *c; c++) {
+        const char *sub = NULL;
+        if (!strncmp(c, "{profile}", 9))
+            sub = profile;
+        else if (!strncmp(c, "{variant}", 9))
+            sub = variant;
+        if (sub) {
+            size_t k = strlen(sub);
+            memcpy(o, sub, k);
+            o += k;
+            c += 8;
+        } else {
+            *o++ = *c;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+static int emitter_error(dsf_diags *d, const char *file, const char *plugin,
+                         const char *name, lua_Integer i, const char *msg,
+                         const char *detail)
+{
+    if (name)
+        dsf_diag_add(d, DSF_ERROR, file, 0, 0,
+                     "plugin '%s': emitter '%s': %s%s", plugin, name, msg,
+                     detail ? detail : "");
+    else
+        dsf_diag_add(d, DSF_ERROR, file, 0, 0,
+                     "plugin '%s': emitter #%lld: %s%s", plugin,
+                     (long long)i, msg, detail ? detail : "");
+    return DSF_EINPUT;
+}
+
+/* Reads the file patterns of the emitter at r into *files and *n. */
+static int read_files(lua_State *L, int r, char ***files, size_t *n,
+                      const char *plugin, const char *name,
+                      const char *file, dsf_diags *d)
+{
+    *files = NULL;
+    *n = 0;
+    lua_pushliteral(L, "file");
+    int ft = lua_rawget(L, r);
+    lua_pushliteral(L, "files");
+    int fst = lua_rawget(L, r);
+    int rc = 0;
+    if ((ft == LUA_TNIL) == (fst == LUA_TNIL) ||
+        (ft != LUA_TNIL && ft != LUA_TSTRING) ||
+        (fst != LUA_TNIL && fst != LUA_TTABLE)) {
+        rc = emitter_error(d, file, plugin, name, 0,
+                           "needs either 'file' (a file name pattern) or "
+                           "'files' (a list of them)", NULL);
+    } else if (ft == LUA_TSTRING) {
+        *files = dsf_xcalloc(1, sizeof **files);
+        (*files)[(*n)++] = dsf_xstrdup(lua_tostring(L, -2));
+    } else {
+        lua_Integer len = (lua_Integer)lua_rawlen(L, -1);
+        if (len < 1 || len > MAX_EMITTER_FILES)
+            rc = emitter_error(d, file, plugin, name, 0,
+                               "'files' must list 1 to 32 patterns", NULL);
+        for (lua_Integer i = 1; !rc && i <= len; i++) {
+            if (lua_rawgeti(L, -1, i) != LUA_TSTRING)
+                rc = emitter_error(d, file, plugin, name, 0,
+                                   "'files' must be a list of strings",
+                                   NULL);
+            else {
+                *files = dsf_xrealloc(*files, (*n + 1) * sizeof **files);
+                (*files)[(*n)++] = dsf_xstrdup(lua_tostring(L, -1));
+            }
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 2);
+    for (size_t i = 0; !rc && i < *n; i++) {
+        const char *why = pattern_problem((*files)[i]);
+        if (why) {
+            dsf_diag_add(d, DSF_ERROR, file, 0, 0,
+                         "plugin '%s': emitter '%s': file name pattern "
+                         "'%s' %s", plugin, name, (*files)[i], why);
+            rc = DSF_EINPUT;
+        }
+    }
+    if (rc) {
+        dsf_free_strv(*files, *n);
+        *files = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+/* Checks emitter i (the table at r) and appends it. */
+static int read_emitter(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
+                        const char *plugin, const char *file, dsf_diags *d)
+{
+    lua_pushnil(L);
+    while (lua_next(L, r)) {
+        lua_pop(L, 1);
+        bool known = false;
+        if (lua_type(L, -1) == LUA_TSTRING)
+            for (int k = 0; emitter_fields[k]; k++)
+                known |= !strcmp(lua_tostring(L, -1), emitter_fields[k]);
+        if (!known) {
+            lua_pop(L, 1);
+            return emitter_error(d, file, plugin, NULL, i,
+                                 "unknown field (known: name, summary, "
+                                 "file, files, emit)", NULL);
+        }
+    }
+    const char *name = dsf_plugin_raw_string(L, r, "name");
+    const char *summary = dsf_plugin_raw_string(L, r, "summary");
+    if (!name || !valid_emitter_name(name) || !strcmp(name, "none"))
+        return emitter_error(d, file, plugin, NULL, i,
+                             "needs a 'name' of lower-case letters, digits "
+                             "and '-' (not \"none\")", NULL);
+    if (!summary)
+        return emitter_error(d, file, plugin, name, i,
+                             "needs a one-line 'summary'", NULL);
+    for (size_t k = 0; k < p->nemitters; k++)
+        if (!strcmp(p->emitters[k].name, name)) {
+            dsf_diag_add(d, DSF_ERROR, file, 0, 0,
+                         "plugin '%s': emitter '%s' is already declared by "
+                         "plugin '%s'", plugin, name, p->emitters[k].plugin);
+            return DSF_EINPUT;
+        }
+    char **files;
+    size_t nfiles;
+    int rc = read_files(L, r, &files, &nfiles, plugin, name, file, d);
+    if (rc)
+        return rc;
+    for (size_t k = 0; !rc && k < p->nemitters; k++)
+        for (size_t a = 0; !rc && a < p->emitters[k].nfiles; a++)
+            for (size_t b = 0; !rc && b < nfiles; b++)
+                if (!strcmp(p->emitters[k].files[a], files[b])) {
+                    dsf_diag_add(d, DSF_ERROR, file, 0, 0,
+                                 "plugin '%s': emitter '%s': file name "
+                                 "pattern '%s' is already used by emitter "
+                                 "'%s' (plugin '%s')", plugin, name,
+                                 files[b], p->emitters[k].name,
+                                 p->emitters[k].plugin);
+                    rc = DSF_EINPUT;
+                }
+    for (size_t a = 0; !rc && a < nfiles; a++)
+        for (size_t b = a + 1; !rc && b < nfiles; b++)
+            if (!strcmp(files[a], files[b]))
+                rc = emitter_error(d, file, plugin, name, i,
+                                   "lists a file name pattern twice: ",
+                                   files[a]);
+    if (!rc) {
+        lua_pushliteral(L, "emit");
+        if (lua_rawget(L, r) != LUA_TFUNCTION) {
+            lua_pop(L, 1);
+            rc = emitter_error(d, file, plugin, name, i,
+                               "needs an 'emit' function (v, ctx -> text)",
+                               NULL);
+        }
+    }
+    if (rc) {
+        dsf_free_strv(files, nfiles);
+        return rc;
+    }
+    int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    p->emitters = dsf_xrealloc(p->emitters,
+                               (p->nemitters + 1) * sizeof *p->emitters);
+    dsf_emitter *e = &p->emitters[p->nemitters++];
+    e->plugin = dsf_xstrdup(plugin);
+    e->name = dsf_xstrdup(name);
+    e->summary = dsf_xstrdup(summary);
+    e->files = files;
+    e->nfiles = nfiles;
+    e->ref = ref;
+    e->what = dsf_xasprintf("emitter %s (plugin %s)", name, plugin);
+    return 0;
+}
+
+int dsf_plugin_read_emitters(dsf_plugins *p, lua_State *L, int t,
+                             const char *plugin, const char *file,
+                             dsf_diags *d)
+{
+    lua_pushliteral(L, "emitters");
+    int ty = lua_rawget(L, t);
+    if (ty != LUA_TTABLE) {
+        lua_pop(L, 1);
+        if (ty == LUA_TNIL)
+            return 0;
+        dsf_diag_add(d, DSF_ERROR, file, 0, 0,
+                     "plugin '%s': 'emitters' must be a list", plugin);
+        return DSF_EINPUT;
+    }
+    int et = lua_gettop(L);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, et);
+    int rc = 0;
+    for (lua_Integer i = 1; i <= n && !rc; i++) {
+        if (lua_rawgeti(L, et, i) != LUA_TTABLE)
+            rc = emitter_error(d, file, plugin, NULL, i, "must be a table",
+                               NULL);
+        else
+            rc = read_emitter(p, L, lua_gettop(L), i, plugin, file, d);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return rc;
+}
+
+void dsf_plugin_free_emitters(dsf_plugins *p)
+{
+    for (size_t i = 0; i < p->nemitters; i++) {
+        free(p->emitters[i].plugin);
+        free(p->emitters[i].name);
+        free(p->emitters[i].summary);
+        dsf_free_strv(p->emitters[i].files, p->emitters[i].nfiles);
+        free(p->emitters[i].what);
+    }
+    free(p->emitters);
+    p->emitters = NULL;
+    p->nemitters = 0;
+}
+
+const dsf_emitter *dsf_plugins_emitters(const dsf_plugins *p, size_t *n)
+{
+    *n = p->nemitters;
+    return p->emitters;
+}
+
+/* ------------------------------------------------------------------ */
+/* Running. */
+
+/* (view) -> v = {profile, name, tier, file, dir, config, params,
+** summary},
+** ctx = {target, params, train_cmd, cache, json} (protected:
+** allocates). */
+static int push_args(lua_State *L)
+{
+    const dsf_emit_view *view = lua_touserdata(L, 1);
+    lua_settop(L, 0);
+    lua_createtable(L, 0, 7);
+    lua_pushstring(L, view->profile);
+    lua_setfield(L, 1, "profile");
+    lua_pushstring(L, view->name);
+    lua_setfield(L, 1, "name");
+    lua_pushstring(L, view->tier);
+    lua_setfield(L, 1, "tier");
+    lua_pushstring(L, view->file);
+    lua_setfield(L, 1, "file");
+    if (view->dir) {
+        lua_pushstring(L, view->dir);
+        lua_setfield(L, 1, "dir");
+    }
+    dsf_json_push(L, view->doc);
+    lua_setfield(L, 1, "config");
+    if (view->params) {
+        dsf_json_push(L, view->params);
+        lua_setfield(L, 1, "params");
+    }
+    if (view->summary) {
+        dsf_json_push(L, view->summary);
+        lua_setfield(L, 1, "summary");
+    }
+    lua_createtable(L, 0, 5);
+    lua_pushstring(L, view->target);
+    lua_setfield(L, 2, "target");
+    lua_getfield(L, 1, "params");
+    lua_setfield(L, 2, "params");
+    if (view->train_cmd) {
+        lua_pushstring(L, view->train_cmd);
+        lua_setfield(L, 2, "train_cmd");
+    }
+    lua_newtable(L);
+    lua_setfield(L, 2, "cache");
+    lua_pushcfunction(L, dsf_plugin_lua_json);
+    lua_setfield(L, 2, "json");
+    return 2;
+}
+
+/* Names the hook in the diagnostic of a Lua error it raised. */
+static void blame(dsf_diags *d, const char *what)
+{
+    dsf_diag *g = dsf_diags_last(d);
+    if (g && !g->hint)
+        dsf_diag_set_hint(g, "raised by %s: a bug in the plugin, not in "
+                             "the config", what);
+}
+
+/* The texts e returned (on top of the stack), one per file. */
+static int take_result(lua_State *L, const dsf_emitter *e,
+                       const dsf_emit_view *v, dsf_emitted **out,
+                       size_t *nout, dsf_diags *d)
+{
+    int r = lua_gettop(L);
+    bool list = lua_istable(L, r);
+    if (!list && !(lua_type(L, r) == LUA_TSTRING && e->nfiles == 1))
+        return dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
+                              "%s must return %s, not a %s", e->what,
+                              e->nfiles == 1 ? "a string"
+                                             : "a list of strings, one "
+                                               "per declared file",
+                              luaL_typename(L, r));
+    if (list && lua_rawlen(L, r) != e->nfiles)
+        return dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
+                              "%s returned %zu texts for %zu declared "
+                              "file%s", e->what, (size_t)lua_rawlen(L, r),
+                              e->nfiles, e->nfiles == 1 ? "" : "s");
+    for (size_t k = 0; k < e->nfiles; k++) {
+        if (list && lua_rawgeti(L, r, (lua_Integer)k + 1) != LUA_TSTRING) {
+            int rc = dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
+                                    "%s: text #%zu must be a string, not a "
+                                    "%s", e->what, k + 1,
+                                    luaL_typename(L, -1));
+            lua_pop(L, 1);
+            return rc;
+        }
+        size_t len;
+        const char *s = lua_tolstring(L, -1, &len);
+        *out = dsf_xrealloc(*out, (*nout + 1) * sizeof **out);
+        dsf_emitted *x = &(*out)[(*nout)++];
+        x->by = e;
+        x->file = dsf_emit_file_name(e->files[k], v->profile, v->name);
+        x->text = dsf_xmalloc(len + 1);
+        memcpy(x->text, s, len);
+        x->text[len] = '\0';
+        x->len = len;
+        dsf_sha256_hex(x->sha256, s, len);
+        if (list)
+            lua_pop(L, 1);
+    }
+    return 0;
+}
+
+int dsf_plugins_emit(dsf_plugins *p, const dsf_emit_view *v,
+                     const size_t *sel, size_t nsel, dsf_emitted **out,
+                     size_t *nout, dsf_diags *d)
+{
+    lua_State *L = dsf_host_state(p->host);
+    const char *pushed_for = NULL; /* the plugin whose v and ctx are at 1, 2 */
+    size_t first = *nout;
+    int rc = 0;
+    for (size_t i = 0; i < nsel && !rc; i++) {
+        const dsf_emitter *e = &p->emitters[sel[i]];
+        /* One v and ctx (ctx.cache) per plugin and variant. */
+        if (!pushed_for || strcmp(pushed_for, e->plugin) != 0) {
+            lua_settop(L, 0);
+            rc = dsf_host_cpcall(p->host, push_args, (void *)v, 2, e->what,
+                                 d);
+            if (rc)
+                break;
+            pushed_for = e->plugin;
+        }
+        lua_rawgeti(L, LUA_REGISTRYINDEX, e->ref);
+        lua_pushvalue(L, 1);
+        lua_pushvalue(L, 2);
+        rc = dsf_host_call(p->host, 2, 1, e->what, d);
+        if (rc == DSF_ESCRIPT)
+            blame(d, e->what);
+        if (!rc)
+            rc = take_result(L, e, v, out, nout, d);
+        lua_settop(L, 2);
+    }
+    lua_settop(L, 0);
+    if (rc) {
+        for (size_t i = first; i < *nout; i++)
+            dsf_emitted_free(&(*out)[i]);
+        *nout = first;
+    }
+    return rc;
+}
+
+void dsf_emitted_free(dsf_emitted *e)
+{
+    free(e->file);
+    free(e->text);
+}

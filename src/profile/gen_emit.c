@@ -1,0 +1,225 @@
+/* gen_emit.c -- gen's emitters (see gen_run.h): which ones run, running
+** them on each finished variant, and the names of their files. Writing
+** is output.c's, in the same transaction as the JSON. */
+#include "profile/gen_run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/strutil.h"
+#include "core/xalloc.h"
+
+/* The index of the emitter called name, or -1. */
+static long find_emitter(const dsf_emitter *em, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(em[i].name, name))
+            return (long)i;
+    return -1;
+}
+
+static int unknown_emitter(const dsf_emitter *em, size_t n, const char *name,
+                           int code, const char *file, dsf_diags *d)
+{
+    const char **names = dsf_xcalloc(n + 1, sizeof *names);
+    for (size_t i = 0; i < n; i++)
+        names[i] = em[i].name;
+    const char *close = dsf_closest(name, names, n);
+    dsf_diag *g = dsf_diag_add(d, DSF_ERROR, file, 0, 0,
+                               "unknown emitter '%s'", name);
+    if (close)
+        dsf_diag_set_hint(g, "did you mean '%s'?", close);
+    else {
+        dsf_buf b = DSF_BUF_INIT;
+        for (size_t i = 0; i < n; i++)
+            dsf_buf_printf(&b, "%s%s", i ? ", " : "", names[i]);
+        dsf_diag_set_hint(g, n ? "the plugins declare: %s"
+                               : "no plugin declares an emitter%s",
+                          b.data ? b.data : "");
+        dsf_buf_free(&b);
+    }
+    free(names);
+    return code;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int dsf_gen_select_emitters(run *ru, dsf_diags *d)
+{
+    const dsf_gen_request *r = ru->r;
+    size_t n;
+    const dsf_emitter *em = dsf_plugins_emitters(ru->plugins, &n);
+    const dsf_profile *p = ru->profile;
+    bool none = false;
+    for (size_t i = 0; i < r->nemit; i++)
+        none |= !strcmp(r->emit[i], "none");
+    if (none && r->nemit > 1)
+        return dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                              "--emit none cannot be combined with "
+                              "emitter names");
+    if (r->emit_given && !none && (r->to_stdout || r->why))
+        return dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                              "--emit writes files next to the variants' "
+                              "JSON: use it with -o DIR (or a dry run), "
+                              "not with %s",
+                              r->why ? "--why" : "--stdout");
+    /* The names: --emit's, else the profile's (not for --stdout and
+    ** --why, which write no files, nor for dsf_gen_eval's callers,
+    ** which write none either: diff, report). */
+    if (ru->keep)
+        return 0;
+    size_t count = 0;
+    const char **names = NULL;
+    const char *file = NULL;
+    int code = DSF_EUSAGE;
+    if (r->emit_given) {
+        if (!none) {
+            names = dsf_xcalloc(r->nemit + 1, sizeof *names);
+            for (size_t i = 0; i < r->nemit; i++)
+                names[count++] = r->emit[i];
+        }
+    } else if (p->emit && !r->to_stdout && !r->why) {
+        names = dsf_xcalloc((size_t)cJSON_GetArraySize(p->emit) + 1,
+                            sizeof *names);
+        for (const cJSON *e = p->emit->child; e; e = e->next)
+            if (cJSON_IsString(e))
+                names[count++] = e->valuestring;
+        file = dsf_profile_src_where(&p->chain[p->emit_from]);
+        code = DSF_EINPUT;
+    }
+    int rc = 0;
+    ru->emit_sel = dsf_xcalloc(count + 1, sizeof *ru->emit_sel);
+    for (size_t i = 0; i < count && !rc; i++) {
+        long k = find_emitter(em, n, names[i]);
+        if (k < 0) {
+            rc = unknown_emitter(em, n, names[i], code, file, d);
+            break;
+        }
+        bool dup = false;
+        for (size_t j = 0; j < ru->nemit_sel; j++)
+            dup |= ru->emit_sel[j] == (size_t)k;
+        if (!dup)
+            ru->emit_sel[ru->nemit_sel++] = (size_t)k;
+    }
+    free(names);
+    /* Declaration order: one v and ctx.cache per plugin, and the same
+    ** files in the same order whatever order --emit names them in. */
+    if (ru->nemit_sel)
+        qsort(ru->emit_sel, ru->nemit_sel, sizeof *ru->emit_sel, cmp_size);
+    return rc;
+}
+
+int dsf_gen_emit_variant(run *ru, variant *v, dsf_diags *d)
+{
+    if (!ru->nemit_sel)
+        return 0;
+    const dsf_profile *p = ru->profile;
+    const char *pname = p->chain[p->nchain - 1].name;
+    char *file = dsf_xasprintf("%s-%s.json", pname, v->name);
+    dsf_emit_view view = {pname,          v->name,
+                          v->tier ? v->tier->name : "",
+                          file,           ru->r->outdir,
+                          v->doc,         v->params,
+                          v->extra,       ru->r->target,
+                          ru->r->train_cmd};
+    int rc = dsf_plugins_emit(ru->plugins, &view, ru->emit_sel,
+                              ru->nemit_sel, &v->emitted, &v->nemitted, d);
+    /* Without -o only the names and hashes are needed (the footer). */
+    for (size_t k = 0; !ru->r->outdir && k < v->nemitted; k++) {
+        free(v->emitted[k].text);
+        v->emitted[k].text = NULL;
+    }
+    if (rc) {
+        dsf_diag *g = dsf_diags_last(d);
+        if (g) {
+            char *m = dsf_xasprintf("variant %s: %s", v->name, g->message);
+            free(g->message);
+            g->message = m;
+        }
+    }
+    free(file);
+    return rc;
+}
+
+typedef struct named {
+    const char *file;
+    const char *by;       /* emitter name, or NULL for a variant's JSON */
+} named;
+
+static int cmp_named(const void *a, const void *b)
+{
+    return strcmp(((const named *)a)->file, ((const named *)b)->file);
+}
+
+int dsf_gen_check_emitted_names(const run *ru, dsf_diags *d)
+{
+    if (!ru->nemit_sel)
+        return 0;
+    const dsf_profile *p = ru->profile;
+    const char *pname = p->chain[p->nchain - 1].name;
+    size_t total = ru->nv;
+    for (size_t i = 0; i < ru->nv; i++)
+        total += ru->v[i].nemitted;
+    named *all = dsf_xcalloc(total + 1, sizeof *all);
+    char **json = dsf_xcalloc(ru->nv + 1, sizeof *json);
+    size_t k = 0;
+    for (size_t i = 0; i < ru->nv; i++) {
+        json[i] = dsf_xasprintf("%s-%s.json", pname, ru->v[i].name);
+        all[k++] = (named){json[i], NULL};
+        for (size_t e = 0; e < ru->v[i].nemitted; e++)
+            all[k++] = (named){ru->v[i].emitted[e].file,
+                               ru->v[i].emitted[e].by->name};
+    }
+    qsort(all, k, sizeof *all, cmp_named);
+    int rc = 0;
+    for (size_t i = 0; i < k && !rc; i++)
+        if (!strcmp(all[i].file, "manifest.json"))
+            rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                                "emitter %s would write manifest.json",
+                                all[i].by ? all[i].by : "?");
+    for (size_t i = 1; i < k && !rc; i++)
+        if (!strcmp(all[i - 1].file, all[i].file))
+            rc = dsf_diag_error(
+                d, DSF_EUSAGE, NULL, 0, 0,
+                "two files of this run are named '%s' (%s%s and %s%s): "
+                "rename the variant or choose other emitters",
+                all[i].file, all[i - 1].by ? "emitter " : "",
+                all[i - 1].by ? all[i - 1].by : "a variant's JSON",
+                all[i].by ? "emitter " : "",
+                all[i].by ? all[i].by : "a variant's JSON");
+    for (size_t i = 0; i < ru->nv; i++)
+        free(json[i]);
+    free(json);
+    free(all);
+    return rc;
+}
+
+void dsf_gen_emit_footer(const run *ru, dsf_buf *b)
+{
+    if (!ru->nemit_sel)
+        return;
+    size_t files = 0;
+    for (size_t i = 0; i < ru->nv; i++)
+        files += ru->v[i].nemitted;
+    size_t n;
+    const dsf_emitter *em = dsf_plugins_emitters(ru->plugins, &n);
+    dsf_buf_printf(b, "%zu file%s (", files, files == 1 ? "" : "s");
+    for (size_t i = 0; i < ru->nemit_sel; i++)
+        dsf_buf_printf(b, "%s%s", i ? ", " : "", em[ru->emit_sel[i]].name);
+    dsf_buf_puts(b, ")");
+}
+
+void dsf_gen_free_emitted(variant *v)
+{
+    for (size_t i = 0; i < v->nemitted; i++)
+        dsf_emitted_free(&v->emitted[i]);
+    free(v->emitted);
+    v->emitted = NULL;
+    v->nemitted = 0;
+}

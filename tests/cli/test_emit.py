@@ -1,0 +1,609 @@
+"""Emitters (issue 12): the plugin contract's `emitters` field, `gen
+--emit` (and a profile's `emit` default) writing their files in the same
+all-or-nothing transaction as the JSON, listed with sha256 in
+manifest.json; and the launch plugin's hf-args, accelerate and launch
+emitters through the real CLI: the Trainer's own "auto" fill reproduced
+for every built-in profile and tier, the scripts run by bash with fake
+launchers, the YAML read by PyYAML."""
+import hashlib
+import json
+import os
+import shlex
+import subprocess
+import unittest
+
+import dsf
+from dsf import run
+from test_launch_render import FAKE, NASTY
+
+try:
+    import yaml
+except ImportError:  # python3-yaml (contrib/install-deps.sh)
+    yaml = None
+
+PROFILE = """return { name = "p", params = { n = 1 },
+  tiers = { a = {}, b = { n = 2 } },
+  build = function(p) return { train_micro_batch_size_per_gpu = p.n } end }"""
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f) if path.endswith(".json") else f.read()
+
+
+def plugin(name, emitters, extra=""):
+    return ('return { name = "%s", version = "1.0", summary = "s", %s\n'
+            '  emitters = %s }\n' % (name, extra, emitters))
+
+
+# An emitter that shows what it was given (v and ctx), and one that
+# checks ctx.cache is shared by a plugin's emitters for one variant only.
+SHOW = plugin("show", """{
+  { name = "show", summary = "what an emitter sees",
+    file = "{profile}-{variant}.show.json",
+    emit = function(v, ctx)
+      ctx.cache.n = (ctx.cache.n or 0) + 1
+      return ctx.json({ profile = v.profile, name = v.name, tier = v.tier,
+        file = v.file, dir = v.dir or dsforge.null, config = v.config,
+        params = v.params, summary = v.summary or dsforge.null,
+        target = ctx.target, train_cmd = ctx.train_cmd or dsforge.null,
+        same_params = ctx.params == v.params, cache = ctx.cache.n })
+    end },
+  { name = "two", summary = "two files",
+    files = { "{profile}-{variant}.one.txt", "{profile}-{variant}.two.txt" },
+    emit = function(v, ctx)
+      ctx.cache.n = (ctx.cache.n or 0) + 1
+      return { v.name .. " one\\n", v.name .. " two " .. ctx.cache.n .. "\\n" }
+    end },
+}""")
+
+
+class EmitterContract(dsf.TempDirTest):
+
+    def gen(self, *args, plugins=("show",), texts=None):
+        texts = texts or {"show": SHOW}
+        for name in plugins:
+            self.write(os.path.join("plugins", name, "init.lua"), texts[name])
+        prof = self.profile("p", PROFILE)
+        return run("gen", "p", "--profile-path", prof, "--plugin-path",
+                   os.path.join(self.tmp, "plugins"), *args)
+
+    def test_files_manifest_and_footer(self):
+        out = os.path.join(self.tmp, "out")
+        res = self.gen("--emit", "two,show", "-o", out)
+        self.assertExit(res, 0)
+        self.assertIn("2 variants, 6 files (show, two) and manifest.json in",
+                      res.out)
+        m = load(os.path.join(out, "manifest.json"))
+        for v in m["variants"]:
+            # declaration order, whatever order --emit names them in
+            self.assertEqual([e["emitter"] for e in v["emitted"]],
+                             ["show", "two", "two"])
+            self.assertEqual([e["file"] for e in v["emitted"]], [
+                "p-%s.show.json" % v["name"], "p-%s.one.txt" % v["name"],
+                "p-%s.two.txt" % v["name"]])
+            for e in v["emitted"]:
+                with open(os.path.join(out, e["file"]), "rb") as f:
+                    self.assertEqual(hashlib.sha256(f.read()).hexdigest(),
+                                     e["sha256"])
+        # v and ctx: what the contract says
+        seen = load(os.path.join(out, "p-b.show.json"))
+        self.assertEqual(seen["profile"], "p")
+        self.assertEqual(seen["name"], "b")
+        self.assertEqual(seen["tier"], "b")
+        self.assertEqual(seen["file"], "p-b.json")
+        self.assertEqual(seen["dir"], out)
+        self.assertEqual(seen["config"], {"train_micro_batch_size_per_gpu": 2})
+        self.assertEqual(seen["params"]["n"], 2)
+        self.assertEqual(seen["target"], "deepspeed")
+        self.assertIsNone(seen["train_cmd"])
+        self.assertTrue(seen["same_params"])
+        # ctx.cache: fresh per variant, shared by the plugin's emitters
+        self.assertEqual(seen["cache"], 1)
+        self.assertEqual(load(os.path.join(out, "p-b.two.txt")),
+                         "b two 2\n")
+        # a second run changes nothing
+        before = self.listing(out)
+        self.assertExit(self.gen("--emit", "show,two", "-o", out), 0)
+        self.assertEqual(self.listing(out), before)
+
+    def test_dry_run_footer_and_train_cmd(self):
+        res = self.gen("--emit", "show", "--tier", "a", "--train-cmd", "t.py")
+        self.assertExit(res, 0)
+        self.assertIn("1 variant and 1 file (show) checked; nothing written",
+                      res.out)
+        out = os.path.join(self.tmp, "o")
+        self.assertExit(self.gen("--emit", "show", "--tier", "a",
+                                 "--train-cmd", "t.py 'a b'", "-o", out), 0)
+        seen = load(os.path.join(out, "p-a.show.json"))
+        self.assertEqual(seen["train_cmd"], "t.py 'a b'")
+
+    def test_without_emit_nothing_changes(self):
+        out = os.path.join(self.tmp, "out")
+        res = self.gen("-o", out)
+        self.assertExit(res, 0)
+        self.assertIn("2 variants and manifest.json in", res.out)
+        self.assertEqual(sorted(os.listdir(out)),
+                         ["manifest.json", "p-a.json", "p-b.json"])
+        m = load(os.path.join(out, "manifest.json"))
+        self.assertNotIn("emitted", m["variants"][0])
+
+    def test_unknown_emitter_is_a_usage_error_with_a_suggestion(self):
+        out = os.path.join(self.tmp, "out")
+        res = self.gen("--emit", "shwo", "-o", out)
+        self.assertExit(res, 2)
+        self.assertIn("unknown emitter 'shwo'", res.err)
+        self.assertIn("did you mean 'show'?", res.err)
+        self.assertFalse(os.path.exists(out))
+
+    def test_emit_with_stdout_or_why_is_a_usage_error(self):
+        res = self.gen("--emit", "show", "--tier", "a", "--stdout")
+        self.assertExit(res, 2)
+        self.assertIn("--emit writes files", res.err)
+        res = self.gen("--emit", "show", "--why", "x")
+        self.assertExit(res, 2)
+        res = self.gen("--emit", "none,show")
+        self.assertExit(res, 2)
+        self.assertIn("--emit none cannot be combined", res.err)
+
+    def profile_with_default(self, emit):
+        self.write(os.path.join("plugins", "show", "init.lua"), SHOW)
+        return self.profile("q", 'return { name = "q", extends = "p", emit = %s,'
+                            ' build = function(p) return {} end }' % emit)
+
+    def test_profile_default_and_none(self):
+        prof = self.profile_with_default('{ "two" }')
+        self.profile("p", PROFILE)
+        plug = os.path.join(self.tmp, "plugins")
+        out = os.path.join(self.tmp, "out")
+        res = run("gen", "q", "--profile-path", prof, "--plugin-path", plug,
+                  "-o", out)
+        self.assertExit(res, 0)
+        self.assertIn("4 files (two)", res.out)
+        self.assertTrue(os.path.exists(os.path.join(out, "q-a.two.txt")))
+        # --emit replaces the default; --emit none turns it off
+        out2 = os.path.join(self.tmp, "out2")
+        res = run("gen", "q", "--profile-path", prof, "--plugin-path", plug,
+                  "--emit", "none", "-o", out2)
+        self.assertExit(res, 0)
+        self.assertEqual(sorted(os.listdir(out2)),
+                         ["manifest.json", "q-a.json", "q-b.json"])
+        res = run("gen", "q", "--profile-path", prof, "--plugin-path", plug,
+                  "--emit", "show", "--tier", "a")
+        self.assertIn("1 file (show)", res.out)
+        # --stdout prints the JSON only: the default does not apply
+        res = run("gen", "q", "--profile-path", prof, "--plugin-path", plug,
+                  "--tier", "a", "--stdout")
+        self.assertExit(res, 0)
+        self.assertEqual(json.loads(res.out),
+                         {"train_micro_batch_size_per_gpu": 1})
+
+    def test_profile_default_is_not_applied_where_nothing_is_written(self):
+        # launch without a training command fails: where the default
+        # applies, that shows
+        prof = self.profile("q", 'return { name = "q", extends = "p",'
+                            ' emit = { "launch" },'
+                            ' build = function(p) return {} end }')
+        self.profile("p", PROFILE)
+        res = run("gen", "q", "--profile-path", prof)
+        self.assertExit(res, 3)
+        self.assertIn("needs the training command", res.err)
+        res = run("gen", "q", "--profile-path", prof, "--tier", "a",
+                  "--stdout")
+        self.assertExit(res, 0)
+        res = run("gen", "q", "--profile-path", prof, "--why",
+                  "train_micro_batch_size_per_gpu")
+        self.assertExit(res, 0)
+        res = run("diff", "q:a", "q:b", "--profile-path", prof)
+        self.assertExit(res, 1)
+        self.assertIn("train_micro_batch_size_per_gpu", res.out)
+
+    def test_profile_default_unknown_is_an_input_error(self):
+        prof = self.profile_with_default('{ "tow" }')
+        self.profile("p", PROFILE)
+        res = run("gen", "q", "--profile-path", prof, "--plugin-path",
+                  os.path.join(self.tmp, "plugins"))
+        self.assertExit(res, 3)
+        self.assertIn("q.lua", res.err)
+        self.assertIn("unknown emitter 'tow'", res.err)
+        self.assertIn("did you mean 'two'?", res.err)
+        prof = self.profile_with_default('"two"')
+        res = run("gen", "q", "--profile-path", prof, "--plugin-path",
+                  os.path.join(self.tmp, "plugins"))
+        self.assertExit(res, 3)
+        self.assertIn("profile field 'emit' must be a table", res.err)
+
+    def failing(self, body, code, *expect):
+        text = plugin("bad", """{ { name = "boom", summary = "s",
+            files = { "{profile}-{variant}.a", "{profile}-{variant}.b" },
+            emit = function(v, ctx) %s end } }""" % body)
+        out = os.path.join(self.tmp, "out")
+        # a first good run, to see that a failing one leaves it alone
+        self.assertExit(self.gen("-o", out), 0)
+        before = self.listing(out)
+        res = self.gen("--emit", "two,boom", "-o", out,
+                       plugins=("show", "bad"),
+                       texts={"show": SHOW, "bad": text})
+        self.assertExit(res, code)
+        for e in expect:
+            self.assertIn(e, res.err)
+        self.assertEqual(self.listing(out), before)
+        # ... and creates no directory
+        res = self.gen("--emit", "boom", "-o", out + "2",
+                       plugins=("show", "bad"),
+                       texts={"show": SHOW, "bad": text})
+        self.assertExit(res, code)
+        self.assertFalse(os.path.exists(out + "2"))
+
+    def test_an_emitter_that_raises_is_the_plugins_error(self):
+        self.failing('if v.name == "b" then error("kaput") end'
+                     ' return { "1", "2" }', 5, "kaput", "bad/init.lua",
+                     "emitter boom (plugin bad)", "variant b")
+
+    def test_wrong_results_are_the_plugins_error(self):
+        self.failing("return 42", 5, "emitter boom (plugin bad) must return"
+                     " a list of strings")
+        self.failing('return { "only one" }', 5,
+                     "returned 1 texts for 2 declared files")
+        self.failing('return { "x", 2 }', 5, "text #2 must be a string")
+
+    def test_fail_is_an_input_error(self):
+        self.failing('dsforge.fail("no such cluster")', 3, "no such cluster",
+                     "emitter boom (plugin bad)")
+
+    def test_two_files_with_one_name(self):
+        # profile "p" with tier "p": the pattern {variant}-{profile}.json
+        # gives p-p.json, the tier's own JSON file
+        text = plugin("clash", """{ { name = "clash", summary = "s",
+            file = "{variant}-{profile}.json",
+            emit = function() return "" end } }""")
+        self.write(os.path.join("plugins", "clash", "init.lua"), text)
+        prof = self.profile("p", 'return { name = "p", tiers = { p = {} },'
+                            ' build = function() return'
+                            ' { train_micro_batch_size_per_gpu = 1 } end }')
+        out = os.path.join(self.tmp, "out")
+        res = run("gen", "p", "--profile-path", prof, "--plugin-path",
+                  os.path.join(self.tmp, "plugins"), "--emit", "clash",
+                  "-o", out)
+        self.assertExit(res, 2)
+        self.assertIn("two files of this run are named 'p-p.json'", res.err)
+        self.assertFalse(os.path.exists(out))
+
+    def test_bad_declarations_exit_3(self):
+        cases = [
+            ('"x"', "'emitters' must be a list"),
+            ('{ 1 }', "emitter #1: must be a table"),
+            ('{ { summary = "s", file = "{profile}-{variant}.x",'
+             ' emit = print } }', "needs a 'name'"),
+            ('{ { name = "Big", summary = "s", file = "{profile}-{variant}",'
+             ' emit = print } }', "needs a 'name'"),
+            ('{ { name = "none", summary = "s", file = "{profile}-{variant}",'
+             ' emit = print } }', "not \"none\""),
+            ('{ { name = "e", file = "{profile}-{variant}.x", emit = print'
+             ' } }', "emitter 'e': needs a one-line 'summary'"),
+            ('{ { name = "e", summary = "s", emit = print } }',
+             "needs either 'file'"),
+            ('{ { name = "e", summary = "s", file = "{profile}-{variant}.x",'
+             ' files = { "{profile}-{variant}.y" }, emit = print } }',
+             "needs either 'file'"),
+            ('{ { name = "e", summary = "s", files = {}, emit = print } }',
+             "'files' must list 1 to 32 patterns"),
+            ('{ { name = "e", summary = "s", file = "{variant}.x",'
+             ' emit = print } }', "needs both {profile} and {variant}"),
+            ('{ { name = "e", summary = "s", file = "../{profile}-{variant}",'
+             ' emit = print } }', "must not be empty or start with '.'"),
+            ('{ { name = "e", summary = "s", file = "d/{profile}-{variant}",'
+             ' emit = print } }', "may hold only letters"),
+            ('{ { name = "e", summary = "s", file = "{profile}-{tier}-{variant}",'
+             ' emit = print } }', "knows only the placeholders"),
+            ('{ { name = "e", summary = "s", file = "{profile}-{variant}.json",'
+             ' emit = print } }', "is the name of the variant's JSON file"),
+            ('{ { name = "e", summary = "s", files = { "{profile}-{variant}.x",'
+             ' "{profile}-{variant}.x" }, emit = print } }',
+             "lists a file name pattern twice"),
+            ('{ { name = "e", summary = "s", file = "{profile}-{variant}.x" } }',
+             "needs an 'emit' function"),
+            ('{ { name = "e", summary = "s", file = "{profile}-{variant}.x",'
+             ' emit = print, typo = 1 } }', "unknown field"),
+            ('{ { name = "show", summary = "s", file = "{profile}-{variant}.x",'
+             ' emit = print } }',
+             "emitter 'show' is already declared by plugin 'show'"),
+            ('{ { name = "e", summary = "s", file = "{profile}-{variant}.one.txt",'
+             ' emit = print } }', "is already used by emitter 'two'"),
+        ]
+        for emitters, message in cases:
+            with self.subTest(message=message):
+                res = self.gen(plugins=("show", "zz"), texts={
+                    "show": SHOW, "zz": plugin("zz", emitters)})
+                self.assertExit(res, 3)
+                self.assertIn("zz/init.lua", res.err)
+                self.assertIn("plugin 'zz'", res.err)
+                self.assertIn(message, res.err)
+
+    def test_interface_1_plugins_may_declare_emitters(self):
+        text = plugin("v1", """{ { name = "v1", summary = "s",
+            file = "{profile}-{variant}.v1", emit = function() return "ok" end } }""",
+                      extra="interface = 1,")
+        res = self.gen("--emit", "v1", "--tier", "a", plugins=("v1",),
+                       texts={"v1": text})
+        self.assertExit(res, 0)
+
+    def test_plugins_lists_emitters(self):
+        self.write(os.path.join("plugins", "show", "init.lua"), SHOW)
+        res = run("plugins", "--json", "--plugin-path",
+                  os.path.join(self.tmp, "plugins"))
+        self.assertExit(res, 0)
+        by = {p["name"]: p for p in res.json()}
+        self.assertEqual([e["name"] for e in by["show"]["emitters"]],
+                         ["show", "two"])
+        self.assertEqual(by["show"]["emitters"][1]["files"], [
+            "{profile}-{variant}.one.txt", "{profile}-{variant}.two.txt"])
+        self.assertEqual([e["name"] for e in by["launch"]["emitters"]],
+                         ["hf-args", "accelerate", "launch"])
+        res = run("plugins")
+        self.assertIn("emitter hf-args", res.out)
+
+
+# TrainingArguments' order, as launch.render writes the words.
+HF_ARG_ORDER = ["deepspeed", "per_device_train_batch_size",
+                "gradient_accumulation_steps", "learning_rate", "weight_decay",
+                "adam_beta1", "adam_beta2", "adam_epsilon", "max_grad_norm",
+                "max_steps", "lr_scheduler_type", "warmup_ratio",
+                "warmup_steps", "bf16", "fp16", "gradient_checkpointing"]
+
+# transformers training_args.py defaults (v4)
+DEFAULTS = {"per_device_train_batch_size": 8, "gradient_accumulation_steps": 1,
+            "learning_rate": 5e-5, "weight_decay": 0.0, "adam_beta1": 0.9,
+            "adam_beta2": 0.999, "adam_epsilon": 1e-8, "max_grad_norm": 1.0,
+            "max_steps": -1, "warmup_steps": 0, "warmup_ratio": 0.0,
+            "bf16": False, "fp16": False}
+
+
+def hf_words(args):
+    words = []
+    for k in HF_ARG_ORDER:
+        v = args.get(k)
+        if v is True:
+            words.append("--" + k)
+        elif v is not None and v is not False:
+            words += ["--" + k, repr(v) if isinstance(v, float) else str(v)]
+    return words
+
+
+def trainer_fill(cfg, given, world_size):
+    """HfTrainerDeepSpeedConfig.trainer_config_process and the scheduler
+    part of trainer_config_finalize (transformers integrations/
+    deepspeed.py), in Python: returns the filled config and the
+    mismatches the Trainer raises for."""
+    a = dict(DEFAULTS)
+    a.update(given)
+    cfg = json.loads(json.dumps(cfg))
+    mismatches = []
+
+    def fill_match(path, hf_val, must_match=True):
+        node, keys = cfg, path.split(".")
+        for k in keys[:-1]:
+            if not isinstance(node, dict) or k not in node:
+                return
+            node = node[k]
+        if not isinstance(node, dict) or keys[-1] not in node:
+            return
+        ds_val = node[keys[-1]]
+        if ds_val == "auto":
+            node[keys[-1]] = hf_val
+        elif must_match and ds_val is not None and ds_val != hf_val:
+            mismatches.append("- ds %s=%s vs hf %s" % (path, ds_val, hf_val))
+
+    mb, gas = a["per_device_train_batch_size"], a["gradient_accumulation_steps"]
+    fill_match("train_micro_batch_size_per_gpu", mb)
+    fill_match("gradient_accumulation_steps", gas)
+    fill_match("train_batch_size", world_size * mb * gas)
+    fill_match("gradient_clipping", a["max_grad_norm"])
+    fill_match("optimizer.params.lr", a["learning_rate"])
+    fill_match("optimizer.params.betas", [a["adam_beta1"], a["adam_beta2"]])
+    fill_match("optimizer.params.eps", a["adam_epsilon"])
+    fill_match("optimizer.params.weight_decay", a["weight_decay"])
+    fill_match("scheduler.params.warmup_min_lr", 0, must_match=False)
+    fill_match("scheduler.params.warmup_max_lr", a["learning_rate"])
+    fill_match("fp16.enabled", a["fp16"])
+    fill_match("bf16.enabled", a["bf16"])
+    steps = a["max_steps"]
+    if steps > 0:
+        fill_match("scheduler.params.total_num_steps", steps)
+        warm = a["warmup_steps"] if a["warmup_steps"] > 0 else \
+            -(-steps * a["warmup_ratio"] // 1)
+        fill_match("scheduler.params.warmup_num_steps", int(warm))
+    return cfg, mismatches
+
+
+class LaunchEmittersThroughTheCli(dsf.TempDirTest):
+
+    def test_hf_args_reproduce_every_builtin_profile_and_tier(self):
+        """--target hf JSON + --emit hf-args, through the Trainer's fill,
+        give the profile's learning rate, betas, epsilon, weight decay,
+        warmup, steps, batch and precision, and equal the --target
+        deepspeed JSON of the same variant."""
+        seen = 0
+        for prof in dsf.BUILTIN_PROFILES:
+            hf_dir = os.path.join(self.tmp, "hf", prof)
+            ds_dir = os.path.join(self.tmp, "ds", prof)
+            self.assertExit(run("gen", prof, "--target", "hf", "--emit",
+                                "hf-args", "-o", hf_dir, cwd=self.tmp), 0)
+            self.assertExit(run("gen", prof, "-o", ds_dir, cwd=self.tmp), 0)
+            m = load(os.path.join(hf_dir, "manifest.json"))
+            for v in m["variants"]:
+                with self.subTest(profile=prof, variant=v["name"]):
+                    seen += 1
+                    p = v["params"]
+                    hf = load(os.path.join(hf_dir, v["file"]))
+                    ds = load(os.path.join(ds_dir, v["file"]))
+                    args = load(os.path.join(
+                        hf_dir, "%s-%s.hf-args.json" % (prof, v["name"])))
+                    self.assertEqual(args["deepspeed"],
+                                     os.path.join(hf_dir, v["file"]))
+                    filled, mism = trainer_fill(hf, args, p["world_size"])
+                    self.assertEqual(mism, [])
+                    # the model-size keys need the model: as DeepSpeed's
+                    zo, dzo = filled.get("zero_optimization", {}), \
+                        ds.get("zero_optimization", {})
+                    for k in ["reduce_bucket_size", "stage3_prefetch_bucket_size",
+                              "stage3_param_persistence_threshold"]:
+                        if zo.get(k) == "auto":
+                            zo[k] = dzo[k]
+                    self.assertNotIn('"auto"', json.dumps(filled))
+                    self.assertEqual(filled, ds)
+                    # ... and exactly the profile's values
+                    opt = filled["optimizer"]["params"]
+                    self.assertEqual(opt["lr"], p["learning_rate"])
+                    self.assertEqual(opt["betas"],
+                                     [p["adam_beta1"], p["adam_beta2"]])
+                    self.assertEqual(opt["eps"], p["adam_epsilon"])
+                    self.assertEqual(opt["weight_decay"], p["weight_decay"])
+                    sch = filled["scheduler"]["params"]
+                    self.assertEqual(sch["warmup_num_steps"], p["warmup_steps"])
+                    self.assertEqual(sch["total_num_steps"],
+                                     p["num_training_steps"])
+                    self.assertEqual(sch["warmup_max_lr"], p["learning_rate"])
+                    mb, gas = p["micro_batch_size"], p["gradient_accumulation"]
+                    self.assertEqual(filled["train_micro_batch_size_per_gpu"], mb)
+                    self.assertEqual(filled["gradient_accumulation_steps"], gas)
+                    self.assertEqual(filled["train_batch_size"],
+                                     mb * gas * p["world_size"])
+                    self.assertEqual(filled["gradient_clipping"],
+                                     p["max_grad_norm"])
+                    self.assertEqual(filled["bf16"]["enabled"],
+                                     p["precision"] == "bf16")
+                    self.assertEqual(filled["fp16"]["enabled"],
+                                     p["precision"] == "fp16")
+                    # the bash array holds the same words
+                    sh = os.path.join(hf_dir, "%s-%s.hf-args.sh"
+                                      % (prof, v["name"]))
+                    out = subprocess.run(
+                        ["bash", "-c", 'source "$1"; printf "%s\\0" '
+                         '"${hf_args[@]}"', "x", sh], capture_output=True)
+                    self.assertEqual(out.returncode, 0, out.stderr)
+                    self.assertEqual(out.stdout.decode().split("\0")[:-1],
+                                     hf_words(args))
+        self.assertGreaterEqual(seen, 15)
+
+    def bin(self):
+        bindir = os.path.join(self.tmp, "bin")
+        os.makedirs(bindir, exist_ok=True)
+        for prog in ["deepspeed", "torchrun", "accelerate", "srun"]:
+            self.write(os.path.join("bin", prog), FAKE)
+            os.chmod(os.path.join(bindir, prog), 0o755)
+        self.write("bin/scontrol", "#!/bin/sh\nprintf 'node-a\\nnode-b\\n'\n")
+        os.chmod(os.path.join(bindir, "scontrol"), 0o755)
+        return bindir
+
+    def run_script(self, path, env=None):
+        check = subprocess.run(["bash", "-n", path], capture_output=True,
+                               text=True)
+        self.assertEqual(check.returncode, 0, check.stderr)
+        rec = os.path.join(self.tmp, "argv.jsonl")
+        if os.path.exists(rec):
+            os.unlink(rec)
+        e = dict(os.environ)
+        e.update(env or {})
+        e["PATH"] = self.bin() + os.pathsep + e["PATH"]
+        e["FAKE_OUT"] = rec
+        work = os.path.join(self.tmp, "work")
+        os.makedirs(work, exist_ok=True)
+        p = subprocess.run(["bash", path], capture_output=True, text=True,
+                           env=e, cwd=work, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(os.listdir(work), [], "a word was run by the shell")
+        with open(rec, encoding="utf-8") as f:
+            calls = [json.loads(line) for line in f]
+        self.assertEqual(len(calls), 1, calls)
+        return calls[0]
+
+    def test_scripts_and_yaml_with_nasty_paths_and_arguments(self):
+        # NASTY: spaces, quotes, $(...), backticks, newlines, non-ASCII...
+        cmd = ["train dir/tráin.py"] + NASTY + ["$(touch PWNED)"]
+        out = os.path.join(self.tmp, "out dir", "it's $(x) \"é\" 日本")
+        res = run("gen", "8xa100", "--tier", "medium", "--emit",
+                  "hf-args,accelerate,launch", "--train-cmd",
+                  " ".join(shlex.quote(w) for w in cmd), "-o", out,
+                  cwd=self.tmp)
+        self.assertExit(res, 0)
+        stem = os.path.join(out, "8xa100-medium")
+        args = load(stem + ".hf-args.json")
+        self.assertEqual(args["deepspeed"], stem + ".json")
+        words = cmd + hf_words(args)
+        head = ["--num_nodes", "1", "--num_gpus", "8", "--master_port",
+                "29500"]
+        call = self.run_script(stem + ".deepspeed.sh")
+        self.assertEqual((call["prog"], call["argv"]),
+                         ("deepspeed", head + words))
+        call = self.run_script(stem + ".torchrun.sh")
+        self.assertEqual((call["prog"], call["argv"]), ("torchrun", [
+            "--standalone", "--nnodes", "1", "--nproc_per_node", "8"]
+            + words))
+        call = self.run_script(stem + ".accelerate.sh")
+        self.assertEqual((call["prog"], call["argv"]), ("accelerate", [
+            "launch", "--config_file", stem + ".accelerate.yaml"] + words))
+        call = self.run_script(stem + ".slurm.sh", {
+            "SLURM_JOB_ID": "77", "SLURM_JOB_NODELIST": "node-[a-b]"})
+        self.assertEqual((call["prog"], call["argv"]), ("srun", [
+            "torchrun", "--nnodes", "1", "--nproc_per_node", "8",
+            "--rdzv_id", "77", "--rdzv_backend", "c10d", "--rdzv_endpoint",
+            "node-a:29500"] + words))
+        if yaml is None:
+            self.skipTest("PyYAML (python3-yaml) is not installed")
+        data = yaml.safe_load(load(stem + ".accelerate.yaml"))
+        self.assertEqual(data["deepspeed_config"], {
+            "deepspeed_config_file": stem + ".json", "zero3_init_flag": True})
+        self.assertEqual((data["distributed_type"], data["num_processes"],
+                          data["num_machines"]), ("DEEPSPEED", 8, 1))
+
+    def test_several_nodes(self):
+        prof = self.profile("two-node", """return { name = "two-node",
+          extends = "8xa100",
+          params = { nodes = 2, master_addr = "10.1.2.3",
+                     train_cmd = "train.py --run 'two nodes'" },
+          build = function(p) return {} end }""")
+        out = os.path.join(self.tmp, "out")
+        res = run("gen", "two-node", "--profile-path", prof, "--tier",
+                  "small", "--emit", "accelerate,launch", "-o", out)
+        self.assertExit(res, 0)
+        stem = os.path.join(out, "two-node-small")
+        text = load(stem + ".slurm.sh")
+        self.assertIn("#SBATCH --nodes=2\n", text)
+        call = self.run_script(stem + ".deepspeed.sh")
+        self.assertEqual(call["argv"][:8], [
+            "--num_nodes", "2", "--num_gpus", "8", "--hostfile",
+            "/job/hostfile", "--master_addr", "10.1.2.3"])
+        self.assertIn("two nodes", call["argv"])
+        if yaml is not None:
+            data = yaml.safe_load(load(stem + ".accelerate.yaml"))
+            self.assertEqual((data["num_machines"], data["num_processes"],
+                              data["main_process_ip"]), (2, 16, "10.1.2.3"))
+        # without the first node's address, no accelerate config
+        res = run("gen", "8xa100", "--param", "nodes=2", "--tier", "small",
+                  "--emit", "accelerate", "-o", out + "2")
+        self.assertExit(res, 3)
+        self.assertIn("needs the first node's address", res.err)
+        self.assertFalse(os.path.exists(out + "2"))
+
+    def test_the_training_command_is_required_and_never_expanded(self):
+        out = os.path.join(self.tmp, "out")
+        res = run("gen", "8xa100", "--emit", "launch", "-o", out)
+        self.assertExit(res, 3)
+        self.assertIn("needs the training command", res.err)
+        self.assertIn("emitter launch (plugin launch)", res.err)
+        self.assertFalse(os.path.exists(out))
+        for bad, why in [("train.py $HOME", "unquoted $"),
+                         ("train.py > log", "unquoted >"),
+                         ("train.py 'open", "unterminated '"),
+                         ('train.py "$(x)"', "unescaped $")]:
+            with self.subTest(cmd=bad):
+                res = run("gen", "8xa100", "--emit", "launch", "--train-cmd",
+                          bad, "-o", out)
+                self.assertExit(res, 3)
+                self.assertIn(why, res.err)
+                self.assertFalse(os.path.exists(out))
+
+
+if __name__ == "__main__":
+    unittest.main()
