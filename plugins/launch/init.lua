@@ -7,11 +7,18 @@
 --            deepspeed / torchrun / accelerate launch / Slurm scripts
 --   quote    sh and YAML quoting
 --   cmdline  a training command parsed into facts, checked against a config
--- (contrib/docs/launch.md). Emitters and commands are declared here once
--- the plugin contract supports them.
+--   cmdcheck the check_command hook of `dsforge check CONFIG -- COMMAND...`
+--   machine  the machine_params hook of `gen --detect`
+--   yaml     the YAML subset of an accelerate config file
+-- (contrib/docs/launch.md).
+
+local cmdcheck = require("launch.cmdcheck")
 
 return {
   name = "launch",
+  interface = 1,
   version = "0.1.0",
   summary = "Trainer arguments, accelerate and launcher files, training command checks",
+  check_command = { env = cmdcheck.env, run = cmdcheck.run },
+  machine_params = require("launch.machine").params,
 }

@@ -8,8 +8,10 @@
 
 #include <lua.h>
 
+#include "plugin/cmdcheck.h"
 #include "plugin/commands.h"
 #include "plugin/decl.h"
+#include "plugin/machine_params.h"
 #include "plugin/plugin.h"
 
 #define MAX_DIRS 64
@@ -40,6 +42,8 @@ struct dsf_plugins {
     struct dsf_column *columns;
     size_t ncolumns;
     dsf_plugin_commands commands;  /* declared commands: commands.c */
+    dsf_cmdchecks cmdchecks;       /* check_command: cmdcheck.c */
+    dsf_machine_hooks machine;     /* machine_params: machine_params.c */
 };
 
 /* Reads the `columns` list of the declaration at t (summary.c). */
