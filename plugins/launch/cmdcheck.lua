@@ -6,7 +6,9 @@
 -- checks it against the config and returns the findings with their
 -- 1-based word numbers. When CONFIG is a gen output (ctx.variant), the
 -- variant's params (ctx.params) are what the config intends: the values
--- the Trainer fills from its defaults are compared with them.
+-- the Trainer fills from its defaults are compared with them. The world
+-- size the command gives is returned as the param world_size, for the
+-- config's own batch rules.
 
 local type, ipairs, pairs, pcall, tostring = type, ipairs, pairs, pcall, tostring
 local math = math
@@ -80,7 +82,13 @@ function M.run(cfg, words, ctx)
     out[#out + 1] = { severity = f.severity, rule = f.rule, message = f.message,
       path = f.path, args = dsforge.array(f.indexes or {}) }
   end
-  return dsforge.array(out)
+  -- The world size the command runs at is the one the config's batch
+  -- rules should use (ctx.params.world_size, the data-parallel size).
+  local learned = {}
+  if math.type(facts.world_size) == "integer" and facts.world_size > 0 then
+    learned.world_size = facts.world_size
+  end
+  return { findings = dsforge.array(out), params = dsforge.object(learned) }
 end
 
 return M

@@ -176,7 +176,7 @@ static cJSON *finding_json(const dsf_check_cmd *c, const dsf_cmd_finding *f,
 int dsf_check_cmd_run(dsf_check_cmd *c, dsf_plugins *p, cJSON *doc,
                       const dsf_jsrc *src, const char *file,
                       const dsf_validate_opts *vo, dsf_diags *out,
-                      cJSON *json, dsf_diags *d)
+                      cJSON *json, cJSON *learned, dsf_diags *d)
 {
     if (!dsf_plugins_cmdcheck_count(p)) {
         dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
@@ -189,7 +189,7 @@ int dsf_check_cmd_run(dsf_check_cmd *c, dsf_plugins *p, cJSON *doc,
     }
     dsf_cmd_findings f = {NULL, 0};
     dsf_cmdcheck_in in = {vo, file, c->variant, c->words, c->nwords};
-    int rc = dsf_plugins_check_command(p, doc, &in, &f, d);
+    int rc = dsf_plugins_check_command(p, doc, &in, &f, learned, d);
     for (size_t i = 0; !rc && i < f.len; i++) {
         const dsf_cmd_finding *x = &f.items[i];
         dsf_jpos pos;

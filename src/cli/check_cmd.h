@@ -44,11 +44,12 @@ void dsf_check_cmd_manifest(dsf_check_cmd *c, const char *file,
 /* Runs the command checks on doc (read from file through src) with vo.
 ** Their findings go to out (unsorted: each at its argument, followed by a
 ** note at the config key when it names one) and, when json is not NULL,
-** to the array json as objects. Errors: no plugin checks commands
-** (DSF_EINPUT), a script error. */
+** to the array json as objects; the params they learn from the command
+** to the object learned. Errors: no plugin checks commands (DSF_EINPUT),
+** a script error. */
 int dsf_check_cmd_run(dsf_check_cmd *c, dsf_plugins *p, cJSON *doc,
                       const dsf_jsrc *src, const char *file,
                       const dsf_validate_opts *vo, dsf_diags *out,
-                      cJSON *json, dsf_diags *d);
+                      cJSON *json, cJSON *learned, dsf_diags *d);
 
 #endif

@@ -119,11 +119,13 @@ static void check_json_load(const char *file, const dsf_jsrc *src,
 }
 
 /* Checks file with the rules, and the command of cmd (may be NULL)
-** against it: the command's findings go to cmd_out and cmd_json. */
+** against it: the command's findings go to cmd_out and cmd_json, and
+** the params the command checks learn from it (all but keep, the one the
+** user gave) join vo->params (params) before the rules run. */
 static int check_file(const char *file, dsf_plugins *plugins,
-                      const dsf_validate_opts *vo, dsf_diags *out,
-                      dsf_check_cmd *cmd, dsf_diags *cmd_out,
-                      cJSON *cmd_json)
+                      const dsf_validate_opts *vo, cJSON *params,
+                      const char *keep, dsf_diags *out, dsf_check_cmd *cmd,
+                      dsf_diags *cmd_out, cJSON *cmd_json)
 {
     cJSON *doc;
     dsf_jsrc *src;
@@ -153,8 +155,22 @@ static int check_file(const char *file, dsf_plugins *plugins,
         rc = dsf_diag_error(out, DSF_EINPUT, file, 1, 1,
                             "a DeepSpeed config must be a JSON object");
     } else {
+        if (cmd) {
+            cJSON *learned = cJSON_CreateObject();
+            rc = dsf_check_cmd_run(cmd, plugins, doc, src, file, vo, cmd_out,
+                                   cmd_json, learned, out);
+            for (cJSON *m = learned->child; m; m = m->next) {
+                if (keep && !strcmp(m->string, keep))
+                    continue;
+                cJSON_DeleteItemFromObjectCaseSensitive(params, m->string);
+                cJSON_AddItemToObject(params, m->string,
+                                      cJSON_Duplicate(m, 1));
+            }
+            cJSON_Delete(learned);
+        }
         dsf_findings f = DSF_FINDINGS_INIT;
-        rc = dsf_plugins_validate(plugins, doc, vo, &f, out);
+        if (!rc)
+            rc = dsf_plugins_validate(plugins, doc, vo, &f, out);
         for (size_t i = 0; i < f.len; i++) {
             dsf_jpos pos = dsf_jsloc_locate(doc, src, f.items[i].path);
             dsf_diag *g = dsf_diag_add(out, f.items[i].severity, file,
@@ -169,9 +185,6 @@ static int check_file(const char *file, dsf_plugins *plugins,
             dsf_jsloc_excerpt(g, src);
         }
         dsf_findings_free(&f);
-        if (!rc && cmd)
-            rc = dsf_check_cmd_run(cmd, plugins, doc, src, file, vo, cmd_out,
-                                   cmd_json, out);
     }
     cJSON_Delete(doc);
     dsf_jsrc_free(src);
@@ -330,13 +343,13 @@ static int run(int argc, char **argv)
         cJSON_DeleteItemFromObjectCaseSensitive(params, pname);
         cJSON_AddNumberToObject(params, pname, (double)world);
     }
-    free(pname);
     int input_error = 0;
     dsf_diags found = DSF_DIAGS_INIT;
     for (size_t i = 0; i < nfiles && !rc; i++) {
         dsf_validate_opts vo = {target, "check", params, NULL, NULL,
                                 ds_version};
-        int frc = check_file(files[i], plugins, &vo, &found,
+        int frc = check_file(files[i], plugins, &vo, params,
+                             world_given ? pname : NULL, &found,
                              with_cmd ? &cmd : NULL, &cmd_found, cmd_json);
         if (frc == DSF_EINPUT)
             input_error = frc;
@@ -365,6 +378,7 @@ static int run(int argc, char **argv)
         rc = input_error ? input_error : errors ? DSF_EVALID : 0;
     dsf_plugins_free(plugins);
     cJSON_Delete(params);
+    free(pname);
     cJSON_Delete(cmd_json);
     if (with_cmd)
         dsf_check_cmd_free(&cmd);

@@ -327,7 +327,8 @@ static int cmp_finding(const void *a, const void *b)
 
 int dsf_plugins_check_command(dsf_plugins *p, const cJSON *doc,
                               const dsf_cmdcheck_in *in,
-                              dsf_cmd_findings *out, dsf_diags *d)
+                              dsf_cmd_findings *out, cJSON *learned,
+                              dsf_diags *d)
 {
     lua_State *L = dsf_host_state(p->host);
     int rc = 0;
@@ -345,12 +346,40 @@ int dsf_plugins_check_command(dsf_plugins *p, const cJSON *doc,
             free(err);
         }
         lua_settop(L, 0);
-        if (!rc && !cJSON_IsArray(res) &&
-            !(cJSON_IsObject(res) && !res->child))
+        /* A list of findings, or {findings = list, params = table}. */
+        const cJSON *list = res;
+        if (!rc && cJSON_IsObject(res) && res->child) {
+            static const char *const keys[] = {"findings", "params", NULL};
+            bool ok = true;
+            for (const cJSON *m = res->child; m; m = m->next) {
+                bool hit = false;
+                for (int i = 0; keys[i]; i++)
+                    hit |= !strcmp(m->string, keys[i]);
+                ok &= hit;
+            }
+            list = cJSON_GetObjectItemCaseSensitive(res, "findings");
+            const cJSON *ps = cJSON_GetObjectItemCaseSensitive(res,
+                                                               "params");
+            if (!ok || (ps && !cJSON_IsObject(ps) &&
+                        !(cJSON_IsArray(ps) && !ps->child)))
+                rc = dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
+                                    "%s must return a list of findings, or "
+                                    "{findings = list, params = table}",
+                                    what);
+            for (const cJSON *m = ps && !rc && cJSON_IsObject(ps) ? ps->child
+                                                                 : NULL;
+                 m; m = m->next) {
+                cJSON_DeleteItemFromObjectCaseSensitive(learned, m->string);
+                cJSON_AddItemToObject(learned, m->string,
+                                      cJSON_Duplicate(m, 1));
+            }
+        }
+        if (!rc && list && !cJSON_IsArray(list) &&
+            !(cJSON_IsObject(list) && !list->child))
             rc = dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
                                 "%s must return a list of findings", what);
         size_t first = out->len;
-        for (const cJSON *o = res ? res->child : NULL; !rc && o;
+        for (const cJSON *o = list ? list->child : NULL; !rc && o;
              o = o->next) {
             dsf_cmd_finding f;
             const char *why;

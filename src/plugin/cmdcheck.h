@@ -76,12 +76,16 @@ size_t dsf_plugins_cmdcheck_count(const dsf_plugins *p);
 
 /* Runs every declared command check (plugin order) on doc and in's
 ** command, appending to out (each check's findings sorted by their first
-** argument, then path and rule). A check that raises, or returns anything
-** but a list of findings {severity, rule, message, path?, fix?, args?}
-** with args 1-based word numbers, is a script error (DSF_ESCRIPT). */
+** argument, then path and rule) and adding the params a check learned
+** from the command (the world size, say) to the object learned (a later
+** plugin's value wins). A check returns a list of findings {severity,
+** rule, message, path?, fix?, args?} (args: 1-based word numbers), or
+** {findings = that list, params = a table}; anything else, or raising,
+** is a script error (DSF_ESCRIPT). */
 int dsf_plugins_check_command(dsf_plugins *p, const cJSON *doc,
                               const dsf_cmdcheck_in *in,
-                              dsf_cmd_findings *out, dsf_diags *d);
+                              dsf_cmd_findings *out, cJSON *learned,
+                              dsf_diags *d);
 
 void dsf_cmd_findings_free(dsf_cmd_findings *f);
 
