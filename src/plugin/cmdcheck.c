@@ -337,6 +337,13 @@ int dsf_plugins_check_command(dsf_plugins *p, const cJSON *doc,
         char *what = dsf_xasprintf("plugin %s check_command", c->plugin);
         call a = {c, doc, in};
         rc = dsf_host_cpcall(p->host, push_call, &a, 1, what, d);
+        if (rc) {
+            dsf_diag *g = dsf_diags_last(d);
+            if (g && !g->hint)
+                dsf_diag_set_hint(g, "raised by %s: a bug in the plugin, "
+                                     "not in the config or the command",
+                                  what);
+        }
         cJSON *res = NULL;
         char *err = NULL;
         if (!rc && dsf_lua_to_json(&res, &err, L, -1, 0) != 0) {

@@ -86,6 +86,12 @@ int dsf_plugins_machine_params(dsf_plugins *p, const cJSON *machine,
         char *what = dsf_xasprintf("plugin %s machine_params", h->plugin);
         call a = {h->ref, machine, declared, given};
         rc = dsf_host_cpcall(p->host, push_call, &a, 1, what, d);
+        if (rc) {
+            dsf_diag *g = dsf_diags_last(d);
+            if (g && !g->hint)
+                dsf_diag_set_hint(g, "raised by %s: a bug in the plugin",
+                                  what);
+        }
         cJSON *res = NULL;
         char *err = NULL;
         if (!rc && !lua_isnil(L, -1) &&
