@@ -221,6 +221,7 @@ static void run_free(run *ru)
         free(v->pick);
     }
     dsf_gen_free_sweeps(ru);
+    cJSON_Delete(ru->detected);
     free(ru->v);
     cJSON_Delete(ru->param_files);
     if (ru->files)
