@@ -6,6 +6,8 @@ command's world size reaches the config's batch rules; a gen -o output's
 params are the config's intent; JSON output; usage and plugin errors."""
 import json
 import os
+import re
+import shlex
 
 import dsf
 from dsf import run
@@ -287,6 +289,25 @@ class CheckCommand(dsf.TempDirTest):
         res = self.check("cfg.json", "--", "python", "t.py", "--help")
         self.assertEqual(res.out, "")
         self.assertIn("no-deepspeed-flag", res.err)
+
+    def test_readme_example_is_what_check_prints(self):
+        with open(os.path.join(dsf.SOURCE_DIR, "README.md"),
+                  encoding="utf-8") as f:
+            section = f.read().split("### Checking a training command",
+                                     1)[1].split("\n## ", 1)[0]
+        cfg = re.findall(r"```json\n(.*?)```", section, re.S)[0]
+        cmd = re.findall(r"```sh\n(.*?)```", section, re.S)[0]
+        block = re.findall(r"```\n(<command>.*?)```", section, re.S)[0]
+        self.write("ds_config.json", cfg)
+        self.assertExit(self.check("ds_config.json"), 0)
+        words = shlex.split(cmd)
+        self.assertEqual(words[:3], ["dsforge", "check", "ds_config.json"])
+        res = self.check(*words[2:])
+        self.assertIn("exits 1", section)
+        self.assertExit(res, 1)
+        lines = res.err.splitlines()
+        for line in block.splitlines():
+            self.assertIn(line, lines)
 
     def test_help_describes_it(self):
         res = run("check", "--help")
