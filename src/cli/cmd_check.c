@@ -305,6 +305,7 @@ static int run(int argc, char **argv)
         rc = DSF_EUSAGE;
     }
     dsf_check_cmd cmd;
+    memset(&cmd, 0, sizeof cmd);
     dsf_diags cmd_found = DSF_DIAGS_INIT, mnotes = DSF_DIAGS_INIT;
     cJSON *cmd_json = json && with_cmd ? cJSON_CreateArray() : NULL;
     if (with_cmd) {
