@@ -416,6 +416,18 @@ class PluginCommandChecks(dsf.TempDirTest):
                 self.assertIn(word, res.err)
 
 
+    def test_no_plugin_checks_commands(self):
+        # a local "launch" without check_command shadows the built-in one
+        self.write("nolaunch/launch/init.lua",
+                   'return { name = "launch", version = "0" }')
+        res = run("check", os.path.join(self.tmp, "cfg.json"), "--",
+                  "deepspeed", "t.py", cwd=os.path.join(self.tmp, "nolaunch"),
+                  env={"DSFORGE_PLUGIN_PATH":
+                       os.path.join(self.tmp, "nolaunch")})
+        self.assertExit(res, 3)
+        self.assertIn("no loaded plugin checks commands", res.err)
+
+
 if __name__ == "__main__":
     import unittest
     unittest.main()

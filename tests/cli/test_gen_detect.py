@@ -37,6 +37,16 @@ class GenDetect(dsf.TempDirTest):
             os.chmod(path, stat.S_IRWXU)
         return run("gen", *args, env={"PATH": bindir}, timeout=timeout)
 
+    def tool_dir(self, lines):
+        bindir = os.path.join(self.tmp, "bin")
+        os.makedirs(bindir, exist_ok=True)
+        path = os.path.join(bindir, "nvidia-smi")
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + "".join("printf '%%s\\n' '%s'\n" % l
+                                            for l in lines))
+        os.chmod(path, stat.S_IRWXU)
+        return bindir
+
     def manifest_params(self, out):
         with open(os.path.join(out, "manifest.json")) as f:
             return {v["name"]: v["params"] for v in json.load(f)["variants"]}
@@ -163,6 +173,26 @@ class GenDetect(dsf.TempDirTest):
         self.assertExit(res, 3)
         self.assertIn("no loaded plugin derives a param of profile bare",
                       res.err)
+
+    def test_plugins_that_disagree(self):
+        self.write("plugins/other/init.lua", 'return { name = "other", '
+                   'version = "1", machine_params = function(m, ctx) '
+                   'return { gpus_per_node = m.gpu_count + 1, '
+                   'not_a_param = 1 } end }')
+        res = run("gen", "base", "--detect", env={
+            "PATH": self.tool_dir([A100] * 2),
+            "DSFORGE_PLUGIN_PATH": os.path.join(self.tmp, "plugins")})
+        self.assertExit(res, 3)
+        self.assertIn("derive different values of param 'gpus_per_node'",
+                      res.err)
+        self.write("plugins/other/init.lua", 'return { name = "other", '
+                   'version = "1", machine_params = function() '
+                   'error("kaput") end }')
+        res = run("gen", "base", "--detect", env={
+            "PATH": self.tool_dir([A100] * 2),
+            "DSFORGE_PLUGIN_PATH": os.path.join(self.tmp, "plugins")})
+        self.assertExit(res, 5)
+        self.assertIn("raised by plugin other machine_params", res.err)
 
     def test_without_detect_nothing_runs(self):
         res = self.gen("base", "--tier", "small",
