@@ -41,7 +41,7 @@ static int run(int argc, char **argv);
 
 const dsf_command dsf_cmd_check = {
     "check", "validate DeepSpeed config files",
-    "check [options] FILE... | check [options] CONFIG -- COMMAND...",
+    "check [options] (FILE... | CONFIG -- COMMAND...)",
     "Validates DeepSpeed config files with the rules of every plugin "
     "(built in: plugins/deepspeed). Prints file:line:col: severity: "
     "message [rule-id] and a suggested fix for each finding. A FILE of - "

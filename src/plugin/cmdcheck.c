@@ -402,7 +402,7 @@ int dsf_plugins_check_command(dsf_plugins *p, const cJSON *doc,
                                       (out->len + 1) * sizeof *out->items);
             out->items[out->len++] = f;
         }
-        if (!rc)
+        if (!rc && out->len > first) /* items may be NULL with none */
             qsort(out->items + first, out->len - first, sizeof *out->items,
                   cmp_finding);
         cJSON_Delete(res);
