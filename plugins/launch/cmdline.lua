@@ -41,6 +41,7 @@ local math, string, table = math, string, table
 local dsforge = dsforge
 local trainer = require("launch.trainer")
 local py = require("launch.py")
+local yaml = require("launch.yaml")
 
 local M = {}
 
@@ -250,18 +251,40 @@ local function torchrun_world(facts, opts)
   return nodes * per, idx
 end
 
-local function accelerate_world(facts, files)
+-- accelerate launch reads what the command line does not give from its
+-- --config_file (commands/launch.py): its top-level fields and those of
+-- deepspeed_config stand for the options of the same names, at the
+-- --config_file argument (from_file = true).
+local function accelerate_config(facts, files)
+  local cf = facts.options.config_file
+  if not (cf and type(cf.value) == "string" and files and files[cf.value]) then return end
+  local doc, err, line = yaml.parse(files[cf.value])
+  if doc == nil then
+    facts.notes[#facts.notes + 1] = { cf.index, cf.value .. ":" .. line .. ": " .. err
+      .. ": the accelerate config is not read" }
+    return
+  end
+  if type(doc) ~= "table" then return end
+  facts.accelerate_config = doc
+  local function take(t)
+    for _, k in ipairs(dsforge.sorted_keys(t)) do
+      local v = t[k]
+      if type(k) == "string" and facts.options[k] == nil and type(v) ~= "table" and v ~= dsforge.null then
+        facts.options[k] = { value = type(v) == "number" and py.num(v) or tostring(v),
+          index = cf.index, from_file = cf.value }
+      end
+    end
+  end
+  take(doc)
+  if type(doc.deepspeed_config) == "table" then take(doc.deepspeed_config) end
+end
+
+local function accelerate_world(facts)
   local o = facts.options
   if o.num_processes then
     return int_of(o.num_processes.value), { o.num_processes.index }
   end
-  local cf = o.config_file
-  if cf and files and files[cf.value] then
-    local n = files[cf.value]:match("\nnum_processes:%s*(%d+)") or
-      files[cf.value]:match("^num_processes:%s*(%d+)")
-    if n then return tonumber(n), { cf.index } end
-  end
-  return nil, cf and { cf.index } or {}
+  return nil, o.config_file and { o.config_file.index } or {}
 end
 
 local PY_VALUE_OPTS = set({ "-W", "-X", "-c" })
@@ -335,7 +358,8 @@ function M.parse(words, env, files, opts)
     w, idx = torchrun_world(facts, opts)
     facts.world_source = "torchrun's --nnodes x --nproc_per_node"
   elseif facts.launcher == "accelerate" then
-    w, idx = accelerate_world(facts, files)
+    accelerate_config(facts, files)
+    w, idx = accelerate_world(facts)
     facts.world_source = "accelerate's --num_processes"
   else
     local ws = facts.env.WORLD_SIZE
@@ -490,7 +514,8 @@ function M.check(config, facts, opts)
   local ag = facts.options.gradient_accumulation_steps
   if facts.launcher == "accelerate" and ag and F.gradient_accumulation_steps then
     add("warning", "accumulation-twice", { ag.index, F.gradient_accumulation_steps.index },
-      "gradient_accumulation_steps", "gradient accumulation is set both for accelerate and for"
+      "gradient_accumulation_steps", "gradient accumulation is set both for accelerate"
+      .. (ag.from_file and " (in " .. ag.from_file .. ")" or "") .. " and for"
       .. " the Trainer: set it once, in the DeepSpeed config and --gradient_accumulation_steps")
   end
 
@@ -502,7 +527,8 @@ function M.check(config, facts, opts)
     if v ~= nil and tostring(v):lower() == "true" then
       add("error", "precision", { mp.index }, other .. ".enabled", "`--mixed_precision` arg cannot"
         .. " be set to `" .. mp.value .. "` when `" .. other .. "` is set in the DeepSpeed config file"
-        .. " (accelerate raises ValueError)")
+        .. " (accelerate raises ValueError)" .. (mp.from_file and " (mixed_precision: " .. mp.value
+        .. " in " .. mp.from_file .. ")" or ""))
     end
   end
 

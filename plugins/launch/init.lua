@@ -7,6 +7,9 @@
 --            deepspeed / torchrun / accelerate launch / Slurm scripts
 --   quote    sh and YAML quoting
 --   cmdline  a training command parsed into facts, checked against a config
+--   cmdcheck the check_command hook of `dsforge check CONFIG -- COMMAND...`
+--   machine  the machine_params hook of `gen --detect`
+--   yaml     the YAML subset of an accelerate config file
 -- (contrib/docs/launch.md). The emitters below are what `gen --emit`
 -- writes next to every variant's JSON (contrib/docs/plugins.md,
 -- "Emitters").
@@ -16,6 +19,7 @@ local dsforge = dsforge
 local render = require("launch.render")
 local trainer = require("launch.trainer")
 local quote = require("launch.quote")
+local cmdcheck = require("launch.cmdcheck")
 
 -- The variant as launch.render takes it, with its TrainingArguments:
 -- computed once per variant (ctx.cache is shared by this plugin's
@@ -85,8 +89,11 @@ end
 
 return {
   name = "launch",
+  interface = 1,
   version = "0.2.0",
   summary = "Trainer arguments, accelerate and launcher files, training command checks",
+  check_command = { env = cmdcheck.env, run = cmdcheck.run },
+  machine_params = require("launch.machine").params,
   emitters = {
     {
       name = "hf-args",

@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "cli/args.h"
+#include "cli/check_cmd.h"
 #include "cli/cmds.h"
+#include "cli/jsloc.h"
 #include "core/buf.h"
 #include "cli/opts.h"
 #include "core/error.h"
@@ -39,15 +41,24 @@ static int run(int argc, char **argv);
 
 const dsf_command dsf_cmd_check = {
     "check", "validate DeepSpeed config files",
-    "check [options] FILE...",
+    "check [options] (FILE... | CONFIG -- COMMAND...)",
     "Validates DeepSpeed config files with the rules of every plugin "
     "(built in: plugins/deepspeed). Prints file:line:col: severity: "
     "message [rule-id] and a suggested fix for each finding. A FILE of - "
-    "reads standard input (named <stdin> in the messages).",
+    "reads standard input (named <stdin> in the messages).\n\n"
+    "With -- and a training command after it (launcher, script and "
+    "flags, as typed in a shell), also checks the command against CONFIG "
+    "with the command checks of the plugins (built in: plugins/launch): "
+    "each finding names the word as argv[N] (N counted from 0, the "
+    "program) and points at its column in the command line (<command>:1:"
+    "COL), followed by a note at the config key it disagrees with. When "
+    "CONFIG is listed in the manifest.json beside it (a gen -o output), "
+    "the variant's params are what the config intends and its target is "
+    "the default --target.",
     opts, true,
     "Exit status: 0 no errors, 1 errors found (or warnings with --strict), "
-    "3 a file cannot be read or "
-    "parsed.",
+    "2 a usage error, 3 a file cannot be read or parsed (or no plugin "
+    "checks commands).",
     "file", NULL, run, NULL};
 
 /* Reads and parses file, or standard input for "-" (named "<stdin>"). */
@@ -76,38 +87,6 @@ static int load(cJSON **doc, dsf_jsrc **src, const char *file, dsf_diags *d)
     return rc;
 }
 
-/* The position of path in the file: its key when it is a member, else its
-** value; for a missing path the nearest existing ancestor. */
-static dsf_jpos locate(cJSON *doc, const dsf_jsrc *src, const char *path)
-{
-    dsf_jpos pos = {1, 1};
-    dsf_jpath jp;
-    char *err;
-    if (!*path || dsf_jpath_parse(&jp, path, &err) != 0) {
-        if (*path)
-            free(err);
-        dsf_jsrc_pos(src, doc, &pos);
-        return pos;
-    }
-    for (size_t n = jp.len + 1; n-- > 0;) {
-        dsf_jpath prefix = {jp.steps, n};
-        cJSON *node = dsf_jpath_get(doc, &prefix);
-        if (node && (dsf_jsrc_key_pos(src, node, &pos) ||
-                     dsf_jsrc_pos(src, node, &pos)))
-            break;
-    }
-    dsf_jpath_free(&jp);
-    return pos;
-}
-
-static void add_excerpt(dsf_diag *g, const dsf_jsrc *src)
-{
-    const char *line;
-    size_t len;
-    if (g->line > 0 && dsf_jsrc_line(src, g->line, &line, &len) && len < 300)
-        dsf_diag_set_excerpt(g, line, len);
-}
-
 /* Under --target hf: the Trainer and Accelerate read the file with Python's
 ** json.load, which rejects the comments and trailing commas DeepSpeed's
 ** hjson reader (and dsforge) accept. */
@@ -134,13 +113,19 @@ static void check_json_load(const char *file, const dsf_jsrc *src,
         dsf_diag_set_rule(g, "hf-json-load");
         dsf_diag_set_hint(g, "remove comments and trailing commas: the "
                              "file must be plain JSON for the Trainer");
-        add_excerpt(g, src);
+        dsf_jsloc_excerpt(g, src);
     }
     free(text);
 }
 
+/* Checks file with the rules, and the command of cmd (may be NULL)
+** against it: the command's findings go to cmd_out and cmd_json, and
+** the params the command checks learn from it (all but keep, the one the
+** user gave) join vo->params (params) before the rules run. */
 static int check_file(const char *file, dsf_plugins *plugins,
-                      const dsf_validate_opts *vo, dsf_diags *out)
+                      const dsf_validate_opts *vo, cJSON *params,
+                      const char *keep, dsf_diags *out, dsf_check_cmd *cmd,
+                      dsf_diags *cmd_out, cJSON *cmd_json)
 {
     cJSON *doc;
     dsf_jsrc *src;
@@ -162,7 +147,7 @@ static int check_file(const char *file, dsf_plugins *plugins,
         dsf_diag_set_rule(g, "duplicate-key");
         dsf_diag_set_path(g, dups[i].path);
         dsf_diag_set_hint(g, "remove one of the two keys");
-        add_excerpt(g, src);
+        dsf_jsloc_excerpt(g, src);
     }
     if (!strcmp(vo->target, "hf"))
         check_json_load(file, src, out);
@@ -170,10 +155,24 @@ static int check_file(const char *file, dsf_plugins *plugins,
         rc = dsf_diag_error(out, DSF_EINPUT, file, 1, 1,
                             "a DeepSpeed config must be a JSON object");
     } else {
+        if (cmd) {
+            cJSON *learned = cJSON_CreateObject();
+            rc = dsf_check_cmd_run(cmd, plugins, doc, src, file, vo, cmd_out,
+                                   cmd_json, learned, out);
+            for (cJSON *m = learned->child; m; m = m->next) {
+                if (keep && !strcmp(m->string, keep))
+                    continue;
+                cJSON_DeleteItemFromObjectCaseSensitive(params, m->string);
+                cJSON_AddItemToObject(params, m->string,
+                                      cJSON_Duplicate(m, 1));
+            }
+            cJSON_Delete(learned);
+        }
         dsf_findings f = DSF_FINDINGS_INIT;
-        rc = dsf_plugins_validate(plugins, doc, vo, &f, out);
+        if (!rc)
+            rc = dsf_plugins_validate(plugins, doc, vo, &f, out);
         for (size_t i = 0; i < f.len; i++) {
-            dsf_jpos pos = locate(doc, src, f.items[i].path);
+            dsf_jpos pos = dsf_jsloc_locate(doc, src, f.items[i].path);
             dsf_diag *g = dsf_diag_add(out, f.items[i].severity, file,
                                        pos.line, pos.col, "%s%s%s",
                                        f.items[i].path,
@@ -183,7 +182,7 @@ static int check_file(const char *file, dsf_plugins *plugins,
             dsf_diag_set_path(g, f.items[i].path);
             if (f.items[i].fix)
                 dsf_diag_set_hint(g, "%s", f.items[i].fix);
-            add_excerpt(g, src);
+            dsf_jsloc_excerpt(g, src);
         }
         dsf_findings_free(&f);
     }
@@ -192,7 +191,9 @@ static int check_file(const char *file, dsf_plugins *plugins,
     return rc;
 }
 
-static void print_json(const dsf_diags *d)
+/* Prints d, then the command's findings (more, may be NULL), as one
+** JSON array. */
+static void print_json(const dsf_diags *d, cJSON *more)
 {
     cJSON *arr = cJSON_CreateArray();
     for (size_t i = 0; i < d->len; i++) {
@@ -211,6 +212,9 @@ static void print_json(const dsf_diags *d)
             cJSON_AddStringToObject(o, "fix", g->hint);
         cJSON_AddItemToArray(arr, o);
     }
+    while (more && more->child)
+        cJSON_AddItemToArray(arr, cJSON_DetachItemViaPointer(more,
+                                                             more->child));
     char *s = dsf_json_print(arr, true);
     fputs(s, stdout);
     free(s);
@@ -222,13 +226,20 @@ static int run(int argc, char **argv)
     dsf_cli_env env;
     dsf_cli_env_init(&env);
     dsf_diags d = DSF_DIAGS_INIT;
+    /* check CONFIG -- COMMAND...: the options end at "--", the command
+    ** follows. */
+    int split = argc;
+    for (int i = 1; i < argc && split == argc; i++)
+        if (!strcmp(argv[i], "--"))
+            split = i;
     dsf_cli_args cl;
-    dsf_cli_args_init(&cl, argc, argv, &dsf_cmd_check, &env, &d);
+    dsf_cli_args_init(&cl, split, argv, &dsf_cmd_check, &env, &d);
     const char **files = dsf_xcalloc((size_t)argc + 1, sizeof *files);
     size_t nfiles = 0;
     long long world = 1;
     const char *target = "deepspeed";
-    bool json = false, strict = false;
+    bool json = false, strict = false, target_given = false,
+         world_given = false;
     const char *ds_version_arg = NULL, *ds_version = NULL;
     int rc = 0, id;
     const char *arg;
@@ -239,12 +250,14 @@ static int run(int argc, char **argv)
             break;
         case OPT_WORLD:
             rc = dsf_opt_int(&world, arg, 1, 1000000, "--world-size", &d);
+            world_given = true;
             break;
         case OPT_TARGET:
             if (strcmp(arg, "deepspeed") && strcmp(arg, "hf"))
                 rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
                                     "--target must be 'deepspeed' or 'hf'");
             target = arg;
+            target_given = true;
             break;
         case OPT_FORMAT:
             if (strcmp(arg, "text") && strcmp(arg, "json"))
@@ -277,9 +290,36 @@ static int run(int argc, char **argv)
         dsf_diag_set_hint(g, "try 'dsforge check --help'");
         rc = DSF_EUSAGE;
     }
+    bool with_cmd = split < argc;
+    if (!rc && with_cmd && (nfiles != 1 || split + 1 == argc)) {
+        dsf_diag *g =
+            nfiles != 1
+                ? dsf_diag_add(&d, DSF_ERROR, NULL, 0, 0,
+                               "check CONFIG -- COMMAND checks one CONFIG, "
+                               "not %zu", nfiles)
+                : dsf_diag_add(&d, DSF_ERROR, NULL, 0, 0,
+                               "check CONFIG -- COMMAND needs a COMMAND "
+                               "after '--'");
+        dsf_diag_set_hint(g, "e.g. dsforge check ds.json -- deepspeed "
+                             "--num_gpus 8 train.py --deepspeed ds.json");
+        rc = DSF_EUSAGE;
+    }
+    dsf_check_cmd cmd;
+    memset(&cmd, 0, sizeof cmd);
+    dsf_diags cmd_found = DSF_DIAGS_INIT, mnotes = DSF_DIAGS_INIT;
+    cJSON *cmd_json = json && with_cmd ? cJSON_CreateArray() : NULL;
+    if (with_cmd) {
+        dsf_check_cmd_init(&cmd, argv + split + 1, (size_t)(argc - split - 1));
+        if (!rc) {
+            dsf_check_cmd_manifest(&cmd, files[0], &mnotes);
+            if (cmd.target && !target_given)
+                target = cmd.target;
+        }
+    }
     dsf_plugins *plugins = NULL;
     dsf_srccache *sources = dsf_srccache_new();
     dsf_diags warnings = DSF_DIAGS_INIT;
+    dsf_diags_move(&warnings, &mnotes); /* notes about the file */
     if (!rc) {
         rc = dsf_cli_env_finish(&env, &d);
         if (!rc)
@@ -297,36 +337,52 @@ static int run(int argc, char **argv)
     for (char *c = pname; *c; c++)
         if (*c == '-')
             *c = '_';
-    cJSON *params = cJSON_CreateObject();
-    cJSON_AddNumberToObject(params, pname, (double)world);
-    free(pname);
+    /* With a command and a gen -o output, the variant's params. */
+    cJSON *params = with_cmd && cmd.params ? cJSON_Duplicate(cmd.params, 1)
+                                           : cJSON_CreateObject();
+    if (world_given || !cJSON_GetObjectItemCaseSensitive(params, pname)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(params, pname);
+        cJSON_AddNumberToObject(params, pname, (double)world);
+    }
     int input_error = 0;
     dsf_diags found = DSF_DIAGS_INIT;
     for (size_t i = 0; i < nfiles && !rc; i++) {
         dsf_validate_opts vo = {target, "check", params, NULL, NULL,
                                 ds_version};
-        int frc = check_file(files[i], plugins, &vo, &found);
+        int frc = check_file(files[i], plugins, &vo, params,
+                             world_given ? pname : NULL, &found,
+                             with_cmd ? &cmd : NULL, &cmd_found, cmd_json);
         if (frc == DSF_EINPUT)
             input_error = frc;
         else if (frc)
             rc = frc;
     }
     /* --strict: the files' warnings fail, not the plugins' load notices. */
-    bool errors = strict && dsf_diags_count(&found, DSF_WARNING) > 0;
+    bool errors = strict && (dsf_diags_count(&found, DSF_WARNING) > 0 ||
+                             dsf_diags_count(&cmd_found, DSF_WARNING) > 0);
     dsf_diags_move(&found, &warnings);
     dsf_diags_sort(&found);
-    errors = errors || dsf_diags_count(&found, DSF_ERROR) > 0;
+    errors = errors || dsf_diags_count(&found, DSF_ERROR) > 0 ||
+             dsf_diags_count(&cmd_found, DSF_ERROR) > 0;
+    /* The command's findings follow the file's, in the command's order. */
     if (json && !rc) {
-        print_json(&found);
+        print_json(&found, cmd_json);
         dsf_diags_free(&found);
+        dsf_diags_free(&cmd_found);
     } else {
+        dsf_diags_move(&found, &cmd_found);
         dsf_diags_move(&d, &found);
         dsf_diags_free(&found); /* the emptied array */
+        dsf_diags_free(&cmd_found);
     }
     if (!rc)
         rc = input_error ? input_error : errors ? DSF_EVALID : 0;
     dsf_plugins_free(plugins);
     cJSON_Delete(params);
+    free(pname);
+    cJSON_Delete(cmd_json);
+    if (with_cmd)
+        dsf_check_cmd_free(&cmd);
     dsf_srccache_free(sources);
     dsf_diags_free(&warnings);
     free(files);

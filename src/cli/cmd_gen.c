@@ -10,6 +10,8 @@
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "doc/jpath.h"
+#include "json/jsonout.h"
+#include "machine/detect.h"
 #include "profile/gen.h"
 
 enum {
@@ -28,7 +30,9 @@ enum {
     OPT_STRICT_FIT,
     OPT_DS_VERSION,
     OPT_EMIT,
-    OPT_TRAIN_CMD
+    OPT_TRAIN_CMD,
+    OPT_DETECT,
+    OPT_DETECT_TIMEOUT
 };
 
 static const dsf_opt opts[] = {
@@ -73,6 +77,14 @@ static const dsf_opt opts[] = {
     {"train-cmd", 0, "CMD",
      "the training command the emitted launch files run (the script and "
      "its arguments, shell words)", OPT_TRAIN_CMD, NULL},
+    {"detect", 0, NULL,
+     "fill the params this machine determines (GPUs per node, world size "
+     "on one node, GPU and host memory, precision; as the plugins map "
+     "'dsforge detect') unless --param or --matrix sets them; no GPU is "
+     "an error", OPT_DETECT, NULL},
+    {"detect-timeout", 0, "MS",
+     "time allowed to nvidia-smi/rocm-smi under --detect (default 10000)",
+     OPT_DETECT_TIMEOUT, NULL},
     {NULL, 0, NULL, NULL, 0, NULL}};
 
 static int run(int argc, char **argv);
@@ -184,6 +196,33 @@ static void free_args(args *a)
     free(a->edits);
 }
 
+/* --detect: this machine's facts as JSON (machine/detect.h); a machine
+** without a GPU is an input error. Differences between the GPUs are
+** warnings in d. */
+static int detect_machine(cJSON **out, int timeout_ms, dsf_diags *d)
+{
+    dsf_machine m;
+    *out = NULL;
+    int rc = dsf_machine_detect(&m, timeout_ms, d, d);
+    if (rc)
+        return rc;
+    if (!m.ngpus) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "gen --detect: no GPU found (%s)",
+                                   m.gpu_source ? m.gpu_source
+                                   : "neither nvidia-smi nor rocm-smi is "
+                                     "installed");
+        dsf_diag_set_hint(g, "'dsforge detect' shows what was found; "
+                             "without --detect, set the params with "
+                             "--param");
+        rc = DSF_EINPUT;
+    } else {
+        *out = dsf_machine_to_json(&m);
+    }
+    dsf_machine_free(&m);
+    return rc;
+}
+
 static int run(int argc, char **argv)
 {
     dsf_cli_env env;
@@ -195,6 +234,8 @@ static int run(int argc, char **argv)
     memset(&r, 0, sizeof r);
     r.target = "deepspeed";
     const char *ds_version_arg = NULL;
+    bool detect = false;
+    long long detect_ms = 10000;
     dsf_cli_args cl;
     dsf_cli_args_init(&cl, argc, argv, &dsf_cmd_gen, &env, &d);
     int rc = 0, id;
@@ -304,6 +345,13 @@ static int run(int argc, char **argv)
         case OPT_DS_VERSION:
             ds_version_arg = arg;
             break;
+        case OPT_DETECT:
+            detect = true;
+            break;
+        case OPT_DETECT_TIMEOUT:
+            rc = dsf_opt_int(&detect_ms, arg, 1, 600000, "--detect-timeout",
+                             &d);
+            break;
         default:
             break;
         }
@@ -334,6 +382,10 @@ static int run(int argc, char **argv)
                             "--stdout and -o cannot be combined");
     if (!rc)
         rc = dsf_cli_env_finish(&env, &d);
+    cJSON *machine = NULL;
+    if (!rc && detect)
+        rc = detect_machine(&machine, (int)detect_ms, &d);
+    r.machine = machine;
     if (!rc) {
         r.tiers = a.tiers;
         r.ntiers = a.ntiers;
@@ -356,6 +408,7 @@ static int run(int argc, char **argv)
     }
     dsf_diags_sort(&d);
     int status = dsf_cli_finish(&env, &d, rc);
+    cJSON_Delete(machine);
     free_args(&a);
     dsf_cli_env_free(&env);
     return status;

@@ -17,11 +17,12 @@
 #include "plugin/summary.h"
 
 /* The fields of a declaration (interface 1). "commands" is read by
-** commands.c, "emitters" by emit.c; the others here and in summary.c. */
+** commands.c, "emitters" by emit.c, "check_command" by cmdcheck.c,
+** "machine_params" by machine_params.c; the others here and in summary.c. */
 static const char *const plugin_fields[] = {
     "name",      "version",   "summary",  "interface", "rules",
     "resolvers", "summarize", "columns",  "commands",  "report",
-    "emitters",  NULL};
+    "emitters",  "check_command", "machine_params", NULL};
 
 static bool valid_rule_id(const char *s)
 {
@@ -340,6 +341,10 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
         rc = dsf_plugin_commands_read(&p->commands, L, t, name, file, d);
     if (!rc)
         rc = dsf_plugin_read_emitters(p, L, t, name, file, d);
+    if (!rc)
+        rc = dsf_cmdchecks_read(&p->cmdchecks, L, t, name, file, d);
+    if (!rc)
+        rc = dsf_machine_hooks_read(&p->machine, L, t, name, file, d);
     if (!rc) {
         p->items = dsf_xrealloc(p->items, (p->n + 1) * sizeof *p->items);
         dsf_plugin_info *it = &p->items[p->n++];
@@ -473,6 +478,8 @@ void dsf_plugins_free(dsf_plugins *p)
         free(p->resolvers[i].label);
     }
     dsf_plugin_commands_free(&p->commands);
+    dsf_cmdchecks_free(&p->cmdchecks);
+    dsf_machine_hooks_free(&p->machine);
     for (size_t i = 0; i < p->ndirs; i++)
         free(p->dir_copies[i]);
     for (size_t i = 0; i < p->nshadowed; i++) {

@@ -8,8 +8,10 @@
 
 #include <lua.h>
 
+#include "plugin/cmdcheck.h"
 #include "plugin/commands.h"
 #include "plugin/decl.h"
+#include "plugin/machine_params.h"
 #include "plugin/plugin.h"
 
 #define MAX_DIRS 64
@@ -42,6 +44,8 @@ struct dsf_plugins {
     dsf_plugin_commands commands;  /* declared commands: commands.c */
     struct dsf_emitter *emitters;  /* declared emitters: emit.c */
     size_t nemitters;
+    dsf_cmdchecks cmdchecks;       /* check_command: cmdcheck.c */
+    dsf_machine_hooks machine;     /* machine_params: machine_params.c */
 };
 
 /* Reads the `columns` list of the declaration at t (summary.c). */

@@ -227,6 +227,7 @@ static void run_free(run *ru)
     }
     free(ru->emit_sel);
     dsf_gen_free_sweeps(ru);
+    cJSON_Delete(ru->detected);
     free(ru->v);
     cJSON_Delete(ru->param_files);
     if (ru->files)

@@ -50,6 +50,8 @@ typedef struct dsf_gen_request {
     const char *report;          /* --report FILE.html, or NULL */
     const char *target;          /* "deepspeed" (default) or "hf" */
     const char *ds_version;      /* DeepSpeed release for the rules, or NULL */
+    const cJSON *machine;        /* --detect: the machine's facts
+                                    (machine/detect.h's JSON), or NULL */
     bool strict_fit;             /* --strict-fit: not fitting is an error */
     const char **emit;           /* --emit names (comma lists split), in
                                     order; "none" turns the emitters off */

@@ -80,6 +80,8 @@ typedef struct run {
     size_t *emit_sel;       /* the emitters to run (indexes into
                             ** dsf_plugins_emitters, in that order) */
     size_t nemit_sel;
+    cJSON *detected;        /* --detect: {params: the values taken, kept:
+                            ** [names the command line sets]}, or NULL */
 } run;
 
 /* Reads an override file into f (its layer labelled label, e.g. "-f
@@ -108,6 +110,10 @@ void dsf_gen_free_sweeps(run *ru);
 ** cell, with each variant's params resolved and checked. DSF_EUSAGE on a
 ** bad tier, param or matrix value. */
 int dsf_gen_make_variants(run *ru, dsf_diags *d);
+
+/* --detect: prints which params were detected (and which the command
+** line kept) under the summary table; nothing without --detect. */
+void dsf_gen_print_detected(const run *ru, FILE *out);
 
 /* Prints, for each variant, every layer that touched --why's path. */
 void dsf_gen_print_why(run *ru, dsf_diags *d);

@@ -137,6 +137,7 @@ void dsf_gen_print_summary(const run *ru, FILE *out)
     for (size_t k = 0; k < ncol; k++)
         if (shown[k] && cols[k].note)
             fprintf(out, "%s: %s\n", cols[k].header, cols[k].note);
+    dsf_gen_print_detected(ru, out);
     free(shown);
     free(width);
 }

@@ -13,6 +13,7 @@
 #include "core/xalloc.h"
 #include "json/jsonc.h"
 #include "json/jsonout.h"
+#include "plugin/machine_params.h"
 
 static const dsf_param *need_param(const dsf_profile *p, const char *key,
                                    const char *argdesc, dsf_diags *d)
@@ -177,6 +178,105 @@ static int check_values(run *ru, const cJSON *files, dsf_diags *d)
     return rc;
 }
 
+static bool listed(const cJSON *names, const char *name)
+{
+    for (const cJSON *n = names ? names->child : NULL; n; n = n->next)
+        if (!strcmp(n->valuestring, name))
+            return true;
+    return false;
+}
+
+/* gen --detect: the params the plugins derive from the machine, for the
+** declared params the command line (overrides, the --matrix params) does
+** not set, into ru->detected. */
+static int detect_params(run *ru, const cJSON *overrides, dsf_diags *d)
+{
+    const dsf_gen_request *r = ru->r;
+    const dsf_profile *p = ru->profile;
+    cJSON *declared = cJSON_CreateArray(), *given = cJSON_CreateArray();
+    for (size_t i = 0; i < p->nparams; i++)
+        cJSON_AddItemToArray(declared, cJSON_CreateString(p->params[i].name));
+    for (const cJSON *m = overrides->child; m; m = m->next)
+        cJSON_AddItemToArray(given, cJSON_CreateString(m->string));
+    for (size_t a = 0; a < r->nmatrix; a++)
+        if (ru->sweeps[a].is_param)
+            cJSON_AddItemToArray(given, cJSON_CreateString(r->matrix[a].key));
+    cJSON *all = NULL;
+    int rc = dsf_plugins_machine_params(ru->plugins, r->machine, declared,
+                                        given, &all, d);
+    if (!rc && !all->child) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "gen --detect: no loaded plugin derives "
+                                   "a param of profile %s from the machine",
+                                   p->chain[p->nchain - 1].name);
+        dsf_diag_set_hint(g, "plugins declare machine_params (the built-in "
+                             "'launch' does, for gpus_per_node, "
+                             "gpu_mem_gb, ...); or set the params with "
+                             "--param");
+        rc = DSF_EINPUT;
+    }
+    cJSON *taken = cJSON_CreateObject(), *kept = cJSON_CreateArray();
+    for (const cJSON *m = all ? all->child : NULL; !rc && m; m = m->next) {
+        if (listed(given, m->string)) {
+            cJSON_AddItemToArray(kept, cJSON_CreateString(m->string));
+            continue;
+        }
+        char *err;
+        if (dsf_param_check(dsf_profile_param(p, m->string), m, &err)) {
+            char *txt = dsf_json_print(m, false);
+            dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                       "gen --detect: param '%s' = %s "
+                                       "(from this machine): %s",
+                                       m->string, txt, err);
+            dsf_diag_set_hint(g, "set it with --param %s=VALUE", m->string);
+            free(txt);
+            free(err);
+            rc = DSF_EINPUT;
+        } else {
+            cJSON_AddItemToObject(taken, m->string, cJSON_Duplicate(m, 1));
+        }
+    }
+    ru->detected = cJSON_CreateObject();
+    cJSON_AddItemToObject(ru->detected, "params", taken);
+    cJSON_AddItemToObject(ru->detected, "kept", kept);
+    cJSON_Delete(all);
+    cJSON_Delete(declared);
+    cJSON_Delete(given);
+    return rc;
+}
+
+void dsf_gen_print_detected(const run *ru, FILE *out)
+{
+    if (!ru->detected)
+        return;
+    const cJSON *m = ru->r->machine;
+    const cJSON *src = cJSON_GetObjectItemCaseSensitive(m, "source");
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(m, "gpu_count");
+    dsf_buf b = DSF_BUF_INIT;
+    dsf_buf_printf(&b, "detected (%s, %d GPU%s):",
+                   cJSON_IsString(src) ? src->valuestring : "?",
+                   cJSON_IsNumber(n) ? n->valueint : 0,
+                   cJSON_IsNumber(n) && n->valueint == 1 ? "" : "s");
+    const cJSON *taken = cJSON_GetObjectItemCaseSensitive(ru->detected,
+                                                          "params");
+    for (const cJSON *p = taken->child; p; p = p->next) {
+        char *txt = cJSON_IsString(p) ? dsf_xstrdup(p->valuestring)
+                                      : dsf_json_print(p, false);
+        dsf_buf_printf(&b, " %s=%s", p->string, txt);
+        free(txt);
+    }
+    const cJSON *kept = cJSON_GetObjectItemCaseSensitive(ru->detected,
+                                                         "kept");
+    for (const cJSON *k = kept->child; k; k = k->next)
+        dsf_buf_printf(&b, "%s%s", k == kept->child
+                                       ? "; kept from the command line: "
+                                       : ", ",
+                       k->valuestring);
+    dsf_buf_putc(&b, '\n');
+    dsf_fputs_clean(dsf_buf_str(&b), out, false);
+    dsf_buf_free(&b);
+}
+
 int dsf_gen_make_variants(run *ru, dsf_diags *d)
 {
     const dsf_gen_request *r = ru->r;
@@ -247,6 +347,8 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d)
         }
         free(desc);
     }
+    if (!rc && r->machine)
+        rc = detect_params(ru, overrides, d);
     /* --matrix axes, parsed up front. */
     cJSON **axes = dsf_xcalloc(r->nmatrix + 1, sizeof *axes);
     size_t cells = 1;
@@ -306,9 +408,15 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d)
                     cJSON_AddItemToObject(v->params, p->params[i].name,
                                           cJSON_Duplicate(p->params[i].def,
                                                           1));
-                const cJSON *layers[2] = {v->tier ? v->tier->params : NULL,
-                                          overrides};
-                for (int l = 0; l < 2; l++)
+                /* --detect's values rank above the profile's and the
+                ** tier's, below the command line's. */
+                const cJSON *layers[3] = {
+                    v->tier ? v->tier->params : NULL,
+                    ru->detected ? cJSON_GetObjectItemCaseSensitive(
+                                       ru->detected, "params")
+                                 : NULL,
+                    overrides};
+                for (int l = 0; l < 3; l++)
                     for (const cJSON *m = layers[l] ? layers[l]->child : NULL;
                          m; m = m->next)
                         cJSON_ReplaceItemInObjectCaseSensitive(
