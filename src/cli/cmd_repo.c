@@ -26,9 +26,9 @@ static const dsf_opt repo_opts[] = {
      "makes the current directory one)", OPT_PROJECT, NULL},
     {"name", 0, "NAME", "(index) the repository's name (default: DIR's "
      "name)", OPT_NAME, NULL},
-    {"version", 0, "V", "(index) version of profiles without a `version` "
-     "field and of plugins without a VERSION file (default 0.0.0)",
-     OPT_VERSION, NULL},
+    {"version", 0, "V", "(index) add release V (semver) to the index, "
+     "keeping the earlier ones (format 2); without it, format 1: one "
+     "snapshot", OPT_VERSION, NULL},
     {"no-progress", 0, NULL, "no progress bar", OPT_NO_PROGRESS, NULL},
     {"key", 0, "PUB", "(add) pin a public key (file or 64 hex digits): "
      "index.json must then be signed by it (repeatable: key rotation)",
@@ -52,7 +52,7 @@ const dsf_command dsf_cmd_repo = {
     "repo update [NAME]\n"
     "repo outdated [NAME]\n"
     "repo remove NAME [--project]\n"
-    "repo path NAME[/PROFILE[@V]]\n"
+    "repo path NAME[/PROFILE[@REQ]]\n"
     "repo index DIR [--name NAME] [--version V] [--sign KEY]... "
     "[--expires DAYS|TIME]\n"
     "repo keygen FILE",

@@ -579,9 +579,18 @@ def test_malformed_index(e):
     r = e.run("repo", "add", "team", e.url())
     assert_fails(r, 4, "/repo/index.json:5:")
     with open(os.path.join(e.repo, "index.json"), "w") as f:
+        f.write('{"format": 3, "name": "team"}')
+    assert_fails(e.run("repo", "add", "team", e.url()), 4,
+                 "unsupported index format 3")
+    with open(os.path.join(e.repo, "index.json"), "w") as f:
         f.write('{"format": 2, "name": "team"}')
     assert_fails(e.run("repo", "add", "team", e.url()), 4,
-                 "unsupported index format")
+                 '/repo/index.json:1:1', 'format 2 needs "releases"')
+    with open(os.path.join(e.repo, "index.json"), "w") as f:
+        f.write('{"format": 2, "name": "team", "releases": {\n'
+                '  "1.0": {"profiles": {"tiny": "%s"}}}}' % ("0" * 64))
+    assert_fails(e.run("repo", "add", "team", e.url()), 4,
+                 '/repo/index.json:2:3', 'release "1.0" is not a version')
 
 
 def test_traversal(e):
