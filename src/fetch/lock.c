@@ -607,6 +607,16 @@ static size_t diff_releases(dsf_buf *out, const dsf_lock_repo *r,
                  r->selections[i].value, to->version);
         free(prof);
     }
+    /* releases newer than every selected one (none of the selections
+    ** moves to them: a new major version, say) */
+    const char *top = NULL;
+    for (size_t i = 0; i < r->n_selections; i++)
+        if (dsf_semver_valid(r->selections[i].value) &&
+            (!top || dsf_semver_cmp(r->selections[i].value, top) > 0))
+            top = r->selections[i].value;
+    for (size_t i = 0; top && i < ix->n_releases; i++)
+        if (dsf_semver_cmp(ix->releases[i].version, top) > 0)
+            note(out, &n, "release %s: published", ix->releases[i].version);
     return n;
 }
 
