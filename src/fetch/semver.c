@@ -84,7 +84,7 @@ static bool parse_ver(ver *out, const char *s)
 bool dsf_semver_valid(const char *v)
 {
     ver x;
-    return strlen(v) <= 128 && parse_ver(&x, v);
+    return strlen(v) <= 64 && parse_ver(&x, v);
 }
 
 /* Compares two pre-release strings (both non-empty). */

@@ -30,7 +30,8 @@ typedef struct dsf_semreq {
     char pre[65];                /* pre-release, "" when none */
 } dsf_semreq;
 
-/* True when v is a release version (no build metadata). */
+/* True when v is a release version (no build metadata), at most 64
+** bytes (like every version in an index). */
 bool dsf_semver_valid(const char *v);
 
 /* Semver precedence of two valid versions: <0, 0, >0. */

@@ -263,6 +263,12 @@ static void test_fetch__semver(void **state)
     assert_false(dsf_semver_valid("1.0.0+build"));
     assert_false(dsf_semver_valid("1.0.01"));
     assert_false(dsf_semver_valid("1.0.0-01"));
+    /* at most 64 bytes, like every version in an index (found by
+    ** fuzz_index: a longer release did not make a valid tree) */
+    assert_true(dsf_semver_valid("1.0.0-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                                 "aaaaaaaaaaaaaaaaaaaaaaa"));
+    assert_false(dsf_semver_valid("1.0.0-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                                  "aaaaaaaaaaaaaaaaaaaaaaaaa"));
 }
 
 #define SHB "1123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
