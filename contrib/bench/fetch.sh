@@ -48,7 +48,7 @@ cd "$tmp/proj"
   for b in $(ls "$tmp/serve/repo2/blobs"); do
     echo "  -o '$tmp/curl/$b' '$base/repo2/blobs/$b' \\"
   done
-  echo "  || exit 1"
+  echo "  2>/dev/null || exit 1"
 } > "$tmp/curl.sh"
 hyperfine --warmup 1 --runs 15 --export-json "$tmp/times.json" \
   --prepare "rm -rf '$tmp/cache' '$tmp/proj/dsforge.lock'" \

@@ -1102,6 +1102,25 @@ static char *release_list(const dsf_index *ix, const char *profile)
     return out;
 }
 
+/* Format 2: the release of the repository's own selection (its plugins,
+** `list`, `repo path NAME`): the lock's "repository" selection; else the
+** newest release another selection of the lock resolved to (so a project
+** that only uses @1.0.0 gets the plugins of 1.0.0, and --locked needs
+** nothing more); else NULL: the newest release, to be recorded. */
+static const dsf_index_release *repository_release(const synced *s)
+{
+    const dsf_index_release *best = NULL;
+    for (size_t i = 0; i < s->n_sel; i++) {
+        const dsf_index_release *r =
+            dsf_index_release_find(s->ix, s->sel[i].version);
+        if (r && !strcmp(s->sel[i].key, "repository"))
+            return r;
+        if (r && (!best || dsf_semver_cmp(r->version, best->version) > 0))
+            best = r;
+    }
+    return best;
+}
+
 /* Format 2: the release that profile (NULL: the repository's own
 ** selection, for its plugins, `list` and `repo path NAME`) with
 ** requirement req (text req_text; NULL: none) resolves to, and its
@@ -1122,7 +1141,9 @@ static int select_release(const char **dir_out, synced *s,
         return 0;
     }
     const dsf_index_release *rel =
-        m ? dsf_index_release_find(s->ix, m->version) : NULL;
+        !profile ? repository_release(s)
+        : m      ? dsf_index_release_find(s->ix, m->version)
+                 : NULL;
     if (rel && profile && !dsf_index_profile(rel->ix, profile))
         rel = NULL; /* a lock edited by hand: resolve again */
     bool record = rel == NULL;
@@ -1313,9 +1334,7 @@ int dsf_repo_plugin_dirs(dsf_dirs *out, const dsf_repo_opts *o,
         if (s->ix->format == 2) {
             /* the plugins of one release: the repository's selection
             ** (the newest release when first needed) */
-            const selected *m = sel_find(s, "repository");
-            const dsf_index_release *rel =
-                m ? dsf_index_release_find(s->ix, m->version) : NULL;
+            const dsf_index_release *rel = repository_release(s);
             if (!rel)
                 rel = dsf_index_newest(s->ix, NULL, NULL);
             if (!rel || !rel->ix->n_plugins)

@@ -1057,7 +1057,7 @@ BATCH = ('return { name = "%s", version = "%s", summary = "x", '
          'gradient_accumulation_steps = 1 } end }\n')
 
 
-def publish(e, version, tiny_batch, *extra):
+def publish(e, version, tiny_batch, *extra, plugin=LINT_PLUGIN):
     """Writes the working tree (tiny with tiny_batch, big unchanged, the
     lint plugin) and adds it as release `version`."""
     with open(os.path.join(e.repo, "profiles", "tiny.lua"), "w") as f:
@@ -1066,7 +1066,7 @@ def publish(e, version, tiny_batch, *extra):
         f.write(BATCH % ("big", "1.0.0", 64, 64))
     with open(os.path.join(e.repo, "plugins", "lint", "init.lua"),
               "w") as f:
-        f.write(LINT_PLUGIN)
+        f.write(plugin)
     r = e.run("repo", "index", e.repo, "--name", "team", "--version",
               version, *extra)
     check(r.returncode == 0, "repo index --version %s" % version, r.stdout,
@@ -1192,6 +1192,33 @@ def test_versions(e):
           batch_of(e, "team/tiny@1.0.0") == 8, "after update")
     check(batch_of(e, "team/tiny@1.0.0", "--locked") == 8,
           "--locked after update")
+
+
+def test_versions_plugins(e):
+    """A repository's plugins come from one release: the newest one the
+    lock selected (so --locked needs no extra entry), else the newest."""
+    publish(e, "1.0.0", 8)
+    publish(e, "1.1.0", 16, plugin=LINT_PLUGIN.replace("(team rule)",
+                                                       "(team rule v2)"))
+    e.start()
+    r = e.run("repo", "add", "team", e.url())
+    check(r.returncode == 0, "repo add", r.stderr)
+    r = e.run("repo", "path", "team/tiny@1.0.0")   # loads no plugin
+    check(r.returncode == 0, "repo path", r.stderr)
+    lock = e.lock()
+    check(lock["repositories"]["team"]["selections"] ==
+          {"profile tiny@1.0.0": "1.0.0"}, "selections", lock)
+    r = e.run("gen", "team/tiny@1.0.0", "--stdout", "--locked")
+    check(r.returncode == 0 and "(team rule)" in r.stderr and
+          "v2" not in r.stderr, "plugins of the selected release",
+          r.stderr)
+    check(e.lock() == lock, "lock changed")
+    r = e.run("gen", "team/tiny", "--stdout")        # selects 1.1.0
+    check(r.returncode == 0, "gen team/tiny", r.stderr)
+    # from the next run on (plugins load before profiles are resolved)
+    r = e.run("gen", "team/tiny@1.0.0", "--stdout", "--locked")
+    check(r.returncode == 0 and "(team rule v2)" in r.stderr,
+          "plugins of the newest selected release", r.stderr)
 
 
 def test_versions_tampered(e):
