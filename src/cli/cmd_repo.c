@@ -70,7 +70,9 @@ const dsf_command dsf_cmd_repo = {
     "(outside a project: in $XDG_STATE_HOME/dsforge/dsforge.lock). Pinned "
     "content is used even when upstream changed (with a note); --locked or "
     "CI=true make any difference an error. Use profiles as "
-    "NAME/PROFILE[@VERSION]. A bearer token for a private repository is "
+    "NAME/PROFILE[@REQ]: REQ is a version (1.2.0, exact) or ^1.2 / ~1.2.3 "
+    "(the newest matching release; cargo's rules); without it, the locked "
+    "release, or the newest. A bearer token for a private repository is "
     "read from DSFORGE_TOKEN_<NAME>. See contrib/docs/repositories.md.",
     repo_opts, true, NULL, NULL, subcommands, run, NULL};
 
@@ -198,7 +200,7 @@ static int run(int argc, char **argv)
             rc = dsf_sign_keygen(pos[1], &report, &d);
     } else if (!strcmp(sub, "path")) {
         if (npos != 2)
-            rc = usage(&d, "usage: dsforge repo path NAME[/PROFILE[@V]]");
+            rc = usage(&d, "usage: dsforge repo path NAME[/PROFILE[@REQ]]");
         else
             rc = print_path(pos[1], &o, &report, &d);
     } else if (!strcmp(sub, "list")) {

@@ -1192,6 +1192,10 @@ def test_versions(e):
           batch_of(e, "team/tiny@1.0.0") == 8, "after update")
     check(batch_of(e, "team/tiny@1.0.0", "--locked") == 8,
           "--locked after update")
+    for p in e.servers:     # the selected releases are in the cache
+        p.kill()
+        p.wait()
+    check(batch_of(e, "team/tiny@^1.1", "--offline") == 32, "--offline")
 
 
 def test_versions_plugins(e):
