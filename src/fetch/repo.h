@@ -58,10 +58,17 @@ void dsf_repo_opts_init(dsf_repo_opts *o);
 ** exactly the locked content of repository repo, laid out as
 ** <dir>/profiles/NAME.lua and <dir>/plugins/NAME/..., read-only.
 **
-** repo is "NAME" or "NAME/PROFILE". With a PROFILE, the profile must be
-** in the repository (DSF_EINPUT otherwise) and, when version is not NULL,
-** have exactly that version (DSF_ENET otherwise, naming the version the
-** locked repository offers). version must be NULL for a bare "NAME".
+** repo is "NAME" or "NAME/PROFILE"; version (the text after '@', or
+** NULL) is a requirement (semver.h; bad syntax: DSF_EUSAGE naming the
+** column). With a PROFILE, the profile must be in the repository
+** (DSF_EINPUT otherwise). Format 1: its one version must match version
+** (DSF_ENET otherwise, naming the version offered). Format 2 (releases):
+** the directory of one release: the one the lock's selection for
+** "profile PROFILE@version" names, else the newest matching release of
+** the pinned index, which is then recorded in the lock (DSF_ENET with
+** the releases holding the profile when none matches, or under --locked).
+** A bare "NAME" gives the release of the repository's own selection.
+** version must be NULL for a bare "NAME".
 **
 ** Pinned: the locked content from the cache (its tree verified against
 ** the lock's sha256s, rebuilt or refetched when damaged); online, missing
