@@ -64,6 +64,16 @@ hyperfine --warmup 1 --runs 15 --export-json "$tmp/times.json" \
 : > "$tmp/requests.log"
 "$dsforge" repo path bench/p000 >/dev/null
 echo "requests made by one warm run: $(wc -l < "$tmp/requests.log")"
+# where a cold run waits: the directory flushes (fsync) of the cache's
+# write path, counted and timed by strace when it is installed
+if command -v strace >/dev/null; then
+  rm -rf "$tmp/cache" "$tmp/proj/dsforge.lock"
+  strace -f -T -e trace=fsync,fdatasync -o "$tmp/fsync.txt" \
+    "$dsforge" repo path bench2 --no-progress >/dev/null
+  awk -F'<' '/fsync|fdatasync/ {gsub(">", "", $NF); s += $NF; n++}
+    END {printf "one cold format-2 run: %d fsyncs, %.0f ms waiting in them\n",
+         n, s * 1000}' "$tmp/fsync.txt"
+fi
 python3 - "$tmp/times.json" <<'PY'
 import json, sys
 # the commands in the order given to hyperfine
