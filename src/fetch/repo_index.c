@@ -216,8 +216,9 @@ static int add_plugins(dsf_index *ix, const char *dir,
 
 /* ---- format 2: releases side by side ---------------------------------- */
 
-/* Copies the file at src into DIR/blobs/<sha256> (once: a blob already
-** there must hold the same bytes) and returns its sha256 in hex. */
+/* The sha256 of the file at src in hex; with blobs, also copies the file
+** to blobs/<sha256> (once: a blob already there must hold the same
+** bytes). */
 static int store_blob(char hex[65], const char *blobs, const char *src,
                       dsf_diags *d)
 {
@@ -227,8 +228,10 @@ static int store_blob(char hex[65], const char *blobs, const char *src,
     if (rc)
         return rc;
     dsf_sha256_hex(hex, data, len);
-    char *path = dsf_path_join(blobs, hex);
-    if (dsf_is_file(path)) {
+    char *path = blobs ? dsf_path_join(blobs, hex) : NULL;
+    if (!path) {
+        /* hashing only */
+    } else if (dsf_is_file(path)) {
         char have[65];
         rc = hash_file(have, path, d);
         if (!rc && strcmp(have, hex))
@@ -245,13 +248,14 @@ static int store_blob(char hex[65], const char *blobs, const char *src,
 }
 
 /* The release in DIR's working tree (profiles/, plugins/) as a
-** format-1-shaped index whose files are DIR/blobs/<sha256>. */
+** format-1-shaped index whose files are DIR/blobs/<sha256>; store: the
+** files are copied there too (else only hashed). */
 static int build_release(dsf_index **out, const char *dir, const char *name,
-                         const char *version, dsf_diags *d)
+                         const char *version, bool store, dsf_diags *d)
 {
     *out = NULL;
-    char *blobs = dsf_path_join(dir, DSF_INDEX_BLOBS);
-    int rc = dsf_mkdir_p(blobs, NULL, d);
+    char *blobs = store ? dsf_path_join(dir, DSF_INDEX_BLOBS) : NULL;
+    int rc = blobs ? dsf_mkdir_p(blobs, NULL, d) : 0;
     dsf_index *sub = dsf_index_new(name);
     char *pdir = dsf_path_join(dir, "profiles");
     char **names;
@@ -341,8 +345,9 @@ static int add_release(dsf_index **out, dsf_index *old, const char *dir,
                               "--version '%s' is not a release version: "
                               "MAJOR.MINOR.PATCH[-PRE] (semver, no +BUILD)",
                               version);
+    /* hashed first: nothing is written when the release is refused */
     dsf_index *sub;
-    int rc = build_release(&sub, dir, name, version, d);
+    int rc = build_release(&sub, dir, name, version, false, d);
     if (rc)
         return rc;
     dsf_index *ix = dsf_index_new(name);
@@ -379,6 +384,11 @@ static int add_release(dsf_index **out, dsf_index *old, const char *dir,
             dsf_index_add_release(ix, r->version, r->ix);
             r->ix = NULL; /* moved */
         }
+    }
+    if (!rc) {
+        /* now the blobs (a missing one of an unchanged release comes back) */
+        dsf_index_free(sub);
+        rc = build_release(&sub, dir, name, version, true, d);
     }
     if (rc) {
         dsf_index_free(sub);

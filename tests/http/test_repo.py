@@ -1118,6 +1118,9 @@ def test_versions(e):
                  "not a release version")
     with open(os.path.join(e.repo, "index.json")) as f:
         check(json.load(f) == doc, "index.json changed by a refusal")
+    check(len(os.listdir(os.path.join(e.repo, "blobs"))) == 4,
+          "a refused release left a blob", os.listdir(
+              os.path.join(e.repo, "blobs")))
     e.start()
     r = e.run("repo", "add", "team", e.url())
     check(r.returncode == 0 and "pinned 2 releases, newest 1.1.0" in
