@@ -26,9 +26,9 @@ static const dsf_opt repo_opts[] = {
      "makes the current directory one)", OPT_PROJECT, NULL},
     {"name", 0, "NAME", "(index) the repository's name (default: DIR's "
      "name)", OPT_NAME, NULL},
-    {"version", 0, "V", "(index) version of profiles without a `version` "
-     "field and of plugins without a VERSION file (default 0.0.0)",
-     OPT_VERSION, NULL},
+    {"version", 0, "V", "(index) add release V (semver) to the index, "
+     "keeping the earlier ones (format 2); without it, format 1: one "
+     "snapshot", OPT_VERSION, NULL},
     {"no-progress", 0, NULL, "no progress bar", OPT_NO_PROGRESS, NULL},
     {"key", 0, "PUB", "(add) pin a public key (file or 64 hex digits): "
      "index.json must then be signed by it (repeatable: key rotation)",
@@ -52,7 +52,7 @@ const dsf_command dsf_cmd_repo = {
     "repo update [NAME]\n"
     "repo outdated [NAME]\n"
     "repo remove NAME [--project]\n"
-    "repo path NAME[/PROFILE[@V]]\n"
+    "repo path NAME[/PROFILE[@REQ]]\n"
     "repo index DIR [--name NAME] [--version V] [--sign KEY]... "
     "[--expires DAYS|TIME]\n"
     "repo keygen FILE",
@@ -70,7 +70,9 @@ const dsf_command dsf_cmd_repo = {
     "(outside a project: in $XDG_STATE_HOME/dsforge/dsforge.lock). Pinned "
     "content is used even when upstream changed (with a note); --locked or "
     "CI=true make any difference an error. Use profiles as "
-    "NAME/PROFILE[@VERSION]. A bearer token for a private repository is "
+    "NAME/PROFILE[@REQ]: REQ is a version (1.2.0, exact) or ^1.2 / ~1.2.3 "
+    "(the newest matching release; cargo's rules); without it, the locked "
+    "release, or the newest. A bearer token for a private repository is "
     "read from DSFORGE_TOKEN_<NAME>. See contrib/docs/repositories.md.",
     repo_opts, true, NULL, NULL, subcommands, run, NULL};
 
@@ -198,7 +200,7 @@ static int run(int argc, char **argv)
             rc = dsf_sign_keygen(pos[1], &report, &d);
     } else if (!strcmp(sub, "path")) {
         if (npos != 2)
-            rc = usage(&d, "usage: dsforge repo path NAME[/PROFILE[@V]]");
+            rc = usage(&d, "usage: dsforge repo path NAME[/PROFILE[@REQ]]");
         else
             rc = print_path(pos[1], &o, &report, &d);
     } else if (!strcmp(sub, "list")) {

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/error.h"
+#include "fetch/semver.h"
 #include "core/xalloc.h"
 #include "json/jsonc.h"
 #include "json/jsonout.h"
@@ -74,12 +75,13 @@ static bool version_ok(const char *v)
 
 typedef struct builder {
     dsf_index ix;
-    size_t cap_profiles, cap_plugins, cap_files;
+    size_t cap_profiles, cap_plugins, cap_files, cap_releases;
 } builder;
 
 dsf_index *dsf_index_new(const char *name)
 {
     builder *b = dsf_xcalloc(1, sizeof *b);
+    b->ix.format = 1;
     b->ix.name = dsf_xstrdup(name);
     return &b->ix;
 }
@@ -137,6 +139,71 @@ void dsf_index_add_plugin(dsf_index *ix, const char *name,
     }
 }
 
+void dsf_index_add_plugin_blobs(dsf_index *ix, const char *name,
+                                const char *version,
+                                const char *const *files,
+                                const char *const *sha256s, size_t n)
+{
+    builder *b = (builder *)ix;
+    char *path = dsf_xasprintf("plugins/%s", name);
+    add_entry(&ix->plugins, &ix->n_plugins, &b->cap_plugins, name, version,
+              path);
+    free(path);
+    for (size_t i = 0; i < n; i++) {
+        char *remote = dsf_xasprintf(DSF_INDEX_BLOBS "/%s", sha256s[i]);
+        char *local = dsf_xasprintf("plugins/%s/%s", name, files[i]);
+        add_file(ix, remote, local, sha256s[i]);
+        free(remote);
+        free(local);
+    }
+}
+
+void dsf_index_add_release(dsf_index *ix, const char *version,
+                           dsf_index *sub)
+{
+    builder *b = (builder *)ix;
+    ix->format = 2;
+    for (size_t i = 0; i < ix->n_releases; i++)
+        if (!strcmp(ix->releases[i].version, version)) {
+            dsf_index_free(ix->releases[i].ix);
+            ix->releases[i].ix = sub;
+            return;
+        }
+    dsf_xgrow((void **)&ix->releases, &b->cap_releases, ix->n_releases + 1,
+              sizeof *ix->releases);
+    dsf_index_release *r = &ix->releases[ix->n_releases++];
+    r->version = dsf_xstrdup(version);
+    r->ix = sub;
+}
+
+static int cmp_release(const void *a, const void *b)
+{
+    return dsf_semver_cmp(((const dsf_index_release *)a)->version,
+                          ((const dsf_index_release *)b)->version);
+}
+
+const dsf_index_release *dsf_index_release_find(const dsf_index *ix,
+                                                const char *version)
+{
+    for (size_t i = 0; i < ix->n_releases; i++)
+        if (!strcmp(ix->releases[i].version, version))
+            return &ix->releases[i];
+    return NULL;
+}
+
+const dsf_index_release *dsf_index_newest(const dsf_index *ix,
+                                          const char *profile,
+                                          const dsf_semreq *req)
+{
+    for (size_t i = ix->n_releases; i-- > 0;) {
+        const dsf_index_release *r = &ix->releases[i];
+        if ((!req || dsf_semreq_matches(req, r->version)) &&
+            (!profile || dsf_index_profile(r->ix, profile)))
+            return r;
+    }
+    return NULL;
+}
+
 static int cmp_entry(const void *a, const void *b)
 {
     return strcmp(((const dsf_index_entry *)a)->name,
@@ -158,6 +225,9 @@ void dsf_index_finish(dsf_index *ix)
         qsort(ix->plugins, ix->n_plugins, sizeof *ix->plugins, cmp_entry);
     if (ix->n_files)
         qsort(ix->files, ix->n_files, sizeof *ix->files, cmp_file);
+    if (ix->n_releases)
+        qsort(ix->releases, ix->n_releases, sizeof *ix->releases,
+              cmp_release);
 }
 
 static void free_entries(dsf_index_entry *e, size_t n)
@@ -182,6 +252,11 @@ void dsf_index_free(dsf_index *ix)
         free(ix->files[i].local);
     }
     free(ix->files);
+    for (size_t i = 0; i < ix->n_releases; i++) {
+        free(ix->releases[i].version);
+        dsf_index_free(ix->releases[i].ix);
+    }
+    free(ix->releases);
     free((builder *)ix);
 }
 
@@ -331,6 +406,109 @@ static int parse_plugins(const parser *p, const cJSON *obj, dsf_index *ix)
     return 0;
 }
 
+static int check_unique(const parser *p, const dsf_index *ix);
+
+/* Format 2: "releases": {"1.0.0": {"profiles": {NAME: SHA},
+** "plugins": {NAME: {FILE: SHA}}}}. */
+static int parse_release(const parser *p, const cJSON *rel, dsf_index *sub,
+                         size_t *total)
+{
+    const char *v = rel->string;
+    const cJSON *profiles = cJSON_GetObjectItemCaseSensitive(rel, "profiles");
+    const cJSON *plugins = cJSON_GetObjectItemCaseSensitive(rel, "plugins");
+    if ((profiles && !cJSON_IsObject(profiles)) ||
+        (plugins && !cJSON_IsObject(plugins)))
+        return bad(p, profiles && !cJSON_IsObject(profiles) ? profiles
+                                                           : plugins,
+                   false, "\"profiles\" and \"plugins\" of a release must "
+                   "be objects");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, profiles) {
+        if (!dsf_index_name_ok(e->string))
+            return bad(p, e, true, "invalid name \"%s\" (letters, digits, "
+                       "'_', '-', '.'; at most 64)", e->string);
+        if (!cJSON_IsString(e) || !hex64_ok(e->valuestring))
+            return bad(p, e, false, "the sha256 of profile \"%s\" must be "
+                       "64 lower-case hex digits", e->string);
+        if (++*total > DSF_INDEX_MAX_FILES)
+            return bad(p, e, true, "too many files (limit %d)",
+                       DSF_INDEX_MAX_FILES);
+        char *path = dsf_xasprintf(DSF_INDEX_BLOBS "/%s", e->valuestring);
+        dsf_index_add_profile(sub, e->string, v, path, e->valuestring);
+        free(path);
+    }
+    cJSON_ArrayForEach(e, plugins) {
+        if (!dsf_index_name_ok(e->string))
+            return bad(p, e, true, "invalid name \"%s\" (letters, digits, "
+                       "'_', '-', '.'; at most 64)", e->string);
+        if (!cJSON_IsObject(e) || !e->child)
+            return bad(p, e, false, "plugin \"%s\" needs a non-empty object "
+                       "of files", e->string);
+        size_t n = (size_t)cJSON_GetArraySize(e), i = 0;
+        *total += n;
+        if (*total > DSF_INDEX_MAX_FILES)
+            return bad(p, e, true, "too many files (limit %d)",
+                       DSF_INDEX_MAX_FILES);
+        const char **names = dsf_xcalloc(n, sizeof *names);
+        const char **shas = dsf_xcalloc(n, sizeof *shas);
+        int rc = 0;
+        const cJSON *f;
+        cJSON_ArrayForEach(f, e) {
+            if (!dsf_index_path_ok(f->string))
+                rc = bad(p, f, true, "file name \"%s\" leaves the plugin "
+                         "or has characters outside [A-Za-z0-9._-+~@/]",
+                         f->string);
+            else if (!cJSON_IsString(f) || !hex64_ok(f->valuestring))
+                rc = bad(p, f, false, "the sha256 of \"%s\" must be 64 "
+                         "lower-case hex digits", f->string);
+            if (rc)
+                break;
+            names[i] = f->string;
+            shas[i++] = f->valuestring;
+        }
+        if (!rc)
+            dsf_index_add_plugin_blobs(sub, e->string, v, names, shas, i);
+        free(names);
+        free(shas);
+        if (rc)
+            return rc;
+    }
+    if (!sub->n_files)
+        return bad(p, rel, true, "release \"%s\" has no profiles and no "
+                   "plugins", v);
+    dsf_index_finish(sub);
+    return check_unique(p, sub);
+}
+
+static int parse_releases(const parser *p, const cJSON *obj, dsf_index *ix)
+{
+    if (!cJSON_IsObject(obj) || !obj->child)
+        return bad(p, obj, false, "\"releases\" must be a non-empty object "
+                   "(format 2)");
+    if (cJSON_GetArraySize(obj) > DSF_INDEX_MAX_RELEASES)
+        return bad(p, obj, false, "too many releases (limit %d)",
+                   DSF_INDEX_MAX_RELEASES);
+    size_t total = 0;
+    const cJSON *rel;
+    cJSON_ArrayForEach(rel, obj) {
+        if (!dsf_semver_valid(rel->string))
+            return bad(p, rel, true, "release \"%s\" is not a version "
+                       "MAJOR.MINOR.PATCH[-PRE] (semver, no +BUILD)",
+                       rel->string);
+        if (!cJSON_IsObject(rel))
+            return bad(p, rel, false, "release \"%s\" must be an object",
+                       rel->string);
+        dsf_index *sub = dsf_index_new(ix->name);
+        int rc = parse_release(p, rel, sub, &total);
+        if (rc) {
+            dsf_index_free(sub);
+            return rc;
+        }
+        dsf_index_add_release(ix, rel->string, sub);
+    }
+    return 0;
+}
+
 /* No two entries may map to one file, and no file may also be a
 ** directory ("a" and "a/b"): either would fail only when the tree is
 ** written, with a temporary path instead of index.json in the message.
@@ -452,11 +630,12 @@ int dsf_index_parse(dsf_index **out, const char *label, const char *text,
     } else if (!cJSON_IsNumber(format) ||
                !dsf_json_is_integer_literal(format)) {
         rc = bad(&p, format ? format : doc, false,
-                 "\"format\" must be the integer 1");
-    } else if (format->valuedouble != DSF_INDEX_FORMAT) {
-        rc = bad(&p, format, false, "unsupported index format %s (this "
-                 "dsforge reads format 1; upgrade dsforge)",
-                 format->valuestring ? format->valuestring : "?");
+                 "\"format\" must be the integer 1 or 2");
+    } else if (format->valuedouble != 1 && format->valuedouble != 2) {
+        rc = bad(&p, format, false, "unsupported index format %.0f (this "
+                 "dsforge reads formats 1 and 2; upgrade dsforge)",
+                 format->valuedouble > -1e15 && format->valuedouble < 1e15
+                     ? format->valuedouble : 0.0);
     } else if (!cJSON_IsString(name) ||
                !dsf_index_name_ok(name->valuestring)) {
         rc = bad(&p, name ? name : doc, false,
@@ -473,10 +652,25 @@ int dsf_index_parse(dsf_index **out, const char *label, const char *text,
         ix = dsf_index_new(name->valuestring);
         ix->serial = serial;
         ix->expires = expires;
-        if (profiles)
-            rc = parse_profiles(&p, profiles, ix);
-        if (!rc && plugins)
-            rc = parse_plugins(&p, plugins, ix);
+        if (format->valuedouble == 2) {
+            ix->format = 2;
+            const cJSON *rels = cJSON_GetObjectItemCaseSensitive(doc,
+                                                                 "releases");
+            if (profiles || plugins)
+                rc = bad(&p, profiles ? profiles : plugins, true,
+                         "format 2 lists profiles and plugins per release, "
+                         "under \"releases\"");
+            else if (!rels)
+                rc = bad(&p, doc, false, "format 2 needs \"releases\": "
+                         "{\"1.0.0\": {\"profiles\": {...}}}");
+            else
+                rc = parse_releases(&p, rels, ix);
+        } else {
+            if (profiles)
+                rc = parse_profiles(&p, profiles, ix);
+            if (!rc && plugins)
+                rc = parse_plugins(&p, plugins, ix);
+        }
         if (!rc) {
             dsf_index_finish(ix);
             rc = check_unique(&p, ix);
@@ -494,10 +688,37 @@ int dsf_index_parse(dsf_index **out, const char *label, const char *text,
 
 /* ---- writing ----------------------------------------------------------- */
 
+/* A format-2 release as {"profiles": {NAME: SHA}, "plugins": {NAME:
+** {FILE: SHA}}}. */
+static cJSON *release_json(const dsf_index *sub)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *profiles = cJSON_AddObjectToObject(o, "profiles");
+    cJSON *plugins = cJSON_AddObjectToObject(o, "plugins");
+    for (size_t i = 0; i < sub->n_files; i++) {
+        const dsf_index_file *f = &sub->files[i];
+        if (!strncmp(f->local, "profiles/", 9)) {
+            char *name = dsf_xstrndup(f->local + 9, strlen(f->local) - 13);
+            cJSON_AddStringToObject(profiles, name, f->sha256);
+            free(name);
+            continue;
+        }
+        const char *nm = f->local + 8;
+        const char *slash = strchr(nm, '/');
+        char *name = dsf_xstrndup(nm, (size_t)(slash - nm));
+        cJSON *pl = cJSON_GetObjectItemCaseSensitive(plugins, name);
+        if (!pl)
+            pl = cJSON_AddObjectToObject(plugins, name);
+        cJSON_AddStringToObject(pl, slash + 1, f->sha256);
+        free(name);
+    }
+    return o;
+}
+
 char *dsf_index_write(const dsf_index *ix)
 {
     cJSON *doc = cJSON_CreateObject();
-    cJSON_AddNumberToObject(doc, "format", DSF_INDEX_FORMAT);
+    cJSON_AddNumberToObject(doc, "format", ix->format);
     cJSON_AddStringToObject(doc, "name", ix->name);
     if (ix->serial > 0)
         cJSON_AddNumberToObject(doc, "serial", (double)ix->serial);
@@ -505,6 +726,15 @@ char *dsf_index_write(const dsf_index *ix)
         char t[32];
         dsf_index_time_format(t, sizeof t, ix->expires);
         cJSON_AddStringToObject(doc, "expires", t);
+    }
+    if (ix->format == 2) {
+        cJSON *rels = cJSON_AddObjectToObject(doc, "releases");
+        for (size_t i = 0; i < ix->n_releases; i++)
+            cJSON_AddItemToObject(rels, ix->releases[i].version,
+                                  release_json(ix->releases[i].ix));
+        char *text = dsf_json_print(doc, true);
+        cJSON_Delete(doc);
+        return text;
     }
     cJSON *profiles = cJSON_AddObjectToObject(doc, "profiles");
     cJSON *plugins = cJSON_AddObjectToObject(doc, "plugins");

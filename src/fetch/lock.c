@@ -36,6 +36,7 @@ static void free_repo(dsf_lock_repo *r)
     free(r->url);
     free_pins(r->files, r->n_files);
     free_pins(r->versions, r->n_versions);
+    free_pins(r->selections, r->n_selections);
     memset(r, 0, sizeof *r);
 }
 
@@ -166,7 +167,67 @@ static int read_repo(dsf_lock *lock, const cJSON *e, const dsf_jsrc *src,
         rc = read_pins(&r->versions, &r->n_versions,
                        cJSON_GetObjectItemCaseSensitive(e, "versions"),
                        false, src, d);
+    const cJSON *sel = cJSON_GetObjectItemCaseSensitive(e, "selections");
+    r->releases = sel != NULL;
+    if (!rc)
+        rc = read_pins(&r->selections, &r->n_selections, sel, false, src, d);
+    for (size_t i = 0; !rc && i < r->n_selections; i++) {
+        char *prof;
+        dsf_semreq req;
+        bool has;
+        if (!dsf_lock_selection_parse(r->selections[i].key, &prof, &req,
+                                      &has))
+            rc = bad(src, sel, d, "invalid selection \"%s\" (expected "
+                     "\"repository\", \"profile NAME\" or \"profile "
+                     "NAME@REQ\")", r->selections[i].key);
+        else if (!dsf_semver_valid(r->selections[i].value))
+            rc = bad(src, sel, d, "selection \"%s\": \"%s\" is not a "
+                     "release version", r->selections[i].key,
+                     r->selections[i].value);
+        else
+            free(prof);
+    }
     return rc;
+}
+
+char *dsf_lock_selection_key(const char *profile, const char *req)
+{
+    if (!profile)
+        return dsf_xstrdup("repository");
+    return dsf_xasprintf("profile %s%s%s", profile, req ? "@" : "",
+                         req ? req : "");
+}
+
+bool dsf_lock_selection_parse(const char *key, char **profile,
+                              dsf_semreq *req, bool *has_req)
+{
+    *profile = NULL;
+    *has_req = false;
+    memset(req, 0, sizeof *req);
+    if (!strcmp(key, "repository"))
+        return true;
+    if (strncmp(key, "profile ", 8))
+        return false;
+    const char *name = key + 8, *at = strchr(name, '@');
+    char *prof = dsf_xstrndup(name, at ? (size_t)(at - name) : strlen(name));
+    size_t col;
+    const char *why;
+    if (!dsf_index_name_ok(prof) ||
+        (at && !dsf_semreq_parse(req, at + 1, &col, &why))) {
+        free(prof);
+        return false;
+    }
+    *has_req = at != NULL;
+    *profile = prof;
+    return true;
+}
+
+const char *dsf_lock_selected(const dsf_lock_repo *r, const char *key)
+{
+    for (size_t i = 0; i < r->n_selections; i++)
+        if (!strcmp(r->selections[i].key, key))
+            return r->selections[i].value;
+    return NULL;
 }
 
 int dsf_lock_load(dsf_lock *lock, const char *path, dsf_diags *d)
@@ -256,6 +317,9 @@ static void merge_repo(dsf_lock *dst, const dsf_lock *src, const char *name)
     c->n_files = r->n_files;
     c->versions = copy_pins(r->versions, r->n_versions);
     c->n_versions = r->n_versions;
+    c->releases = r->releases;
+    c->selections = copy_pins(r->selections, r->n_selections);
+    c->n_selections = r->n_selections;
 }
 
 static int cmp_repo(const void *a, const void *b)
@@ -310,8 +374,12 @@ char *dsf_lock_text(const dsf_lock *lock)
         if (r->serial > 0)
             cJSON_AddNumberToObject(o, "serial", (double)r->serial);
         cJSON_AddItemToObject(o, "files", pins_json(r->files, r->n_files));
-        cJSON_AddItemToObject(o, "versions",
-                              pins_json(r->versions, r->n_versions));
+        if (r->releases)
+            cJSON_AddItemToObject(o, "selections",
+                                  pins_json(r->selections, r->n_selections));
+        else
+            cJSON_AddItemToObject(o, "versions",
+                                  pins_json(r->versions, r->n_versions));
     }
     char *text = dsf_json_print(doc, true);
     cJSON_Delete(doc);
@@ -362,6 +430,8 @@ void dsf_lock_set(dsf_lock *lock, const char *name, const char *url,
     r->url = dsf_xstrdup(url);
     snprintf(r->index_sha256, sizeof r->index_sha256, "%s", index_sha256);
     r->serial = ix->serial;
+    r->releases = ix->format == 2;
+    r->selections = dsf_xcalloc(1, sizeof *r->selections);
     r->files = dsf_xcalloc(ix->n_files ? ix->n_files : 1, sizeof *r->files);
     for (size_t i = 0; i < ix->n_files; i++) {
         r->files[i].key = dsf_xstrdup(ix->files[i].local);
@@ -381,6 +451,68 @@ void dsf_lock_set(dsf_lock *lock, const char *name, const char *url,
         p->value = dsf_xstrdup(ix->plugins[i].version);
     }
     r->n_versions = nv;
+    lock->changed = true;
+    touch(lock, name);
+}
+
+/* The files of every release selected by sel[0..nsel) in ix, keyed
+** RELEASE/LOCAL. false (with what was found) when ix lacks one. */
+static bool release_files(dsf_lock_pin **out, size_t *n,
+                          const dsf_lock_pin *sel, size_t nsel,
+                          const dsf_index *ix)
+{
+    size_t cap = 0;
+    bool ok = true;
+    *out = NULL;
+    *n = 0;
+    for (size_t i = 0; i < nsel; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < i; j++)
+            seen = seen || !strcmp(sel[j].value, sel[i].value);
+        if (seen)
+            continue;
+        const dsf_index_release *rel =
+            dsf_index_release_find(ix, sel[i].value);
+        if (!rel) {
+            ok = false;
+            continue;
+        }
+        for (size_t k = 0; k < rel->ix->n_files; k++) {
+            dsf_xgrow((void **)out, &cap, *n + 1, sizeof **out);
+            (*out)[*n].key = dsf_xasprintf("%s/%s", rel->version,
+                                           rel->ix->files[k].local);
+            (*out)[(*n)++].value = dsf_xstrdup(rel->ix->files[k].sha256);
+        }
+    }
+    return ok;
+}
+
+void dsf_lock_select(dsf_lock *lock, const char *name, const dsf_index *ix,
+                     const char *key, const char *version)
+{
+    dsf_lock_repo *r = NULL;
+    for (size_t i = 0; i < lock->n_repos; i++)
+        if (!strcmp(lock->repos[i].name, name))
+            r = &lock->repos[i];
+    if (!r)
+        return;
+    size_t i = 0;
+    while (i < r->n_selections && strcmp(r->selections[i].key, key))
+        i++;
+    if (i < r->n_selections) {
+        free(r->selections[i].value);
+    } else {
+        r->selections = dsf_xrealloc(r->selections, (r->n_selections + 1) *
+                                                        sizeof *r->selections);
+        r->selections[r->n_selections++].key = dsf_xstrdup(key);
+    }
+    r->selections[i].value = dsf_xstrdup(version);
+    free_pins(r->files, r->n_files);
+    release_files(&r->files, &r->n_files, r->selections, r->n_selections,
+                  ix);
+    if (!r->files)
+        r->files = dsf_xcalloc(1, sizeof *r->files);
+    r->releases = true;
     lock->changed = true;
     touch(lock, name);
 }
@@ -418,9 +550,81 @@ static void note(dsf_buf *out, size_t *n, const char *fmt, ...)
     (*n)++;
 }
 
+/* Format 2 (either side): the selected releases' files, then where each
+** selection would move (the newest matching release). */
+static size_t diff_releases(dsf_buf *out, const dsf_lock_repo *r,
+                            const dsf_index *ix)
+{
+    size_t n = 0;
+    if (!r->releases || ix->format != 2) {
+        note(out, &n, "index format %d -> %d", r->releases ? 2 : 1,
+             ix->format);
+        return n;
+    }
+    for (size_t i = 0; i < r->n_selections; i++) {
+        const char *v = r->selections[i].value;
+        bool seen = false;
+        for (size_t j = 0; j < i; j++)
+            seen = seen || !strcmp(r->selections[j].value, v);
+        if (seen)
+            continue;
+        const dsf_index_release *rel = dsf_index_release_find(ix, v);
+        if (!rel) {
+            note(out, &n, "release %s: removed", v);
+            continue;
+        }
+        size_t lv = strlen(v);
+        for (size_t k = 0; k < rel->ix->n_files; k++) {
+            char *key = dsf_xasprintf("%s/%s", v, rel->ix->files[k].local);
+            const char *old = pin(r->files, r->n_files, key);
+            if (!old)
+                note(out, &n, "%s: added (release %s was republished)", key,
+                     v);
+            else if (strcmp(old, rel->ix->files[k].sha256))
+                note(out, &n, "%s: content changed (sha256 %.12s... -> "
+                     "%.12s...; release %s was republished)", key, old,
+                     rel->ix->files[k].sha256, v);
+            free(key);
+        }
+        for (size_t k = 0; k < r->n_files; k++)
+            if (!strncmp(r->files[k].key, v, lv) &&
+                r->files[k].key[lv] == '/' &&
+                !ix_file(rel->ix, r->files[k].key + lv + 1))
+                note(out, &n, "%s: removed (release %s was republished)",
+                     r->files[k].key, v);
+    }
+    for (size_t i = 0; i < r->n_selections; i++) {
+        char *prof;
+        dsf_semreq req;
+        bool has;
+        if (!dsf_lock_selection_parse(r->selections[i].key, &prof, &req,
+                                      &has))
+            continue;
+        const dsf_index_release *to = dsf_index_newest(ix, prof,
+                                                       has ? &req : NULL);
+        if (to && strcmp(to->version, r->selections[i].value))
+            note(out, &n, "%s: %s -> %s", r->selections[i].key,
+                 r->selections[i].value, to->version);
+        free(prof);
+    }
+    /* releases newer than every selected one (none of the selections
+    ** moves to them: a new major version, say) */
+    const char *top = NULL;
+    for (size_t i = 0; i < r->n_selections; i++)
+        if (dsf_semver_valid(r->selections[i].value) &&
+            (!top || dsf_semver_cmp(r->selections[i].value, top) > 0))
+            top = r->selections[i].value;
+    for (size_t i = 0; top && i < ix->n_releases; i++)
+        if (dsf_semver_cmp(ix->releases[i].version, top) > 0)
+            note(out, &n, "release %s: published", ix->releases[i].version);
+    return n;
+}
+
 size_t dsf_lock_diff(dsf_buf *out, const dsf_lock_repo *r,
                      const dsf_index *ix)
 {
+    if (r->releases || ix->format == 2)
+        return diff_releases(out, r, ix);
     size_t n = 0;
     for (size_t i = 0; i < ix->n_files; i++) {
         const dsf_index_file *f = &ix->files[i];
@@ -452,6 +656,20 @@ size_t dsf_lock_diff(dsf_buf *out, const dsf_lock_repo *r,
 
 bool dsf_lock_matches(const dsf_lock_repo *r, const dsf_index *ix)
 {
+    if (r->releases != (ix->format == 2))
+        return false;
+    if (r->releases) {
+        dsf_lock_pin *want;
+        size_t n;
+        bool ok = release_files(&want, &n, r->selections, r->n_selections,
+                                ix) && n == r->n_files;
+        for (size_t i = 0; ok && i < n; i++) {
+            const char *old = pin(r->files, r->n_files, want[i].key);
+            ok = old && !strcmp(old, want[i].value);
+        }
+        free_pins(want, n);
+        return ok;
+    }
     if (r->n_files != ix->n_files)
         return false;
     for (size_t i = 0; i < ix->n_files; i++) {

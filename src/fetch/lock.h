@@ -17,6 +17,7 @@
 #include "core/buf.h"
 #include "core/diag.h"
 #include "fetch/index.h"
+#include "fetch/semver.h"
 
 #define DSF_LOCK_FILE "dsforge.lock"
 #define DSF_LOCK_FORMAT 1
@@ -35,6 +36,12 @@ typedef struct dsf_lock_repo {
     size_t n_files;
     dsf_lock_pin *versions;  /* "profile NAME"/"plugin NAME" -> version */
     size_t n_versions;
+    /* An index of format 2 (releases side by side): which release each
+    ** use resolved to, and files pinned as RELEASE/profiles/NAME.lua. */
+    bool releases;
+    dsf_lock_pin *selections;  /* "profile NAME", "profile NAME@REQ",
+                                  "repository" -> release version */
+    size_t n_selections;
 } dsf_lock_repo;
 
 typedef struct dsf_lock {
@@ -73,6 +80,25 @@ const dsf_lock_repo *dsf_lock_find(const dsf_lock *lock, const char *name);
 ** index_sha256 (replaces any previous entry). */
 void dsf_lock_set(dsf_lock *lock, const char *name, const char *url,
                   const char *index_sha256, const dsf_index *ix);
+
+/* Format 2: records that selection key resolved to release version of
+** ix (which the entry of name must pin) and re-pins the files of every
+** selected release. */
+void dsf_lock_select(dsf_lock *lock, const char *name, const dsf_index *ix,
+                     const char *key, const char *version);
+
+/* The release selection key (see dsf_lock_repo) was resolved to in r, or
+** NULL. Borrowed. */
+const char *dsf_lock_selected(const dsf_lock_repo *r, const char *key);
+
+/* The selection key of profile (NULL: "repository") with requirement
+** text req (NULL: none). Caller frees. */
+char *dsf_lock_selection_key(const char *profile, const char *req);
+
+/* Splits a selection key: *profile (NULL for "repository"; caller frees)
+** and *has_req and *req. false when key is not a selection key. */
+bool dsf_lock_selection_parse(const char *key, char **profile,
+                              dsf_semreq *req, bool *has_req);
 
 /* Drops the entry of name; false when there was none. */
 bool dsf_lock_remove(dsf_lock *lock, const char *name);

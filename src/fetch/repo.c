@@ -21,6 +21,7 @@
 #include "fetch/lock.h"
 #include "fetch/project.h"
 #include "fetch/repoconf.h"
+#include "fetch/semver.h"
 #include "fetch/sign.h"
 
 /* ---- options ----------------------------------------------------------- */
@@ -169,12 +170,21 @@ static int check_url(const char *url, const dsf_repo_opts *o, dsf_diags *d)
 
 /* ---- syncing one repository ------------------------------------------- */
 
+/* Format 2: what one selection key resolved to in this process. */
+typedef struct selected {
+    char *key;         /* "profile NAME[@REQ]" or "repository" */
+    char *version;     /* the release (from the lock, or resolved) */
+    char *dir;         /* its verified tree, NULL until opened */
+} selected;
+
 typedef struct synced {
     char *name;
     char *url;
-    char *dir;         /* materialized tree */
+    char *dir;         /* materialized tree (format 1; NULL for 2) */
     dsf_index *ix;
     char index_sha256[65];
+    selected *sel;     /* format 2: the lock's selections, then more */
+    size_t n_sel;
 } synced;
 
 /* Repositories already revalidated by this process (so a run that loads
@@ -189,7 +199,39 @@ static void synced_free(synced *s)
     free(s->url);
     free(s->dir);
     dsf_index_free(s->ix);
+    for (size_t i = 0; i < s->n_sel; i++) {
+        free(s->sel[i].key);
+        free(s->sel[i].version);
+        free(s->sel[i].dir);
+    }
+    free(s->sel);
     memset(s, 0, sizeof *s);
+}
+
+static selected *sel_find(synced *s, const char *key)
+{
+    for (size_t i = 0; i < s->n_sel; i++)
+        if (!strcmp(s->sel[i].key, key))
+            return &s->sel[i];
+    return NULL;
+}
+
+/* Sets key to version (and dir, copied; may be NULL). */
+static selected *sel_set(synced *s, const char *key, const char *version,
+                         const char *dir)
+{
+    selected *e = sel_find(s, key);
+    if (!e) {
+        s->sel = dsf_xrealloc(s->sel, (s->n_sel + 1) * sizeof *s->sel);
+        e = &s->sel[s->n_sel++];
+        e->key = dsf_xstrdup(key);
+    } else {
+        free(e->version);
+        free(e->dir);
+    }
+    e->version = dsf_xstrdup(version);
+    e->dir = dir ? dsf_xstrdup(dir) : NULL;
+    return e;
 }
 
 typedef struct ctx {
@@ -255,6 +297,18 @@ static int open_tree(char **dir, ctx *c, const dsf_index *ix,
     return rc;
 }
 
+/* Format 2: the verified tree of one release, named by the sha256 of
+** its canonical description (so equal releases share a tree). */
+static int open_release(char **dir, ctx *c, const dsf_index_release *rel,
+                        bool online, dsf_diags *d)
+{
+    char *text = dsf_index_write(rel->ix);
+    char key[65];
+    dsf_sha256_hex(key, text, strlen(text));
+    free(text);
+    return open_tree(dir, c, rel->ix, key, online, d);
+}
+
 /* The locked copy: from the cache, and when online, what is missing there
 ** is fetched by its pinned sha256 (the server must still serve it). why
 ** says why only the lock counts (for messages). */
@@ -302,8 +356,10 @@ static int use_locked(synced *out, ctx *c, const dsf_lock_repo *lr,
         dsf_diag_set_hint(g, "run 'dsforge repo update %s'", c->name);
         return DSF_EINPUT;
     }
-    char *dir;
-    rc = open_tree(&dir, c, ix, lr->index_sha256, online, d);
+    char *dir = NULL;
+    /* format 2: each release's tree is opened when it is selected */
+    rc = ix->format == 2 ? 0 : open_tree(&dir, c, ix, lr->index_sha256,
+                                         online, d);
     if (rc) {
         dsf_index_free(ix);
         return rc;
@@ -313,6 +369,14 @@ static int use_locked(synced *out, ctx *c, const dsf_lock_repo *lr,
     snprintf(out->index_sha256, sizeof out->index_sha256, "%s",
              lr->index_sha256);
     return 0;
+}
+
+static int cmp_file_sha(const void *a, const void *b)
+{
+    const dsf_index_file *x = *(const dsf_index_file *const *)a;
+    const dsf_index_file *y = *(const dsf_index_file *const *)b;
+    int c = strcmp(x->sha256, y->sha256);
+    return c ? c : strcmp(x->local, y->local);
 }
 
 /* Downloads the files of ix that are not in the cache, verifies them
@@ -327,17 +391,31 @@ static int fetch_files(ctx *c, const dsf_index *ix, dsf_diags *d)
     const dsf_index_file **which = dsf_xcalloc(ix->n_files ? ix->n_files : 1,
                                                sizeof *which);
     size_t n = 0;
+    /* content addressed: one request per distinct sha256 (format 2
+    ** serves each at blobs/<sha256>; format 1 may list one content twice,
+    ** and either copy verifies) */
+    const dsf_index_file **by_sha = dsf_xcalloc(ix->n_files ? ix->n_files
+                                                            : 1,
+                                                sizeof *by_sha);
+    for (size_t i = 0; i < ix->n_files; i++)
+        by_sha[i] = &ix->files[i];
+    if (ix->n_files)
+        qsort(by_sha, ix->n_files, sizeof *by_sha, cmp_file_sha);
     for (size_t i = 0; i < ix->n_files; i++) {
-        char *blob = dsf_cache_blob_path(&c->cache, ix->files[i].sha256);
+        const dsf_index_file *f = by_sha[i];
+        if (i && !strcmp(by_sha[i - 1]->sha256, f->sha256))
+            continue;
+        char *blob = dsf_cache_blob_path(&c->cache, f->sha256);
         bool have = dsf_is_file(blob);
         free(blob);
         if (have)
             continue;
-        urls[n] = dsf_xasprintf("%s/%s", c->url, ix->files[i].remote);
+        urls[n] = dsf_xasprintf("%s/%s", c->url, f->remote);
         reqs[n].url = urls[n];
         reqs[n].bearer = c->token;
-        which[n++] = &ix->files[i];
+        which[n++] = f;
     }
+    free(by_sha);
     if (!n) {
         free(reqs);
         free(urls);
@@ -690,6 +768,47 @@ static void notice_updates(ctx *c, const dsf_lock_repo *lr, dsf_diags *d)
     free(index_url);
 }
 
+/* repo update of a format-2 repository: each selection of lr resolved
+** again in ix (the newest matching release; one that no release matches
+** any more is dropped, with a line in the report), and the trees of the
+** chosen releases fetched and verified. *out: caller frees keys and
+** values. */
+static int reselect(dsf_lock_pin **out, size_t *n_out, ctx *c,
+                    const dsf_lock_repo *lr, const dsf_index *ix,
+                    dsf_diags *d)
+{
+    *out = dsf_xcalloc(lr->n_selections + 1, sizeof **out);
+    *n_out = 0;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < lr->n_selections; i++) {
+        char *prof;
+        dsf_semreq req;
+        bool has;
+        if (!dsf_lock_selection_parse(lr->selections[i].key, &prof, &req,
+                                      &has))
+            continue;
+        const dsf_index_release *rel = dsf_index_newest(ix, prof,
+                                                        has ? &req : NULL);
+        free(prof);
+        if (!rel) {
+            if (c->report)
+                dsf_buf_printf(c->report, "%s: %s: no release matches any "
+                               "more (was %s); dropped from the lock\n",
+                               c->name, lr->selections[i].key,
+                               lr->selections[i].value);
+            continue;
+        }
+        char *dir;
+        rc = open_release(&dir, c, rel, true, d);
+        if (rc)
+            break;
+        free(dir);
+        (*out)[*n_out].key = dsf_xstrdup(lr->selections[i].key);
+        (*out)[(*n_out)++].value = dsf_xstrdup(rel->version);
+    }
+    return rc;
+}
+
 static int sync_online(synced *out, ctx *c, dsf_diags *d)
 {
     const dsf_lock_repo *lr = dsf_lock_find(&c->lock, c->name);
@@ -714,6 +833,8 @@ static int sync_online(synced *out, ctx *c, dsf_diags *d)
     http_limits(&lim, c->o);
     int rc = dsf_http_fetch(&req, 1, &lim, d);
     dsf_index *ix = NULL;
+    dsf_lock_pin *sel = NULL;   /* format 2, repo update: new selections */
+    size_t n_sel = 0;
     char sha[65] = "";
     const char *text = NULL;
     size_t len = 0;
@@ -760,11 +881,19 @@ static int sync_online(synced *out, ctx *c, dsf_diags *d)
         rc = stale_pin(c, lr, ix, sha, d);
         goto done;
     }
-    char *tree = dsf_xasprintf("%s/trees/%s", c->cache.root, sha);
-    bool have_tree = dsf_is_dir(tree);
-    free(tree);
-    if (!have_tree && (rc = fetch_files(c, ix, d)) != 0)
-        goto done;
+    if (ix->format == 2) {
+        /* repo update: every selection moves to the newest release that
+        ** matches it, fetched and verified before anything is recorded */
+        if (c->accept && lr && lr->releases &&
+            (rc = reselect(&sel, &n_sel, c, lr, ix, d)) != 0)
+            goto done;
+    } else {
+        char *tree = dsf_xasprintf("%s/trees/%s", c->cache.root, sha);
+        bool have_tree = dsf_is_dir(tree);
+        free(tree);
+        if (!have_tree && (rc = fetch_files(c, ix, d)) != 0)
+            goto done;
+    }
     /* Everything verified: now record the index and its validators. */
     if (!req.not_modified &&
         (rc = dsf_cache_put_blob(&c->cache, sha, text, len, d)) != 0)
@@ -776,11 +905,19 @@ static int sync_online(synced *out, ctx *c, dsf_diags *d)
         if ((rc = dsf_cache_meta_save(&c->cache, index_url, &m, d)) != 0)
             goto done;
     }
-    if ((rc = open_tree(&out->dir, c, ix, sha, true, d)) != 0)
+    if (ix->format != 2 &&
+        (rc = open_tree(&out->dir, c, ix, sha, true, d)) != 0)
         goto done;
     if (!lr || c->accept) {
         if (c->report) {
-            if (!lr)
+            if (!lr && ix->format == 2)
+                dsf_buf_printf(c->report, "%s: pinned %zu release%s, newest "
+                               "%s (index sha256 %.12s...) in %s\n",
+                               c->name, ix->n_releases,
+                               dsf_plural(ix->n_releases),
+                               ix->releases[ix->n_releases - 1].version, sha,
+                               c->lock.path);
+            else if (!lr)
                 dsf_buf_printf(c->report, "%s: pinned %zu profile%s, %zu "
                                "plugin%s (index sha256 %.12s...) in %s\n",
                                c->name, ix->n_profiles,
@@ -798,8 +935,13 @@ static int sync_online(synced *out, ctx *c, dsf_diags *d)
                 dsf_buf_printf(c->report, "%s: up to date (index sha256 "
                                "%.12s...)\n", c->name, sha);
         }
-        if (!lr || strcmp(lr->index_sha256, sha) || strcmp(lr->url, c->url))
+        if (!lr || strcmp(lr->index_sha256, sha) ||
+            strcmp(lr->url, c->url)) {
             dsf_lock_set(&c->lock, c->name, c->url, sha, ix);
+            for (size_t i = 0; i < n_sel; i++)
+                dsf_lock_select(&c->lock, c->name, ix, sel[i].key,
+                                sel[i].value);
+        }
         rc = save_lock(&c->lock, d);
         if (rc)
             goto done;
@@ -808,6 +950,11 @@ static int sync_online(synced *out, ctx *c, dsf_diags *d)
     ix = NULL;
     snprintf(out->index_sha256, sizeof out->index_sha256, "%s", sha);
 done:
+    for (size_t i = 0; i < n_sel; i++) {
+        free(sel[i].key);
+        free(sel[i].value);
+    }
+    free(sel);
     dsf_index_free(ix);
     free(cached);
     dsf_cache_meta_free(&meta);
@@ -821,7 +968,7 @@ done:
 }
 
 /* Brings repository name (configured at url) to a usable tree. */
-static int sync_repo(const synced **out, const char *name, const char *url,
+static int sync_repo(synced **out, const char *name, const char *url,
                      const char *const *keys, size_t n_keys, bool accept,
                      const dsf_repo_opts *o, dsf_buf *report, dsf_diags *d)
 {
@@ -888,14 +1035,21 @@ static int sync_repo(const synced **out, const char *name, const char *url,
             notice_updates(&c, lr, d);
     }
     dsf_cache_close(&c.cache);
-    dsf_lock_free(&c.lock);
     if (rc) {
+        dsf_lock_free(&c.lock);
         free(base);
         synced_free(&s);
         return rc;
     }
     s.name = dsf_xstrdup(name);
     s.url = base;
+    const dsf_lock_repo *now = dsf_lock_find(&c.lock, name);
+    if (s.ix->format == 2 && now && now->releases &&
+        !strcmp(now->index_sha256, s.index_sha256))
+        for (size_t i = 0; i < now->n_selections; i++)
+            sel_set(&s, now->selections[i].key, now->selections[i].value,
+                    NULL);
+    dsf_lock_free(&c.lock);
     /* Replace an older memo entry of the same repository (after update). */
     for (size_t i = 0; i < n_memo; i++)
         if (!strcmp(memo[i].name, name)) {
@@ -934,6 +1088,168 @@ static int find_conf(const dsf_repoconf_entry **e, dsf_repoconf_entry **v,
     return 0;
 }
 
+/* The releases that hold profile (all releases when NULL), newest
+** first, as "1.1.0, 1.0.0". Caller frees. */
+static char *release_list(const dsf_index *ix, const char *profile)
+{
+    dsf_buf b = DSF_BUF_INIT;
+    for (size_t i = ix->n_releases; i-- > 0;)
+        if (!profile || dsf_index_profile(ix->releases[i].ix, profile))
+            dsf_buf_printf(&b, "%s%s", b.len ? ", " : "",
+                           ix->releases[i].version);
+    char *out = dsf_xstrdup(dsf_buf_str(&b));
+    dsf_buf_free(&b);
+    return out;
+}
+
+/* Format 2: the release of the repository's own selection (its plugins,
+** `list`, `repo path NAME`): the lock's "repository" selection; else the
+** newest release another selection of the lock resolved to (so a project
+** that only uses @1.0.0 gets the plugins of 1.0.0, and --locked needs
+** nothing more); else NULL: the newest release, to be recorded. */
+static const dsf_index_release *repository_release(const synced *s)
+{
+    const dsf_index_release *best = NULL;
+    for (size_t i = 0; i < s->n_sel; i++) {
+        const dsf_index_release *r =
+            dsf_index_release_find(s->ix, s->sel[i].version);
+        if (r && !strcmp(s->sel[i].key, "repository"))
+            return r;
+        if (r && (!best || dsf_semver_cmp(r->version, best->version) > 0))
+            best = r;
+    }
+    return best;
+}
+
+/* Format 2: the release that profile (NULL: the repository's own
+** selection, for its plugins, `list` and `repo path NAME`) with
+** requirement req (text req_text; NULL: none) resolves to, and its
+** verified tree in *dir_out (borrowed from s). The lock's selection is
+** used when it has one; otherwise the newest matching release of the
+** pinned index is chosen and recorded (DSF_ENET under --locked). */
+static int select_release(const char **dir_out, synced *s,
+                          const char *profile, const char *req_text,
+                          const dsf_semreq *req, const dsf_repo_opts *o,
+                          dsf_diags *d)
+{
+    *dir_out = NULL;
+    char *key = dsf_lock_selection_key(profile, req_text);
+    selected *m = sel_find(s, key);
+    if (m && m->dir) {
+        *dir_out = m->dir;
+        free(key);
+        return 0;
+    }
+    const dsf_index_release *rel =
+        !profile ? repository_release(s)
+        : m      ? dsf_index_release_find(s->ix, m->version)
+                 : NULL;
+    if (rel && profile && !dsf_index_profile(rel->ix, profile))
+        rel = NULL; /* a lock edited by hand: resolve again */
+    bool record = rel == NULL;
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.name = s->name;
+    c.url = s->url;
+    c.o = o;
+    char *var = dsf_repo_token_var(s->name);
+    c.token = getenv(var);
+    if (c.token && !*c.token)
+        c.token = NULL;
+    free(var);
+    int rc = load_lock(&c.lock, o, d);
+    if (!rc)
+        rc = dsf_cache_open(&c.cache, d);
+    if (!rc && record) {
+        rel = dsf_index_newest(s->ix, profile, req);
+        if (!rel && profile && !dsf_index_newest(s->ix, profile, NULL)) {
+            dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                       "repository '%s' has no profile "
+                                       "'%s' in any release", s->name,
+                                       profile);
+            dsf_diag_set_hint(g, "'dsforge list' shows the profiles it "
+                                 "offers");
+            rc = DSF_EINPUT;
+        } else if (!rel) {
+            char *have = release_list(s->ix, profile);
+            dsf_diag *g = dsf_diag_add(
+                d, DSF_ERROR, NULL, 0, 0,
+                "no release of %s%s%s in repository '%s' matches %s "
+                "(releases%s: %s)", profile ? "profile '" : "the repository",
+                profile ? profile : "", profile ? "'" : "", s->name,
+                req_text ? req_text : "*", profile ? " with it" : "", have);
+            dsf_diag_set_rule(g, "repo-version");
+            dsf_diag_set_hint(g, "pick one of those, or run 'dsforge repo "
+                                 "update %s' if the repository published a "
+                                 "matching release after it was pinned",
+                              s->name);
+            free(have);
+            rc = DSF_ENET;
+        } else if (o->locked) {
+            dsf_diag *g = dsf_diag_add(
+                d, DSF_ERROR, c.lock.path, 0, 0,
+                "repository '%s': '%s' (release %s) is not in the lock "
+                "file, and --locked (or CI=true) forbids adding it", s->name,
+                key, rel->version);
+            dsf_diag_set_rule(g, "repo-lock");
+            dsf_diag_set_hint(g, "run the command once without --locked "
+                                 "and commit the lock file");
+            rc = DSF_ENET;
+        }
+    }
+    const dsf_lock_repo *lr = rc ? NULL : dsf_lock_find(&c.lock, s->name);
+    if (!rc && record &&
+        (!lr || strcmp(lr->index_sha256, s->index_sha256)))
+        rc = dsf_diag_error(d, DSF_EINPUT, c.lock.path, 0, 0,
+                            "the pin of repository '%s' changed while "
+                            "this command ran; run it again", s->name);
+    char *dir = NULL;
+    if (!rc)
+        rc = open_release(&dir, &c, rel, !o->offline, d);
+    if (!rc && record) {
+        dsf_lock_select(&c.lock, s->name, s->ix, key, rel->version);
+        rc = save_lock(&c.lock, d);
+    }
+    if (!rc) {
+        m = sel_set(s, key, rel->version, dir);
+        *dir_out = m->dir;
+    }
+    free(dir);
+    dsf_cache_close(&c.cache);
+    dsf_lock_free(&c.lock);
+    free(key);
+    return rc;
+}
+
+/* Format 1: one version per profile, which req must match (a version
+** that is not semver only by the same text). */
+static int check_version1(const synced *s, const char *name,
+                          const char *profile, const char *version,
+                          const dsf_semreq *req, dsf_diags *d)
+{
+    const dsf_index_entry *e = dsf_index_profile(s->ix, profile);
+    if (!e) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "repository '%s' has no profile '%s'",
+                                   name, profile);
+        dsf_diag_set_hint(g, "'dsforge list' shows the profiles it "
+                             "offers");
+        return DSF_EINPUT;
+    }
+    if (!version || !strcmp(e->version, version) ||
+        dsf_semreq_matches(req, e->version))
+        return 0;
+    dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                               "repository '%s' offers version %s of "
+                               "profile '%s', which does not match %s",
+                               name, e->version, profile, version);
+    dsf_diag_set_rule(g, "repo-version");
+    dsf_diag_set_hint(g, "use %s/%s@%s, or 'dsforge repo update %s' if "
+                         "the repository has published %s", name, profile,
+                      e->version, name, version);
+    return DSF_ENET;
+}
+
 int dsf_repo_resolve_dir(char **dir_out, const char *repo,
                          const char *version, const dsf_repo_opts *o,
                          dsf_diags *d)
@@ -943,6 +1259,10 @@ int dsf_repo_resolve_dir(char **dir_out, const char *repo,
     char *name = slash ? dsf_xstrndup(repo, (size_t)(slash - repo))
                        : dsf_xstrdup(repo);
     const char *profile = slash ? slash + 1 : NULL;
+    dsf_semreq req;
+    memset(&req, 0, sizeof req);
+    size_t col = 0;
+    const char *why = NULL;
     int rc = 0;
     if (!dsf_index_name_ok(name) || (profile && !dsf_index_name_ok(profile)))
         rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
@@ -952,38 +1272,42 @@ int dsf_repo_resolve_dir(char **dir_out, const char *repo,
         rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
                             "a version (@%s) needs a profile: "
                             "NAME/PROFILE@VERSION", version);
+    else if (version && !dsf_semreq_parse(&req, version, &col, &why)) {
+        /* the column in the whole reference, under a caret */
+        char *whole = dsf_xasprintf("%s@%s", repo, version);
+        size_t at = strlen(repo) + 1 + col;
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, (int)at,
+                                   "invalid version requirement '%s' in "
+                                   "'%s', column %zu: %s", version, whole,
+                                   at, why);
+        dsf_diag_set_excerpt(g, whole, strlen(whole));
+        dsf_diag_set_rule(g, "repo-version");
+        dsf_diag_set_hint(g, "a version (1.2.3, =1.2.3), or ^1.2 / ~1.2.3 "
+                             "for the newest compatible release");
+        free(whole);
+        rc = DSF_EUSAGE;
+    }
     const dsf_repoconf_entry *conf = NULL;
     dsf_repoconf_entry *confs = NULL;
     size_t n_confs = 0;
     if (!rc)
         rc = find_conf(&conf, &confs, &n_confs, name, o, d);
-    const synced *s = NULL;
+    synced *s = NULL;
     if (!rc)
         rc = sync_repo(&s, name, conf->url,
                        (const char *const *)conf->keys, conf->n_keys, false,
                        o, NULL, d);
-    if (!rc && profile) {
-        const dsf_index_entry *e = dsf_index_profile(s->ix, profile);
-        if (!e) {
-            dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
-                                       "repository '%s' has no profile "
-                                       "'%s'", name, profile);
-            dsf_diag_set_hint(g, "'dsforge list' shows the profiles it "
-                                 "offers");
-            rc = DSF_EINPUT;
-        } else if (version && strcmp(e->version, version)) {
-            dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
-                                       "repository '%s' offers version %s "
-                                       "of profile '%s', not %s", name,
-                                       e->version, profile, version);
-            dsf_diag_set_hint(g, "use %s/%s@%s, or 'dsforge repo update %s' "
-                                 "if the repository has published %s", name,
-                              profile, e->version, name, version);
-            rc = DSF_ENET;
-        }
+    const char *dir = NULL;
+    if (!rc && s->ix->format == 2) {
+        rc = select_release(&dir, s, profile, version, version ? &req : NULL,
+                            o, d);
+    } else if (!rc) {
+        if (profile)
+            rc = check_version1(s, name, profile, version, &req, d);
+        dir = s->dir;
     }
     if (!rc)
-        *dir_out = dsf_xstrdup(s->dir);
+        *dir_out = dsf_xstrdup(dir);
     dsf_repoconf_free(confs, n_confs);
     free(name);
     return rc;
@@ -1000,13 +1324,28 @@ int dsf_repo_plugin_dirs(dsf_dirs *out, const dsf_repo_opts *o,
     for (size_t i = 0; !rc && i < n; i++) {
         if (v[i].shadowed)
             continue;
-        const synced *s;
+        synced *s;
         rc = sync_repo(&s, v[i].name, v[i].url,
                        (const char *const *)v[i].keys, v[i].n_keys, false, o,
                        NULL, d);
-        if (rc || !s->ix->n_plugins)
+        if (rc)
             continue;
-        char *p = dsf_path_join(s->dir, "plugins");
+        const char *tree = s->dir;
+        if (s->ix->format == 2) {
+            /* the plugins of one release: the repository's selection
+            ** (the newest release when first needed) */
+            const dsf_index_release *rel = repository_release(s);
+            if (!rel)
+                rel = dsf_index_newest(s->ix, NULL, NULL);
+            if (!rel || !rel->ix->n_plugins)
+                continue;
+            rc = select_release(&tree, s, NULL, NULL, NULL, o, d);
+            if (rc)
+                continue;
+        } else if (!s->ix->n_plugins) {
+            continue;
+        }
+        char *p = dsf_path_join(tree, "plugins");
         char *origin = dsf_xasprintf("repo %s", v[i].name);
         dsf_dir dir = {p, origin, true, v[i].override_plugins};
         dsf_dirs_add_dir(out, &dir);
@@ -1087,7 +1426,7 @@ int dsf_repo_add(const char *name, const char *url, bool project,
                               "digits, '_', '-', '.'; at most 64)", name);
     char *base = base_url(url);
     int rc = check_url(base, o, d);
-    const synced *s;
+    synced *s;
     /* Fetch and verify everything first: a repository that does not work
     ** is not recorded. */
     if (!rc)
@@ -1121,7 +1460,7 @@ int dsf_repo_update(const char *name, const dsf_repo_opts *o,
         if (v[i].shadowed || (name && strcmp(v[i].name, name)))
             continue;
         found = true;
-        const synced *s;
+        synced *s;
         rc = sync_repo(&s, v[i].name, v[i].url,
                        (const char *const *)v[i].keys, v[i].n_keys, true, o,
                        report, d);

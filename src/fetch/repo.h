@@ -58,10 +58,17 @@ void dsf_repo_opts_init(dsf_repo_opts *o);
 ** exactly the locked content of repository repo, laid out as
 ** <dir>/profiles/NAME.lua and <dir>/plugins/NAME/..., read-only.
 **
-** repo is "NAME" or "NAME/PROFILE". With a PROFILE, the profile must be
-** in the repository (DSF_EINPUT otherwise) and, when version is not NULL,
-** have exactly that version (DSF_ENET otherwise, naming the version the
-** locked repository offers). version must be NULL for a bare "NAME".
+** repo is "NAME" or "NAME/PROFILE"; version (the text after '@', or
+** NULL) is a requirement (semver.h; bad syntax: DSF_EUSAGE naming the
+** column). With a PROFILE, the profile must be in the repository
+** (DSF_EINPUT otherwise). Format 1: its one version must match version
+** (DSF_ENET otherwise, naming the version offered). Format 2 (releases):
+** the directory of one release: the one the lock's selection for
+** "profile PROFILE@version" names, else the newest matching release of
+** the pinned index, which is then recorded in the lock (DSF_ENET with
+** the releases holding the profile when none matches, or under --locked).
+** A bare "NAME" gives the release of the repository's own selection.
+** version must be NULL for a bare "NAME".
 **
 ** Pinned: the locked content from the cache (its tree verified against
 ** the lock's sha256s, rebuilt or refetched when damaged); online, missing
@@ -130,17 +137,24 @@ int dsf_repo_remove(const char *name, bool project, const dsf_repo_opts *o,
                     dsf_buf *report, dsf_diags *d);
 
 /* Writes DIR/index.json for DIR/profiles/NAME.lua and DIR/plugins/NAME/...
-** name: the repository's name (NULL: DIR's base name); default_version:
-** for profiles without a `version` field and plugins without a VERSION
-** file (NULL: "0.0.0"). Profiles are loaded in the sandbox to read their
-** version. report gets a summary.
+** name: the repository's name (NULL: the existing index's, else DIR's
+** base name).
+** release NULL: format 1, one snapshot; each profile's version is the
+** `version` field it returns (loaded in the sandbox), a plugin's the
+** first line of its VERSION file, else "0.0.0". DSF_EUSAGE when
+** DIR/index.json is format 2 (its releases would be lost).
+** release "1.2.0": format 2; the files are copied to DIR/blobs/<sha256>
+** and the release is added to the releases of the existing index.json
+** (kept, with their blobs, which must be there); the same version with
+** other files is DSF_EUSAGE (releases never change). report gets a
+** summary.
 ** With sign_keys (secret key files), the index gets the next serial
 ** (the previous index.json's + 1) and an expiry (expires: days from now
 ** or a UTC time; NULL: 90 days), and DIR/index.json.sig a signature by
 ** each key (several keys: a key rotation). Without, a stale
 ** index.json.sig is removed. */
 int dsf_repo_index_dir(const char *dir, const char *name,
-                       const char *default_version,
+                       const char *release,
                        const char *const *sign_keys, size_t n_sign,
                        const char *expires, dsf_buf *report, dsf_diags *d);
 

@@ -16,6 +16,7 @@
 #include "core/strutil.h"
 #include "core/xalloc.h"
 #include "fetch/index.h"
+#include "fetch/semver.h"
 #include "fetch/sign.h"
 #include "json/jsonout.h"
 #include "lua/host.h"
@@ -213,6 +214,223 @@ static int add_plugins(dsf_index *ix, const char *dir,
     return rc;
 }
 
+/* ---- format 2: releases side by side ---------------------------------- */
+
+/* The sha256 of the file at src in hex; with blobs, also copies the file
+** to blobs/<sha256> (once: a blob already there must hold the same
+** bytes). */
+static int store_blob(char hex[65], const char *blobs, const char *src,
+                      dsf_diags *d)
+{
+    char *data;
+    size_t len;
+    int rc = dsf_read_file(&data, &len, src, FILE_MAX, d);
+    if (rc)
+        return rc;
+    dsf_sha256_hex(hex, data, len);
+    char *path = blobs ? dsf_path_join(blobs, hex) : NULL;
+    if (!path) {
+        /* hashing only */
+    } else if (dsf_is_file(path)) {
+        char have[65];
+        rc = hash_file(have, path, d);
+        if (!rc && strcmp(have, hex))
+            rc = dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
+                                "does not hold the bytes its name says "
+                                "(sha256 %s): remove it and index again",
+                                have);
+    } else {
+        rc = dsf_write_atomic(path, data, len, d);
+    }
+    free(path);
+    free(data);
+    return rc;
+}
+
+/* The release in DIR's working tree (profiles/, plugins/) as a
+** format-1-shaped index whose files are DIR/blobs/<sha256>; store: the
+** files are copied there too (else only hashed). */
+static int build_release(dsf_index **out, const char *dir, const char *name,
+                         const char *version, bool store, dsf_diags *d)
+{
+    *out = NULL;
+    char *blobs = store ? dsf_path_join(dir, DSF_INDEX_BLOBS) : NULL;
+    int rc = blobs ? dsf_mkdir_p(blobs, NULL, d) : 0;
+    dsf_index *sub = dsf_index_new(name);
+    char *pdir = dsf_path_join(dir, "profiles");
+    char **names;
+    size_t n;
+    dsf_list_dir(&names, &n, pdir);
+    for (size_t i = 0; !rc && i < n; i++) {
+        size_t len = strlen(names[i]);
+        char *path = dsf_path_join(pdir, names[i]);
+        char *prof = len > 4 ? dsf_xstrndup(names[i], len - 4) : NULL;
+        char hex[65];
+        if (!prof || strcmp(names[i] + len - 4, ".lua") ||
+            !dsf_is_file(path)) {
+            /* not a profile */
+        } else if (!dsf_index_name_ok(prof)) {
+            rc = dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
+                                "profile name '%s' is not a valid name "
+                                "(letters, digits, '_', '-', '.')", prof);
+        } else if (!(rc = store_blob(hex, blobs, path, d))) {
+            char *remote = dsf_xasprintf(DSF_INDEX_BLOBS "/%s", hex);
+            dsf_index_add_profile(sub, prof, version, remote, hex);
+            free(remote);
+        }
+        free(prof);
+        free(path);
+    }
+    dsf_free_strv(names, n);
+    free(pdir);
+    pdir = dsf_path_join(dir, "plugins");
+    dsf_list_dir(&names, &n, pdir);
+    for (size_t i = 0; !rc && i < n; i++) {
+        char *path = dsf_path_join(pdir, names[i]);
+        if (!dsf_is_dir(path) || names[i][0] == '.') {
+            free(path);
+            continue;
+        }
+        if (!dsf_index_name_ok(names[i]))
+            rc = dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
+                                "plugin name '%s' is not a valid name",
+                                names[i]);
+        flist f = {NULL, NULL, 0, 0, 0};
+        if (!rc)
+            rc = walk(&f, path, "", d);
+        for (size_t k = 0; !rc && k < f.n; k++) {
+            char *src = dsf_path_join(path, f.names[k]);
+            char hex[65];
+            rc = store_blob(hex, blobs, src, d);
+            free(src);
+        }
+        if (!rc && f.n)
+            dsf_index_add_plugin_blobs(sub, names[i], version,
+                                       (const char *const *)f.names,
+                                       (const char *const *)f.hashes, f.n);
+        dsf_free_strv(f.names, f.n);
+        dsf_free_strv(f.hashes, f.n);
+        free(path);
+    }
+    dsf_free_strv(names, n);
+    free(pdir);
+    if (!rc) {
+        dsf_index_finish(sub);
+        if (!sub->n_files)
+            rc = dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
+                                "no profiles (profiles/NAME.lua) and no "
+                                "plugins (plugins/NAME/...) found");
+    }
+    free(blobs);
+    if (rc) {
+        dsf_index_free(sub);
+        return rc;
+    }
+    *out = sub;
+    return 0;
+}
+
+/* The releases of the format-2 index old (may be NULL) plus release
+** version built from DIR: *out is the new index. Publishing a version
+** again with other files is refused (a release is immutable: clients
+** that locked it would refuse the change); every kept release's blobs
+** must still be in DIR/blobs. */
+static int add_release(dsf_index **out, dsf_index *old, const char *dir,
+                       const char *name, const char *version,
+                       dsf_buf *report, dsf_diags *d)
+{
+    *out = NULL;
+    if (!dsf_semver_valid(version))
+        return dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                              "--version '%s' is not a release version: "
+                              "MAJOR.MINOR.PATCH[-PRE] (semver, no +BUILD)",
+                              version);
+    /* hashed first: nothing is written when the release is refused */
+    dsf_index *sub;
+    int rc = build_release(&sub, dir, name, version, false, d);
+    if (rc)
+        return rc;
+    dsf_index *ix = dsf_index_new(name);
+    ix->format = 2;
+    bool same = false;
+    for (size_t i = 0; !rc && old && i < old->n_releases; i++) {
+        dsf_index_release *r = &old->releases[i];
+        if (!strcmp(r->version, version)) {
+            char *a = dsf_index_write(r->ix), *b = dsf_index_write(sub);
+            same = !strcmp(a, b);
+            free(a);
+            free(b);
+            if (!same) {
+                dsf_diag *g = dsf_diag_add(
+                    d, DSF_ERROR, NULL, 0, 0,
+                    "release %s is already in %s/index.json with other "
+                    "files; a release never changes (clients that locked "
+                    "it would refuse it)", version, dir);
+                dsf_diag_set_hint(g, "publish the change as a new version");
+                rc = DSF_EUSAGE;
+            }
+            continue;
+        }
+        for (size_t k = 0; !rc && k < r->ix->n_files; k++) {
+            char *blob = dsf_path_join(dir, r->ix->files[k].remote);
+            if (!dsf_is_file(blob))
+                rc = dsf_diag_error(d, DSF_EINPUT, blob, 0, 0,
+                                    "missing: release %s needs it for %s "
+                                    "(restore it, or start a new index)",
+                                    r->version, r->ix->files[k].local);
+            free(blob);
+        }
+        if (!rc) {
+            dsf_index_add_release(ix, r->version, r->ix);
+            r->ix = NULL; /* moved */
+        }
+    }
+    if (!rc) {
+        /* now the blobs (a missing one of an unchanged release comes back) */
+        dsf_index_free(sub);
+        rc = build_release(&sub, dir, name, version, true, d);
+    }
+    if (rc) {
+        dsf_index_free(sub);
+        dsf_index_free(ix);
+        return rc;
+    }
+    if (report)
+        dsf_buf_printf(report, "%s release %s: %zu profile%s, %zu plugin%s, "
+                       "%zu file%s\n", same ? "unchanged" : "added", version,
+                       sub->n_profiles, dsf_plural(sub->n_profiles),
+                       sub->n_plugins, dsf_plural(sub->n_plugins),
+                       sub->n_files, dsf_plural(sub->n_files));
+    dsf_index_add_release(ix, version, sub);
+    dsf_index_finish(ix);
+    *out = ix;
+    return 0;
+}
+
+/* The index.json already in DIR: *old (NULL when there is none).
+** Malformed: DSF_EINPUT (a release could not be added without dropping
+** the others). */
+static int load_old(dsf_index **old, const char *path, dsf_diags *d)
+{
+    *old = NULL;
+    if (!dsf_is_file(path))
+        return 0;
+    char *text;
+    size_t len;
+    int rc = dsf_read_file(&text, &len, path, FILE_MAX, d);
+    if (rc)
+        return rc;
+    rc = dsf_index_parse(old, path, text, len, d);
+    free(text);
+    if (rc) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, path, 0, 0,
+                                   "cannot read the index to add to");
+        dsf_diag_set_hint(g, "fix it, or remove it to start a new index");
+        return DSF_EINPUT;
+    }
+    return 0;
+}
+
 /* The serial of the index.json already in dir, or 0. */
 static long long previous_serial(const char *path)
 {
@@ -278,7 +496,7 @@ static int sign_index(char **out, const char *text, const char *const *keys,
 }
 
 int dsf_repo_index_dir(const char *dir, const char *name,
-                       const char *default_version,
+                       const char *release,
                        const char *const *sign_keys, size_t n_sign,
                        const char *expires, dsf_buf *report, dsf_diags *d)
 {
@@ -293,26 +511,58 @@ int dsf_repo_index_dir(const char *dir, const char *name,
         free(abs);
         name = own;
     }
-    if (!default_version)
-        default_version = "0.0.0";
+    char *path = dsf_path_join(dir, "index.json");
+    dsf_index *old = NULL;
     int rc = 0;
-    if (!dsf_index_name_ok(name))
+    if (release) {
+        rc = load_old(&old, path, d);
+    } else {
+        /* format 1 replaces whatever is there, unless it has releases */
+        dsf_diags quiet = DSF_DIAGS_INIT;
+        if (load_old(&old, path, &quiet))
+            old = NULL;
+        dsf_diags_free(&quiet);
+    }
+    if (!rc && old && !release && old->format == 2) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, path, 0, 0,
+                                   "this index has releases side by side "
+                                   "(format 2): name the new one");
+        dsf_diag_set_hint(g, "dsforge repo index %s --version MAJOR.MINOR."
+                             "PATCH", dir);
+        rc = DSF_EUSAGE;
+    }
+    if (!rc && old && own && strcmp(old->name, name)) {
+        /* no --name: keep the repository's name */
+        free(own);
+        own = dsf_xstrdup(old->name);
+        name = own;
+    }
+    if (!rc && !dsf_index_name_ok(name))
         rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
                             "invalid repository name '%s' (use --name)",
                             name);
-    dsf_index *ix = rc ? NULL : dsf_index_new(name);
-    if (!rc)
-        rc = add_profiles(ix, dir, default_version, d);
-    if (!rc)
-        rc = add_plugins(ix, dir, default_version, d);
-    if (!rc) {
-        dsf_index_finish(ix);
-        if (!ix->n_files)
-            rc = dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
-                                "no profiles (profiles/NAME.lua) and no "
-                                "plugins (plugins/NAME/...) found");
+    dsf_index *ix = NULL;
+    if (!rc && release) {
+        if (old && old->format == 1 && report)
+            dsf_buf_printf(report, "%s was format 1: it becomes format 2, "
+                           "and its entries are not kept (index each old "
+                           "version with --version to keep it)\n", path);
+        rc = add_release(&ix, old && old->format == 2 ? old : NULL, dir,
+                         name, release, report, d);
+    } else if (!rc) {
+        ix = dsf_index_new(name);
+        rc = add_profiles(ix, dir, "0.0.0", d);
+        if (!rc)
+            rc = add_plugins(ix, dir, "0.0.0", d);
+        if (!rc) {
+            dsf_index_finish(ix);
+            if (!ix->n_files)
+                rc = dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
+                                    "no profiles (profiles/NAME.lua) and no "
+                                    "plugins (plugins/NAME/...) found");
+        }
     }
-    char *path = dsf_path_join(dir, "index.json");
+    dsf_index_free(old);
     if (!rc && n_sign) {
         /* a signed index grows its serial (clients refuse a lower one
         ** than they pinned: a rollback) and expires */
@@ -327,8 +577,15 @@ int dsf_repo_index_dir(const char *dir, const char *name,
         ** they were */
         char *text = dsf_index_write(ix);
         char *sigs = NULL;
+        dsf_index *check = NULL;
+        /* what a client will read: the same rules, before anything is
+        ** written (a file that is also a directory, too many files) */
+        rc = dsf_index_parse(&check, path, text, strlen(text), d);
+        dsf_index_free(check);
+        if (rc)
+            rc = DSF_EINPUT;
         char *sig = dsf_path_join(dir, DSF_SIGN_FILE);
-        if (n_sign)
+        if (!rc && n_sign)
             rc = sign_index(&sigs, text, sign_keys, n_sign, report, d);
         if (!rc)
             rc = dsf_write_atomic(path, text, strlen(text), d);
@@ -339,7 +596,14 @@ int dsf_repo_index_dir(const char *dir, const char *name,
                            "index.json)\n", sig);
         free(sig);
         free(sigs);
-        if (!rc && report)
+        if (!rc && report && ix->format == 2) {
+            dsf_buf_printf(report, "wrote %s: repository '%s', format 2, "
+                           "%zu release%s:", path, name, ix->n_releases,
+                           dsf_plural(ix->n_releases));
+            for (size_t i = 0; i < ix->n_releases; i++)
+                dsf_buf_printf(report, " %s", ix->releases[i].version);
+            dsf_buf_puts(report, "\n");
+        } else if (!rc && report)
             dsf_buf_printf(report, "wrote %s: repository '%s', %zu "
                            "profile%s, %zu plugin%s, %zu file%s\n", path,
                            name, ix->n_profiles, dsf_plural(ix->n_profiles),

@@ -177,7 +177,7 @@ int dsf_profile_resolve_remote(char **name_out, char **dir_out,
         rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
                             "'%s': repository profiles are not available "
                             "here", name);
-    else if (!dsf_profile_valid_name(repo) || !dsf_profile_valid_name(prof) || (at && !at[1]))
+    else if (!dsf_profile_valid_name(repo) || !dsf_profile_valid_name(prof))
         rc = dsf_diag_error(d, DSF_EINPUT, NULL, 0, 0,
                             "invalid profile name '%s' (expected REPO/PROFILE "
                             "or REPO/PROFILE@VERSION)", name);

@@ -579,9 +579,18 @@ def test_malformed_index(e):
     r = e.run("repo", "add", "team", e.url())
     assert_fails(r, 4, "/repo/index.json:5:")
     with open(os.path.join(e.repo, "index.json"), "w") as f:
+        f.write('{"format": 3, "name": "team"}')
+    assert_fails(e.run("repo", "add", "team", e.url()), 4,
+                 "unsupported index format 3")
+    with open(os.path.join(e.repo, "index.json"), "w") as f:
         f.write('{"format": 2, "name": "team"}')
     assert_fails(e.run("repo", "add", "team", e.url()), 4,
-                 "unsupported index format")
+                 '/repo/index.json:1:1', 'format 2 needs "releases"')
+    with open(os.path.join(e.repo, "index.json"), "w") as f:
+        f.write('{"format": 2, "name": "team", "releases": {\n'
+                '  "1.0": {"profiles": {"tiny": "%s"}}}}' % ("0" * 64))
+    assert_fails(e.run("repo", "add", "team", e.url()), 4,
+                 '/repo/index.json:2:3', 'release "1.0" is not a version')
 
 
 def test_traversal(e):
@@ -1038,6 +1047,224 @@ def test_key_rotation(e):
     check(r.returncode == 0, "new key after the transition", r.stderr)
     r = e.run("repo", "add", "team", e.url(), "--key", old + ".pub")
     assert_fails(r, 4, "signed by another key")
+
+
+# ---- releases side by side (index format 2) ------------------------------
+
+BATCH = ('return { name = "%s", version = "%s", summary = "x", '
+         'params = { world_size = 1 }, build = function(p) return { '
+         'train_batch_size = %d, train_micro_batch_size_per_gpu = %d, '
+         'gradient_accumulation_steps = 1 } end }\n')
+
+
+def publish(e, version, tiny_batch, *extra, plugin=LINT_PLUGIN):
+    """Writes the working tree (tiny with tiny_batch, big unchanged, the
+    lint plugin) and adds it as release `version`."""
+    with open(os.path.join(e.repo, "profiles", "tiny.lua"), "w") as f:
+        f.write(BATCH % ("tiny", version, tiny_batch, tiny_batch))
+    with open(os.path.join(e.repo, "profiles", "big.lua"), "w") as f:
+        f.write(BATCH % ("big", "1.0.0", 64, 64))
+    with open(os.path.join(e.repo, "plugins", "lint", "init.lua"),
+              "w") as f:
+        f.write(plugin)
+    r = e.run("repo", "index", e.repo, "--name", "team", "--version",
+              version, *extra)
+    check(r.returncode == 0, "repo index --version %s" % version, r.stdout,
+          r.stderr)
+    return r
+
+
+def sha_of(text):
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def batch_of(e, ref, *args):
+    r = e.run("gen", ref, "--stdout", *args)
+    check(r.returncode == 0, "gen %s" % ref, r.stderr)
+    return json.loads(r.stdout)["train_batch_size"]
+
+
+def test_versions(e):
+    """Two releases served side by side: @1.0.0, @^1.1, @~, no @ select
+    the right files, the lock records each selection and its files, a
+    shared file is stored and fetched once, and repo update moves only
+    what a requirement allows."""
+    publish(e, "1.0.0", 8)
+    r = publish(e, "1.1.0", 16)
+    check("2 releases: 1.0.0 1.1.0" in r.stdout, "index report", r.stdout)
+    with open(os.path.join(e.repo, "index.json")) as f:
+        doc = json.load(f)
+    check(doc["format"] == 2 and sorted(doc["releases"]) ==
+          ["1.0.0", "1.1.0"], "index.json", doc)
+    big = sha_of(BATCH % ("big", "1.0.0", 64, 64))
+    tiny10 = sha_of(BATCH % ("tiny", "1.0.0", 8, 8))
+    tiny11 = sha_of(BATCH % ("tiny", "1.1.0", 16, 16))
+    check(doc["releases"]["1.0.0"]["profiles"] == {"big": big,
+                                                   "tiny": tiny10} and
+          doc["releases"]["1.1.0"]["profiles"]["tiny"] == tiny11,
+          "release contents", doc)
+    # content addressed: big and the plugin are stored once for both
+    check(sorted(os.listdir(os.path.join(e.repo, "blobs"))) ==
+          sorted([big, tiny10, tiny11, sha_of(LINT_PLUGIN)]), "blobs",
+          os.listdir(os.path.join(e.repo, "blobs")))
+    # a release never changes; a format-2 index needs --version
+    with open(os.path.join(e.repo, "profiles", "tiny.lua"), "a") as f:
+        f.write("-- changed\n")
+    assert_fails(e.run("repo", "index", e.repo, "--version", "1.1.0"), 2,
+                 "release 1.1.0 is already in", "new version")
+    assert_fails(e.run("repo", "index", e.repo), 2, "format 2",
+                 "--version")
+    assert_fails(e.run("repo", "index", e.repo, "--version", "1.2"), 2,
+                 "not a release version")
+    with open(os.path.join(e.repo, "index.json")) as f:
+        check(json.load(f) == doc, "index.json changed by a refusal")
+    check(len(os.listdir(os.path.join(e.repo, "blobs"))) == 4,
+          "a refused release left a blob", os.listdir(
+              os.path.join(e.repo, "blobs")))
+    e.start()
+    r = e.run("repo", "add", "team", e.url())
+    check(r.returncode == 0 and "pinned 2 releases, newest 1.1.0" in
+          r.stdout, "repo add", r.stdout, r.stderr)
+    check(e.lock()["repositories"]["team"]["selections"] == {},
+          "add selects nothing", e.lock())
+    e.clear_log()
+    check(batch_of(e, "team/tiny@1.0.0") == 8, "@1.0.0")
+    check(batch_of(e, "team/tiny@^1.1") == 16, "@^1.1")
+    check(batch_of(e, "team/tiny@^1.0") == 16, "@^1.0: the newest 1.x")
+    check(batch_of(e, "team/tiny@~1.0.0") == 8, "@~1.0.0")
+    check(batch_of(e, "team/tiny@=1.1") == 16, "@=1.1")
+    check(batch_of(e, "team/tiny") == 16, "no @: the newest")
+    blobs = [q["path"] for q in e.requests() if "/blobs/" in q["path"]]
+    check(sorted(blobs) == sorted(set(blobs)) and
+          sum(big in b for b in blobs) == 1, "a file fetched twice", blobs)
+    lock = e.lock()["repositories"]["team"]
+    check(lock["selections"] == {
+        "profile tiny@1.0.0": "1.0.0", "profile tiny@^1.1": "1.1.0",
+        "profile tiny@^1.0": "1.1.0", "profile tiny@~1.0.0": "1.0.0",
+        "profile tiny@=1.1": "1.1.0", "profile tiny": "1.1.0",
+        "repository": "1.1.0"}, "selections", lock)
+    check(lock["files"]["1.0.0/profiles/tiny.lua"] == tiny10 and
+          lock["files"]["1.1.0/profiles/tiny.lua"] == tiny11 and
+          lock["files"]["1.0.0/profiles/big.lua"] == big and
+          len(lock["files"]) == 6, "file pins", lock)
+    # each release is its own directory
+    d10 = e.run("repo", "path", "team/tiny@1.0.0").stdout.strip()
+    d11 = e.run("repo", "path", "team/tiny@^1.1").stdout.strip()
+    with open(os.path.join(d10, "profiles", "tiny.lua")) as f:
+        check(sha_of(f.read()) == tiny10, "1.0.0 tree")
+    with open(os.path.join(d11, "profiles", "tiny.lua")) as f:
+        check(sha_of(f.read()) == tiny11, "1.1.0 tree")
+    # no match: exit 4 listing the releases; bad syntax: exit 2 + column
+    assert_fails(e.run("gen", "team/tiny@^2", "--stdout"), 4,
+                 "no release of profile 'tiny'", "matches ^2",
+                 "1.1.0, 1.0.0")
+    assert_fails(e.run("repo", "path", "team/tiny@1.0.5"), 4,
+                 "matches 1.0.5")
+    assert_fails(e.run("gen", "team/tiny@^1.x", "--stdout"), 2,
+                 "column 14", "wildcards")
+    assert_fails(e.run("gen", "team/tiny@", "--stdout"), 2, "column 11")
+    assert_fails(e.run("repo", "path", "team/nope@1.0.0"), 3,
+                 "no profile 'nope'")
+    # --locked: what the lock has works without a request to a blob; a
+    # new selection is a lock change, refused
+    before = e.lock()
+    check(batch_of(e, "team/tiny@1.0.0", "--locked") == 8, "--locked")
+    assert_fails(e.run("gen", "team/tiny@~1.1", "--stdout", "--locked"), 4,
+                 "'profile tiny@~1.1' (release 1.1.0) is not in the lock",
+                 "--locked")
+    check(e.lock() == before, "lock changed under --locked")
+    # a new release: pins keep working, outdated names the moves, update
+    # moves the requirements that allow it and keeps exact ones
+    publish(e, "1.2.0", 32)
+    publish(e, "2.0.0", 64)
+    check(batch_of(e, "team/tiny") == 16, "pinned after a publish")
+    r = e.run("repo", "outdated", "team")
+    check(r.returncode == 0 and "profile tiny: 1.1.0 -> 2.0.0" in r.stdout
+          and "profile tiny@^1.1: 1.1.0 -> 1.2.0" in r.stdout and
+          "profile tiny@1.0.0" not in r.stdout, "outdated", r.stdout)
+    r = e.run("repo", "update", "team")
+    check(r.returncode == 0 and "updated" in r.stdout, "update", r.stdout,
+          r.stderr)
+    sel = e.lock()["repositories"]["team"]["selections"]
+    check(sel["profile tiny"] == "2.0.0" and
+          sel["profile tiny@^1.1"] == "1.2.0" and
+          sel["profile tiny@~1.0.0"] == "1.0.0" and
+          sel["profile tiny@1.0.0"] == "1.0.0", "update", sel)
+    check(batch_of(e, "team/tiny") == 64 and
+          batch_of(e, "team/tiny@^1.1") == 32 and
+          batch_of(e, "team/tiny@1.0.0") == 8, "after update")
+    check(batch_of(e, "team/tiny@1.0.0", "--locked") == 8,
+          "--locked after update")
+    for p in e.servers:     # the selected releases are in the cache
+        p.kill()
+        p.wait()
+    check(batch_of(e, "team/tiny@^1.1", "--offline") == 32, "--offline")
+
+
+def test_versions_plugins(e):
+    """A repository's plugins come from one release: the newest one the
+    lock selected (so --locked needs no extra entry), else the newest."""
+    publish(e, "1.0.0", 8)
+    publish(e, "1.1.0", 16, plugin=LINT_PLUGIN.replace("(team rule)",
+                                                       "(team rule v2)"))
+    e.start()
+    r = e.run("repo", "add", "team", e.url())
+    check(r.returncode == 0, "repo add", r.stderr)
+    r = e.run("repo", "path", "team/tiny@1.0.0")   # loads no plugin
+    check(r.returncode == 0, "repo path", r.stderr)
+    lock = e.lock()
+    check(lock["repositories"]["team"]["selections"] ==
+          {"profile tiny@1.0.0": "1.0.0"}, "selections", lock)
+    r = e.run("gen", "team/tiny@1.0.0", "--stdout", "--locked")
+    check(r.returncode == 0 and "(team rule)" in r.stderr and
+          "v2" not in r.stderr, "plugins of the selected release",
+          r.stderr)
+    check(e.lock() == lock, "lock changed")
+    r = e.run("gen", "team/tiny", "--stdout")        # selects 1.1.0
+    check(r.returncode == 0, "gen team/tiny", r.stderr)
+    # from the next run on (plugins load before profiles are resolved)
+    r = e.run("gen", "team/tiny@1.0.0", "--stdout", "--locked")
+    check(r.returncode == 0 and "(team rule v2)" in r.stderr,
+          "plugins of the newest selected release", r.stderr)
+
+
+def test_versions_tampered(e):
+    """Format 2 keeps every integrity check: a changed blob is refused
+    with nothing cached or pinned; a signed index edited after signing is
+    refused."""
+    key = keygen(e, "team")
+    publish(e, "1.0.0", 8, "--sign", key)
+    publish(e, "1.1.0", 16, "--sign", key)
+    with open(os.path.join(e.repo, "index.json")) as f:
+        check(json.load(f)["serial"] == 2, "serial grows per release")
+    e.start()
+    r = e.run("repo", "add", "team", e.url(), "--key", key + ".pub")
+    check(r.returncode == 0, "signed format-2 add", r.stderr)
+    check(batch_of(e, "team/tiny@1.1.0") == 16, "release 1.1.0")
+    tiny10 = sha_of(BATCH % ("tiny", "1.0.0", 8, 8))
+    blob = os.path.join(e.repo, "blobs", tiny10)
+    os.chmod(blob, 0o644)
+    with open(blob, "a") as f:
+        f.write("-- tampered\n")
+    lock = e.lock()
+    before = e.cache_files()
+    assert_fails(e.run("gen", "team/tiny@1.0.0", "--stdout"), 4,
+                 "integrity check failed", "blobs/" + tiny10)
+    check(e.lock() == lock, "lock changed by a tampered blob")
+    check(not [k for k in set(e.cache_files()) - set(before)
+               if "trees" in k or tiny10 in k],
+          "tampered content cached",
+          sorted(set(e.cache_files()) - set(before)))
+    # the untouched release still works
+    check(batch_of(e, "team/tiny@1.1.0", "--locked") == 16, "other release")
+    # a signed index changed after signing
+    index = os.path.join(e.repo, "index.json")
+    with open(index) as f:
+        good = f.read()
+    with open(index, "w") as f:
+        f.write(good.replace('"1.1.0"', '"1.1.1"'))
+    assert_fails(e.run("repo", "update", "team"), 4, "is refused",
+                 "does not match its bytes")
 
 
 TESTS = {n[5:]: f for n, f in globals().items() if n.startswith("test_")}
