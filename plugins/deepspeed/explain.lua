@@ -154,6 +154,7 @@ function M.rows(cfg, lang, rel)
         row.doc = UNKNOWN_DOC[lang]
         row.default_text = "none"
         row.status = "unknown"
+        if rel then M.release_only(row, rel, p, v, lang) end
       end
       rows[#rows + 1] = row
       if is_object(v) then
@@ -181,6 +182,29 @@ function M.at_release(row, rel, p, f, v, lang)
     row.status = "not-in-release"
     row.default, row.default_text = nil, "none"
     row.doc = (row.doc or "") .. " [" .. M.release_text(rel, st, dp, first, last, lang) .. "]"
+  end
+end
+
+local RELEASE_ONLY_DOC = {
+  en = "Read by DeepSpeed %s (a key the hand-written schema, written for the newest DeepSpeed, does not have).",
+  zh = "DeepSpeed %s 读取此键（按最新 DeepSpeed 编写的手写 schema 中没有它）。",
+}
+
+-- A key the hand-written schema does not have that release rel reads
+-- (an old name such as seq_parallel_comm_data_type at 0.14.5).
+function M.release_only(row, rel, p, v, lang)
+  for _, x in ipairs(p) do
+    if type(x) ~= "string" then return end
+  end
+  local fact = at.fact(rel, table.concat(p, "."))
+  if not fact then return end
+  row.doc = RELEASE_ONLY_DOC[lang]:format(rel.version)
+  local d = fact.d
+  if d ~= nil and d ~= dsforge.null and d ~= "<expr>" and json_safe(d) then
+    row.default, row.default_text = d, sc.format_value(d)
+    row.status = sc.values_equal(v, d, false) and "default" or "changed"
+  else
+    row.status = "no-default"
   end
 end
 

@@ -148,6 +148,12 @@ class ExplainFileAtRelease(dsf.TempDirTest):
         new = self.rows(cfg, "--ds-version", "0.19.5")
         self.assertNotIn("not read", new["compile.deepcompile"])
 
+    def test_a_key_only_an_older_release_reads(self):
+        cfg = {"seq_parallel_comm_data_type": "fp16"}
+        self.assertEqual(self.rows(cfg, "--ds-version", "0.14.5")["seq_parallel_comm_data_type"],
+                         'changed; default "fp32"')
+        self.assertEqual(self.rows(cfg)["seq_parallel_comm_data_type"], "not a DeepSpeed key")
+
     def test_defaults_are_the_releases(self):
         cfg = {"zero_optimization": {"offload_param": {"pin_memory": True}}}
         key = "zero_optimization.offload_param.pin_memory"
