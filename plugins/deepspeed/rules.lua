@@ -866,8 +866,8 @@ end
 def {
   id = "constructor-args",
   severity = "error",
-  summary = "scheduler.params / optimizer.params keys that the chosen type's constructor does not take (TypeError at deepspeed.initialize)",
-  fix = "use the constructor's argument names (did-you-mean in the message) or remove the key",
+  summary = "scheduler.params / optimizer.params keys that the chosen type's constructor (torch.optim's too) does not take, or a required optimizer argument missing (TypeError at deepspeed.initialize)",
+  fix = "use the constructor's argument names (did-you-mean in the message), remove the key, or add the missing argument",
   check = function(cfg, ctx)
     local rel = release(ctx)
     local data = dsversion.data(rel)
