@@ -19,9 +19,15 @@
 -- (dsdata/, contrib/dsknow/extract.py); torch.optim's come from PyTorch's
 -- source (torch_optim.lua, contrib/dsknow/torch_optim.py).
 --
+-- scheduler.type: a class of deepspeed.runtime.lr_schedules, else
+-- getattr(torch.optim.lr_scheduler, type) (case-sensitive), called as
+-- scheduler(optimizer, **scheduler.params) (_scheduler_from_config).
+--
 --   M.optimizer(cfg, rel) -> { class =, args =, required =, popped =,
 --                              origin = } or nil when the constructor is
 --                              not known (a class outside the data)
+--   M.scheduler(cfg, rel) -> { class =, args =, required =, origin =,
+--                              torch = bool } or nil
 
 local dsversion = require("deepspeed.dsversion")
 local torch = require("deepspeed.torch_optim")
@@ -60,12 +66,24 @@ local function offloaded(cfg)
   return z ~= nil and rawget(z, "cpu_offload") == true
 end
 
-local function torch_class(name, popped)
-  local t = torch.optimizers[name]
+local function torch_class(name, popped, scheduler)
+  local t = (scheduler and torch.schedulers or torch.optimizers)[name]
   if not t then return nil end
-  return { class = "torch.optim." .. name, args = t.args, required = t.required,
-    popped = popped or {},
+  return { class = (scheduler and "torch.optim.lr_scheduler." or "torch.optim.") .. name,
+    args = t.args, required = t.required, popped = popped or {}, torch = true,
     origin = string.format("torch %s, %s:%d", torch.torch_version, t.file, t.line) }
+end
+
+function M.scheduler(cfg, rel)
+  local sch = object(rawget(cfg, "scheduler"))
+  local t = sch and rawget(sch, "type")
+  if type(t) ~= "string" then return nil end
+  local d = dsversion.data(rel).schedulers[t]
+  if d then
+    return { class = t, args = d.args, required = d.required, torch = false,
+      origin = "DeepSpeed " .. rel.version }
+  end
+  return torch_class(t, nil, true)
 end
 
 local function ds_class(b, rel, popped)

@@ -866,22 +866,35 @@ end
 def {
   id = "constructor-args",
   severity = "error",
-  summary = "scheduler.params / optimizer.params keys that the chosen type's constructor (torch.optim's too) does not take, or a required optimizer argument missing (TypeError at deepspeed.initialize)",
+  summary = "scheduler.params / optimizer.params keys that the chosen type's constructor (torch.optim's too) does not take, or a required argument missing (TypeError at deepspeed.initialize)",
   fix = "use the constructor's argument names (did-you-mean in the message), remove the key, or add the missing argument",
   check = function(cfg, ctx)
     local rel = release(ctx)
     local data = dsversion.data(rel)
     local sch = obj(get(obj(cfg), "scheduler"))
     local t = get(sch, "type")
-    local params = obj(get(sch, "params"))
-    if is_str(t) and params and data.schedulers[t] then
-      check_kwargs(ctx, "scheduler", t, t, params, data.schedulers[t].args, {}, "DeepSpeed " .. rel.version)
+    local raw = get(sch, "params")
+    local params = obj(raw)
+    local sc = obj(cfg) and require("deepspeed.ctor").scheduler(cfg, rel)
+    if sc and params then
+      check_kwargs(ctx, "scheduler", t, sc.class, params, sc.args, {}, sc.origin)
+    end
+    -- torch's required arguments (DeepSpeed's: scheduler-missing-param)
+    if sc and sc.torch and (raw == nil or raw == NULL or params) then
+      for _, key in ipairs(sc.required) do
+        if not params or rawget(params, key) == nil then
+          emit(ctx, "constructor-args", params and { "scheduler", "params" } or { "scheduler" }, string.format(
+            "scheduler %s: %s.__init__ (%s) requires %q and scheduler.params does not give it, so"
+            .. " deepspeed.initialize raises TypeError", t, sc.class, sc.origin, key),
+            string.format("add \"%s\" to scheduler.params", key))
+        end
+      end
     end
     -- the class the engine builds from optimizer.type (deepspeed.ctor)
     local ot, opt = optimizer_type(cfg)
     local o = obj(cfg) and require("deepspeed.ctor").optimizer(cfg, rel)
     if not o then return end
-    local raw = get(opt, "params")
+    raw = get(opt, "params")
     params = obj(raw)
     if params then
       local allowed = {}

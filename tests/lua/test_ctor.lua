@@ -100,6 +100,25 @@ return {
     T.eq(paths(run(opt("Adagrad", { lr = 0.01, lr_decay = 0.1 }, OFFLOAD))), "optimizer.params.lr_decay")
   end,
 
+  torch_scheduler_keywords_and_required_arguments = function()
+    local function sched(t, params)
+      return { train_micro_batch_size_per_gpu = 1, scheduler = { type = t, params = params } }
+    end
+    T.eq(ctor.scheduler(sched("StepLR", {}), dv.newest).class, "torch.optim.lr_scheduler.StepLR")
+    T.eq(ctor.scheduler(sched("WarmupLR", {}), dv.newest).class, "WarmupLR")
+    T.eq(ctor.scheduler(sched("steplr", {}), dv.newest), nil)
+    local found = run(sched("StepLR", { step_sise = 10, gamma = 0.5 }))
+    T.eq(paths(found), "scheduler.params scheduler.params.step_sise")
+    local text = found[1].message .. found[2].message
+    T.truthy(text:find('did you mean "step_size"', 1, true), text)
+    T.truthy(text:find('requires "step_size"', 1, true), text)
+    T.truthy(text:find("torch/optim/lr_scheduler.py:", 1, true), text)
+    T.eq(paths(run(sched("StepLR", { step_size = 10, gamma = 0.5 }))), "")
+    T.eq(paths(run({ scheduler = { type = "CosineAnnealingLR" } })), "scheduler")
+    -- DeepSpeed's own: unknown keywords here, missing ones in scheduler-missing-param
+    T.eq(paths(run(sched("WarmupDecayLR", { warmup_num_steps = 10 }))), "")
+  end,
+
   every_release_checks_the_same_torch_class = function()
     for _, r in ipairs(dv.releases) do
       T.eq(paths(run(opt("RMSprop", { lr = 0.01, alpah = 0.9 }), r.version)), "optimizer.params.alpah")
