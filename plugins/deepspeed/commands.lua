@@ -191,31 +191,64 @@ local estimate = {
 
 local LABELS = {
   en = { changed = "changed", default = "same as default", unknown = "not a DeepSpeed key",
-         none = "no default", dword = "default" },
+         none = "no default", dword = "default", release = "not read by this release" },
   zh = { changed = "已修改", default = "同默认值", unknown = "DeepSpeed 不认识的键",
-         none = "无默认值", dword = "默认" },
+         none = "无默认值", dword = "默认", release = "该版本不读取" },
 }
+
+local DS_VERSION_OPT = { name = "ds-version", arg = "X.Y[.Z]",
+  help = "DeepSpeed release (default: $DSFORGE_DS_VERSION, else the newest covered)" }
+
+-- The covered release for ctx.ds_version (--ds-version or
+-- $DSFORGE_DS_VERSION): the release, or nil and a usage error. A version
+-- between covered releases uses the nearest earlier one, with a warning.
+local function release_of(ctx)
+  local dv = require("deepspeed.dsversion")
+  local rel, note = dv.resolve(ctx.ds_version)
+  if not rel then
+    return nil, { message = note, hint = "covered releases: " .. dv.covered_text(), kind = "usage" }
+  end
+  if note then dsforge.warn(note) end
+  return rel, ctx.ds_version ~= nil
+end
+
+-- A FILE argument rather than a KEY: a path, a JSON file name, or a file.
+local function is_path(ctx, s)
+  return s:find("/", 1, true) ~= nil or s:match("%.jsonc?$") ~= nil or s:match("%.hjson$") ~= nil
+    or ctx.is_file(s)
+end
 
 local explain = {
   name = "explain",
   summary = "explain every key of a config",
-  usage = "explain FILE [--lang en|zh]",
-  description = "Walks through every key of a DeepSpeed config: its meaning, its "
-    .. "default, and whether the file changes it (from the deepspeed plugin's schema).",
+  usage = "explain FILE|KEY [--lang en|zh] [--ds-version X.Y[.Z]]",
+  description = "Walks through every key of a DeepSpeed config FILE: its meaning, its "
+    .. "default, and whether the file changes it (from the deepspeed plugin's schema). "
+    .. "With --ds-version, the defaults are that release's and keys it does not read "
+    .. "are marked.\n\n"
+    .. "KEY (a dotted path such as zero_optimization.stage) explains one key: its "
+    .. "meaning, type and default in the chosen release, which covered releases read it "
+    .. "(since, until, renamed from) and its default in each. A KEY the chosen release "
+    .. "does not read is an error naming the first (or last) release that does.",
   positional = "file",
   options = {
     { name = "lang", arg = "en|zh", help = "language of the explanations (default en)" },
+    DS_VERSION_OPT,
   },
   run = function(opts, args, ctx)
     local lang = opts.lang or "en"
     if lang ~= "en" and lang ~= "zh" then return usage("--lang must be 'en' or 'zh'") end
-    if #args == 0 then return usage("explain needs a FILE") end
-    if #args > 1 then return usage("explain takes one FILE") end
+    if #args == 0 then return usage("explain needs a FILE or a KEY") end
+    if #args > 1 then return usage("explain takes one FILE or KEY") end
+    local rel, asked = release_of(ctx)
+    if not rel then return nil, asked end
+    local ex = require("deepspeed.explain")
+    if not is_path(ctx, args[1]) then return ex.key(args[1], rel, lang) end
     local doc, err = ctx.read_json(args[1])
     if doc == nil then return nil, err end
     local L = LABELS[lang]
     local out = {}
-    for _, r in ipairs(require("deepspeed.explain").rows(doc, lang)) do
+    for _, r in ipairs(ex.rows(doc, lang, asked and rel or nil)) do
       local p = {}
       for _, k in ipairs(r.path) do
         if type(k) == "string" then
@@ -229,7 +262,7 @@ local explain = {
       local v = r.value ~= nil and ctx.json(r.value) or r.value_text or "?"
       local status = r.status
       local label = status == "changed" and L.changed or status == "default" and L.default
-        or status == "unknown" and L.unknown or L.none
+        or status == "unknown" and L.unknown or status == "not-in-release" and L.release or L.none
       local line = table.concat(p) .. " = " .. v .. "  [" .. label
       -- the default, unless there is none to name ("none")
       if r.default_text and r.default_text ~= "" and r.default_text ~= "none" then
@@ -246,12 +279,17 @@ local explain = {
 local schema = {
   name = "schema",
   summary = "print a JSON Schema of DeepSpeed's config",
-  usage = "schema",
+  usage = "schema [--ds-version X.Y[.Z]]",
   description = "Prints a JSON Schema (draft 2020-12) of DeepSpeed's config, generated "
-    .. "from the deepspeed plugin's schema, for editors and CI validators.",
-  run = function(_, args)
+    .. "from the deepspeed plugin's schema, for editors and CI validators. With "
+    .. "--ds-version (or $DSFORGE_DS_VERSION), the schema of that release: only the keys "
+    .. "it reads, its defaults, and its sections that reject unknown keys.",
+  options = { DS_VERSION_OPT },
+  run = function(_, args, ctx)
     if #args > 0 then return usage("schema takes no arguments") end
-    return require("deepspeed.jsonschema").generate()
+    local rel, asked = release_of(ctx)
+    if not rel then return nil, asked end
+    return require("deepspeed.jsonschema").generate(asked and rel or nil)
   end,
 }
 

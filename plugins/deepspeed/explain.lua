@@ -79,8 +79,30 @@ function M.versions_text(path, node, lang)
   return table.concat(parts, "; ")
 end
 
--- Rows for every key present in cfg, in sorted path order.
-function M.rows(cfg, lang)
+local at = require("deepspeed.atrelease")
+
+-- Why release rel does not read dp (M.status's answer), in words.
+function M.release_text(rel, st, dp, first, last, lang)
+  local zh = lang == "zh"
+  if st == "not-yet" then
+    if first and dv.cmp(first, dv.newest.version) > 0 then
+      return (zh and "DeepSpeed %s 尚不读取 %s：%s 起才有" or
+        "DeepSpeed %s does not read %s yet: it first appears in %s"):format(rel.version, dp, first)
+    end
+    return (zh and "DeepSpeed %s 尚不读取 %s：最早读取它的已覆盖版本是 %s" or
+      "DeepSpeed %s does not read %s yet: the first covered release that reads it is %s"):format(rel.version, dp, first)
+  elseif st == "no-longer" then
+    return (zh and "DeepSpeed %s 已不再读取 %s：最后读取它的已覆盖版本是 %s" or
+      "DeepSpeed %s no longer reads %s: the last covered release that reads it is %s"):format(rel.version, dp, last)
+  end
+  return (zh and "截至 DeepSpeed %s 没有发布版读取 %s" or
+    "no DeepSpeed release up to %s reads %s"):format(dv.newest.version, dp)
+end
+
+-- Rows for every key present in cfg, in sorted path order. With rel (a
+-- release asked for with --ds-version), defaults are that release's and a
+-- key it does not read has the status "not-in-release".
+function M.rows(cfg, lang, rel)
   lang = lang_of(lang)
   local rows = {}
   local function visit(tbl, node, path, free)
@@ -112,6 +134,11 @@ function M.rows(cfg, lang)
         if json_safe(f.default) then row.default = f.default end
         row.default_text = sc.default_text(f, lang)
         row.status = status_of(f, v)
+        if rel and canonical then
+          p[#p] = canonical
+          M.at_release(row, rel, p, f, v, lang)
+          p[#p] = key
+        end
         if f.fields or f.type == "map" then
           child_node = f
           child_free = f.open == true or (f.type == "map" and f.values == nil)
@@ -127,6 +154,7 @@ function M.rows(cfg, lang)
         row.doc = UNKNOWN_DOC[lang]
         row.default_text = "none"
         row.status = "unknown"
+        if rel then M.release_only(row, rel, p, v, lang) end
       end
       rows[#rows + 1] = row
       if is_object(v) then
@@ -138,6 +166,48 @@ function M.rows(cfg, lang)
   return rows
 end
 
+-- The release's view of a row: its default there, and whether it reads
+-- the key at all.
+function M.at_release(row, rel, p, f, v, lang)
+  for _, x in ipairs(p) do
+    if type(x) ~= "string" then return end
+  end
+  local d = at.default(rel, table.concat(p, "."))
+  if d ~= nil and json_safe(d) then
+    row.default, row.default_text = d, sc.format_value(d)
+    row.status = sc.values_equal(v, d, f.case_insensitive) and "default" or "changed"
+  end
+  local st, dp, first, last = at.status(rel, p)
+  if st ~= "read" then
+    row.status = "not-in-release"
+    row.default, row.default_text = nil, "none"
+    row.doc = (row.doc or "") .. " [" .. M.release_text(rel, st, dp, first, last, lang) .. "]"
+  end
+end
+
+local RELEASE_ONLY_DOC = {
+  en = "Read by DeepSpeed %s (a key the hand-written schema, written for the newest DeepSpeed, does not have).",
+  zh = "DeepSpeed %s 读取此键（按最新 DeepSpeed 编写的手写 schema 中没有它）。",
+}
+
+-- A key the hand-written schema does not have that release rel reads
+-- (an old name such as seq_parallel_comm_data_type at 0.14.5).
+function M.release_only(row, rel, p, v, lang)
+  for _, x in ipairs(p) do
+    if type(x) ~= "string" then return end
+  end
+  local fact = at.fact(rel, table.concat(p, "."))
+  if not fact then return end
+  row.doc = RELEASE_ONLY_DOC[lang]:format(rel.version)
+  local d = fact.d
+  if d ~= nil and d ~= dsforge.null and d ~= "<expr>" and json_safe(d) then
+    row.default, row.default_text = d, sc.format_value(d)
+    row.status = sc.values_equal(v, d, false) and "default" or "changed"
+  else
+    row.status = "no-default"
+  end
+end
+
 -- The doc of the schema node at path (field names or aliases), or nil.
 function M.section_doc(path, lang)
   if type(path) ~= "table" then return nil end
@@ -145,6 +215,124 @@ function M.section_doc(path, lang)
   if #path == 0 then node = schema.root else node = sc.resolve(path) end
   if not node or not node.doc then return nil end
   return sc.text(node.doc, lang_of(lang))
+end
+
+local KEY_WORDS = {
+  en = { type = "type", default = "default", none = "none", computed = "computed in code",
+         per = "per covered release:", read = "read", notread = "not read", reads = "reads %s",
+         alias = "alias %s", deprecated = "deprecated, replaced by %s", chosen = "the release explained",
+         notkey = "%s is not a DeepSpeed key: no covered release (%s) reads it",
+         badpath = "'%s' is not a key path (key names separated by '.')",
+         mean = "did you mean \"%s\"?", choose = "choose a release that reads it: --ds-version %s",
+         renamed = "DeepSpeed renamed it to %s in %s" },
+  zh = { type = "类型", default = "默认", none = "无", computed = "由代码计算",
+         per = "各已覆盖版本：", read = "读取", notread = "不读取", reads = "读取 %s",
+         alias = "别名 %s", deprecated = "已弃用，由 %s 取代", chosen = "所解释的版本",
+         notkey = "%s 不是 DeepSpeed 的配置键：没有已覆盖版本（%s）读取它",
+         badpath = "'%s' 不是键路径（键名以 '.' 分隔）",
+         mean = "是否想写 \"%s\"？", choose = "请选择读取它的版本：--ds-version %s",
+         renamed = "DeepSpeed 在 %s 中将其改名为 %s" },
+}
+
+local function fact_default(fact, W)
+  local d = fact.d
+  if d == nil or d == dsforge.null then return W.none end
+  if d == "<expr>" then return W.computed end
+  return sc.format_value(d)
+end
+
+-- The field of parent whose renamed_from names key, as "name", "since".
+local function renamed_to(parent, key)
+  for _, name in ipairs(dsforge.sorted_keys(parent and parent.fields or {})) do
+    local r = parent.fields[name].renamed_from
+    if r and r.key == key then return name, r.since end
+  end
+  return nil
+end
+
+-- explain KEY: what the key means, its type and default in release rel,
+-- the releases that read it (since/until/renamed from) and its default in
+-- each covered release. A key rel does not read is an error naming the
+-- first (or last) covered release that does. Returns the text, or nil and
+-- an error table {message, hint, kind}.
+function M.key(text, rel, lang)
+  lang = lang_of(lang)
+  local W = KEY_WORDS[lang]
+  local parts = {}
+  for k in (text .. "."):gmatch("([^.]*)%.") do
+    if k == "" then return nil, { message = W.badpath:format(text), kind = "usage" } end
+    parts[#parts + 1] = k
+  end
+  -- canonical names (aliases allowed) through the hand-written schema
+  local node, parent, canon = schema.root, nil, {}
+  for i, k in ipairs(parts) do
+    parent = node
+    local f, c = nil, nil
+    if node then f, c = sc.lookup(node, k) end
+    node, canon[i] = f, c or k
+  end
+  local dp = table.concat(canon, ".")
+  local known = node ~= nil
+  for _, r in ipairs(dv.releases) do
+    if known then break end
+    known = dv.data(r).keys[dp] ~= nil
+  end
+  local prefix = #parts > 1 and (table.concat(canon, ".", 1, #parts - 1) .. ".") or ""
+  if not known then
+    local cands = {}
+    if parent and parent.fields then
+      for _, name in ipairs(dsforge.sorted_keys(parent.fields)) do cands[#cands + 1] = name end
+    end
+    local s = sc.suggest(parts[#parts], cands)
+    return nil, { message = W.notkey:format(text, dv.covered_text()),
+      hint = s and W.mean:format(prefix .. s) or nil, kind = "usage" }
+  end
+  local st, sdp, first, last = at.status(rel, canon)
+  if st ~= "read" then
+    local hint
+    local new, since = renamed_to(parent, parts[#parts])
+    if new then
+      hint = lang == "zh" and W.renamed:format(since, prefix .. new) or W.renamed:format(prefix .. new, since)
+    elseif st == "not-yet" and first and dv.resolve(first) and dv.cmp(first, dv.newest.version) <= 0 then
+      hint = W.choose:format(first)
+    elseif st == "no-longer" and last then
+      hint = W.choose:format(last)
+    end
+    return nil, { message = M.release_text(rel, st, sdp, first, last, lang), hint = hint, kind = "usage" }
+  end
+  local out = { string.format("%s  (DeepSpeed %s)", dp, rel.version) }
+  if node and node.doc then out[#out + 1] = "    " .. sc.text(node.doc, lang) end
+  local fact = at.fact(rel, dp)
+  local ty = fact and fact.t
+  if not ty and node then ty = table.concat(sc.types_of(node), "|") end
+  local dtext
+  if fact and fact.d ~= nil then dtext = fact_default(fact, W)
+  elseif node then dtext = sc.default_text(node, lang) end
+  local facts = {}
+  if ty then facts[#facts + 1] = W.type .. " " .. ty end
+  if dtext then facts[#facts + 1] = W.default .. " " .. dtext end
+  if fact and fact.alias then facts[#facts + 1] = W.alias:format(fact.alias) end
+  if fact and fact.deprecated and fact.new then facts[#facts + 1] = W.deprecated:format(fact.new) end
+  if #facts > 0 then out[#out + 1] = "    " .. table.concat(facts, "; ") end
+  local vt = M.versions_text(canon, node, lang)
+  if vt then out[#out + 1] = "    " .. vt end
+  out[#out + 1] = "    " .. W.per
+  local old = node and node.renamed_from and node.renamed_from.key
+  for _, r in ipairs(dv.releases) do
+    local line
+    if at.status(r, canon) == "read" then
+      local f = at.fact(r, dp)
+      line = f and (W.default .. " " .. fact_default(f, W)) or W.read
+      if f and f.alias then line = line .. "; " .. W.alias:format(f.alias) end
+      if f and f.deprecated and f.new then line = line .. "; " .. W.deprecated:format(f.new) end
+    else
+      line = W.notread
+      if old and dv.data(r).keys[prefix .. old] then line = line .. " (" .. W.reads:format(prefix .. old) .. ")" end
+    end
+    out[#out + 1] = string.format("    %s %-7s %s%s", r == rel and "*" or " ", r.version, line,
+      r == rel and ("  <- " .. W.chosen) or "")
+  end
+  return table.concat(out, "\n") .. "\n"
 end
 
 return M

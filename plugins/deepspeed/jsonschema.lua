@@ -60,18 +60,48 @@ end
 
 local object_schema
 
+-- While generate(rel) runs: the release (nil: the hand-written schema as
+-- is) and the dotted path of the object being written (nil inside arrays
+-- and maps, where the release data says nothing).
+local cur_rel, cur_path
+local at = require("deepspeed.atrelease")
+
+-- Schema of a key the release reads that the hand-written schema does
+-- not have, from the generated facts (t: type, "?" nullable; d: default).
+local FACT_TYPE = { int = "integer", float = "number", bool = "boolean", string = "string",
+                    object = "object", array = "array" }
+local function fact_schema(fact)
+  local t = fact and fact.t or "any"
+  local nullable = t:sub(-1) == "?"
+  if nullable then t = t:sub(1, -2) end
+  local s = O {}
+  if FACT_TYPE[t] then
+    s.type = nullable and A { FACT_TYPE[t], "null" } or FACT_TYPE[t]
+  end
+  s.description = "Read by DeepSpeed " .. cur_rel.version .. " (not in the hand-written schema)."
+  local d = fact and fact.d
+  if d ~= nil and d ~= NULL and d ~= "<expr>" and json_safe(d) then s.default = d end
+  return s
+end
+
 -- Schema of one type of a scalar/union node, without null.
 local function type_schema(node, t)
   if t == "any" then return O {} end
   if t == "object" then return object_schema(node) end
   if t == "map" then
     local s = { type = "object" }
+    local saved = cur_path
+    cur_path = nil -- free-form keys: the release data says nothing below
     if node.values then s.additionalProperties = M.node_schema(node.values, nil) else s.additionalProperties = true end
+    cur_path = saved
     return s
   end
   if t == "array" then
     local s = { type = "array" }
+    local saved = cur_path
+    cur_path = nil
     if node.items then s.items = M.node_schema(node.items, nil) end
+    cur_path = saved
     return s
   end
   local s = { type = JSON_TYPE[t] }
@@ -120,7 +150,11 @@ function M.node_schema(node, key)
     s = { anyOf = A { s, { const = "auto" } } }
   end
   s.description = sc.text(node.doc, "en")
-  if node.default ~= nil then
+  -- (object_schema sets cur_path to "parent.field." before the call)
+  local rd = cur_rel and cur_path and key and at.default(cur_rel, cur_path:sub(1, -2))
+  if rd ~= nil and json_safe(rd) then
+    s.default = rd
+  elseif node.default ~= nil then
     if json_safe(node.default) then
       s.default = node.default
     else
@@ -132,29 +166,53 @@ function M.node_schema(node, key)
   return s
 end
 
+-- With a release: does it read the field name of the object at cur_path?
+local function read_here(name)
+  if not (cur_rel and cur_path) then return true end
+  local parts = {}
+  for k in (cur_path .. name):gmatch("[^.]+") do parts[#parts + 1] = k end
+  return at.status(cur_rel, parts) == "read"
+end
+
 object_schema = function(node)
   local props = O {}
   local exclusive = {}
+  local path = cur_path
+  local strict = node.strict == true
+  if cur_rel and path then
+    local st = at.strict(cur_rel, path == "" and "" or path:sub(1, -2))
+    if st ~= nil then strict = st end
+  end
   for _, name in ipairs(dsforge.sorted_keys(node.fields or {})) do
     local f = node.fields[name]
-    props[name] = M.node_schema(f, name)
-    for _, a in ipairs(f.aliases or {}) do
-      props[a] = M.node_schema(f, a)
-      if node.strict then exclusive[#exclusive + 1] = { name, a } end
+    if read_here(name) then
+      cur_path = path and (path .. name .. ".")
+      props[name] = M.node_schema(f, name)
+      for _, a in ipairs(f.aliases or {}) do
+        props[a] = M.node_schema(f, a)
+        if strict then exclusive[#exclusive + 1] = { name, a } end
+      end
+      cur_path = path
     end
     local dep = f.deprecated
-    if dep and node.strict and dep.copies ~= false and dep.both ~= "ignored" then
+    if dep and strict and dep.copies ~= false and dep.both ~= "ignored" and props[name] then
       local rnode, rname = sc.lookup(node, dep.replacement)
-      if rnode then
+      if rnode and props[rname] then
         exclusive[#exclusive + 1] = { name, rname }
         for _, a in ipairs(rnode.aliases or {}) do exclusive[#exclusive + 1] = { name, a } end
       end
     end
   end
+  if cur_rel and path then
+    local sp = path == "" and "" or path:sub(1, -2)
+    for _, k in ipairs(at.extra_keys(cur_rel, sp, node)) do
+      props[k] = fact_schema(at.fact(cur_rel, path .. k))
+    end
+  end
   local s = {
     type = "object",
     properties = props,
-    additionalProperties = not (node.strict == true and not node.open),
+    additionalProperties = not (strict and not node.open),
   }
   if #exclusive > 0 then
     local all = {}
@@ -166,12 +224,18 @@ object_schema = function(node)
   return s
 end
 
--- The whole JSON Schema document as a Lua table.
-function M.generate()
-  local s = object_schema(schema.root)
+-- The whole JSON Schema document as a Lua table: of the hand-written
+-- schema (DeepSpeed's main branch), or with rel (a covered release from
+-- deepspeed.dsversion) of what that release reads: its keys, defaults and
+-- strict sections.
+function M.generate(rel)
+  cur_rel, cur_path = rel, rel and "" or nil
+  local ok, s = pcall(object_schema, schema.root)
+  cur_rel, cur_path = nil, nil
+  if not ok then error(s, 0) end
   s["$schema"] = "https://json-schema.org/draft/2020-12/schema"
   s["$id"] = "https://dsforge.dev/schema/deepspeed.json"
-  s.title = "DeepSpeed configuration (DeepSpeed " .. schema.deepspeed_version .. ")"
+  s.title = "DeepSpeed configuration (DeepSpeed " .. (rel and rel.version or schema.deepspeed_version) .. ")"
   s.description = sc.text(schema.root.doc, "en")
     .. " \"auto\" is accepted only on the keys the Hugging Face Trainer/Accelerate fill."
   return s

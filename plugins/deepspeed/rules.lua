@@ -844,7 +844,9 @@ end
 -- keyword arguments (runtime/engine.py): an unknown one is a TypeError at
 -- deepspeed.initialize. The constructors per release come from
 -- dsdata/ (contrib/dsknow/extract.py).
-local function check_kwargs(ctx, section, t, cls, params, allowed, skip, rel)
+-- origin: where the signature comes from ("DeepSpeed 0.19.5", or "torch
+-- 1.13.1, torch/optim/sgd.py:93").
+local function check_kwargs(ctx, section, t, cls, params, allowed, skip, origin)
   local names = {}
   for _, a in ipairs(allowed) do names[a] = true end
   local cands = dsforge.array {}
@@ -853,9 +855,9 @@ local function check_kwargs(ctx, section, t, cls, params, allowed, skip, rel)
     if type(key) == "string" and not names[key] and not skip[key] then
       local s = require("deepspeed.schema_check").suggest(key, cands)
       emit(ctx, "constructor-args", { section, "params", key }, string.format(
-        "%s %s: %s.__init__ in DeepSpeed %s has no argument %q, so deepspeed.initialize raises"
+        "%s %s: %s.__init__ (%s) has no argument %q, so deepspeed.initialize raises"
         .. " TypeError (DeepSpeed passes %s.params as keyword arguments)%s",
-        section, t, cls, rel.version, key, section, s and string.format("; did you mean %q?", s) or ""),
+        section, t, cls, origin, key, section, s and string.format("; did you mean %q?", s) or ""),
         s and string.format("rename it to %q", s) or ("remove it; " .. cls .. " takes: " .. table.concat(allowed, ", ")))
     end
   end
@@ -864,26 +866,52 @@ end
 def {
   id = "constructor-args",
   severity = "error",
-  summary = "scheduler.params / optimizer.params keys that the chosen type's constructor does not take (TypeError at deepspeed.initialize)",
-  fix = "use the constructor's argument names (did-you-mean in the message) or remove the key",
+  summary = "scheduler.params / optimizer.params keys that the chosen type's constructor (torch.optim's too) does not take, or a required argument missing (TypeError at deepspeed.initialize)",
+  fix = "use the constructor's argument names (did-you-mean in the message), remove the key, or add the missing argument",
   check = function(cfg, ctx)
     local rel = release(ctx)
     local data = dsversion.data(rel)
     local sch = obj(get(obj(cfg), "scheduler"))
     local t = get(sch, "type")
-    local params = obj(get(sch, "params"))
-    if is_str(t) and params and data.schedulers[t] then
-      check_kwargs(ctx, "scheduler", t, t, params, data.schedulers[t].args, {}, rel)
+    local raw = get(sch, "params")
+    local params = obj(raw)
+    local sc = obj(cfg) and require("deepspeed.ctor").scheduler(cfg, rel)
+    if sc and params then
+      check_kwargs(ctx, "scheduler", t, sc.class, params, sc.args, {}, sc.origin)
     end
+    -- torch's required arguments (DeepSpeed's: scheduler-missing-param)
+    if sc and sc.torch and (raw == nil or raw == NULL or params) then
+      for _, key in ipairs(sc.required) do
+        if not params or rawget(params, key) == nil then
+          emit(ctx, "constructor-args", params and { "scheduler", "params" } or { "scheduler" }, string.format(
+            "scheduler %s: %s.__init__ (%s) requires %q and scheduler.params does not give it, so"
+            .. " deepspeed.initialize raises TypeError", t, sc.class, sc.origin, key),
+            string.format("add \"%s\" to scheduler.params", key))
+        end
+      end
+    end
+    -- the class the engine builds from optimizer.type (deepspeed.ctor)
     local ot, opt = optimizer_type(cfg)
-    params = obj(get(opt, "params"))
-    local o = ot and data.optimizers[ot:lower()]
-    if o and params and pybool(rawget(params, "torch_adam")) ~= true then
+    local o = obj(cfg) and require("deepspeed.ctor").optimizer(cfg, rel)
+    if not o then return end
+    raw = get(opt, "params")
+    params = obj(raw)
+    if params then
       local allowed = {}
       for _, a in ipairs(o.args) do allowed[#allowed + 1] = a end
-      for _, a in ipairs(o.engine) do allowed[#allowed + 1] = a end
+      for _, a in ipairs(o.popped) do allowed[#allowed + 1] = a end
       -- max_grad_norm: schema_check's rejected-key says why
-      check_kwargs(ctx, "optimizer", ot, o.class, params, allowed, { max_grad_norm = true }, rel)
+      check_kwargs(ctx, "optimizer", ot, o.class, params, allowed, { max_grad_norm = true }, o.origin)
+    end
+    -- a required argument missing (params absent or null: none given)
+    if raw ~= nil and raw ~= NULL and not params then return end
+    for _, key in ipairs(o.required) do
+      if not params or rawget(params, key) == nil then
+        emit(ctx, "constructor-args", params and { "optimizer", "params" } or { "optimizer" }, string.format(
+          "optimizer %s: %s.__init__ (%s) requires %q and optimizer.params does not give it, so"
+          .. " deepspeed.initialize raises TypeError", ot, o.class, o.origin, key),
+          string.format("add \"%s\" to optimizer.params", key))
+      end
     end
   end,
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/opts.h"
 #include "core/error.h"
 #include "core/xalloc.h"
 
@@ -141,6 +142,17 @@ const dsf_command *dsf_plugin_cmds_find(const dsf_plugin_cmds *pc,
     return NULL;
 }
 
+/* Whether c declares the option name (a plugin command that takes
+** --ds-version gets it, or $DSFORGE_DS_VERSION, as ctx.ds_version, checked
+** as check and gen check theirs). */
+static bool declares(const dsf_command *c, const char *name)
+{
+    for (const dsf_opt *o = c->opts; o && o->id; o++)
+        if (!strcmp(o->name, name))
+            return true;
+    return false;
+}
+
 int dsf_plugin_cmds_run(dsf_plugin_cmds *pc, const dsf_command *c, int argc,
                         char **argv)
 {
@@ -165,10 +177,16 @@ int dsf_plugin_cmds_run(dsf_plugin_cmds *pc, const dsf_command *c, int argc,
         }
     }
     int rc = cl.rc, status = 0;
+    const char *ds_version = NULL;
+    if (!rc && !cl.help_shown && declares(c, "ds-version")) {
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(opts, "ds-version");
+        rc = dsf_opt_ds_version(&ds_version,
+                                cJSON_IsString(o) ? o->valuestring : NULL, &d);
+    }
     if (!rc && !cl.help_shown) {
         char *out = NULL;
         rc = dsf_plugins_run_command(pc->pe.plugins, p, opts, args, argv + 1,
-                                     argc - 1, &out, &status, &d);
+                                     argc - 1, ds_version, &out, &status, &d);
         if (!rc)
             fputs(out, stdout);
         free(out);

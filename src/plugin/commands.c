@@ -260,6 +260,7 @@ typedef struct run_ctx {
     const cJSON *opts, *args;
     char *const *cmdline;
     int ncmdline;
+    const char *ds_version;
 } run_ctx;
 
 static bool on_cmdline(const run_ctx *rc, const char *path)
@@ -360,6 +361,10 @@ static int push_run(lua_State *L)
     lua_setfield(L, -2, "json");
     lua_pushstring(L, rc->c->name);
     lua_setfield(L, -2, "command");
+    if (rc->ds_version) {
+        lua_pushstring(L, rc->ds_version);
+        lua_setfield(L, -2, "ds_version");
+    }
     lua_call(L, 3, 2);
     return 2;
 }
@@ -403,13 +408,14 @@ static int command_error(lua_State *L, int e, const char *what, dsf_diags *d)
 
 int dsf_plugins_run_command(dsf_plugins *p, const dsf_plugin_command *c,
                             const cJSON *opts, const cJSON *args,
-                            char *const *cmdline, int ncmdline, char **out,
-                            int *status, dsf_diags *d)
+                            char *const *cmdline, int ncmdline,
+                            const char *ds_version, char **out, int *status,
+                            dsf_diags *d)
 {
     lua_State *L = dsf_host_state(p->host);
     *out = NULL;
     *status = 0;
-    run_ctx rc = {c, opts, args, cmdline, ncmdline};
+    run_ctx rc = {c, opts, args, cmdline, ncmdline, ds_version};
     char *what = dsf_xasprintf("command %s (plugin %s)", c->name, c->plugin);
     int r = dsf_host_cpcall(p->host, push_run, &rc, 2, what, d);
     if (!r) {

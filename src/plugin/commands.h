@@ -67,14 +67,16 @@ const dsf_plugin_command *dsf_plugins_commands(const dsf_plugins *p,
 
 /* Runs c with opts (a JSON object: option name -> string or true) and
 ** args (a JSON array of strings); cmdline[0..ncmdline) are the command
-** line's words, the only paths ctx.read_json and ctx.is_file accept. On
+** line's words, the only paths ctx.read_json and ctx.is_file accept;
+** ds_version (borrowed, or NULL) becomes ctx.ds_version. On
 ** success *out is the text to print (caller frees; "" for none) and
 ** *status the command's exit status (0..5). Errors: the command's own
 ** (DSF_EUSAGE, DSF_EINPUT with its diagnostic), or a script error. */
 int dsf_plugins_run_command(dsf_plugins *p, const dsf_plugin_command *c,
                             const cJSON *opts, const cJSON *args,
-                            char *const *cmdline, int ncmdline, char **out,
-                            int *status, dsf_diags *d);
+                            char *const *cmdline, int ncmdline,
+                            const char *ds_version, char **out, int *status,
+                            dsf_diags *d);
 
 /* ctx.json(value [, pretty]): the canonical JSON text of a value, as gen
 ** writes it; a lua_CFunction for the commands' ctx and the emitters'. */

@@ -1,0 +1,120 @@
+-- plugins/deepspeed/ctor.lua -- which constructor DeepSpeed calls with
+-- optimizer.params, read from runtime/engine.py _configure_basic_optimizer
+-- (the same in every covered release):
+--
+--   * optimizer.type is lower-cased when it is one of DEEPSPEED_OPTIMIZERS
+--     (runtime/config.py); any other name goes to
+--     getattr(torch.optim, type) as written (case-sensitive), called as
+--     torch_optimizer(model_parameters, **optimizer.params);
+--   * adam/adamw pop torch_adam and adam_w_mode first; with a truthy
+--     torch_adam the engine builds torch.optim.AdamW (type adamw, or
+--     adam_w_mode truthy, its default) or torch.optim.Adam; otherwise
+--     FusedAdam, or DeepSpeedCPUAdam when the optimizer is offloaded;
+--   * adagrad builds DeepSpeedCPUAdagrad when offloaded, else
+--     torch.optim.Adagrad; lion builds DeepSpeedCPULion when offloaded,
+--     else FusedLion ("offloaded": zero_optimization.offload_optimizer.device
+--     is cpu or nvme, zero_use_cpu_optimizer).
+--
+-- The DeepSpeed classes' constructors per release are generated
+-- (dsdata/, contrib/dsknow/extract.py); torch.optim's come from PyTorch's
+-- source (torch_optim.lua, contrib/dsknow/torch_optim.py).
+--
+-- scheduler.type: a class of deepspeed.runtime.lr_schedules, else
+-- getattr(torch.optim.lr_scheduler, type) (case-sensitive), called as
+-- scheduler(optimizer, **scheduler.params) (_scheduler_from_config).
+--
+--   M.optimizer(cfg, rel) -> { class =, args =, required =, popped =,
+--                              origin = } or nil when the constructor is
+--                              not known (a class outside the data)
+--   M.scheduler(cfg, rel) -> { class =, args =, required =, origin =,
+--                              torch = bool } or nil
+
+local dsversion = require("deepspeed.dsversion")
+local torch = require("deepspeed.torch_optim")
+
+local M = {}
+
+local NULL = dsforge.null
+
+-- DEEPSPEED_OPTIMIZERS of runtime/config.py (lower case), every covered
+-- release: a name in this list is never looked up in torch.optim.
+local DS_NAMES = {}
+for _, n in ipairs({ "adagrad", "adam", "adamw", "lamb", "lion", "muadam", "muadamw",
+                     "muon", "musgd", "onebitadam", "onebitlamb", "zerooneadam" }) do
+  DS_NAMES[n] = true
+end
+
+local function object(v)
+  if type(v) == "table" and v ~= NULL and dsforge.kind(v) == "object" then return v end
+  return nil
+end
+
+-- Python truthiness of a JSON value.
+local function truthy(v)
+  if v == nil or v == NULL or v == false then return false end
+  if type(v) == "number" then return v ~= 0 end
+  if type(v) == "string" then return v ~= "" end
+  if type(v) == "table" then return next(v) ~= nil end
+  return true
+end
+
+local function offloaded(cfg)
+  local z = object(rawget(cfg, "zero_optimization"))
+  local o = z and object(rawget(z, "offload_optimizer"))
+  local dev = o and rawget(o, "device")
+  if dev == "cpu" or dev == "nvme" then return true end
+  return z ~= nil and rawget(z, "cpu_offload") == true
+end
+
+local function torch_class(name, popped, scheduler)
+  local t = (scheduler and torch.schedulers or torch.optimizers)[name]
+  if not t then return nil end
+  return { class = (scheduler and "torch.optim.lr_scheduler." or "torch.optim.") .. name,
+    args = t.args, required = t.required, popped = popped or {}, torch = true,
+    origin = string.format("torch %s, %s:%d", torch.torch_version, t.file, t.line) }
+end
+
+function M.scheduler(cfg, rel)
+  local sch = object(rawget(cfg, "scheduler"))
+  local t = sch and rawget(sch, "type")
+  if type(t) ~= "string" then return nil end
+  local d = dsversion.data(rel).schedulers[t]
+  if d then
+    return { class = t, args = d.args, required = d.required, torch = false,
+      origin = "DeepSpeed " .. rel.version }
+  end
+  return torch_class(t, nil, true)
+end
+
+local function ds_class(b, rel, popped)
+  return { class = b.class, args = b.args, required = b.required, popped = popped or b.engine or {},
+    origin = "DeepSpeed " .. rel.version }
+end
+
+function M.optimizer(cfg, rel)
+  local opt = object(rawget(cfg, "optimizer"))
+  local t = opt and rawget(opt, "type")
+  if type(t) ~= "string" then return nil end
+  local params = object(rawget(opt, "params")) or {}
+  local low = t:lower()
+  if not DS_NAMES[low] then return torch_class(t) end
+  local b = dsversion.data(rel).optimizers[low]
+  if low == "adam" or low == "adamw" then
+    local popped = { "torch_adam", "adam_w_mode" }
+    if truthy(rawget(params, "torch_adam")) then
+      local awm = rawget(params, "adam_w_mode")
+      local w = low == "adamw" or awm == nil or truthy(awm)
+      return torch_class(w and "AdamW" or "Adam", popped)
+    end
+    if offloaded(cfg) or not b then return nil end -- DeepSpeedCPUAdam: not in the data
+    return ds_class(b, rel, popped)
+  end
+  if low == "adagrad" then
+    if offloaded(cfg) then return b and ds_class(b, rel) or nil end
+    return torch_class("Adagrad")
+  end
+  if low == "lion" and offloaded(cfg) then return nil end -- DeepSpeedCPULion
+  return b and ds_class(b, rel) or nil
+end
+
+return M

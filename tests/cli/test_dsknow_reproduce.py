@@ -1,0 +1,55 @@
+"""The extractor re-run on the newest covered DeepSpeed tag reproduces the
+committed data file byte for byte (issue 10; contrib/dsknow/reproduce.sh,
+documented in contrib/dsknow/README.md). Skipped where there is no
+DeepSpeed git directory or no unpacked dsclient cache for the tag (CI has
+neither: it checks the committed data only)."""
+import os
+import pwd
+import subprocess
+import unittest
+
+import dsf
+
+HERE = os.path.join(dsf.SOURCE_DIR, "contrib", "dsknow")
+
+
+def newest_tag():
+    with open(os.path.join(HERE, "releases.txt")) as f:
+        return f.read().split()[-1]
+
+
+def git_dir(name):
+    """DS_GIT/HJSON_GIT from the environment, else the machine's mirror."""
+    env = {"deepspeedai+DeepSpeed": "DS_GIT", "hjson+hjson-py": "HJSON_GIT"}[name]
+    cands = [os.environ.get(env, "")]
+    for up in ("..", os.path.join("..", "..")):
+        cands.append(os.path.join(dsf.SOURCE_DIR, up, ".mirror", name, "repo"))
+    for c in cands:
+        if c and os.path.isfile(os.path.join(c, "HEAD")):
+            return os.path.abspath(c)
+    return None
+
+
+TAG = newest_tag()
+# ctest points HOME at the build tree: the cache is the user's real one
+CACHE = os.environ.get("DSCLIENT_HOME") or os.path.join(
+    pwd.getpwuid(os.getuid()).pw_dir, ".cache", "dsclient", TAG)
+DS_GIT, HJSON_GIT = git_dir("deepspeedai+DeepSpeed"), git_dir("hjson+hjson-py")
+READY = bool(DS_GIT and HJSON_GIT) and all(os.path.exists(os.path.join(CACHE, p)) for p in (
+    "ds/deepspeed/runtime/config.py", "hjsonsrc/hjson/__init__.py",
+    "debroot/usr/lib/python3/dist-packages/numpy"))
+
+
+@unittest.skipUnless(READY, "no DeepSpeed/hjson git directory or dsclient cache for " + TAG)
+class Reproduce(unittest.TestCase):
+    def test_newest_tag_reproduces_the_committed_file(self):
+        env = dict(os.environ, DS_GIT=DS_GIT, HJSON_GIT=HJSON_GIT, DSCLIENT_HOME=CACHE)
+        p = subprocess.run(["sh", os.path.join(HERE, "reproduce.sh")], env=env,
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("%s: the extractor reproduces" % TAG, p.stdout)
+        self.assertIn("byte for byte", p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
