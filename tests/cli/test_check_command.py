@@ -356,6 +356,14 @@ class CheckCommand(dsf.TempDirTest):
                             self.assertExit(res, 0)
                             self.assertEqual(self.findings(res), [])
 
+    def test_completion_stops_at_the_command(self):
+        self.assertIn("--world-size",
+                      run("__complete", "check", "cfg.json", "--w").out)
+        res = run("__complete", "check", "cfg.json", "--", "deepspeed",
+                  "--w")
+        self.assertExit(res, 0)
+        self.assertEqual(res.out, "")
+
     def test_help_describes_it(self):
         res = run("check", "--help")
         self.assertExit(res, 0)
