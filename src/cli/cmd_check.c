@@ -300,8 +300,8 @@ static int run(int argc, char **argv)
                 : dsf_diag_add(&d, DSF_ERROR, NULL, 0, 0,
                                "check CONFIG -- COMMAND needs a COMMAND "
                                "after '--'");
-        dsf_diag_set_hint(g, "e.g. dsforge check ds.json -- deepspeed "
-                             "--num_gpus 8 train.py --deepspeed ds.json");
+        dsf_diag_set_hint(g, "give one CONFIG, then '--' and the training "
+                             "command as typed in a shell");
         rc = DSF_EUSAGE;
     }
     dsf_check_cmd cmd;

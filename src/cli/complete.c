@@ -113,6 +113,9 @@ int dsf_complete(int n, char **words, const dsf_command *const *cmds,
             pending = NULL;
             continue;
         }
+        if (!strcmp(words[i], "--"))
+            return 0; /* what follows is not dsforge's (check -- COMMAND):
+                      ** the shell completes file names */
         if (words[i][0] == '-' && words[i][1]) {
             const dsf_opt *o = find_opt(c, words[i]);
             if (o && o->arg && !strchr(words[i], '='))

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shlex
+import subprocess
 
 import dsf
 from dsf import run
@@ -37,6 +38,13 @@ TB = """{
 
 GOOD_FLAGS = ["--deepspeed", "cfg.json", "--per_device_train_batch_size", "2",
               "--gradient_accumulation_steps", "16", "--bf16"]
+
+
+def run_sh(cwd, script, env):
+    e = dict(os.environ)
+    e.update(env)
+    return subprocess.run(["bash", script], cwd=cwd, env=e,
+                          stdin=subprocess.DEVNULL).returncode
 
 
 def col(words, i):
@@ -308,6 +316,53 @@ class CheckCommand(dsf.TempDirTest):
         lines = res.err.splitlines()
         for line in block.splitlines():
             self.assertIn(line, lines)
+
+    def test_the_commands_gen_emits_pass(self):
+        """Every launch script `gen --emit launch` writes, run with fake
+        launchers that record their argv, gives a command that `check`
+        finds nothing in, for every built-in profile and tier, at both
+        targets (the two features agree with each other)."""
+        bindir = os.path.join(self.tmp, "bin")
+        os.makedirs(bindir)
+        for name in ("deepspeed", "torchrun", "accelerate"):
+            path = os.path.join(bindir, name)
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\n{ printf '%s\\0' " + name +
+                        "; for a in \"$@\"; do printf '%s\\0' \"$a\"; "
+                        "done; } > \"$ARGV_OUT\"\n")
+            os.chmod(path, 0o755)
+        env = {"PATH": bindir + os.pathsep + os.environ.get("PATH", ""),
+               "ARGV_OUT": os.path.join(self.tmp, "argv")}
+        for target in ("deepspeed", "hf"):
+            out = "run-" + target
+            for prof in dsf.BUILTIN_PROFILES:
+                res = run("gen", prof, "--target", target, "--emit",
+                          "hf-args,accelerate,launch", "--train-cmd",
+                          "train.py --output_dir 'my ckpt'", "-o", out,
+                          cwd=self.tmp)
+                self.assertExit(res, 0)
+                for tier in dsf.TIERS:
+                    for script in ("deepspeed", "torchrun", "accelerate"):
+                        stem = "%s/%s-%s" % (out, prof, tier)
+                        with self.subTest(target=target, variant=stem,
+                                          script=script):
+                            sh = run_sh(self.tmp, stem + "." + script +
+                                        ".sh", env)
+                            self.assertEqual(sh, 0)
+                            with open(env["ARGV_OUT"], "rb") as f:
+                                words = f.read().decode().split("\0")[:-1]
+                            res = self.check(stem + ".json", "--format",
+                                             "json", "--", *words)
+                            self.assertExit(res, 0)
+                            self.assertEqual(self.findings(res), [])
+
+    def test_completion_stops_at_the_command(self):
+        self.assertIn("--world-size",
+                      run("__complete", "check", "cfg.json", "--w").out)
+        res = run("__complete", "check", "cfg.json", "--", "deepspeed",
+                  "--w")
+        self.assertExit(res, 0)
+        self.assertEqual(res.out, "")
 
     def test_help_describes_it(self):
         res = run("check", "--help")
