@@ -172,6 +172,27 @@ class Recorder(dict):
         return self._clone()
 
 
+class _Spy(str):
+    """A key that equals every name it is compared with, and logs them:
+    `any(arg in list(section.keys()) for arg in NAMES)` (fp16's dynamic
+    loss scaling up to 0.16) then reads the names it guards."""
+
+    def __new__(cls, log):
+        s = super().__new__(cls, "dsknow_spy_key")
+        s.log = log
+        return s
+
+    def __eq__(self, other):
+        if isinstance(other, str) and not isinstance(other, _Spy):
+            self.log.add(other)
+        return True
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = str.__hash__
+
+
 class _Keys:
     """d.keys() of a Recorder: `k in d.keys()` is a read of k too."""
 
@@ -368,6 +389,13 @@ class Extractor:
                     rec3 = Recorder(sub, k + ".")
                     dict.__setitem__(rec3, "enabled", True)
                     self.run({"train_batch_size": 1, k: rec3})
+                    # reads guarded by `NAME in list(section.keys())`: a spy
+                    # key makes the guard true (the names it was compared
+                    # with are read then, with .get, and so recorded)
+                    rec4 = Recorder(sub, k + ".")
+                    dict.__setitem__(rec4, "enabled", True)
+                    dict.__setitem__(rec4, _Spy(set()), 1)
+                    self.run({"train_batch_size": 1, k: rec4})
                 keys[k]["t"] = "object"
                 strict[k] = False
                 for p in sorted(sub):

@@ -182,15 +182,24 @@ return {
 
   dictuse_entries_name_keys_deepspeed_reads = function()
     -- dictuse.lua says how DeepSpeed uses values it reads with dict.get:
-    -- each entry names a key some covered release reads
+    -- each entry names a key some covered release reads with dict.get
     local du = require("deepspeed.dictuse")
     for _, p in ipairs(dsforge.sorted_keys(du.paths)) do
-      local read = false
+      local dict = false
       for _, r in ipairs(dv.releases) do
-        if dv.data(r).keys[p] then read = true end
+        local k = dv.data(r).keys[p]
+        if k and k.src == "dict" then dict = true end
       end
-      T.truthy(read, p .. " is not read by any covered release")
+      T.truthy(dict, p .. " is not a dict.get read of any covered release")
     end
+    -- fp16's dynamic loss scaling keys, read up to 0.16 only when one of
+    -- them is present (`any(arg in list(fp16.keys()) ...)`; extract.py's spy key)
+    for _, v in ipairs({ "0.14.5", "0.16.9" }) do
+      T.eq(dv.data(dv.resolve(v)).keys["fp16.loss_scale_window"].src, "dict", v)
+    end
+    local f = find(run(cfg_with { fp16 = { enabled = true, loss_scale_window = "auto" } }, "0.16.9"),
+      "auto-value", "fp16.loss_scale_window")
+    T.truthy(f and f.message:find("TypeError", 1, true), f and f.message)
   end,
 
   dict_reads_are_judged_by_their_use = function()
