@@ -23,7 +23,7 @@
 --
 --   M.of(dotted_path) -> entry or nil
 --   entry = { op = "bitor" | "in" | nil, null = "absent" | nil,
---             source = "file function", test = "text",
+--             source = "file function", test = "text", fails = "where it fails",
 --             when = function(cfg) -> bool, feature = "text" }
 
 local NULL = dsforge.null
@@ -91,6 +91,11 @@ local uses = {
   -- runtime/precision_config.py get_bfloat16_config (pydantic releases):
   -- `param_dict.get(BFLOAT16, None)`, None falls back to "bfloat16" or {}
   bf16 = { null = "absent", source = "runtime/precision_config.py get_bfloat16_config" },
+  -- numbers the engine computes with in every training run (engine
+  -- verdicts in tests/conformance/engine.json): where it fails
+  steps_per_print = { fails = "(global_steps + 1) % steps_per_print() in DeepSpeedEngine._take_model_step, at the first optimizer step" },
+  gradient_clipping = { fails = "gradient_clipping() > 0.0 in DeepSpeedEngine._take_model_step, at the first optimizer step" },
+  gradient_predivide_factor = { fails = "1.0 / gradient_predivide_factor() in DeepSpeedEngine.allreduce_bucket, at the first gradient all-reduce" },
   -- utils/config.py get_timers_config: `TIMERS_THROUGHPUT in param_dict[TIMERS]`,
   -- false for a string without that word or a list: the section is not used
   timers = { op = "in", test = "\"throughput\" in timers", source = "utils/config.py get_timers_config" },

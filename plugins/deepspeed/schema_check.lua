@@ -561,6 +561,9 @@ local function auto_behaviour(st, node, pinfo, name, path)
     if use and use.when and not use.when(st.cfg) then
       return string.format("DeepSpeed keeps the string; only %s computes with it (and fails with TypeError), which this config does not enable, so it has no effect now", use.feature), "warning"
     end
+    if use and use.fails then
+      return string.format("DeepSpeed keeps the string and fails with a TypeError at %s", use.fails), "error"
+    end
     return "DeepSpeed does not interpret it and crashes with a TypeError when it computes with the string (e.g. '>' not supported between 'str' and 'int')", "error"
   end
   return "DeepSpeed uses the literal string \"auto\", which is not a valid value here", "error"
@@ -578,6 +581,9 @@ local function lenient_verdict(st, path, v, why, msg, sev)
       return "DeepSpeed does no type conversion here; the empty string is false in Python, so this acts as false", "warning"
     end
     return string.format("DeepSpeed does no type conversion here; the string %s is a non-empty string, which Python treats as true (even \"false\" or \"no\"), so this acts as true", json_string(v)), "warning"
+  end
+  if why == "number-string" and use and use.fails then
+    return msg .. string.format(" (%s)", use.fails), "error"
   end
   if why == "number-string" and use and use.when then
     if use.when(st.cfg) then
