@@ -172,6 +172,27 @@ class Recorder(dict):
         return self._clone()
 
 
+class _Spy(str):
+    """A key that equals every name it is compared with, and logs them:
+    `any(arg in list(section.keys()) for arg in NAMES)` (fp16's dynamic
+    loss scaling up to 0.16) then reads the names it guards."""
+
+    def __new__(cls, log):
+        s = super().__new__(cls, "dsknow_spy_key")
+        s.log = log
+        return s
+
+    def __eq__(self, other):
+        if isinstance(other, str) and not isinstance(other, _Spy):
+            self.log.add(other)
+        return True
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = str.__hash__
+
+
 class _Keys:
     """d.keys() of a Recorder: `k in d.keys()` is a read of k too."""
 
@@ -210,9 +231,13 @@ class Extractor:
     def models(self):
         seen, out = set(), {}
         stack = [self.base]
+        if not self.v2:
+            # pydantic 1 (up to 0.14): some sections (comms_logger) are
+            # plain pydantic models, not DeepSpeedConfigModel subclasses
+            stack = [c for c in self.base.__mro__[1:2]]
         while stack:
             for s in stack.pop().__subclasses__():
-                if s not in seen:
+                if s not in seen and s.__module__.startswith("deepspeed"):
                     seen.add(s)
                     out.setdefault(s.__name__, s)
                     stack.append(s)
@@ -245,8 +270,12 @@ class Extractor:
             return cls.model_config.get("extra") == "forbid"
         return str(getattr(cls.__config__, "extra", "")).endswith("forbid")
 
-    def model_keys(self, cls, prefix, keys, strict, depth=0):
+    def model_keys(self, cls, prefix, keys, strict, plain, depth=0):
         strict[prefix.rstrip(".")] = self.forbids_extra(cls)
+        if not issubclass(cls, self.base):
+            # DeepSpeedConfigModel.__init__ drops "auto" values; a plain
+            # pydantic model does not (pydantic 1 releases only)
+            plain.add(prefix.rstrip("."))
         for n, alias, ann, default, cons, extra, required in self.fields(cls):
             path = prefix + n
             rec = {"src": "pydantic", "t": type_word(ann), "d": jsonable(default)}
@@ -264,12 +293,34 @@ class Extractor:
             sub = self.sub_model(ann)
             if sub is not None and depth < 4:
                 rec["t"] = "object"
-                self.model_keys(sub, path + ".", keys, strict, depth + 1)
+                self.model_keys(sub, path + ".", keys, strict, plain, depth + 1)
 
     def _with(self, log, extra):
         top = Recorder(log, "")
         dict.update(top, {"train_batch_size": 1}, **extra)
         return top
+
+    def _validator_model(self, e, key, sub):
+        """pydantic 1 (up to 0.14): a root validator that reads the section
+        the probe made invalid fails with a plain exception (the monitors'
+        DeepSpeedMonitorConfig.check_enabled: AttributeError on None) instead
+        of a ValidationError. The validator's frame names the model (cls);
+        the section is that model's field named key, when the same config
+        without the probe key passes."""
+        if self.v2 or sub or hasattr(e, "errors"):  # a ValidationError says more
+            return None
+        model, tb = None, e.__traceback__
+        while tb is not None:
+            c = tb.tb_frame.f_locals.get("cls")
+            if isinstance(c, type) and issubclass(c, self.base):
+                model = c
+            tb = tb.tb_next
+        if model is None or self.run({"train_batch_size": 1, key: {}}) is not None:
+            return None
+        for n, alias, ann, *_ in self.fields(model):
+            if key in (n, alias):
+                return self.sub_model(ann)
+        return None
 
     def section_model(self, key, sub=None):
         """The pydantic model behind a top-level key (or key.sub), or None."""
@@ -278,6 +329,8 @@ class Extractor:
         title = getattr(e, "title", None)  # pydantic 2; 1 (up to 0.14): .model
         if not isinstance(title, str):
             title = getattr(getattr(e, "model", None), "__name__", None)
+        if e is not None and not title:
+            return self._validator_model(e, key, sub)
         if not title or "dsknow_probe_key" not in str(e):
             return None
         model = self.models().get(title)
@@ -307,7 +360,7 @@ class Extractor:
         self.run(top)
         # the legacy bool form of zero_optimization reads allgather_size
         self.run(self._with(log, {"zero_optimization": True}))
-        keys, strict, opened = {}, {"": False}, set()
+        keys, strict, opened, plain = {}, {"": False}, set(), set()
         top_keys = sorted(k for k in log if "." not in k and not k.endswith("*"))
         for k in top_keys:
             kind, default = log[k]
@@ -317,7 +370,7 @@ class Extractor:
             if model is not None:
                 keys[k]["t"] = "object"
                 keys[k]["src"] = "pydantic"
-                self.model_keys(model, k + ".", keys, strict)
+                self.model_keys(model, k + ".", keys, strict, plain)
                 continue
             sub = {}
             rec = Recorder(sub, k + ".")
@@ -336,6 +389,13 @@ class Extractor:
                     rec3 = Recorder(sub, k + ".")
                     dict.__setitem__(rec3, "enabled", True)
                     self.run({"train_batch_size": 1, k: rec3})
+                    # reads guarded by `NAME in list(section.keys())`: a spy
+                    # key makes the guard true (the names it was compared
+                    # with are read then, with .get, and so recorded)
+                    rec4 = Recorder(sub, k + ".")
+                    dict.__setitem__(rec4, "enabled", True)
+                    dict.__setitem__(rec4, _Spy(set()), 1)
+                    self.run({"train_batch_size": 1, k: rec4})
                 keys[k]["t"] = "object"
                 strict[k] = False
                 for p in sorted(sub):
@@ -349,10 +409,12 @@ class Extractor:
                         model = self.section_model(k, p.split(".", 1)[1])
                         if model is not None:
                             keys[p].update({"src": "pydantic", "t": "object"})
-                            self.model_keys(model, p + ".", keys, strict)
+                            self.model_keys(model, p + ".", keys, strict, plain)
         for p in log:
             if p.endswith(".*"):
                 opened.add(p[:-2])
+        for p in plain:
+            keys[p]["plain"] = True
         return keys, strict, opened
 
 
@@ -442,7 +504,7 @@ def lua_val(v):
 
 
 def lua_record(rec):
-    order = ["src", "t", "d", "required", "ge", "gt", "le", "lt", "alias", "deprecated", "new"]
+    order = ["src", "t", "d", "required", "ge", "gt", "le", "lt", "alias", "deprecated", "new", "plain"]
     parts = []
     for k in order:
         if k in rec:
@@ -461,7 +523,8 @@ def main():
     version = a.tag.lstrip("v")
     if dsc.DS_VERSION.split("+")[0] != version:
         sys.exit("extract.py: the dsclient setup is DeepSpeed %s, not %s" % (dsc.DS_VERSION, a.tag))
-    keys, strict, opened = Extractor(dsc).extract()
+    ex = Extractor(dsc)
+    keys, strict, opened = ex.extract()
     sched, opt = constructors(a.git, commit)
     # the params sections hold constructor keyword arguments (engine.py
     # passes them as **params): every argument of any class is a key
@@ -479,6 +542,10 @@ def main():
     w("-- (commit %s). Do not edit: re-run the extractor (contrib/dsknow/README.md).\n" % commit)
     w("return {\n")
     w("  tag = %s,\n  version = %s,\n  commit = %s,\n" % (lua_str(a.tag), lua_str(version), lua_str(commit)))
+    if not ex.v2:
+        # (absent: pydantic 2) pydantic 1 coerces differently: numbers to
+        # strings, floats truncated to ints, no strings for an int enum
+        w("  pydantic = 1,\n")
     w("  -- every key DeepSpeed reads: src dict (dict.get) or pydantic; t type; d default\n")
     w("  keys = {\n")
     for k in sorted(keys):

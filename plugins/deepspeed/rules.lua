@@ -115,12 +115,12 @@ local function bf16_section(cfg)
   return obj(rawget(cfg, "bfloat16")), "bfloat16"
 end
 
+-- elasticity is read with dict.get (elasticity/config.py): any truthy
+-- value turns it on, "auto" included.
 local function elasticity_enabled(cfg)
   local e = obj(rawget(cfg, "elasticity"))
   if not e then return false end
-  local en = rawget(e, "enabled")
-  if en == "auto" then return false end
-  return pytruthy(en)
+  return pytruthy(rawget(e, "enabled"))
 end
 
 local function offload_device(sec)
@@ -257,6 +257,21 @@ local function release(ctx)
   return dsversion.resolve(spec) or dsversion.newest
 end
 
+-- Is the flag v at the dotted key dp on, as the chosen release reads it? A
+-- pydantic model coerces it (pybool; "auto" is dropped, so the default
+-- false applies); a dict.get read tests Python truthiness ("auto", "no"
+-- are true).
+local function flag_on(ctx, dp, v)
+  local k = dsversion.data(release(ctx)).keys[dp]
+  if k and k.src == "dict" then return pytruthy(v) end
+  return pybool(v) == true
+end
+
+-- Does the chosen release read the dotted key dp at all?
+local function reads(ctx, dp)
+  return dsversion.reads(release(ctx), dp)
+end
+
 local function emit(ctx, rule, path, message, fix, severity)
   ctx.report {
     rule = rule,
@@ -381,7 +396,8 @@ def {
     local fp = obj(rawget(cfg, "fp16"))
     local bf, bkey = bf16_section(cfg)
     if not fp or not bf then return end
-    if pybool(rawget(fp, "enabled")) ~= true or pybool(rawget(bf, "enabled")) ~= true then
+    if not flag_on(ctx, "fp16.enabled", rawget(fp, "enabled"))
+       or not flag_on(ctx, bkey .. ".enabled", rawget(bf, "enabled")) then
       return
     end
     emit(ctx, "precision-conflict", { bkey, "enabled" }, "fp16.enabled and " .. bkey
@@ -404,7 +420,9 @@ def {
     local stage = zero_stage(cfg)
     if stage == nil then return end
     local fp = obj(rawget(cfg, "fp16"))
-    if fp and stage == 0 and pybool(rawget(fp, "fp16_master_weights_and_grads")) == true then
+    -- (a key the release does not read cannot fail: version-key says so)
+    if fp and stage == 0 and pybool(rawget(fp, "fp16_master_weights_and_grads")) == true
+       and reads(ctx, "fp16.fp16_master_weights_and_grads") then
       emit(ctx, "master-weights-stage", { "fp16", "fp16_master_weights_and_grads" },
         "fp16.fp16_master_weights_and_grads is true at ZeRO stage 0: DeepSpeed's config"
         .. " check requires ZeRO stage 1-3 for it and refuses the config.",
@@ -413,13 +431,15 @@ def {
     local bf, bkey = bf16_section(cfg)
     if not bf then return end
     local master = pybool(rawget(bf, "bf16_master_weights_and_grads")) == true
+      and reads(ctx, bkey .. ".bf16_master_weights_and_grads")
     if stage == 0 and master then
       emit(ctx, "master-weights-stage", { bkey, "bf16_master_weights_and_grads" },
         bkey .. ".bf16_master_weights_and_grads is true at ZeRO stage 0: DeepSpeed's config"
         .. " check requires ZeRO stage 1-3 for it and refuses the config.",
         "set zero_optimization.stage to 1, 2 or 3, or remove bf16_master_weights_and_grads")
     end
-    if pybool(rawget(bf, "bf16_optimizer_states")) == true and (stage == 0 or not master) then
+    if pybool(rawget(bf, "bf16_optimizer_states")) == true and (stage == 0 or not master)
+       and reads(ctx, bkey .. ".bf16_optimizer_states") then
       local need = {}
       if stage == 0 then need[#need + 1] = "ZeRO stage 1-3" end
       if not master then need[#need + 1] = bkey .. ".bf16_master_weights_and_grads: true" end
@@ -534,8 +554,8 @@ def {
     local fp = obj(rawget(cfg, "fp16"))
     local bf, bkey = bf16_section(cfg)
     local which
-    if fp and pybool(rawget(fp, "enabled")) == true then which = "fp16"
-    elseif bf and pybool(rawget(bf, "enabled")) == true then which = bkey end
+    if fp and flag_on(ctx, "fp16.enabled", rawget(fp, "enabled")) then which = "fp16"
+    elseif bf and flag_on(ctx, bkey .. ".enabled", rawget(bf, "enabled")) then which = bkey end
     if not which then return end
     emit(ctx, "amp-with-fp16", { which, "enabled" }, "amp.enabled and " .. which
       .. ".enabled are both on: DeepSpeed raises NotImplementedError 'Cannot enable both"
@@ -549,7 +569,7 @@ def {
 
 def {
   id = "offload-param-ignored",
-  severity = "error",
+  severity = "warning",
   summary = "offload_param below ZeRO stage 3 is accepted and silently ignored",
   fix = "use ZeRO stage 3 to offload parameters, or remove offload_param",
   check = function(cfg, ctx)
@@ -570,7 +590,7 @@ def {
 
 def {
   id = "offload-requires-zero",
-  severity = "error",
+  severity = "warning",
   summary = "offload_optimizer/offload_param with device cpu/nvme at ZeRO stage 0",
   fix = "enable ZeRO (stage 1-3 for offload_optimizer, 3 for offload_param) or remove the offload section",
   check = function(cfg, ctx)
@@ -1149,6 +1169,31 @@ def {
 }
 
 -- misc -----------------------------------------------------------------------
+
+-- elasticity/config.py ElasticityConfig.__init__: with elasticity enabled,
+-- max_train_batch_size and micro_batch_sizes must be present.
+local ELASTIC_REQUIRED = { "max_train_batch_size", "micro_batch_sizes" }
+
+def {
+  id = "elasticity-missing",
+  severity = "error",
+  summary = "elasticity enabled (any truthy value, \"auto\" included) without max_train_batch_size or micro_batch_sizes",
+  fix = "add elasticity.max_train_batch_size and elasticity.micro_batch_sizes, or disable elasticity",
+  check = function(cfg, ctx)
+    if not obj(cfg) or not elasticity_enabled(cfg) then return end
+    local e = obj(rawget(cfg, "elasticity"))
+    for _, key in ipairs(ELASTIC_REQUIRED) do
+      if rawget(e, key) == nil then
+        emit(ctx, "elasticity-missing", { "elasticity", "enabled" }, "elasticity.enabled is "
+          .. fmt(rawget(e, "enabled")) .. " (true for Python) and elasticity." .. key
+          .. " is missing: DeepSpeed raises ElasticityConfigError 'Elasticity config missing "
+          .. key .. "' while reading the config.",
+          "add elasticity." .. key .. ", or set elasticity.enabled to false")
+        return
+      end
+    end
+  end,
+}
 
 def {
   id = "elasticity-batch",

@@ -5,6 +5,7 @@
 
 local schema = require("deepspeed.schema")
 local dv = require("deepspeed.dsversion")
+local dictuse = require("deepspeed.dictuse")
 
 -- Globals used on every value of every variant, as upvalues (a global
 -- read goes through the sandbox environment's metatable).
@@ -303,15 +304,30 @@ local function parse_float_string(s)
   return tonumber(t)
 end
 
--- Pydantic v2 (lax mode) acceptance. Returns ok, coerced value or message.
-local function coerce_pydantic(v, t, node)
+-- An integer enum (pydantic validates Enum(value): 2 and 2.0 are members,
+-- the string "2" is not in pydantic 1).
+local function int_enum(node)
+  local e = node.enum
+  return e ~= nil and math.type(e[1]) == "integer"
+end
+
+-- Pydantic (lax mode) acceptance: v2, or v1 when v1 is true (DeepSpeed
+-- before 0.15: numbers become strings, floats are truncated to ints, an
+-- integer enum takes no strings). Returns ok, coerced value or message.
+local function coerce_pydantic(v, t, node, v1)
   local k = kind(v)
   if t == "any" then return true, v end
   if t == "int" then
     if k == "integer" then return true, v end
     if k == "number" then
       if is_finite(v) and v == math.floor(v) then return true, math.tointeger(v) or v end
+      if v1 and is_finite(v) and not int_enum(node) then
+        return true, math.tointeger(v < 0 and math.ceil(v) or math.floor(v)) or v
+      end
       return false, string.format("pydantic rejects %s for an integer field (int_from_float: the value has a fractional part)", format_number(v))
+    end
+    if k == "string" and v1 and int_enum(node) then
+      return false, string.format("pydantic 1 validates the enum by value and the string %s is not one of its members (value is not a valid enumeration member)", json_string(v))
     end
     if k == "boolean" then
       if node.no_bool then return false, "a bool is rejected here; give an integer" end
@@ -361,6 +377,7 @@ local function coerce_pydantic(v, t, node)
   end
   if t == "string" then
     if k == "string" then return true, v end
+    if v1 and (k == "integer" or k == "number" or k == "boolean") then return true, v end
     return false, "pydantic expects a string here (numbers and bools are not converted)"
   end
   if t == "object" or t == "map" then
@@ -374,7 +391,10 @@ local function coerce_pydantic(v, t, node)
   return false, "unsupported type " .. tostring(t)
 end
 
--- dict.get sections: no coercion. Returns ok, coerced or message, severity.
+-- dict.get sections: no coercion. Returns ok, coerced or message, severity,
+-- and for the failures whose severity depends on how DeepSpeed uses the
+-- key (lenient_verdict) a word: "fraction", "number-string", "flag-string",
+-- "section".
 local function coerce_lenient(v, t, node)
   local k = kind(v)
   if t == "any" then return true, v end
@@ -382,13 +402,13 @@ local function coerce_lenient(v, t, node)
     if k == "integer" then return true, v end
     if k == "number" then
       if is_finite(v) and v == math.floor(v) then return true, v end
-      return false, string.format("%s has a fractional part where DeepSpeed needs a whole number", format_number(v)), "error"
+      return false, string.format("%s has a fractional part where DeepSpeed expects a whole number", format_number(v)), "error", "fraction"
     end
     if k == "boolean" then
       return false, "a bool where DeepSpeed expects an integer (Python would treat it as 0/1)", "warning"
     end
     if k == "string" then
-      return false, string.format("DeepSpeed does no type conversion here; the string %s makes it crash (TypeError) when the value is used as a number", json_string(v)), "error"
+      return false, string.format("DeepSpeed does no type conversion here; the string %s makes it crash (TypeError) when the value is used as a number", json_string(v)), "error", "number-string"
     end
     return false, "DeepSpeed expects an integer here", "error"
   end
@@ -398,7 +418,7 @@ local function coerce_lenient(v, t, node)
       return false, "a bool where DeepSpeed expects a number (Python would treat it as 0/1)", "warning"
     end
     if k == "string" then
-      return false, string.format("DeepSpeed does no type conversion here; the string %s makes it crash (TypeError) when the value is used as a number", json_string(v)), "error"
+      return false, string.format("DeepSpeed does no type conversion here; the string %s makes it crash (TypeError) when the value is used as a number", json_string(v)), "error", "number-string"
     end
     return false, "DeepSpeed expects a number here", "error"
   end
@@ -409,7 +429,7 @@ local function coerce_lenient(v, t, node)
       return false, string.format("%s is not a boolean; Python treats any non-zero number as true", format_number(v)), "warning"
     end
     if k == "string" then
-      return false, string.format("DeepSpeed does no type conversion here; the string %s is a non-empty string, which Python treats as true (even \"false\")", json_string(v)), "error"
+      return false, string.format("DeepSpeed does no type conversion here; the string %s is a non-empty string, which Python treats as true (even \"false\")", json_string(v)), "error", "flag-string"
     end
     return false, "DeepSpeed expects a boolean here", "error"
   end
@@ -419,7 +439,7 @@ local function coerce_lenient(v, t, node)
   end
   if t == "object" or t == "map" then
     if k == "object" then return true, v end
-    return false, "DeepSpeed expects an object here and fails when it reads this section", "error"
+    return false, "DeepSpeed expects an object here and fails when it reads this section", "error", "section"
   end
   if t == "array" then
     if k == "array" then return true, v end
@@ -431,6 +451,22 @@ end
 ---------------------------------------------------------------------------
 -- the walk
 ---------------------------------------------------------------------------
+
+-- "a.b.c" for a path of string keys, or nil (array indices, top level).
+local function path_dotted(path)
+  local n = #path
+  if n == 0 then return nil end
+  for i = 1, n do
+    if type(path[i]) ~= "string" then return nil end
+  end
+  return table.concat(path, ".")
+end
+
+-- The generated record of the key at path in the chosen release, or nil.
+local function rel_key(st, path)
+  local dp = st.rel and path_dotted(path)
+  return dp and dv.data(st.rel).keys[dp] or nil
+end
 
 -- A new path: path plus key. (A plain list: ctx.report reads it as one.)
 local function copy_path(path, key)
@@ -482,32 +518,86 @@ local function default_phrase(node, name)
   return string.format("%s = %s", name, dt)
 end
 
--- What plain DeepSpeed does with the string "auto" at this node.
-local function auto_behaviour(node, pinfo, name)
-  if pinfo.auto_drop or node.auto_dropped then
-    return string.format("DeepSpeed's pydantic model silently drops \"auto\" here, so the default applies (%s)", default_phrase(node, name))
+-- What plain DeepSpeed does with the string "auto" at this node, and
+-- the severity: a pydantic model (pinfo.strict: the chosen release reads
+-- this section with one) drops "auto" in DeepSpeedConfigModel.__init__
+-- (runtime/config_utils.py; nested models too), so the default applies: a
+-- warning. A dict.get read keeps the string: a flag is true (a warning,
+-- unless DeepSpeed computes `x | y` with it), a number fails where
+-- DeepSpeed computes with it (an error, or a warning when only a feature
+-- this config does not enable uses it: dictuse.lua), anything else is
+-- an invalid value (an error).
+local function auto_behaviour(st, node, pinfo, name, path)
+  local sec = #path > 1 and rel_key(st, table.move(path, 1, #path - 1, 1, {})) or nil
+  if pinfo.strict and sec and sec.plain then
+    -- a plain pydantic model (comms_logger up to 0.14): nothing drops "auto"
+    return string.format("DeepSpeed %s reads this section with a plain pydantic model that does not drop \"auto\", so it fails with a ValidationError (\"auto\" is not %s)",
+      st.rel.version, TYPE_WORD[M.types_of(node)[1]] or M.types_of(node)[1]), "error"
   end
-  local types = M.types_of(node)
-  if pinfo.strict then
-    if has_type(node, "string") or has_type(node, "any") then
-      return "DeepSpeed keeps the literal string \"auto\", which is not a meaningful value here"
+  if pinfo.strict or node.auto_dropped then
+    local rec = rel_key(st, path)
+    local phrase = default_phrase(node, name)
+    if rec and rec.d ~= nil and not node.auto_dropped then
+      phrase = string.format("%s = %s", name, rec.d == NULL and "None" or M.format_value(rec.d))
     end
-    return string.format("this nested pydantic model does not drop \"auto\", so DeepSpeed fails with a ValidationError (\"auto\" is not %s)", TYPE_WORD[types[1]] or types[1])
+    return string.format("DeepSpeed's pydantic model silently drops \"auto\" here, so the default applies (%s)", phrase), "warning"
   end
+  local use = dictuse.of(path_dotted(path))
+  local types = M.types_of(node)
   local t = types[1]
   if t == "object" or t == "map" then
-    return "DeepSpeed expects a section here and crashes when it reads the string \"auto\""
+    return "DeepSpeed expects a section here and crashes when it reads the string \"auto\"", "error"
   end
   if t == "array" then
-    return "DeepSpeed expects a list here and fails when it uses the string \"auto\" (e.g. as optimizer betas)"
+    return "DeepSpeed expects a list here and fails when it uses the string \"auto\" (e.g. as optimizer betas)", "error"
   end
   if t == "bool" then
-    return "DeepSpeed does not interpret it: the non-empty string \"auto\" is truthy in Python, so this acts as true"
+    if use and use.op == "bitor" then
+      return string.format("DeepSpeedConfig computes `%s | ...` with it (%s), which fails with TypeError for a string", name, use.source), "error"
+    end
+    return string.format("DeepSpeed reads it with dict.get and does not interpret it: the non-empty string \"auto\" is true in Python, so %s acts as true", name), "warning"
   end
   if t == "int" or t == "float" then
-    return "DeepSpeed does not interpret it and crashes with a TypeError when it computes with the string (e.g. '>' not supported between 'str' and 'int')"
+    if use and use.when and not use.when(st.cfg) then
+      return string.format("DeepSpeed keeps the string; only %s computes with it (and fails with TypeError), which this config does not enable, so it has no effect now", use.feature), "warning"
+    end
+    if use and use.fails then
+      return string.format("DeepSpeed keeps the string and fails with a TypeError at %s", use.fails), "error"
+    end
+    return "DeepSpeed does not interpret it and crashes with a TypeError when it computes with the string (e.g. '>' not supported between 'str' and 'int')", "error"
   end
-  return "DeepSpeed uses the literal string \"auto\", which is not a valid value here"
+  return "DeepSpeed uses the literal string \"auto\", which is not a valid value here", "error"
+end
+
+-- The severity and message of a wrong type in a dict.get read, from how
+-- DeepSpeed uses the key (see auto_behaviour and dictuse.lua).
+local function lenient_verdict(st, path, v, why, msg, sev)
+  local use = dictuse.of(path_dotted(path))
+  if why == "flag-string" then
+    if use and use.op == "bitor" then
+      return msg .. string.format("; DeepSpeedConfig computes `x | y` with it (%s), which fails with TypeError", use.source), "error"
+    end
+    if v == "" then
+      return "DeepSpeed does no type conversion here; the empty string is false in Python, so this acts as false", "warning"
+    end
+    return string.format("DeepSpeed does no type conversion here; the string %s is a non-empty string, which Python treats as true (even \"false\" or \"no\"), so this acts as true", json_string(v)), "warning"
+  end
+  if why == "number-string" and use and use.fails then
+    return msg .. string.format(" (%s)", use.fails), "error"
+  end
+  if why == "number-string" and use and use.when then
+    if use.when(st.cfg) then
+      return msg .. string.format(" (%s is on, and computes with it)", use.feature), "error"
+    end
+    return string.format("DeepSpeed does no type conversion here and keeps the string %s; only %s computes with it (and fails with TypeError), which this config does not enable, so it has no effect now", json_string(v), use.feature), "warning"
+  end
+  if why == "fraction" then
+    return msg .. "; DeepSpeed does not check it and computes with the fraction as it is", "warning"
+  end
+  if why == "section" and use and use.op == "in" and (kind(v) == "string" or kind(v) == "array") then
+    return string.format("DeepSpeed only tests %s (%s), which is false for %s, so the section has no effect", use.test, use.source, M.format_value(v)), "warning"
+  end
+  return msg, sev
 end
 
 local function report(st, rule, path, message, fix, severity)
@@ -521,7 +611,7 @@ local function handle_auto(st, node, path, pinfo, key)
   if st.target == "hf" and hf_ok then return end
   local where = M.path_text(path)
   local name = key ~= nil and tostring(key) or where
-  local behaviour = auto_behaviour(node, pinfo, name)
+  local behaviour, severity = auto_behaviour(st, node, pinfo, name, path)
   local msg, fix
   if st.target == "hf" then
     if node.hf_auto and not hf_ok then
@@ -540,7 +630,10 @@ local function handle_auto(st, node, path, pinfo, key)
       fix = "replace \"auto\" with a concrete value"
     end
   end
-  report(st, "auto-value", path, msg, fix, "error")
+  if severity == "warning" and not (node.hf_auto and st.target ~= "hf") then
+    fix = "remove the key to use the default, or give a concrete value"
+  end
+  report(st, "auto-value", path, msg, fix, severity)
 end
 
 local function check_enum(st, node, v, path)
@@ -579,6 +672,16 @@ end
 local function check_range(st, node, v, path)
   if type(v) ~= "number" or v ~= v then return end
   local function bad(bound_text, fix)
+    -- The bounds are the newest release's pydantic constraints; a release
+    -- that reads the key with dict.get does not check them (node.range_by
+    -- names the check DeepSpeed does there, if any).
+    local rec = node.range_by == nil and rel_key(st, path)
+    if rec and rec.src == "dict" then
+      report(st, "out-of-range", path,
+        string.format("%s = %s is outside the range newer DeepSpeed releases accept (%s); DeepSpeed %s reads it with dict.get and does not check it, and uses the value as it is",
+          M.path_text(path), format_number(v), bound_text, st.rel.version), fix, "warning")
+      return
+    end
     report(st, "out-of-range", path,
       string.format("%s = %s is out of range: it must be %s", M.path_text(path), format_number(v), bound_text), fix, "error")
   end
@@ -647,7 +750,9 @@ local function check_version(st, f, dp, kp)
     -- unknown keys; elsewhere it ignores the key (a warning).
     report(st, "version-key", kp, why .. (strict and ", and this section rejects unknown keys" or ", so it has no effect"),
       "remove it, or choose a DeepSpeed version that reads it (--ds-version)", strict and "error" or "warning")
+    return true
   end
+  return false
 end
 
 local function check_object(st, v, node, path)
@@ -675,11 +780,13 @@ local function check_object(st, v, node, path)
         report(st, "rejected-key", kp, M.text(f.rejected, "en"),
           string.format("remove %s", M.path_text(kp)), "error")
       end
+      local unread = false
       if st.rel and type(key) == "string" then
         st.strict_here = strict_at(st, node, path)
-        check_version(st, f, dotted(path, canonical), kp)
+        unread = check_version(st, f, dotted(path, canonical), kp)
       end
-      check_value(st, child, f, kp, pinfo, key)
+      -- a key the release does not read has no value to check
+      if not unread then check_value(st, child, f, kp, pinfo, key) end
     elseif not node.open and st.rel and type(key) == "string" and dotted(path, key)
            and dv.reads(st.rel, dotted(path, key)) then
       -- not in the (newest) hand-written schema, but this release reads it
@@ -783,6 +890,11 @@ check_value = function(st, v, node, path, pinfo, key)
   end
   -- null
   if v == NULL then
+    local use = dictuse.of(path_dotted(path))
+    if use and use.null == "absent" then
+      local rec = rel_key(st, path)
+      if rec and rec.src == "pydantic" then return end
+    end
     local scalar = not (has_type(node, "object") or has_type(node, "map") or has_type(node, "array"))
     if node.nullable or has_type(node, "any")
        or (not pinfo.strict and scalar and node.default == nil and node.default_text == nil) then
@@ -800,17 +912,27 @@ check_value = function(st, v, node, path, pinfo, key)
   end
   -- type with coercion
   local types = M.types_of(node)
-  local ok, coerced, first_msg, first_sev = false, nil, nil, nil
+  local ok, coerced, first_msg, first_sev, first_why = false, nil, nil, nil, nil
   for _, t in ipairs(types) do
-    local good, res, sev
+    local good, res, sev, why
     if pinfo.strict then
-      good, res = coerce_pydantic(v, t, node)
+      good, res = coerce_pydantic(v, t, node, st.v1)
       sev = "error"
     else
-      good, res, sev = coerce_lenient(v, t, node)
+      good, res, sev, why = coerce_lenient(v, t, node)
     end
     if good then ok, coerced = true, res; break end
-    if first_msg == nil then first_msg, first_sev = res, sev end
+    if first_msg == nil then first_msg, first_sev, first_why = res, sev, why end
+  end
+  -- pydantic 1 validates a model field by dict(value) (dict([]) is {}): an
+  -- empty list for a section that is a field of a containing model (the
+  -- monitors, node.auto_dropped) is accepted
+  if not ok and st.v1 and node.auto_dropped and kind(v) == "array" and #v == 0 then
+    local rec = rel_key(st, path)
+    if rec and rec.src == "pydantic" then return end
+  end
+  if not ok and first_why then
+    first_msg, first_sev = lenient_verdict(st, path, v, first_why, first_msg, first_sev)
   end
   if not ok then
     local where = M.path_text(path)
@@ -859,6 +981,7 @@ function M.check(cfg, ctx)
       "use one of the covered releases: " .. dv.covered_text(), "error")
   else
     st.rel = rel
+    st.v1 = dv.data(rel).pydantic == 1
     st.requested = type(spec) == "string" and spec:gsub("^v", "") or nil
     if note then
       report(st, "ds-version", dsforge.array {}, note, "pass a covered release with --ds-version to silence this", "note")
@@ -870,6 +993,7 @@ function M.check(cfg, ctx)
       string.format("the DeepSpeed config must be a JSON object, got %s", k), "write the config as a JSON object {...}", "error")
     return
   end
+  st.cfg = cfg
   check_object(st, cfg, ROOT, {})
 end
 
@@ -885,13 +1009,13 @@ M.rules = {
     summary = "which covered DeepSpeed release the facts come from when --ds-version names another one",
     fix = "pass a covered release with --ds-version" },
   { id = "type-mismatch", severity = "error",
-    summary = "value type DeepSpeed would reject or misread (pydantic coercion in pydantic sections, none elsewhere)",
+    summary = "value type DeepSpeed would reject or misread (pydantic coercion, by release, in pydantic sections; none in dict.get reads, where a string flag acts as true and a value only an unused feature computes with is a warning)",
     fix = "give a value of the expected type" },
   { id = "invalid-value", severity = "error",
     summary = "value outside the set DeepSpeed accepts (enums such as offload device or ZeRO stage)",
     fix = "use one of the allowed values" },
   { id = "out-of-range", severity = "error",
-    summary = "number outside the range DeepSpeed accepts (ge=0 fields, ratios in [0,1], positive batch sizes)",
+    summary = "number outside the range DeepSpeed accepts (ge=0 fields, ratios in [0,1], positive batch sizes); a warning where the release reads the key with dict.get and does not check it",
     fix = "use a value inside the allowed range" },
   { id = "deprecated-key", severity = "warning",
     summary = "deprecated key or legacy form that DeepSpeed still reads but warns about",
@@ -903,7 +1027,7 @@ M.rules = {
     summary = "a pydantic alias and its field name given together (e.g. stage3_prefetch_bucket_size and prefetch_bucket_size)",
     fix = "keep only one spelling" },
   { id = "auto-value", severity = "error",
-    summary = "\"auto\" where nothing fills it (plain DeepSpeed, or a key Hugging Face does not fill)",
+    summary = "\"auto\" where nothing fills it (plain DeepSpeed, or a key Hugging Face does not fill): an error where DeepSpeed then fails, a warning where a pydantic model drops it (the default applies) or a dict.get flag takes it as true",
     fix = "replace \"auto\" with a concrete value" },
   { id = "rejected-key", severity = "error",
     summary = "a key DeepSpeed reads only to raise an error (e.g. max_grad_norm in optimizer.params)",

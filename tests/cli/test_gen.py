@@ -404,7 +404,7 @@ class AllOrNothing(GenTestCase):
         train_micro_batch_size_per_gpu = 1, gradient_clipping = 1.0,
         optimizer = { type = "AdamW", params = { lr = 1e-4 } },
         zero_optimization = { stage = p.stage,
-          offload_param = p.stage < 2 and { device = "cpu" } or nil } } end }"""
+          offload_optimizer = p.stage < 2 and { device = "cpu", ratio = 0.5 } or nil } } end }"""
 
     def test_a_failing_variant_leaves_the_directory_untouched(self):
         d = self.profile("half", self.FAILING_TIER)
@@ -415,7 +415,7 @@ class AllOrNothing(GenTestCase):
         before = self.listing(out)
         res = run("gen", "half", "--profile-path", d, "-o", out)
         self.assertExit(res, 1)
-        self.assertIn("offload-param-ignored", res.err)
+        self.assertIn("partial-offload-stage", res.err)
         self.assertEqual(self.listing(out), before)
 
     def test_a_failing_variant_creates_no_directory(self):
@@ -570,8 +570,16 @@ class BadInput(GenTestCase):
 
     def test_validation_error_in_a_builtin_with_an_edit(self):
         self.gen_fails(1, "8xa100", "zero_optimization.stage=2",
-                       "zero_optimization.offload_param={\"device\":\"cpu\"}",
-                       expect=["offload-param-ignored"])
+                       "zero_optimization.offload_optimizer={\"device\":\"cpu\",\"ratio\":0.5}",
+                       expect=["partial-offload-stage"])
+
+    def test_a_warning_does_not_stop_gen(self):
+        # offload_param below stage 3: DeepSpeed accepts it and ignores it
+        res = run("gen", "8xa100", "--tier", "small", "--stdout", "zero_optimization.stage=2",
+                  "zero_optimization.offload_param={\"device\":\"cpu\"}")
+        self.assertExit(res, 0)
+        self.assertIn("warning", res.err)
+        self.assertIn("offload-param-ignored", res.err)
 
 
 class ListAndShow(GenTestCase):

@@ -12,6 +12,7 @@ replays.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import unittest
@@ -77,6 +78,16 @@ class Conformance(unittest.TestCase):
         self.assertEqual(names, sorted(todo))
         self.assertEqual(names, sorted(recorded))
         self.assertFalse(set(names) & set(os.listdir(CONFIGS)))
+
+    def test_docs_state_the_corpus_size(self):
+        n = len(load("verdicts.json")["files"])
+        root = os.path.normpath(os.path.join(HERE, "..", ".."))
+        for doc, pattern in (("README.md", r"verdicts on (\d[\d,]*) configs"),
+                             ("contrib/docs/conformance.md", r"holds (\d[\d,]*) configs")):
+            with open(os.path.join(root, doc), encoding="utf-8") as f:
+                m = re.search(pattern, f.read())
+            self.assertIsNotNone(m, "%s no longer states %r" % (doc, pattern))
+            self.assertEqual(int(m.group(1).replace(",", "")), n, doc)
 
     def test_allow_list_is_short_and_justified(self):
         allow = load("allow.json")

@@ -118,9 +118,14 @@ return {
   end,
 
   section_unknown_to_the_release_is_not_strict = function()
-    -- compile is a strict pydantic model from 0.16 on; 0.14.5 ignores it whole
-    local f = find(run(cfg_with { compile = { bogus = 1 } }, "0.14.5"), "unknown-key", "compile.bogus")
+    -- compile is a strict pydantic model from 0.16 on; 0.14.5 ignores it
+    -- whole, so nothing inside it is checked (no unknown-key, no type)
+    local found = run(cfg_with { compile = { bogus = 1, deepcompile = "x" } }, "0.14.5")
+    local f = find(found, "version-key", "compile")
     T.eq(f.severity, "warning")
+    T.eq(find(found, "unknown-key", "compile.bogus"), nil)
+    T.eq(find(found, "type-mismatch", "compile.deepcompile"), nil)
+    local f
     f = find(run(cfg_with { compile = { bogus = 1 } }, "0.19.5"), "unknown-key", "compile.bogus")
     T.eq(f.severity, "error")
   end,
@@ -173,6 +178,95 @@ return {
     T.eq(find(run(c, nil), "constructor-args"), nil)
     c = cfg_with { optimizer = { type = "Lamb", params = { lr = 1e-4, max_coeff = 10 } } }
     T.eq(find(run(c, nil), "constructor-args"), nil)
+  end,
+
+  dictuse_entries_name_keys_deepspeed_reads = function()
+    -- dictuse.lua says how DeepSpeed uses values it reads with dict.get:
+    -- each entry names a key some covered release reads with dict.get
+    local du = require("deepspeed.dictuse")
+    for _, p in ipairs(dsforge.sorted_keys(du.paths)) do
+      local dict = false
+      for _, r in ipairs(dv.releases) do
+        local k = dv.data(r).keys[p]
+        if k and k.src == "dict" then dict = true end
+      end
+      T.truthy(dict, p .. " is not a dict.get read of any covered release")
+    end
+    -- fp16's dynamic loss scaling keys, read up to 0.16 only when one of
+    -- them is present (`any(arg in list(fp16.keys()) ...)`; extract.py's spy key)
+    for _, v in ipairs({ "0.14.5", "0.16.9" }) do
+      T.eq(dv.data(dv.resolve(v)).keys["fp16.loss_scale_window"].src, "dict", v)
+    end
+    local f = find(run(cfg_with { fp16 = { enabled = true, loss_scale_window = "auto" } }, "0.16.9"),
+      "auto-value", "fp16.loss_scale_window")
+    T.truthy(f and f.message:find("TypeError", 1, true), f and f.message)
+  end,
+
+  dict_reads_are_judged_by_their_use = function()
+    local sev = function(cfg, rule, path, version)
+      local f = find(run(cfg_with(cfg), version or "0.19.5"), rule, path)
+      return f and f.severity, f and f.message
+    end
+    -- a string flag is true for Python: a warning that says so
+    local s, m = sev({ dump_state = "no" }, "type-mismatch", "dump_state")
+    T.eq(s, "warning"); T.truthy(m:find("acts as true", 1, true), m)
+    -- ... unless DeepSpeedConfig computes `x | y` with it
+    T.eq(sev({ wall_clock_breakdown = "yes" }, "type-mismatch", "wall_clock_breakdown"), "error")
+    -- a number DeepSpeed computes with: an error (engine verdict)
+    T.eq(sev({ steps_per_print = "10" }, "type-mismatch", "steps_per_print"), "error")
+    -- ... unless only a feature the config leaves off computes with it
+    s, m = sev({ flops_profiler = { top_modules = "x" } }, "type-mismatch", "flops_profiler.top_modules")
+    T.eq(s, "warning"); T.truthy(m:find("no effect now", 1, true), m)
+    T.eq(sev({ flops_profiler = { enabled = true, top_modules = "x" } }, "type-mismatch",
+      "flops_profiler.top_modules"), "error")
+    -- a fraction is used as it is
+    T.eq(sev({ gradient_accumulation_steps = 2.5 }, "type-mismatch", "gradient_accumulation_steps"), "warning")
+    -- timers: DeepSpeed only tests "throughput" in it
+    T.eq(sev({ timers = "x" }, "type-mismatch", "timers"), "warning")
+    T.eq(sev({ timers = true }, "type-mismatch", "timers"), "error")
+    -- bf16: null is "absent" where a pydantic model reads the section
+    T.eq(find(run(cfg_with { bf16 = dsforge.null }, "0.19.5"), "type-mismatch", "bf16"), nil)
+    T.eq(sev({ bf16 = dsforge.null }, "type-mismatch", "bf16", "0.16.9"), "error")
+    -- a range only pydantic checks: a warning where the key is a dict read
+    T.eq(sev({ fp16 = { enabled = true, loss_scale = -1 } }, "out-of-range", "fp16.loss_scale", "0.16.9"), "warning")
+    T.eq(sev({ fp16 = { enabled = true, loss_scale = -1 } }, "out-of-range", "fp16.loss_scale", "0.19.5"), "error")
+  end,
+
+  flags_follow_the_release = function()
+    -- fp16 and bf16 are dict reads before 0.17.1: "auto" is true there
+    local cfg = cfg_with { fp16 = { enabled = "auto" }, bf16 = { enabled = true } }
+    T.truthy(find(run(cfg, "0.16.9"), "precision-conflict"))
+    T.eq(find(run(cfg, "0.19.5"), "precision-conflict"), nil)
+    cfg = cfg_with { fp16 = { enabled = "auto" }, amp = { enabled = true } }
+    T.truthy(find(run(cfg, "0.14.5"), "amp-with-fp16"))
+    T.eq(find(run(cfg, "0.19.5"), "amp-with-fp16"), nil)
+    -- elasticity is a dict read: "auto" enables it, and it needs its keys
+    local f = find(run(cfg_with { elasticity = { enabled = "auto" } }, "0.19.5"), "elasticity-missing")
+    T.truthy(f and f.message:find("max_train_batch_size", 1, true), f and f.message)
+    -- a key the release does not read cannot fail a cross-field rule
+    cfg = cfg_with { bf16 = { enabled = true, bf16_optimizer_states = true } }
+    T.eq(find(run(cfg, "0.16.9"), "master-weights-stage"), nil)
+    T.truthy(find(run(cfg, "0.19.5"), "master-weights-stage"))
+  end,
+
+  pydantic_1_coercion = function()
+    -- 0.14.5 uses pydantic 1: an int enum takes no string ...
+    T.eq(dv.data(dv.resolve("0.14.5")).pydantic, 1)
+    local f = find(run(cfg_with { zero_optimization = { stage = "2" } }, "0.14.5"), "type-mismatch",
+      "zero_optimization.stage")
+    T.truthy(f and f.message:find("enumeration", 1, true), f and f.message)
+    T.eq(find(run(cfg_with { zero_optimization = { stage = "2" } }, "0.16.9"), "type-mismatch",
+      "zero_optimization.stage"), nil)
+    -- ... a number becomes a string, and [] a monitor section ({})
+    T.eq(find(run(cfg_with { wandb = { project = 3 } }, "0.14.5"), "type-mismatch", "wandb.project"), nil)
+    T.truthy(find(run(cfg_with { wandb = { project = 3 } }, "0.16.9"), "type-mismatch", "wandb.project"))
+    T.eq(find(run(cfg_with { tensorboard = dsforge.array {} }, "0.14.5"), "type-mismatch", "tensorboard"), nil)
+    -- the monitors are read by 0.14.5 (extract.py follows pydantic 1's
+    -- root validator to DeepSpeedMonitorConfig)
+    T.truthy(dv.reads(dv.resolve("0.14.5"), "tensorboard.enabled"))
+    T.truthy(dv.reads(dv.resolve("0.14.5"), "comms_logger.prof_ops"))
+    -- comms_logger is a plain pydantic model there: "auto" is not dropped
+    T.eq(dv.data(dv.resolve("0.14.5")).keys.comms_logger.plain, true)
   end,
 
   every_hand_written_key_is_read_by_some_release = function()

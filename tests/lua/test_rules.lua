@@ -115,7 +115,8 @@ return {
       local out = run(fixtures.seed002_zero2(), target, 8)
       local hits = find(out, "offload-param-ignored")
       T.eq(#hits, 1, target)
-      T.eq(hits[1].severity, "error")
+      -- DeepSpeed accepts it and ignores the section: a warning
+      T.eq(hits[1].severity, "warning")
       T.eq(hits[1].path, { "zero_optimization", "offload_param" })
       T.truthy(hits[1].message:find("stage 2", 1, true))
     end
