@@ -217,6 +217,14 @@ int dsf_host_cpcall(dsf_host *h, lua_CFunction fn, void *ud, int nres,
     return dsf_host_call(h, 1, nres, what, d);
 }
 
+int dsf_host_require(dsf_host *h, const char *name, const char *what,
+                     dsf_diags *d)
+{
+    lua_pushcfunction(h->L, dsf_sandbox_require);
+    lua_pushstring(h->L, name);
+    return dsf_host_call(h, 1, 1, what, d);
+}
+
 /* ------------------------------------------------------------------ */
 /* Loading. */
 
@@ -249,6 +257,7 @@ int dsf_host_load(dsf_host *h, const char *name, const char *text,
                   size_t len, dsf_diags *d)
 {
     dsf_limits_clear_memory_hit(h->L);
+    dsf_limits_untrusted(h->L);
     int status = luaL_loadbufferx(h->L, text, len, name, "t");
     if (status != LUA_OK)
         return load_error(h, status, name, d);
@@ -319,6 +328,7 @@ void dsf_host_free(dsf_host *h)
         dsf_limits_saved saved;
         dsf_limits_arm(h->L, "closing a Lua state", &saved);
         lua_close(h->L);
+        dsf_limits_closed(&saved);
         dsf_limits_stop_backstop();
     }
     dsf_limiter_free(h->limiter);
