@@ -61,13 +61,11 @@ static int push_list(lua_State *L, int t, const char *key,
     return DSF_EINPUT;
 }
 
-static int read_rules(dsf_plugins *p, lua_State *L, int t,
-                      const dsf_plugin_info *pi, const char *file,
-                      dsf_diags *d)
+/* Reads the list of rule declarations on top of the stack and pops it. */
+static int read_rule_list(dsf_plugins *p, lua_State *L,
+                          const dsf_plugin_info *pi, const char *file,
+                          dsf_diags *d)
 {
-    int rc = push_list(L, t, "rules", pi, file, d);
-    if (rc <= 0)
-        return rc;
     int rt = lua_gettop(L);
     lua_Integer n = (lua_Integer)lua_rawlen(L, rt);
     for (lua_Integer i = 1; i <= n; i++) {
@@ -153,6 +151,56 @@ static int read_rules(dsf_plugins *p, lua_State *L, int t,
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
+    return 0;
+}
+
+/* rules = { ... } is read now; rules = function() return { ... } end is
+** kept (*lazy, a registry reference) and called the first time a command
+** needs the rules (dsf_plugins_load_rules), so a command that runs none
+** (estimate, explain) does not load the modules that define them. */
+static int read_rules(dsf_plugins *p, lua_State *L, int t,
+                      const dsf_plugin_info *pi, const char *file, int *lazy,
+                      dsf_diags *d)
+{
+    *lazy = LUA_NOREF;
+    lua_pushliteral(L, "rules");
+    if (lua_rawget(L, t) == LUA_TFUNCTION) {
+        *lazy = luaL_ref(L, LUA_REGISTRYINDEX);
+        return 0;
+    }
+    lua_pop(L, 1);
+    int rc = push_list(L, t, "rules", pi, file, d);
+    if (rc <= 0)
+        return rc;
+    return read_rule_list(p, L, pi, file, d);
+}
+
+int dsf_plugins_load_rules(dsf_plugins *p, dsf_diags *d)
+{
+    lua_State *L = dsf_host_state(p->host);
+    for (size_t i = 0; i < p->n; i++) {
+        int ref = p->rules_refs[i];
+        if (ref == LUA_NOREF)
+            continue;
+        p->rules_refs[i] = LUA_NOREF; /* called once, whatever happens */
+        dsf_plugin_info *pi = &p->items[i];
+        char *file = dsf_xasprintf("%s/init.lua", pi->dir);
+        char *what = dsf_xasprintf("plugin %s rules", pi->name);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+        luaL_unref(L, LUA_REGISTRYINDEX, ref);
+        int rc = dsf_host_call(p->host, 0, 1, what, d);
+        if (!rc && !lua_istable(L, -1)) {
+            lua_pop(L, 1);
+            rc = decl_error(d, file, pi->name, "the 'rules' function must "
+                            "return a list of rules", NULL);
+        }
+        if (!rc)
+            rc = read_rule_list(p, L, pi, file, d);
+        free(file);
+        free(what);
+        if (rc)
+            return rc;
+    }
     return 0;
 }
 
@@ -292,9 +340,10 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
     int iface = 1;
     if (!rc)
         rc = read_interface(L, t, name, file, &iface, d);
+    int rules_ref = LUA_NOREF;
     if (!rc) {
         pi.version = (char *)version;
-        rc = read_rules(p, L, t, &pi, file, d);
+        rc = read_rules(p, L, t, &pi, file, &rules_ref, d);
     }
     if (!rc)
         rc = read_resolvers(p, L, t, &pi, file, d);
@@ -357,6 +406,9 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
         p->summarize_refs = dsf_xrealloc(p->summarize_refs,
                                          p->n * sizeof *p->summarize_refs);
         p->summarize_refs[p->n - 1] = summarize_ref;
+        p->rules_refs = dsf_xrealloc(p->rules_refs,
+                                     p->n * sizeof *p->rules_refs);
+        p->rules_refs[p->n - 1] = rules_ref;
         p->summarize_what = dsf_xrealloc(p->summarize_what,
                                          p->n * sizeof *p->summarize_what);
         p->summarize_what[p->n - 1] = dsf_xasprintf("plugin %s summarize",
@@ -490,6 +542,7 @@ void dsf_plugins_free(dsf_plugins *p)
             free(p->summarize_what[i]);
     free(p->summarize_what);
     free(p->summarize_refs);
+    free(p->rules_refs);
     dsf_plugin_free_columns(p);
     dsf_plugin_free_emitters(p);
     free(p->items);

@@ -135,6 +135,9 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
                          const dsf_validate_opts *o, dsf_findings *out,
                          dsf_diags *d)
 {
+    int lrc = dsf_plugins_load_rules(p, d);
+    if (lrc)
+        return lrc;
     /* Validating with no rule would pass anything: say so instead. */
     if (p->nrules == 0) {
         dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
