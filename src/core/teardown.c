@@ -16,6 +16,7 @@
 #endif
 #endif
 
+#if !defined(LEAK_CHECKED_BUILD)
 /* valgrind preloads its core into the program it runs. */
 static bool under_valgrind(void)
 {
@@ -26,6 +27,7 @@ static bool under_valgrind(void)
     const char *pre = getenv("LD_PRELOAD");
     return pre && strstr(pre, "vgpreload") != NULL;
 }
+#endif
 
 bool dsf_teardown_by_exit(void)
 {
