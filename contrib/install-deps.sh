@@ -14,7 +14,7 @@ packages=(
 )
 for opt in "$@"; do
   case $opt in
-    --bench) packages+=(hyperfine jsonnet time) ;;
+    --bench) packages+=(hyperfine jsonnet time lua5.4 jq curl) ;;
     --browser) packages+=(chromium) ;;
     *) echo "dsforge: install-deps: unknown option '$opt'" >&2; exit 2 ;;
   esac

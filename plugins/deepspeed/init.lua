@@ -8,14 +8,17 @@
 -- (memory, activations, models, planner, hf, batch) are loaded by profiles
 -- and commands with require("deepspeed.<module>") when they need them.
 
-local schema_check = require("deepspeed.schema_check")
-local cross = require("deepspeed.rules")
 local summary = require("deepspeed.summary")
 
-local rules = {}
-for _, r in ipairs(schema_check.rules) do rules[#rules + 1] = r end
-for _, r in ipairs(cross.rules) do rules[#rules + 1] = r end
-rules[#rules + 1] = summary.fit_rule
+-- The rules, loaded when a command first runs or lists them (check, gen,
+-- plugins): estimate and explain never load the schema walk or rules.lua.
+local function rules()
+  local list = {}
+  for _, r in ipairs(require("deepspeed.schema_check").rules) do list[#list + 1] = r end
+  for _, r in ipairs(require("deepspeed.rules").rules) do list[#list + 1] = r end
+  list[#list + 1] = summary.fit_rule
+  return list
+end
 
 return {
   name = "deepspeed",

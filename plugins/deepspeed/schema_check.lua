@@ -217,7 +217,53 @@ local function levenshtein(a, b)
 end
 M.levenshtein = levenshtein
 
--- Closest candidate (sorted list of strings) when it is close enough.
+-- The edit distance of a and b when it is at most `bound`, else bound + 1.
+-- Bounded: strings whose lengths differ by more than the bound are not
+-- compared, only the diagonal band |i - j| <= bound is computed, and the
+-- walk stops as soon as a whole row exceeds the bound, so a search over
+-- every key of the schema costs about one comparison of the few keys of
+-- a similar length (issue 15: the unbounded search was 84% of `check` on
+-- a file with an unknown key).
+local function levenshtein_within(a, b, bound)
+  local la, lb = #a, #b
+  if la - lb > bound or lb - la > bound then return bound + 1 end
+  local over = bound + 1
+  if la == 0 or lb == 0 then
+    local d = math.max(la, lb)
+    return d <= bound and d or over
+  end
+  local prev, cur = {}, {}
+  for j = 0, lb do prev[j] = j <= bound and j or over end
+  for i = 1, la do
+    local lo, hi = i - bound, i + bound
+    if lo < 1 then lo = 1 end
+    if hi > lb then hi = lb end
+    cur[lo - 1] = (lo == 1 and i <= bound) and i or over
+    local ca, rowmin = a:byte(i), over
+    for j = lo, hi do
+      local d = prev[j - 1] + ((ca == b:byte(j)) and 0 or 1)
+      local up = (j <= i - 1 + bound) and prev[j] + 1 or over
+      local left = cur[j - 1] + 1
+      if up < d then d = up end
+      if left < d then d = left end
+      if d > over then d = over end
+      cur[j] = d
+      if d < rowmin then rowmin = d end
+    end
+    if hi < lb then cur[hi + 1] = over end
+    if rowmin > bound then return over end
+    prev, cur = cur, prev
+  end
+  local d = prev[lb]
+  return d <= bound and d or over
+end
+M.levenshtein_within = levenshtein_within
+
+-- Closest candidate (sorted list of strings) when it is close enough: the
+-- first of the nearest within max(1, min(3, #word // 4)) edits. Each
+-- candidate is compared only within the distance still worth finding (the
+-- limit, then one less than the best so far), so the result is the same as
+-- comparing every candidate in full.
 function M.suggest(word, candidates)
   if type(word) ~= "string" then return nil end
   local lw = word:lower()
@@ -225,55 +271,68 @@ function M.suggest(word, candidates)
   local best, bestd
   for _, c in ipairs(candidates) do
     if c ~= word then
-      local d = (c:lower() == lw) and 0 or levenshtein(lw, c:lower())
-      if d <= limit and (bestd == nil or d < bestd) then best, bestd = c, d end
+      local bound = bestd and bestd - 1 or limit
+      if bound < 0 then break end
+      local lc = c:lower()
+      local d = (lc == lw) and 0 or levenshtein_within(lw, lc, bound)
+      if d <= bound then best, bestd = c, d end
     end
   end
   return best
 end
 
+-- The names and aliases of obj's fields, sorted; computed once per schema
+-- node (the schema does not change during a run).
+local candidates_of = {}
 local function field_candidates(obj)
-  local out = {}
-  for _, name in ipairs(dsforge.sorted_keys(obj.fields or {})) do
+  local out = candidates_of[obj]
+  if out then return out end
+  out = {}
+  for name, f in next, obj.fields or {} do
     out[#out + 1] = name
-    local f = obj.fields[name]
     if f.aliases then
       for _, a in ipairs(f.aliases) do out[#out + 1] = a end
     end
   end
   table.sort(out)
+  candidates_of[obj] = out
   return out
 end
 
--- name -> sorted list of path texts where it is a key (for misplaced keys).
-local key_index
-local function build_key_index()
-  if key_index then return key_index end
-  key_index = {}
+-- The sorted path texts where `key` is a key of the schema (for misplaced
+-- keys). One walk per distinct key asked, building a path's text only where
+-- the key matches, instead of indexing every key of the schema up front.
+local key_paths_of = {}
+local function key_paths(key)
+  local found = key_paths_of[key]
+  if found then return found end
+  found = {}
   local seen = {}
-  local function visit(node, path)
+  local path = {}
+  local function visit(node)
     if type(node) ~= "table" or seen[node] then return end
     seen[node] = true
     if node.fields then
       for _, name in ipairs(dsforge.sorted_keys(node.fields)) do
         local f = node.fields[name]
-        local names = { name }
-        for _, a in ipairs(f.aliases or {}) do names[#names + 1] = a end
-        for _, n in ipairs(names) do
-          key_index[n] = key_index[n] or {}
-          table.insert(key_index[n], M.path_text(path))
+        local match = name == key
+        if not match and f.aliases then
+          for _, a in ipairs(f.aliases) do
+            if a == key then match = true end
+          end
         end
-        local sub = {}
-        for i, p in ipairs(path) do sub[i] = p end
-        sub[#sub + 1] = name
-        visit(f, sub)
+        if match then found[#found + 1] = M.path_text(path) end
+        path[#path + 1] = name
+        visit(f)
+        path[#path] = nil
       end
     end
-    if node.items then visit(node.items, path) end
+    if node.items then visit(node.items) end
   end
-  visit(ROOT, {})
-  for _, n in ipairs(dsforge.sorted_keys(key_index)) do table.sort(key_index[n]) end
-  return key_index
+  visit(ROOT)
+  table.sort(found)
+  key_paths_of[key] = found
+  return found
 end
 
 ---------------------------------------------------------------------------
@@ -818,8 +877,7 @@ local function check_object(st, v, node, path)
         msg = msg .. string.format(" (did you mean \"%s\"?)", s)
         fix = string.format("rename it to \"%s\"", s)
       else
-        local idx = build_key_index()
-        local locs = type(key) == "string" and idx[key] or nil
+        local locs = type(key) == "string" and key_paths(key) or nil
         if locs and #locs > 0 then
           local shown = {}
           for i = 1, math.min(3, #locs) do shown[i] = locs[i] end

@@ -10,6 +10,7 @@
 #include "core/buf.h"
 #include "cli/opts.h"
 #include "core/error.h"
+#include "core/teardown.h"
 #include "core/xalloc.h"
 #include "doc/jpath.h"
 #include "json/jsonc.h"
@@ -377,13 +378,16 @@ static int run(int argc, char **argv)
     }
     if (!rc)
         rc = input_error ? input_error : errors ? DSF_EVALID : 0;
-    dsf_plugins_free(plugins);
+    /* The plugin state goes back to the OS at exit (core/teardown.h). */
+    if (!dsf_teardown_by_exit()) {
+        dsf_plugins_free(plugins);
+        dsf_srccache_free(sources);
+    }
     cJSON_Delete(params);
     free(pname);
     cJSON_Delete(cmd_json);
     if (with_cmd)
         dsf_check_cmd_free(&cmd);
-    dsf_srccache_free(sources);
     dsf_diags_free(&warnings);
     free(files);
     int status = dsf_cli_finish(&env, &d, rc);

@@ -119,6 +119,8 @@ static int run(int argc, char **argv)
         rc = dsf_cli_env_finish(&env, &d);
         if (!rc)
             rc = dsf_plugin_env_load(&pe, &env, &d);
+        if (!rc)
+            rc = dsf_plugins_load_rules(pe.plugins, &d);
     }
     if (!rc && json) {
         print_json(pe.plugins);

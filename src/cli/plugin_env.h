@@ -18,6 +18,8 @@ typedef struct dsf_plugin_env {
 ** dsf_plugin_env_free even on failure). */
 int dsf_plugin_env_load(dsf_plugin_env *pe, const dsf_cli_env *env,
                         dsf_diags *d);
+/* Moves the plugins' warnings to d and ends pe: a command's last step, so
+** the plugin state may be left to the OS at exit (core/teardown.h). */
 void dsf_plugin_env_free(dsf_plugin_env *pe, dsf_diags *d);
 
 #endif

@@ -177,34 +177,44 @@ bool dsf_file_equals(const char *path, const char *data, size_t len)
     return same && off == len;
 }
 
+/* The parent of dir (trailing slashes ignored), or NULL at the top. */
+static char *parent_of(const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    while (n > 0 && dir[n - 1] != '/')
+        n--;
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return n ? dsf_xstrndup(dir, n) : NULL;
+}
+
+/* From the deepest directory that exists down: a directory that exists is
+** never passed to mkdir (a cold fetch made hundreds of mkdir calls that
+** failed with EEXIST walking down from the root every time). */
 int dsf_mkdir_p(const char *dir, bool *created, dsf_diags *d)
 {
     if (created)
         *created = false;
     if (dsf_is_dir(dir))
         return 0;
-    char *p = dsf_xstrdup(dir);
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = '\0';
-        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-            int e = errno;
-            int rc = dsf_diag_error(d, DSF_EINPUT, p, 0, 0,
-                                    "cannot create directory: %s",
-                                    strerror(e));
-            free(p);
+    int err = mkdir(dir, 0755) == 0 ? 0 : errno;
+    if (err == ENOENT) { /* a parent is missing: make it, then dir */
+        char *parent = parent_of(dir);
+        int rc = 0;
+        if (parent && strcmp(parent, dir) != 0)
+            rc = dsf_mkdir_p(parent, NULL, d);
+        free(parent);
+        if (rc)
             return rc;
-        }
-        *s = '/';
+        err = mkdir(dir, 0755) == 0 ? 0 : errno;
     }
-    free(p);
-    if (mkdir(dir, 0755) != 0) {
-        if (errno == EEXIST && dsf_is_dir(dir))
-            return 0;
+    if (err == EEXIST && dsf_is_dir(dir))
+        return 0; /* made meanwhile by someone else */
+    if (err)
         return dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
-                              "cannot create directory: %s", strerror(errno));
-    }
+                              "cannot create directory: %s", strerror(err));
     if (created)
         *created = true;
     return 0;

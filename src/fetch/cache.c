@@ -87,10 +87,15 @@ int dsf_cache_get_blob(char **data, size_t *len, const dsf_cache *c,
     return 0;
 }
 
-/* mkdir dir, whose parent usually exists: one mkdir, and the walk from
-** the root (every ancestor failing with EEXIST) only when it does not. */
-static int make_dir(const char *dir, dsf_diags *d)
+static bool is_pending(const dsf_cache *c, const char *dir);
+
+/* mkdir dir, whose parent usually exists: nothing for a directory this
+** run already wrote into (its files are waiting for dsf_cache_sync), else
+** one mkdir, and dsf_mkdir_p's walk only when a parent is missing. */
+static int make_dir(const dsf_cache *c, const char *dir, dsf_diags *d)
 {
+    if (is_pending(c, dir))
+        return 0;
     if (mkdir(dir, 0755) == 0 || (errno == EEXIST && dsf_is_dir(dir)))
         return 0;
     return dsf_mkdir_p(dir, NULL, d);
@@ -106,12 +111,19 @@ static void sync_dir(const char *path)
     }
 }
 
-/* Remembers dir to be flushed by dsf_cache_sync. */
-static void pending(dsf_cache *c, const char *dir)
+static bool is_pending(const dsf_cache *c, const char *dir)
 {
     for (size_t i = 0; i < c->n_dirty; i++)
         if (!strcmp(c->dirty[i], dir))
-            return;
+            return true;
+    return false;
+}
+
+/* Remembers dir to be flushed by dsf_cache_sync. */
+static void pending(dsf_cache *c, const char *dir)
+{
+    if (is_pending(c, dir))
+        return;
     c->dirty = dsf_xrealloc(c->dirty, (c->n_dirty + 1) * sizeof *c->dirty);
     c->dirty[c->n_dirty++] = dsf_xstrdup(dir);
 }
@@ -144,7 +156,7 @@ int dsf_cache_put_blob(dsf_cache *c, const char *sha256, const char *data,
         ** one damaged by a crash is deleted and fetched again. The
         ** directories are flushed once, by dsf_cache_sync. */
         char *tmp;
-        rc = make_dir(dir, d);
+        rc = make_dir(c, dir, d);
         if (!rc)
             rc = dsf_write_temp(&tmp, path, data, len, false, d);
         if (!rc) {
@@ -306,7 +318,7 @@ static int fill_tree(const char *tmp, dsf_cache *c, const dsf_index *ix,
         char *path = dsf_path_join(tmp, f->local);
         char *dir = dsf_path_dirname(path);
         if (!made || strcmp(made, dir)) {
-            rc = make_dir(dir, d);
+            rc = make_dir(c, dir, d);
             /* dir and its parents inside tmp get new entries */
             char *p = dsf_xstrdup(dir);
             while (strlen(p) > strlen(tmp)) {

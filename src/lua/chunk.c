@@ -5,6 +5,7 @@
 
 #include "core/buf.h"
 #include "lua/builtin.h"
+#include "lua/limits.h"
 
 static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud)
 {
@@ -27,6 +28,8 @@ int dsf_chunk_load(lua_State *L, const dsf_source *src, const char *chunkname)
         dsf_builtin_reader_init(&r, src->builtin, src->path);
         return lua_load(L, dsf_builtin_read, &r, chunkname, "b");
     }
+    /* Anything else came from outside the executable: count its calls. */
+    dsf_limits_untrusted(L);
     if (src->bytecode)
         return luaL_loadbufferx(L, src->bytecode, src->bytecode_len,
                                 chunkname, "b");

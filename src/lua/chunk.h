@@ -13,7 +13,9 @@
 /* Loads src as a chunk named chunkname and leaves the function (or the
 ** error message) on the stack; returns Lua's status. Text is always
 ** loaded in text mode: sources come from disk or the network and are
-** untrusted. */
+** untrusted, and loading one marks the state untrusted (limits.h: its
+** calls count instructions); only the embedded built-in bytecode does
+** not. */
 int dsf_chunk_load(lua_State *L, const dsf_source *src,
                    const char *chunkname);
 

@@ -18,6 +18,7 @@
 #include "core/xalloc.h"
 #include "lua/chunk.h"
 #include "lua/errobj.h"
+#include "lua/heap.h"
 #include "lua/sandbox.h"
 
 struct dsf_host {
@@ -217,6 +218,14 @@ int dsf_host_cpcall(dsf_host *h, lua_CFunction fn, void *ud, int nres,
     return dsf_host_call(h, 1, nres, what, d);
 }
 
+int dsf_host_require(dsf_host *h, const char *name, const char *what,
+                     dsf_diags *d)
+{
+    lua_pushcfunction(h->L, dsf_sandbox_require);
+    lua_pushstring(h->L, name);
+    return dsf_host_call(h, 1, 1, what, d);
+}
+
 /* ------------------------------------------------------------------ */
 /* Loading. */
 
@@ -249,6 +258,7 @@ int dsf_host_load(dsf_host *h, const char *name, const char *text,
                   size_t len, dsf_diags *d)
 {
     dsf_limits_clear_memory_hit(h->L);
+    dsf_limits_untrusted(h->L);
     int status = luaL_loadbufferx(h->L, text, len, name, "t");
     if (status != LUA_OK)
         return load_error(h, status, name, d);
@@ -283,6 +293,7 @@ static int panic(lua_State *L)
 int dsf_host_new(dsf_host **out, const dsf_host_config *cfg, dsf_diags *d)
 {
     *out = NULL;
+    dsf_heap_prefault(); /* once: the states' memory, faulted in */
     dsf_host *h = dsf_xcalloc(1, sizeof *h);
     h->sources = cfg->sources;
     h->sandbox.module_dirs = cfg->module_dirs;
@@ -319,6 +330,7 @@ void dsf_host_free(dsf_host *h)
         dsf_limits_saved saved;
         dsf_limits_arm(h->L, "closing a Lua state", &saved);
         lua_close(h->L);
+        dsf_limits_closed(&saved);
         dsf_limits_stop_backstop();
     }
     dsf_limiter_free(h->limiter);

@@ -51,7 +51,8 @@ lua_State *dsf_host_state(dsf_host *h);
 ** function. DSF_EINPUT if unreadable, DSF_ESCRIPT on a syntax error. */
 int dsf_host_load_file(dsf_host *h, const char *path, dsf_diags *d);
 
-/* Loads text as a chunk named name ("@file" or "=label") and pushes it. */
+/* Loads text as a chunk named name ("@file" or "=label") and pushes it.
+** The state counts instructions from then on (limits.h). */
 int dsf_host_load(dsf_host *h, const char *name, const char *text,
                   size_t len, dsf_diags *d);
 
@@ -66,6 +67,12 @@ int dsf_host_load(dsf_host *h, const char *name, const char *text,
 ** the outer call's limits hold again when the inner one returns. */
 int dsf_host_call(dsf_host *h, int nargs, int nres, const char *what,
                   dsf_diags *d);
+
+/* require(name) through the sandbox's module loader, as a protected call
+** named what; leaves the module's value on the stack. Errors as for
+** dsf_host_call. */
+int dsf_host_require(dsf_host *h, const char *name, const char *what,
+                     dsf_diags *d);
 
 /* Calls fn under protection with the limits armed, with ud as a light
 ** userdata at stack index 1, keeping nres results (for C code that pushes

@@ -26,6 +26,7 @@ struct dsf_limiter {
     size_t charged;        /* bytes the host keeps for the script */
     bool mem_hit;
     bool armed;
+    bool untrusted;        /* holds code from outside the executable */
     uint64_t executed;
     struct timespec deadline;
     enum dsf_limit_hit hit;
@@ -134,7 +135,7 @@ static void limit_hook(lua_State *L, lua_Debug *ar)
     dsf_limiter *h = limiter_of(L);
     if (h->hit == DSF_HIT_NONE) {
         h->executed += HOOK_EVERY;
-        if (h->executed > h->limits.instructions)
+        if (h->untrusted && h->executed > h->limits.instructions)
             h->hit = DSF_HIT_INSTRUCTIONS;
         else if (past(now(), h->deadline))
             h->hit = DSF_HIT_TIME;
@@ -165,17 +166,38 @@ static void limit_hook(lua_State *L, lua_Debug *ar)
 ** them. */
 #define BACKSTOP_PERIOD_USEC 200000
 
+static lua_State *volatile alarm_state; /* the current call's state */
 static const char *volatile alarm_what;  /* the current call's name */
 static const char *volatile alarm_limit; /* ": time limit of 10 s ..." */
 static volatile sig_atomic_t in_call;
 static struct timespec call_backstop;
 static int live_hosts;
 
+/* A state without the count hook (only built-in code) is stopped here:
+** once its call is past the time limit, the hook is set to run on the
+** next instruction and raises the limit error like a counted call's.
+** lua_sethook is safe in a signal handler (lua.c's SIGINT handler). */
+static void arm_late(lua_State *L, struct timespec t)
+{
+    void *ud;
+    lua_getallocf(L, &ud);
+    const dsf_limiter *h = ud;
+    if (!h->untrusted && h->armed && past(t, h->deadline))
+        lua_sethook(L, limit_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT,
+                    1);
+}
+
 static void on_alarm(int sig)
 {
     (void)sig;
-    if (!in_call || !past(now(), call_backstop))
+    if (!in_call)
         return;
+    struct timespec t = now();
+    if (!past(t, call_backstop)) {
+        if (alarm_state)
+            arm_late(alarm_state, t);
+        return;
+    }
     /* write and strlen are async-signal-safe; what stays valid for the
     ** whole call. */
     const char *what = alarm_what ? alarm_what : "a Lua call";
@@ -211,6 +233,7 @@ void dsf_limits_stop_backstop(void)
     in_call = 0;
     alarm_limit = NULL;
     alarm_what = NULL;
+    alarm_state = NULL;
     struct itimerval it;
     memset(&it, 0, sizeof it);
     setitimer(ITIMER_REAL, &it, NULL);
@@ -238,6 +261,7 @@ void dsf_limits_arm(lua_State *L, const char *what, dsf_limits_saved *save)
     save->what = alarm_what;
     save->limit = alarm_limit;
     save->backstop = call_backstop;
+    save->state = alarm_state;
     save->in_call = in_call;
     h->armed = true;
     h->executed = 0;
@@ -245,24 +269,36 @@ void dsf_limits_arm(lua_State *L, const char *what, dsf_limits_saved *save)
     h->mem_hit = false;
     struct timespec t = now();
     h->deadline = after(t, h->limits.seconds);
-    lua_sethook(L, limit_hook, LUA_MASKCOUNT, HOOK_EVERY);
+    if (h->untrusted)
+        lua_sethook(L, limit_hook, LUA_MASKCOUNT, HOOK_EVERY);
+    else
+        lua_sethook(L, NULL, 0, 0);
     /* The handler assembles the message from these parts: arming a call
     ** formats nothing. Clear the flag while the parts change. */
     in_call = 0;
     alarm_limit = h->limit_text;
     alarm_what = what;
+    alarm_state = L;
     call_backstop = after(t, h->limits.seconds * 1.5 + 1.0);
     in_call = 1;
 }
 
-void dsf_limits_disarm(lua_State *L, const dsf_limits_saved *save)
+static void restore_backstop(const dsf_limits_saved *save)
 {
-    dsf_limiter *h = limiter_of(L);
     in_call = 0;
     alarm_what = save->what;
     alarm_limit = save->limit;
     call_backstop = save->backstop;
+    alarm_state = save->state;
     in_call = save->in_call;
+}
+
+void dsf_limits_closed(const dsf_limits_saved *save) { restore_backstop(save); }
+
+void dsf_limits_disarm(lua_State *L, const dsf_limits_saved *save)
+{
+    dsf_limiter *h = limiter_of(L);
+    restore_backstop(save);
     h->armed = save->armed;
     if (!save->armed) {
         lua_sethook(L, NULL, 0, 0);
@@ -273,6 +309,24 @@ void dsf_limits_disarm(lua_State *L, const dsf_limits_saved *save)
     h->executed = save->executed;
     h->hit = save->hit;
     h->deadline = save->deadline;
-    lua_sethook(L, limit_hook, LUA_MASKCOUNT,
-                save->hit != DSF_HIT_NONE ? 1 : HOOK_EVERY);
+    if (save->hit != DSF_HIT_NONE)
+        lua_sethook(L, limit_hook, LUA_MASKCOUNT, 1);
+    else if (h->untrusted)
+        lua_sethook(L, limit_hook, LUA_MASKCOUNT, HOOK_EVERY);
+    else
+        lua_sethook(L, NULL, 0, 0); /* the timer arms it when due */
 }
+
+void dsf_limits_untrusted(lua_State *L)
+{
+    dsf_limiter *h = limiter_of(L);
+    if (h->untrusted)
+        return;
+    h->untrusted = true;
+    /* The call in progress (a require of a file from a built-in) counts
+    ** from here: nothing of the new code has run yet. */
+    if (h->armed && h->hit == DSF_HIT_NONE)
+        lua_sethook(L, limit_hook, LUA_MASKCOUNT, HOOK_EVERY);
+}
+
+bool dsf_limits_is_untrusted(lua_State *L) { return limiter_of(L)->untrusted; }

@@ -63,6 +63,14 @@ bool dsf_limits_memory_hit(lua_State *L);
 /* Clears the memory-hit mark (before a load, which runs unarmed). */
 void dsf_limits_clear_memory_hit(lua_State *L);
 
+/* Marks L's state as holding code from outside the executable (any text
+** chunk, or bytecode made from one): from now on its calls run with the
+** instruction-count hook, including the call in progress. */
+void dsf_limits_untrusted(lua_State *L);
+
+/* Whether L's state has been marked by dsf_limits_untrusted. */
+bool dsf_limits_is_untrusted(lua_State *L);
+
 /* What arming replaced, for disarming to restore. */
 typedef struct dsf_limits_saved {
     bool armed;
@@ -72,6 +80,7 @@ typedef struct dsf_limits_saved {
     const char *what;
     const char *limit;
     struct timespec backstop;
+    lua_State *state;
     int in_call;
 } dsf_limits_saved;
 
@@ -79,6 +88,10 @@ typedef struct dsf_limits_saved {
 ** (borrowed until the matching disarm), saving what was armed. */
 void dsf_limits_arm(lua_State *L, const char *what, dsf_limits_saved *save);
 void dsf_limits_disarm(lua_State *L, const dsf_limits_saved *save);
+
+/* Restores the backstop's view of the call in progress to save after the
+** state armed with it was closed (nothing may point at a closed state). */
+void dsf_limits_closed(const dsf_limits_saved *save);
 
 /* The SIGALRM backstop runs while at least one state exists: start when
 ** a state is created, stop after one is closed. */

@@ -142,6 +142,7 @@ static int l_load(lua_State *L)
         return dsf_errobj_raise(L, 1, DSF_ERR_SCRIPT,
                                 "load: binary chunks are not allowed in the "
                                 "sandbox (mode must be \"t\")");
+    dsf_limits_untrusted(L); /* text made at run time: counted from now */
     if (luaL_loadbufferx(L, chunk, len, name, "t") != LUA_OK) {
         lua_pushnil(L);
         lua_insert(L, -2);
@@ -240,6 +241,8 @@ static int l_require(lua_State *L)
     lua_rawset(L, 2);
     return 1;
 }
+
+int dsf_sandbox_require(lua_State *L) { return l_require(L); }
 
 static const char *const string_removed[] = {"dump", NULL};
 static const char *const math_removed[] = {"random", "randomseed", NULL};

@@ -49,6 +49,10 @@ int dsf_sandbox_setup(lua_State *L) DSF_LJMP;
 /* Gives the function on top of the stack its own chunk environment. */
 void dsf_sandbox_set_env(lua_State *L) DSF_LJMP;
 
+/* The sandbox's require(name) as a lua_CFunction, for the host to require
+** a module without compiling a chunk of its own. DSF_LJMP */
+int dsf_sandbox_require(lua_State *L) DSF_LJMP;
+
 /* Pops the value on top of the stack into the base environment as global
 ** name. DSF_LJMP */
 void dsf_sandbox_set_global(lua_State *L, const char *name) DSF_LJMP;

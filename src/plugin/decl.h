@@ -1,6 +1,6 @@
 /*
 ** decl.h -- reading the fields of a plugin's declaration table, shared by
-** the files that read parts of it (plugin.c: rules and resolvers;
+** the files that read parts of it (plugin.c: resolvers; rules.c: rules;
 ** summary.c: columns; validate.c: findings). Below all of them.
 */
 #ifndef DSF_PLUGIN_DECL_H

@@ -2,6 +2,7 @@
 ** declarations (see plugin.h). Running them: validate.c, resolve.c. */
 #include "plugin/plugin_internal.h"
 #include "plugin/decl.h"
+#include "plugin/rules.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,17 +24,6 @@ static const char *const plugin_fields[] = {
     "name",      "version",   "summary",  "interface", "rules",
     "resolvers", "summarize", "columns",  "commands",  "report",
     "emitters",  "check_command", "machine_params", NULL};
-
-static bool valid_rule_id(const char *s)
-{
-    if (!*s)
-        return false;
-    for (const char *p = s; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-              *p == '-' || *p == '_' || *p == '.' || *p == '/'))
-            return false;
-    return true;
-}
 
 static int decl_error(dsf_diags *d, const char *file, const char *plugin,
                       const char *msg, const char *detail)
@@ -59,101 +49,6 @@ static int push_list(lua_State *L, int t, const char *key,
     dsf_diag_add(d, DSF_ERROR, file, 0, 0, "plugin '%s': '%s' must be a list",
                  pi->name, key);
     return DSF_EINPUT;
-}
-
-static int read_rules(dsf_plugins *p, lua_State *L, int t,
-                      const dsf_plugin_info *pi, const char *file,
-                      dsf_diags *d)
-{
-    int rc = push_list(L, t, "rules", pi, file, d);
-    if (rc <= 0)
-        return rc;
-    int rt = lua_gettop(L);
-    lua_Integer n = (lua_Integer)lua_rawlen(L, rt);
-    for (lua_Integer i = 1; i <= n; i++) {
-        if (lua_rawgeti(L, rt, i) != LUA_TTABLE) {
-            lua_pop(L, 2);
-            return decl_error(d, file, pi->name, "each rule must be a table",
-                              NULL);
-        }
-        int r = lua_gettop(L);
-        const char *id = dsf_plugin_raw_string(L, r, "id");
-        const char *sev = dsf_plugin_raw_string(L, r, "severity");
-        const char *summary = dsf_plugin_raw_string(L, r, "summary");
-        const char *fix = dsf_plugin_raw_string(L, r, "fix");
-        const char *strict = dsf_plugin_raw_string(L, r, "strict");
-        dsf_severity s;
-        if (!id || !valid_rule_id(id)) {
-            lua_pop(L, 2);
-            return decl_error(d, file, pi->name, "a rule needs an 'id' of "
-                              "lower-case letters, digits and '-'", NULL);
-        }
-        if (!sev || !dsf_plugin_parse_severity(sev, &s)) {
-            lua_pop(L, 2);
-            dsf_diag_add(d, DSF_ERROR, file, 0, 0,
-                         "plugin '%s': rule '%s' needs a severity of "
-                         "\"error\", \"warning\" or \"note\"", pi->name, id);
-            return DSF_EINPUT;
-        }
-        if (!summary) {
-            lua_pop(L, 2);
-            dsf_diag_add(d, DSF_ERROR, file, 0, 0,
-                         "plugin '%s': rule '%s' needs a one-line 'summary'",
-                         pi->name, id);
-            return DSF_EINPUT;
-        }
-        for (size_t k = 0; k < p->nrules; k++) {
-            if (!strcmp(p->rules[k].id, id)) {
-                dsf_diag *g;
-                if (!strcmp(p->rules[k].plugin, pi->name)) {
-                    g = dsf_diag_add(d, DSF_ERROR, file, 0, 0,
-                                     "plugin '%s': rule id '%s' is declared "
-                                     "twice", pi->name, id);
-                } else {
-                    const char *other = "?";
-                    for (size_t j = 0; j < p->n; j++)
-                        if (!strcmp(p->items[j].name, p->rules[k].plugin))
-                            other = p->items[j].dir;
-                    g = dsf_diag_add(d, DSF_ERROR, file, 0, 0,
-                                     "plugin '%s': rule id '%s' is already "
-                                     "declared by plugin '%s' (%s/init.lua)",
-                                     pi->name, id, p->rules[k].plugin, other);
-                }
-                dsf_diag_set_hint(g, "rule ids are global: rename the "
-                                     "rule");
-                lua_pop(L, 2);
-                return DSF_EINPUT;
-            }
-        }
-        lua_pushliteral(L, "check");
-        int ct = lua_rawget(L, r);
-        int ref = LUA_NOREF;
-        if (ct == LUA_TFUNCTION) {
-            ref = luaL_ref(L, LUA_REGISTRYINDEX);
-        } else {
-            lua_pop(L, 1);
-            if (ct != LUA_TNIL) {
-                dsf_diag_add(d, DSF_ERROR, file, 0, 0,
-                             "plugin '%s': rule '%s': check must be a "
-                             "function", pi->name, id);
-                lua_pop(L, 2);
-                return DSF_EINPUT;
-            }
-        }
-        p->rules = dsf_xrealloc(p->rules, (p->nrules + 1) * sizeof *p->rules);
-        dsf_rule *ru = &p->rules[p->nrules++];
-        ru->id = dsf_xstrdup(id);
-        ru->plugin = dsf_xstrdup(pi->name);
-        ru->severity = s;
-        ru->summary = dsf_xstrdup(summary);
-        ru->fix = dsf_xstrdup(fix);
-        ru->strict = dsf_xstrdup(strict);
-        ru->check_ref = ref;
-        ru->what = dsf_xasprintf("rule %s (plugin %s)", id, pi->name);
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-    return 0;
 }
 
 static int read_resolvers(dsf_plugins *p, lua_State *L, int t,
@@ -239,13 +134,9 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
     char *file = dsf_xasprintf("%s/%s/init.lua", dir, name);
     char *what = dsf_xasprintf("plugin %s", name);
     int rc;
-    /* require(name) through the sandbox's require. */
-    static const char chunk[] = "return require(...)";
-    rc = dsf_host_load(p->host, "=plugin loader", chunk, sizeof chunk - 1, d);
-    if (!rc) {
-        lua_pushstring(L, name);
-        rc = dsf_host_call(p->host, 1, 1, what, d);
-    }
+    /* require(name) through the sandbox's require (no chunk of our own:
+    ** a state that loads only built-ins runs without the count hook). */
+    rc = dsf_host_require(p->host, name, what, d);
     if (rc) {
         dsf_diag *g = dsf_diags_last(d);
         if (g && !g->hint)
@@ -296,9 +187,10 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
     int iface = 1;
     if (!rc)
         rc = read_interface(L, t, name, file, &iface, d);
+    int rules_ref = LUA_NOREF;
     if (!rc) {
         pi.version = (char *)version;
-        rc = read_rules(p, L, t, &pi, file, d);
+        rc = dsf_plugin_read_rules(p, L, t, &pi, file, &rules_ref, d);
     }
     if (!rc)
         rc = read_resolvers(p, L, t, &pi, file, d);
@@ -361,6 +253,9 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
         p->summarize_refs = dsf_xrealloc(p->summarize_refs,
                                          p->n * sizeof *p->summarize_refs);
         p->summarize_refs[p->n - 1] = summarize_ref;
+        p->rules_refs = dsf_xrealloc(p->rules_refs,
+                                     p->n * sizeof *p->rules_refs);
+        p->rules_refs[p->n - 1] = rules_ref;
         p->summarize_what = dsf_xrealloc(p->summarize_what,
                                          p->n * sizeof *p->summarize_what);
         p->summarize_what[p->n - 1] = dsf_xasprintf("plugin %s summarize",
@@ -494,6 +389,7 @@ void dsf_plugins_free(dsf_plugins *p)
             free(p->summarize_what[i]);
     free(p->summarize_what);
     free(p->summarize_refs);
+    free(p->rules_refs);
     dsf_plugin_free_columns(p);
     dsf_plugin_free_emitters(p);
     free(p->items);
@@ -506,6 +402,11 @@ const dsf_plugin_info *dsf_plugins_list(const dsf_plugins *p, size_t *n)
 {
     *n = p->n;
     return p->items;
+}
+
+int dsf_plugins_load_rules(dsf_plugins *p, dsf_diags *d)
+{
+    return dsf_plugin_rules_load(p, d);
 }
 
 const dsf_rule *dsf_plugins_rules(const dsf_plugins *p, size_t *n)

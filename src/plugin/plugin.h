@@ -85,7 +85,14 @@ int dsf_plugins_load(dsf_plugins **out, const dsf_dirs *dirs,
                      dsf_diags *warnings, dsf_diags *d);
 void dsf_plugins_free(dsf_plugins *p);
 
-/* The loaded plugins and all declared rules (borrowed). */
+/* Reads the rules of plugins that declare them as a function (`rules =
+** function() return {...} end`, called once, on first need): validation
+** calls it; a command that lists rules calls it before dsf_plugins_rules.
+** Errors as for loading (DSF_EINPUT for a bad declaration, DSF_ESCRIPT
+** when the function raises). */
+int dsf_plugins_load_rules(dsf_plugins *p, dsf_diags *d);
+
+/* The loaded plugins and all declared rules read so far (borrowed). */
 const dsf_plugin_info *dsf_plugins_list(const dsf_plugins *p, size_t *n);
 const dsf_rule *dsf_plugins_rules(const dsf_plugins *p, size_t *n);
 

@@ -38,6 +38,9 @@ struct dsf_plugins {
     dsf_plugin_shadowed *shadowed;
     size_t nshadowed, cap_shadowed;
     int *summarize_refs;     /* per plugin: registry reference or LUA_NOREF */
+    int *rules_refs;         /* per plugin: its `rules` function until
+                             ** called (dsf_plugins_load_rules), else
+                             ** LUA_NOREF */
     char **summarize_what;   /* per plugin: "plugin P summarize" */
     struct dsf_column *columns;
     size_t ncolumns;

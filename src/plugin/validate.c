@@ -1,5 +1,6 @@
 /* validate.c -- running the plugins' rules on a config, and ctx.report. */
 #include "plugin/plugin_internal.h"
+#include "plugin/rules.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,9 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
                          const dsf_validate_opts *o, dsf_findings *out,
                          dsf_diags *d)
 {
+    int lrc = dsf_plugin_rules_load(p, d);
+    if (lrc)
+        return lrc;
     /* Validating with no rule would pass anything: say so instead. */
     if (p->nrules == 0) {
         dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,

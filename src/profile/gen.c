@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/sha256.h"
+#include "core/teardown.h"
 #include "core/xalloc.h"
 #include "doc/doc.h"
 #include "doc/merge.h"
@@ -323,7 +324,10 @@ int dsf_gen_run(const dsf_gen_request *r, dsf_diags *d)
             }
         }
     }
-    run_free(&ru);
+    /* The command ends here: the run's Lua states and documents go back
+    ** to the OS at exit rather than object by object (core/teardown.h). */
+    if (!dsf_teardown_by_exit())
+        run_free(&ru);
     return rc;
 }
 

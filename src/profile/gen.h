@@ -92,7 +92,9 @@ void dsf_gen_result_variant(const dsf_gen_result *res, size_t i,
 void dsf_gen_result_free(dsf_gen_result *res);
 
 /* Runs gen; prints the requested output on stdout and returns 0 or an
-** error code, with diagnostics in d. */
+** error code, with diagnostics in d. The command's last step: the process
+** exits after it, so what the run holds may be left to the OS
+** (core/teardown.h). */
 int dsf_gen_run(const dsf_gen_request *r, dsf_diags *d);
 
 #endif

@@ -243,6 +243,61 @@ return M
                       probe[0]["message"])
 
 
+LAZY = """return {
+  name = "lz", version = "1.0",
+  rules = function()
+    dsforge.warn("lz: rules loaded")
+    return { { id = "lz-stage3", severity = "error", summary = "stage 3 only",
+               check = function(cfg, ctx)
+                 if cfg.zero_optimization.stage ~= 3 then
+                   ctx.report{ path = { "zero_optimization", "stage" },
+                               message = "lz wants stage 3" }
+                 end
+               end } }
+  end,
+  commands = { { name = "lzcmd", summary = "runs no rule",
+                 run = function() return "lz ran\\n" end } },
+}
+"""
+
+
+class LazyRules(PluginTest):
+    """rules = function() ... end: called once, when a command first needs
+    the rules; a command that runs none never calls it."""
+
+    def test_check_and_listing_call_it_a_command_does_not(self):
+        root = self.add_plugin("lz", LAZY)
+        s2 = self.write("s2.json", STAGE2)
+        res = run("check", "--plugin-path", root, s2)
+        self.assertExit(res, 1)
+        self.assertIn("lz wants stage 3 [lz-stage3]", res.err)
+        self.assertEqual(res.err.count("lz: rules loaded"), 1, res.err)
+        res = run("check", "--plugin-path", root,
+                  self.write("s3.json", STAGE3))
+        self.assertNotIn("lz-stage3", res.err)
+        res = run("plugins", "--plugin-path", root)
+        self.assertExit(res, 0)
+        self.assertIn("lz-stage3", res.out)
+        res = run("lzcmd", "--plugin-path", root)
+        self.assertExit(res, 0)
+        self.assertEqual(res.out, "lz ran\n")
+        self.assertNotIn("rules loaded", res.err)
+
+    def test_a_rules_function_that_fails(self):
+        s3 = self.write("s3.json", STAGE3)
+        root = self.add_plugin("lz", LAZY.replace(
+            'dsforge.warn("lz: rules loaded")', 'error("no rules today")'))
+        res = run("check", "--plugin-path", root, s3)
+        self.assertNoCrash(res)
+        self.assertExit(res, 5)
+        self.assertIn("no rules today", res.err)
+        root = self.add_plugin("lz", LAZY.replace(
+            'dsforge.warn("lz: rules loaded")', 'do return 42 end'), "p2")
+        res = run("check", "--plugin-path", root, s3)
+        self.assertExit(res, 3)
+        self.assertIn("the 'rules' function must return a list", res.err)
+
+
 class BrokenPlugins(PluginTest):
     def broken(self, text, *cmd):
         """Runs cmd (default: check a clean file) with plugin bx = text."""

@@ -765,6 +765,46 @@ return {
     T.eq(check.suggest("stge", { "stage" }), "stage")
   end,
 
+  -- The bounded distance agrees with the full one wherever it is within
+  -- the bound, and says "over" (bound + 1) everywhere else; the bounded
+  -- suggestion equals a full search over the same candidates.
+  did_you_mean_bounded_equals_full = function()
+    local check = sc()
+    local words = { "", "a", "ab", "ba", "stage", "stge", "sgate", "offload_param",
+      "offload_parm", "offload_optimizer", "train_batch_size", "train_batch_sise",
+      "trian_batch_size", "gradient_clipping", "gradient_accumulation_steps",
+      "zero_optimization", "zero_optimisation", "bf16", "fp16", "kitten", "sitting" }
+    for _, a in ipairs(words) do
+      for _, b in ipairs(words) do
+        local full = check.levenshtein(a, b)
+        for bound = 0, 4 do
+          local want = full <= bound and full or bound + 1
+          T.eq(check.levenshtein_within(a, b, bound), want,
+               string.format("%q %q bound %d", a, b, bound))
+        end
+      end
+    end
+    local function full_suggest(word, cands)
+      local lw, limit = word:lower(), math.max(1, math.min(3, #word // 4))
+      local best, bestd
+      for _, c in ipairs(cands) do
+        if c ~= word then
+          local d = check.levenshtein(lw, c:lower())
+          if d <= limit and (bestd == nil or d < bestd) then best, bestd = c, d end
+        end
+      end
+      return best
+    end
+    local cands = {}
+    for _, w in ipairs(words) do cands[#cands + 1] = w end
+    table.sort(cands)
+    for _, w in ipairs(words) do
+      for _, probe in ipairs({ w, w .. "x", "x" .. w, w:sub(2), w:upper() }) do
+        T.eq(check.suggest(probe, cands), full_suggest(probe, cands), probe)
+      end
+    end
+  end,
+
   ---------------------------------------------------------------------------
   -- jsonschema
   ---------------------------------------------------------------------------

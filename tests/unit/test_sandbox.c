@@ -30,6 +30,7 @@
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "lua/host.h"
+#include "lua/limits.h"
 #include "lua/sandbox.h"
 
 #define CHUNK "@escape.lua"
@@ -1315,6 +1316,90 @@ static void test_nested_call_keeps_outer_backstop(void **state)
                          "  string.rep('a*', 60) .. 'b')\n", lim), 5);
 }
 
+/* ------------------------------------------------------------------ */
+/* The count hook only where code from outside the executable runs. */
+
+static int hook_is_set(lua_State *L)
+{
+    lua_pushboolean(L, lua_gethook(L) != NULL);
+    return 1;
+}
+
+/* Whether a protected call on h runs with a hook set. */
+static bool call_has_hook(dsf_host *h)
+{
+    dsf_diags d = DSF_DIAGS_INIT;
+    int rc = dsf_host_cpcall(h, hook_is_set, NULL, 1, "hook probe", &d);
+    assert_int_equal(rc, 0);
+    lua_State *L = dsf_host_state(h);
+    bool set = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    dsf_diags_free(&d);
+    return set;
+}
+
+static void test_hook_only_for_loaded_text(void **state)
+{
+    (void)state;
+    dsf_srccache *src = dsf_srccache_new();
+    dsf_host *h = host_new(src, small_limits());
+    /* Nothing but the executable's own code so far: no count hook. */
+    assert_false(dsf_limits_is_untrusted(dsf_host_state(h)));
+    assert_false(call_has_hook(h));
+    dsf_diags d = DSF_DIAGS_INIT;
+    assert_int_equal(dsf_host_load(h, CHUNK, "return 1", 8, &d), 0);
+    lua_pop(dsf_host_state(h), 1);
+    /* A text chunk marks the state for good. */
+    assert_true(dsf_limits_is_untrusted(dsf_host_state(h)));
+    assert_true(call_has_hook(h));
+    dsf_diags_free(&d);
+    dsf_host_free(h);
+    dsf_srccache_free(src);
+}
+
+/* Runs code in a state that is not marked untrusted (as the built-in,
+** embedded chunks are loaded), under lim. */
+static outcome run_unmarked(dsf_limits lim, const char *code)
+{
+    outcome o;
+    memset(&o, 0, sizeof o);
+    dsf_srccache *src = dsf_srccache_new();
+    double t0 = mono();
+    dsf_host *h = host_new(src, lim);
+    lua_State *L = dsf_host_state(h);
+    dsf_diags d = DSF_DIAGS_INIT;
+    assert_int_equal(luaL_loadbufferx(L, code, strlen(code), CHUNK, "t"),
+                     LUA_OK);
+    dsf_sandbox_set_env(L); /* memory is plentiful: cannot raise here */
+    assert_false(dsf_limits_is_untrusted(L));
+    int rc = dsf_host_call(h, 0, 1, "unmarked test", &d);
+    capture(&o, rc, h, &d);
+    dsf_host_free(h);
+    o.seconds = mono() - t0;
+    dsf_diags_free(&d);
+    dsf_srccache_free(src);
+    return o;
+}
+
+static void test_unhooked_state_stopped_by_timer(void **state)
+{
+    (void)state;
+    /* No count hook: the instruction limit does not apply, the time limit
+    ** does (the periodic SIGALRM arms the hook once the call is late),
+    ** and a pcall cannot swallow it. The backstop (exit code 5) would end
+    ** this process at 1.45 s. */
+    dsf_limits lim = {8u << 20, 1000000u, 0.3};
+    outcome o = run_unmarked(lim, "local n = 0\nwhile true do n = n + 1 end\n");
+    expect_limit(&o, "time limit of 0.3 s exceeded", "--max-seconds");
+    assert_true(o.seconds >= 0.3);
+    outcome_free(&o);
+    o = run_unmarked(lim, "while true do\n"
+                          "  pcall(function() while true do end end)\n"
+                          "end\n");
+    expect_limit(&o, "time limit of 0.3 s exceeded", "--max-seconds");
+    outcome_free(&o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1358,6 +1443,8 @@ int main(void)
         cmocka_unit_test(test_xpcall_handler_still_works),
         cmocka_unit_test(test_close_handler_loops),
         cmocka_unit_test(test_time_limit),
+        cmocka_unit_test(test_hook_only_for_loaded_text),
+        cmocka_unit_test(test_unhooked_state_stopped_by_timer),
         cmocka_unit_test(test_limits_rearm_per_call),
         cmocka_unit_test(test_string_rep_huge),
         cmocka_unit_test(test_table_growth_bomb),
