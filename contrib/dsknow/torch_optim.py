@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes plugins/deepspeed/torch_optim.lua: the constructor of every
-torch.optim optimizer class and torch.optim.lr_scheduler class, read with
-ast from PyTorch's own source (no torch import). DeepSpeed hands an optimizer.type it does not know to
+torch.optim optimizer class and torch.optim.lr_scheduler class in each
+covered torch release, read with ast from PyTorch's own source (no torch
+import). DeepSpeed hands an optimizer.type it does not know to
 getattr(torch.optim, type)(model_parameters, **optimizer.params)
 (runtime/engine.py _configure_basic_optimizer), and builds torch.optim.Adam,
 AdamW and Adagrad itself in some cases; a scheduler.type that is not in
@@ -10,11 +11,14 @@ type)(optimizer, **scheduler.params) (_scheduler_from_config). The
 deepspeed plugin checks optimizer.params and scheduler.params against these
 signatures.
 
-    contrib/dsknow/torch_optim.py --torch-dir DIR --version V --origin TEXT
+    contrib/dsknow/torch_optim.py --source VERSION DIR ORIGIN [--source ...]
 
-DIR holds torch/optim/ (a PyTorch checkout, an unpacked wheel, or Debian's
-python3-torch). The output is deterministic: the same source gives the
-same bytes. See contrib/dsknow/README.md for the committed file's source.
+One --source per torch release: DIR holds torch/optim/ (a PyTorch
+checkout, an unpacked wheel, or Debian's python3-torch), ORIGIN says where
+it came from. The output is deterministic: the same sources give the same
+bytes, releases oldest first whatever the order of the options. See
+contrib/dsknow/README.md (and torch_optim.sh) for the committed file's
+sources.
 """
 import argparse
 import ast
@@ -56,16 +60,25 @@ def default_of(node):
 
 
 def exported(optim_dir):
-    """class name -> module file, from torch/optim/__init__.py's imports."""
+    """class name -> module file, from torch/optim/__init__.py's imports:
+    relative (`from .sgd import SGD`, torch 1.x) or absolute (`from
+    torch.optim.sgd import SGD as SGD`, torch 2.x)."""
     with open(os.path.join(optim_dir, "__init__.py"), encoding="utf-8") as f:
         tree = ast.parse(f.read())
     out = {}
     for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
-            for a in node.names:
-                name = a.asname or a.name
-                if name[:1].isupper():
-                    out[name] = node.module.replace(".", "/") + ".py"
+        if not (isinstance(node, ast.ImportFrom) and node.module):
+            continue
+        if node.level == 1:
+            mod = node.module
+        elif node.level == 0 and node.module.startswith("torch.optim."):
+            mod = node.module[len("torch.optim."):]
+        else:
+            continue
+        for a in node.names:
+            name = a.asname or a.name
+            if name[:1].isupper():
+                out[name] = mod.replace(".", "/") + ".py"
     return out
 
 
@@ -81,8 +94,9 @@ def scheduler_names(path):
                   if isinstance(n, ast.ClassDef) and not n.name.startswith("_"))
 
 
-def signature(path, cls, first="params"):
-    """The constructor of cls: an optimizer (a subclass of Optimizer whose
+def signature(path, cls, first="params", bases_ok=("Optimizer",)):
+    """The constructor of cls: an optimizer (a subclass of Optimizer, or of
+    another optimizer class in bases_ok as AdamW(Adam) in torch 2.x, whose
     __init__ takes params first) or an LR scheduler (first="optimizer")."""
     with open(path, encoding="utf-8") as f:
         tree = ast.parse(f.read())
@@ -90,7 +104,7 @@ def signature(path, cls, first="params"):
         if not (isinstance(node, ast.ClassDef) and node.name == cls):
             continue
         bases = [b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases]
-        if first == "params" and "Optimizer" not in bases:
+        if first == "params" and not any(b in bases_ok for b in bases):
             return None
         for item in node.body:
             if isinstance(item, ast.FunctionDef) and item.name == "__init__":
@@ -113,16 +127,14 @@ def signature(path, cls, first="params"):
     return None
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--torch-dir", required=True)
-    ap.add_argument("--version", required=True)
-    ap.add_argument("--origin", required=True)
-    o = ap.parse_args()
-    optim = os.path.join(o.torch_dir, "torch", "optim")
+def read_release(torch_dir):
+    """(optimizers, schedulers) of one torch source tree."""
+    optim = os.path.join(torch_dir, "torch", "optim")
+    names = exported(optim)
+    bases_ok = ("Optimizer",) + tuple(sorted(names))
     classes = {}
-    for cls, mod in sorted(exported(optim).items()):
-        sig = signature(os.path.join(optim, mod), cls)
+    for cls, mod in sorted(names.items()):
+        sig = signature(os.path.join(optim, mod), cls, "params", bases_ok)
         if sig:
             sig["file"] = "torch/optim/" + mod
             classes[cls] = sig
@@ -135,31 +147,62 @@ def main():
         if sig:
             sig["file"] = "torch/optim/lr_scheduler.py"
             scheds[cls] = sig
+    return classes, scheds
+
+
+def version_key(v):
+    return tuple(int(x) if x.isdigit() else x for x in re.split(r"[.+]", v))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--source", nargs=3, action="append", required=True,
+                    metavar=("VERSION", "DIR", "ORIGIN"))
+    o = ap.parse_args()
+    srcs = sorted(o.source, key=lambda s: version_key(s[0]))
+    vers = [s[0] for s in srcs]
+    if len(set(vers)) != len(vers):
+        sys.exit("a torch version is given twice")
+    for v in vers:
+        if not re.match(r"^\d+\.\d+\.\d+$", v):
+            sys.exit("torch version %r is not X.Y.Z" % v)
+    data = {v: read_release(d) for v, d, _ in srcs}
     w = sys.stdout.write
-    w("-- Generated by contrib/dsknow/torch_optim.py from torch %s\n" % o.version)
-    w("-- (%s). Do not edit: re-run the extractor (contrib/dsknow/README.md).\n" % o.origin)
+    w("-- Generated by contrib/dsknow/torch_optim.py from torch %s:\n" % ", ".join(vers))
+    for v, _, origin in srcs:
+        w("--   %s: %s\n" % (v, origin))
+    w("-- Do not edit: re-run the extractor (contrib/dsknow/README.md).\n")
     w("return {\n")
-    w("  torch_version = %s,\n" % lua_str(o.version))
-    w("  origin = %s,\n" % lua_str(o.origin))
-    w("  -- torch.optim optimizer classes: the keyword arguments of __init__ after\n")
-    w("  -- params (file:line of the def), the ones without a default, the defaults\n")
+    w("  -- the covered torch releases, oldest first, and where each was read\n")
+    w("  releases = {\n")
+    for v, _, origin in srcs:
+        w("    { version = %s, origin = %s },\n" % (lua_str(v), lua_str(origin)))
+    w("  },\n")
+    w("  -- torch.optim optimizer classes, per release that has them: the\n")
+    w("  -- keyword arguments of __init__ after params (file:line of the def),\n")
+    w("  -- the ones without a default, the defaults\n")
     w("  optimizers = {\n")
-    write_table(w, classes)
+    write_table(w, vers, {v: data[v][0] for v in vers})
     w("  },\n")
     w("  -- torch.optim.lr_scheduler classes: the same, after optimizer\n")
     w("  schedulers = {\n")
-    write_table(w, scheds)
+    write_table(w, vers, {v: data[v][1] for v in vers})
     w("  },\n}\n")
 
 
-def write_table(w, classes):
-    for cls in sorted(classes):
-        s = classes[cls]
-        d = ", ".join("[%s] = %s" % (lua_str(k), lua_value(s["defaults"][k])) for k in sorted(s["defaults"]))
-        w("    %s = { file = %s, line = %d, args = {%s}, required = {%s}, defaults = {%s}%s },\n" % (
-            cls, lua_str(s["file"]), s["line"], ", ".join(lua_str(x) for x in s["args"]),
-            ", ".join(lua_str(x) for x in s["required"]), d,
-            ", kwargs = true" if s["kwargs"] else ""))
+def write_table(w, vers, per_release):
+    for cls in sorted(set().union(*(per_release[v].keys() for v in vers))):
+        w("    %s = {\n" % cls)
+        for v in vers:
+            s = per_release[v].get(cls)
+            if not s:
+                continue
+            d = ", ".join("[%s] = %s" % (lua_str(k), lua_value(s["defaults"][k])) for k in sorted(s["defaults"]))
+            w("      [%s] = { file = %s, line = %d, args = {%s}, required = {%s}, defaults = {%s}%s },\n" % (
+                lua_str(v), lua_str(s["file"]), s["line"], ", ".join(lua_str(x) for x in s["args"]),
+                ", ".join(lua_str(x) for x in s["required"]), d,
+                ", kwargs = true" if s["kwargs"] else ""))
+        w("    },\n")
 
 
 if __name__ == "__main__":

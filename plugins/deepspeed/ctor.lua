@@ -17,17 +17,26 @@
 --
 -- The DeepSpeed classes' constructors per release are generated
 -- (dsdata/, contrib/dsknow/extract.py); torch.optim's come from PyTorch's
--- source (torch_optim.lua, contrib/dsknow/torch_optim.py).
+-- source of several torch releases (torch_optim.lua,
+-- contrib/dsknow/torch_optim.py). The user does not name a torch release,
+-- so a torch class's signature is the covered releases' merged: an
+-- argument any of them takes is accepted (`only` lists the releases of
+-- one that some do not take), an argument is required only when every
+-- covered release that has the class requires it.
 --
 -- scheduler.type: a class of deepspeed.runtime.lr_schedules, else
 -- getattr(torch.optim.lr_scheduler, type) (case-sensitive), called as
 -- scheduler(optimizer, **scheduler.params) (_scheduler_from_config).
 --
 --   M.optimizer(cfg, rel) -> { class =, args =, required =, popped =,
---                              origin = } or nil when the constructor is
---                              not known (a class outside the data)
+--                              origin =, torch = bool, only =, releases = }
+--                              or nil when the constructor is not known
+--                              (a class outside the data)
 --   M.scheduler(cfg, rel) -> { class =, args =, required =, origin =,
---                              torch = bool } or nil
+--                              torch = bool, only =, releases = } or nil
+--   (torch classes only: only[arg] = the covered torch releases that take
+--   arg, oldest first, when some releases that have the class do not;
+--   releases = those that have it)
 
 local dsversion = require("deepspeed.dsversion")
 local torch = require("deepspeed.torch_optim")
@@ -66,12 +75,48 @@ local function offloaded(cfg)
   return z ~= nil and rawget(z, "cpu_offload") == true
 end
 
+-- The class's signature merged over the covered torch releases that have
+-- it (see the top); cached per kind and name.
+local merged = { optimizers = {}, schedulers = {} }
+
+local function merge(kind, name)
+  local per = torch[kind][name]
+  if not per then return false end
+  local vers = {}
+  for _, r in ipairs(torch.releases) do
+    if per[r.version] then vers[#vers + 1] = r.version end
+  end
+  -- arguments in the newest release's order, then older ones' leftovers
+  local args, takes, nreq = {}, {}, {}
+  for i = #vers, 1, -1 do
+    for _, a in ipairs(per[vers[i]].args) do
+      if not takes[a] then args[#args + 1] = a; takes[a] = {} end
+      table.insert(takes[a], 1, vers[i])
+    end
+    for _, a in ipairs(per[vers[i]].required) do nreq[a] = (nreq[a] or 0) + 1 end
+  end
+  local required, only = {}, {}
+  for _, a in ipairs(args) do
+    if nreq[a] == #vers then required[#required + 1] = a end
+    if #takes[a] < #vers then only[a] = takes[a] end
+  end
+  local newest = per[vers[#vers]]
+  return { args = args, required = required, only = only, releases = vers,
+    origin = string.format("torch %s; %s:%d in %s", table.concat(vers, ", "),
+      newest.file, newest.line, vers[#vers]) }
+end
+
 local function torch_class(name, popped, scheduler)
-  local t = (scheduler and torch.schedulers or torch.optimizers)[name]
-  if not t then return nil end
+  local kind = scheduler and "schedulers" or "optimizers"
+  local m = merged[kind][name]
+  if m == nil then
+    m = merge(kind, name)
+    merged[kind][name] = m
+  end
+  if not m then return nil end
   return { class = (scheduler and "torch.optim.lr_scheduler." or "torch.optim.") .. name,
-    args = t.args, required = t.required, popped = popped or {}, torch = true,
-    origin = string.format("torch %s, %s:%d", torch.torch_version, t.file, t.line) }
+    args = m.args, required = m.required, popped = popped or {}, torch = true,
+    only = m.only, releases = m.releases, origin = m.origin }
 end
 
 function M.scheduler(cfg, rel)

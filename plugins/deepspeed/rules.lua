@@ -865,7 +865,8 @@ end
 -- deepspeed.initialize. The constructors per release come from
 -- dsdata/ (contrib/dsknow/extract.py).
 -- origin: where the signature comes from ("DeepSpeed 0.19.5", or "torch
--- 1.13.1, torch/optim/sgd.py:93").
+-- 1.13.1, 2.6.0, 2.14.1; torch/optim/sgd.py:29 in 2.14.1": for a torch
+-- class, allowed is every argument any covered torch release takes).
 local function check_kwargs(ctx, section, t, cls, params, allowed, skip, origin)
   local names = {}
   for _, a in ipairs(allowed) do names[a] = true end
@@ -879,6 +880,31 @@ local function check_kwargs(ctx, section, t, cls, params, allowed, skip, origin)
         .. " TypeError (DeepSpeed passes %s.params as keyword arguments)%s",
         section, t, cls, origin, key, section, s and string.format("; did you mean %q?", s) or ""),
         s and string.format("rename it to %q", s) or ("remove it; " .. cls .. " takes: " .. table.concat(allowed, ", ")))
+    end
+  end
+end
+
+-- A keyword only some covered torch releases take (ctor's `only`): valid
+-- with those, a TypeError with the others. The user names no torch
+-- release, so this is a note naming them, never an error.
+local function torch_only_notes(ctx, section, t, c, params)
+  if not c.only then return end
+  for _, key in ipairs(dsforge.sorted_keys(params)) do
+    local vs = type(key) == "string" and c.only[key]
+    if vs then
+      local all, which, other = c.releases, nil, nil
+      if vs[#vs] == all[#all] then
+        which, other = "torch >= " .. vs[1], "an older torch"
+      elseif vs[1] == all[1] then
+        which, other = "torch <= " .. vs[#vs], "a newer torch"
+      else
+        which, other = "torch " .. table.concat(vs, ", "), "another torch"
+      end
+      emit(ctx, "constructor-args", { section, "params", key }, string.format(
+        "%s %s: of the covered torch releases that have %s (%s), only %s takes %q;"
+        .. " with %s deepspeed.initialize raises TypeError",
+        section, t, c.class, table.concat(all, ", "), which, key, other),
+        string.format("keep it if you run %s; otherwise remove it", which), "note")
     end
   end
 end
@@ -898,6 +924,7 @@ def {
     local sc = obj(cfg) and require("deepspeed.ctor").scheduler(cfg, rel)
     if sc and params then
       check_kwargs(ctx, "scheduler", t, sc.class, params, sc.args, {}, sc.origin)
+      torch_only_notes(ctx, "scheduler", t, sc, params)
     end
     -- torch's required arguments (DeepSpeed's: scheduler-missing-param)
     if sc and sc.torch and (raw == nil or raw == NULL or params) then
@@ -922,6 +949,7 @@ def {
       for _, a in ipairs(o.popped) do allowed[#allowed + 1] = a end
       -- max_grad_norm: schema_check's rejected-key says why
       check_kwargs(ctx, "optimizer", ot, o.class, params, allowed, { max_grad_norm = true }, o.origin)
+      torch_only_notes(ctx, "optimizer", ot, o, params)
     end
     -- a required argument missing (params absent or null: none given)
     if raw ~= nil and raw ~= NULL and not params then return end
