@@ -16,10 +16,16 @@
 
 local tostring, pcall = tostring, pcall
 local dsforge = dsforge
-local render = require("launch.render")
-local trainer = require("launch.trainer")
-local quote = require("launch.quote")
-local cmdcheck = require("launch.cmdcheck")
+local require = require
+
+-- The modules are loaded when a hook first runs, not when the plugin is
+-- declared: a command that runs none of them (most gen, check, estimate
+-- runs) does not pay for them (issue 15).
+local lazy = setmetatable({}, { __index = function(t, name)
+  local m = require("launch." .. name)
+  t[name] = m
+  return m
+end })
 
 -- The variant as launch.render takes it, with its TrainingArguments:
 -- computed once per variant (ctx.cache is shared by this plugin's
@@ -35,7 +41,7 @@ local function variant_of(v, ctx)
   end
   local rv = { config = v.config, params = v.params or {}, name = v.profile .. "-" .. v.name,
     file = path(v.file) }
-  local args, err = trainer.training_args({ config = rv.config, params = rv.params,
+  local args, err = lazy.trainer.training_args({ config = rv.config, params = rv.params,
     deepspeed_file = rv.file })
   if not args then dsforge.fail(err, 2) end
   rv.args = args
@@ -59,7 +65,7 @@ local function launch_opts(v, ctx, rv)
     accelerate_config = rv.path(stem(v) .. ".accelerate.yaml"),
     job_name = (stem(v):gsub("[^%w._:/@+,=%-]", "_")),
   }
-  local ok, n = pcall(render.layout, rv, opts)
+  local ok, n = pcall(lazy.render.layout, rv, opts)
   if not ok then
     dsforge.fail((tostring(n):gsub("^.-launch%.render: ", "")), 2)
   end
@@ -81,7 +87,7 @@ local function train_cmd(v, ctx)
       .. " arguments): gen --train-cmd 'train.py --my-flag', or a train_cmd param in the"
       .. " profile", 2)
   end
-  local words, err = quote.split(tostring(text))
+  local words, err = lazy.quote.split(tostring(text))
   if not words then dsforge.fail(from .. ": " .. err, 2) end
   if #words == 0 then dsforge.fail(from .. " is empty", 2) end
   return words
@@ -92,8 +98,10 @@ return {
   interface = 1,
   version = "0.2.0",
   summary = "Trainer arguments, accelerate and launcher files, training command checks",
-  check_command = { env = cmdcheck.env, run = cmdcheck.run },
-  machine_params = require("launch.machine").params,
+  -- the variables cmdcheck reads (its M.env; a test keeps them equal)
+  check_command = { env = { "WORLD_SIZE" },
+    run = function(...) return lazy.cmdcheck.run(...) end },
+  machine_params = function(...) return lazy.machine.params(...) end,
   emitters = {
     {
       name = "hf-args",
@@ -102,7 +110,7 @@ return {
       files = { "{profile}-{variant}.hf-args.json", "{profile}-{variant}.hf-args.sh" },
       emit = function(v, ctx)
         local rv = variant_of(v, ctx)
-        return { render.hf_args_json(rv), render.hf_args_sh(rv) }
+        return { lazy.render.hf_args_json(rv), lazy.render.hf_args_sh(rv) }
       end,
     },
     {
@@ -117,7 +125,7 @@ return {
           dsforge.fail("a multi-node accelerate config needs the"
             .. " first node's address: declare a master_addr param in the profile", 2)
         end
-        return render.accelerate_yaml(rv, opts)
+        return lazy.render.accelerate_yaml(rv, opts)
       end,
     },
     {
@@ -130,6 +138,7 @@ return {
         local rv = variant_of(v, ctx)
         local opts = launch_opts(v, ctx, rv)
         opts.train_cmd = train_cmd(v, ctx)
+        local render = lazy.render
         return { render.deepspeed_sh(rv, opts), render.torchrun_sh(rv, opts),
           render.accelerate_sh(rv, opts), render.slurm_sh(rv, opts) }
       end,

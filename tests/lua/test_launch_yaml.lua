@@ -109,4 +109,12 @@ return {
     T.eq(m.precision({ { memory_mib = 65520 } }), "fp16")
     T.eq(m.params({ gpus = {}, gpu_count = 0 }, {}), nil)
   end,
+
+  -- init.lua declares cmdcheck's environment without loading it (lazy)
+  declared_env_is_cmdchecks = function()
+    local decl = require("launch")
+    T.eq(decl.check_command.env, require("launch.cmdcheck").env)
+    T.eq(type(decl.check_command.run), "function")
+    T.eq(type(decl.machine_params), "function")
+  end,
 }
