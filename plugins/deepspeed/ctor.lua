@@ -39,7 +39,13 @@
 --   releases = those that have it)
 
 local dsversion = require("deepspeed.dsversion")
-local torch = require("deepspeed.torch_optim")
+-- torch.optim's signatures (three releases, 30 KB) are read only when a
+-- type falls through to torch, not for DeepSpeed's own classes (issue 15)
+local torch_data
+local function torch()
+  torch_data = torch_data or require("deepspeed.torch_optim")
+  return torch_data
+end
 
 local M = {}
 
@@ -80,10 +86,10 @@ end
 local merged = { optimizers = {}, schedulers = {} }
 
 local function merge(kind, name)
-  local per = torch[kind][name]
+  local per = torch()[kind][name]
   if not per then return false end
   local vers = {}
-  for _, r in ipairs(torch.releases) do
+  for _, r in ipairs(torch().releases) do
     if per[r.version] then vers[#vers + 1] = r.version end
   end
   -- arguments in the newest release's order, then older ones' leftovers
