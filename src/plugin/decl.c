@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "core/error.h"
+
 bool dsf_plugin_parse_severity(const char *s, dsf_severity *out)
 {
     if (!strcmp(s, "error"))
@@ -24,4 +26,31 @@ const char *dsf_plugin_raw_string(lua_State *L, int t, const char *key)
                                                    : NULL;
     lua_pop(L, 1); /* the string stays alive: it is a field of t */
     return s;
+}
+
+int dsf_plugin_read_list(struct dsf_plugins *p, lua_State *L, int t,
+                         const char *field, dsf_plugin_item_fn item,
+                         const char *plugin, const char *file,
+                         dsf_diags *d)
+{
+    lua_pushstring(L, field);
+    int ty = lua_rawget(L, t);
+    if (ty != LUA_TTABLE) {
+        lua_pop(L, 1);
+        if (ty == LUA_TNIL)
+            return 0;
+        dsf_diag_add(d, DSF_ERROR, file, 0, 0,
+                     "plugin '%s': '%s' must be a list", plugin, field);
+        return DSF_EINPUT;
+    }
+    int lt = lua_gettop(L);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, lt);
+    int rc = 0;
+    for (lua_Integer i = 1; i <= n && !rc; i++) {
+        lua_rawgeti(L, lt, i);
+        rc = item(p, L, lua_gettop(L), i, plugin, file, d);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return rc;
 }

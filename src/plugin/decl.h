@@ -1,7 +1,8 @@
 /*
 ** decl.h -- reading the fields of a plugin's declaration table, shared by
 ** the files that read parts of it (plugin.c: resolvers; rules.c: rules;
-** summary.c: columns; validate.c: findings). Below all of them.
+** summary.c: columns; emit.c: emitters; validate.c: findings). Below
+** all of them.
 */
 #ifndef DSF_PLUGIN_DECL_H
 #define DSF_PLUGIN_DECL_H
@@ -12,11 +13,27 @@
 
 #include "core/diag.h"
 
+struct dsf_plugins;
+
 /* Lower-case "error", "warning" or "note"; false for anything else. */
 bool dsf_plugin_parse_severity(const char *s, dsf_severity *out);
 
 /* Raw string field key of the table at t, or NULL (borrowed from Lua: it
 ** stays alive while t holds it). */
 const char *dsf_plugin_raw_string(lua_State *L, int t, const char *key);
+
+/* Reads the list in field of the declaration at t (absent: nothing to do),
+** calling item for each entry, with the entry at stack index r and its
+** 1-based position i; item checks the entry's type itself. A field that
+** is not a table is "plugin 'P': 'field' must be a list" at file.
+** Stops at the first error; DSF_EINPUT (or item's code). Leaves the stack
+** as it was. */
+typedef int (*dsf_plugin_item_fn)(struct dsf_plugins *p, lua_State *L,
+                                  int r, lua_Integer i, const char *plugin,
+                                  const char *file, dsf_diags *d);
+int dsf_plugin_read_list(struct dsf_plugins *p, lua_State *L, int t,
+                         const char *field, dsf_plugin_item_fn item,
+                         const char *plugin, const char *file,
+                         dsf_diags *d);
 
 #endif

@@ -12,6 +12,7 @@
 #include "core/sha256.h"
 #include "core/xalloc.h"
 #include "lua/conv.h"
+#include "plugin/decl.h"
 #include "plugin/plugin_internal.h"
 
 #define MAX_EMITTER_FILES 32
@@ -175,6 +176,9 @@ static int read_files(lua_State *L, int r, char ***files, size_t *n,
 static int read_emitter(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
                         const char *plugin, const char *file, dsf_diags *d)
 {
+    if (lua_type(L, r) != LUA_TTABLE)
+        return emitter_error(d, file, plugin, NULL, i, "must be a table",
+                             NULL);
     lua_pushnil(L);
     while (lua_next(L, r)) {
         lua_pop(L, 1);
@@ -259,29 +263,8 @@ int dsf_plugin_read_emitters(dsf_plugins *p, lua_State *L, int t,
                              const char *plugin, const char *file,
                              dsf_diags *d)
 {
-    lua_pushliteral(L, "emitters");
-    int ty = lua_rawget(L, t);
-    if (ty != LUA_TTABLE) {
-        lua_pop(L, 1);
-        if (ty == LUA_TNIL)
-            return 0;
-        dsf_diag_add(d, DSF_ERROR, file, 0, 0,
-                     "plugin '%s': 'emitters' must be a list", plugin);
-        return DSF_EINPUT;
-    }
-    int et = lua_gettop(L);
-    lua_Integer n = (lua_Integer)lua_rawlen(L, et);
-    int rc = 0;
-    for (lua_Integer i = 1; i <= n && !rc; i++) {
-        if (lua_rawgeti(L, et, i) != LUA_TTABLE)
-            rc = emitter_error(d, file, plugin, NULL, i, "must be a table",
-                               NULL);
-        else
-            rc = read_emitter(p, L, lua_gettop(L), i, plugin, file, d);
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-    return rc;
+    return dsf_plugin_read_list(p, L, t, "emitters", read_emitter, plugin,
+                                file, d);
 }
 
 void dsf_plugin_free_emitters(dsf_plugins *p)

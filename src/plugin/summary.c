@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "lua/conv.h"
+#include "plugin/decl.h"
 #include "plugin/plugin_internal.h"
 
 #define MAX_COLUMN_WIDTH 64
@@ -52,6 +53,8 @@ static int column_error(dsf_diags *d, const char *file, const char *plugin,
 static int read_column(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
                        const char *plugin, const char *file, dsf_diags *d)
 {
+    if (lua_type(L, r) != LUA_TTABLE)
+        return column_error(d, file, plugin, i, "must be a table");
     lua_pushnil(L);
     while (lua_next(L, r)) {
         lua_pop(L, 1);
@@ -124,28 +127,8 @@ int dsf_plugin_read_columns(dsf_plugins *p, lua_State *L, int t,
                             const char *plugin, const char *file,
                             dsf_diags *d)
 {
-    lua_pushliteral(L, "columns");
-    int ty = lua_rawget(L, t);
-    if (ty != LUA_TTABLE) {
-        lua_pop(L, 1);
-        if (ty == LUA_TNIL)
-            return 0;
-        dsf_diag_add(d, DSF_ERROR, file, 0, 0,
-                     "plugin '%s': 'columns' must be a list", plugin);
-        return DSF_EINPUT;
-    }
-    int ct = lua_gettop(L);
-    lua_Integer n = (lua_Integer)lua_rawlen(L, ct);
-    int rc = 0;
-    for (lua_Integer i = 1; i <= n && !rc; i++) {
-        if (lua_rawgeti(L, ct, i) != LUA_TTABLE)
-            rc = column_error(d, file, plugin, i, "must be a table");
-        else
-            rc = read_column(p, L, lua_gettop(L), i, plugin, file, d);
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-    return rc;
+    return dsf_plugin_read_list(p, L, t, "columns", read_column, plugin,
+                                file, d);
 }
 
 void dsf_plugin_free_columns(dsf_plugins *p)
