@@ -13,6 +13,7 @@
 #include "json/jsonc.h"
 #include "json/jsonout.h"
 #include "lua/conv.h"
+#include "plugin/decl.h"
 #include "plugin/plugin_internal.h"
 
 static const char *const command_fields[] = {
@@ -206,34 +207,27 @@ static int read_one(dsf_plugin_commands *cmds, lua_State *L, int t,
     return 0;
 }
 
-int dsf_plugin_commands_read(dsf_plugin_commands *cmds, lua_State *L, int t,
+/* One entry of the `commands` list (dsf_plugin_read_list's item). */
+static int read_entry(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
+                      const char *plugin, const char *file, dsf_diags *d)
+{
+    if (lua_type(L, r) != LUA_TTABLE) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, file, 0, 0,
+                                   "plugin '%s': command #%lld must be a "
+                                   "table, not a %s", plugin, (long long)i,
+                                   luaL_typename(L, r));
+        dsf_diag_set_hint(g, "see 'Commands' in contrib/docs/plugins.md");
+        return DSF_EINPUT;
+    }
+    return read_one(&p->commands, L, r, plugin, file, d);
+}
+
+int dsf_plugin_commands_read(dsf_plugins *p, lua_State *L, int t,
                              const char *plugin, const char *file,
                              dsf_diags *d)
 {
-    lua_pushliteral(L, "commands");
-    int ty = lua_rawget(L, t);
-    if (ty == LUA_TNIL) {
-        lua_pop(L, 1);
-        return 0;
-    }
-    if (ty != LUA_TTABLE) {
-        lua_pop(L, 1);
-        dsf_diag_add(d, DSF_ERROR, file, 0, 0,
-                     "plugin '%s': 'commands' must be a list", plugin);
-        return DSF_EINPUT;
-    }
-    int ct = lua_gettop(L);
-    lua_Integer n = (lua_Integer)lua_rawlen(L, ct);
-    int rc = 0;
-    for (lua_Integer i = 1; !rc && i <= n; i++) {
-        if (lua_rawgeti(L, ct, i) != LUA_TTABLE)
-            rc = bad(d, file, plugin, NULL, "each command must be a table");
-        else
-            rc = read_one(cmds, L, lua_gettop(L), plugin, file, d);
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-    return rc;
+    return dsf_plugin_read_list(p, L, t, "commands", read_entry, plugin,
+                                file, d);
 }
 
 void dsf_plugin_commands_free(dsf_plugin_commands *cmds)

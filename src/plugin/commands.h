@@ -52,10 +52,10 @@ typedef struct dsf_plugin_commands {
 } dsf_plugin_commands;
 
 /* Reads the `commands` list of the declaration at stack index t of
-** plugin (file names it for messages) into cmds: DSF_EINPUT with a
+** plugin (file names it for messages) into p's commands: DSF_EINPUT with a
 ** diagnostic for a bad declaration or a name another plugin declared.
 ** Leaves the stack as it was. */
-int dsf_plugin_commands_read(dsf_plugin_commands *cmds, lua_State *L, int t,
+int dsf_plugin_commands_read(dsf_plugins *p, lua_State *L, int t,
                              const char *plugin, const char *file,
                              dsf_diags *d);
 

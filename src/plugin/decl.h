@@ -1,8 +1,8 @@
 /*
 ** decl.h -- reading the fields of a plugin's declaration table, shared by
 ** the files that read parts of it (plugin.c: resolvers; rules.c: rules;
-** summary.c: columns; emit.c: emitters; validate.c: findings). Below
-** all of them.
+** summary.c: columns; emit.c: emitters; commands.c: commands;
+** validate.c: findings). Below all of them.
 */
 #ifndef DSF_PLUGIN_DECL_H
 #define DSF_PLUGIN_DECL_H

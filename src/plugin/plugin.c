@@ -230,7 +230,7 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
     if (!rc)
         rc = dsf_plugin_read_columns(p, L, t, name, file, d);
     if (!rc)
-        rc = dsf_plugin_commands_read(&p->commands, L, t, name, file, d);
+        rc = dsf_plugin_commands_read(p, L, t, name, file, d);
     if (!rc)
         rc = dsf_plugin_read_emitters(p, L, t, name, file, d);
     if (!rc)

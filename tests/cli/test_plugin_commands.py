@@ -211,6 +211,15 @@ class BadDeclarations(dsf.TempDirTest):
         self.assertExit(res, 3)
         self.assertIn("'commands' must be a list", res.err)
 
+    def test_each_command_must_be_a_table(self):
+        self.write("p/bad/init.lua",
+                   'return { name = "bad", version = "1", commands = '
+                   '{ "estimate" } }')
+        res = run("plugins", "--plugin-path", os.path.join(self.tmp, "p"))
+        self.assertExit(res, 3)
+        self.assertIn("plugin 'bad': command #1 must be a table, not a "
+                      "string", res.err)
+
     def test_two_plugins_cannot_declare_one_name(self):
         self.write("p/deepspeed2/init.lua",
                    'return { name = "deepspeed2", version = "1", commands = '
