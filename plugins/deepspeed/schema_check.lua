@@ -335,6 +335,48 @@ local function key_paths(key)
   return found
 end
 
+-- What to say about the unknown key `key` of the object node `node`: the
+-- text that follows the message (renamed, did you mean, wrong section,
+-- the node's hint) and the fix. It depends only on the schema node and
+-- the key, so it is computed once per (node, key) in a run: a key that
+-- recurs in many files (a "_comment") costs one search, not one per file.
+local advice_of = setmetatable({}, { __mode = "k" })
+local function unknown_advice(node, key)
+  local per = advice_of[node]
+  if not per then
+    per = {}
+    advice_of[node] = per
+  end
+  local a = per[key]
+  if a then return a[1], a[2] end
+  local msg, fix = "", "remove it"
+  local s = M.suggest(key, field_candidates(node))
+  local renamed
+  for _, name in ipairs(dsforge.sorted_keys(node.fields or {})) do
+    local r = node.fields[name].renamed_from
+    if r and r.key == key then renamed = { name = name, since = r.since } end
+  end
+  if renamed then
+    msg = msg .. string.format(" (DeepSpeed renamed it to \"%s\" in %s)", renamed.name, renamed.since)
+    fix = string.format("rename it to \"%s\"", renamed.name)
+  elseif s then
+    msg = msg .. string.format(" (did you mean \"%s\"?)", s)
+    fix = string.format("rename it to \"%s\"", s)
+  else
+    local locs = type(key) == "string" and key_paths(key) or nil
+    if locs and #locs > 0 then
+      local shown = {}
+      for i = 1, math.min(3, #locs) do shown[i] = locs[i] end
+      msg = msg .. string.format(" (\"%s\" is a key of %s: wrong section?)", key, table.concat(shown, ", "))
+      fix = "move it to " .. shown[1]
+    end
+  end
+  local hint = node.unknown_hints and type(key) == "string" and node.unknown_hints[key]
+  if hint then msg = msg .. "; " .. M.text(hint, "en") end
+  per[key] = { msg, fix }
+  return msg, fix
+end
+
 ---------------------------------------------------------------------------
 -- coercion
 ---------------------------------------------------------------------------
@@ -863,31 +905,8 @@ local function check_object(st, v, node, path)
       else
         msg = string.format("%s is not a DeepSpeed key %s; DeepSpeed silently ignores it, so it has no effect", ktext, in_where())
       end
-      local fix = "remove it"
-      local s = M.suggest(key, field_candidates(node))
-      local renamed
-      for _, name in ipairs(dsforge.sorted_keys(node.fields or {})) do
-        local r = node.fields[name].renamed_from
-        if r and r.key == key then renamed = { name = name, since = r.since } end
-      end
-      if renamed then
-        msg = msg .. string.format(" (DeepSpeed renamed it to \"%s\" in %s)", renamed.name, renamed.since)
-        fix = string.format("rename it to \"%s\"", renamed.name)
-      elseif s then
-        msg = msg .. string.format(" (did you mean \"%s\"?)", s)
-        fix = string.format("rename it to \"%s\"", s)
-      else
-        local locs = type(key) == "string" and key_paths(key) or nil
-        if locs and #locs > 0 then
-          local shown = {}
-          for i = 1, math.min(3, #locs) do shown[i] = locs[i] end
-          msg = msg .. string.format(" (\"%s\" is a key of %s: wrong section?)", key, table.concat(shown, ", "))
-          fix = "move it to " .. shown[1]
-        end
-      end
-      local hint = node.unknown_hints and type(key) == "string" and node.unknown_hints[key]
-      if hint then msg = msg .. "; " .. M.text(hint, "en") end
-      report(st, "unknown-key", kp, msg, fix, strict and "error" or "warning")
+      local suffix, fix = unknown_advice(node, key)
+      report(st, "unknown-key", kp, msg .. suffix, fix, strict and "error" or "warning")
     end
   end
   -- alias + field name (or two aliases) for the same field
