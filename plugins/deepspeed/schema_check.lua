@@ -587,10 +587,13 @@ local function facts(node)
   f = { has_aliases = false, deprecated = {} }
   for _, name in ipairs(dsforge.sorted_keys(node.fields or {})) do
     local fn = node.fields[name]
-    if fn.aliases and #fn.aliases > 0 then f.has_aliases = true end
-    if fn.deprecated then f.deprecated[#f.deprecated + 1] = name end
-    for _, a in ipairs(fn.aliases or {}) do
-      if fn.deprecated then f.deprecated[#f.deprecated + 1] = a end
+    local aliases = fn.aliases
+    if aliases and #aliases > 0 then f.has_aliases = true end
+    if fn.deprecated then
+      f.deprecated[#f.deprecated + 1] = name
+      if aliases then
+        for _, a in ipairs(aliases) do f.deprecated[#f.deprecated + 1] = a end
+      end
     end
   end
   node_facts[node] = f
@@ -770,33 +773,35 @@ local function check_enum(st, node, v, path)
   report(st, "invalid-value", path, msg, fix, node.enum_severity or "error")
 end
 
+-- A value outside node's bounds. The bounds are the newest release's
+-- pydantic constraints; a release that reads the key with dict.get does
+-- not check them (node.range_by names the check DeepSpeed does there, if
+-- any). (A function of its own: check_range runs on every number.)
+local function out_of_range(st, node, v, path, bound_text, fix)
+  local rec = node.range_by == nil and rel_key(st, path)
+  if rec and rec.src == "dict" then
+    report(st, "out-of-range", path,
+      string.format("%s = %s is outside the range newer DeepSpeed releases accept (%s); DeepSpeed %s reads it with dict.get and does not check it, and uses the value as it is",
+        M.path_text(path), format_number(v), bound_text, st.rel.version), fix, "warning")
+    return
+  end
+  report(st, "out-of-range", path,
+    string.format("%s = %s is out of range: it must be %s", M.path_text(path), format_number(v), bound_text), fix, "error")
+end
+
 local function check_range(st, node, v, path)
   if type(v) ~= "number" or v ~= v then return end
-  local function bad(bound_text, fix)
-    -- The bounds are the newest release's pydantic constraints; a release
-    -- that reads the key with dict.get does not check them (node.range_by
-    -- names the check DeepSpeed does there, if any).
-    local rec = node.range_by == nil and rel_key(st, path)
-    if rec and rec.src == "dict" then
-      report(st, "out-of-range", path,
-        string.format("%s = %s is outside the range newer DeepSpeed releases accept (%s); DeepSpeed %s reads it with dict.get and does not check it, and uses the value as it is",
-          M.path_text(path), format_number(v), bound_text, st.rel.version), fix, "warning")
-      return
-    end
-    report(st, "out-of-range", path,
-      string.format("%s = %s is out of range: it must be %s", M.path_text(path), format_number(v), bound_text), fix, "error")
-  end
   if node.min ~= nil and v < node.min then
-    return bad(">= " .. format_number(node.min), "use a value >= " .. format_number(node.min))
+    return out_of_range(st, node, v, path, ">= " .. format_number(node.min), "use a value >= " .. format_number(node.min))
   end
   if node.exclusive_min ~= nil and v <= node.exclusive_min then
-    return bad("> " .. format_number(node.exclusive_min), "use a value > " .. format_number(node.exclusive_min))
+    return out_of_range(st, node, v, path, "> " .. format_number(node.exclusive_min), "use a value > " .. format_number(node.exclusive_min))
   end
   if node.max ~= nil and v > node.max then
-    return bad("<= " .. format_number(node.max), "use a value <= " .. format_number(node.max))
+    return out_of_range(st, node, v, path, "<= " .. format_number(node.max), "use a value <= " .. format_number(node.max))
   end
   if node.exclusive_max ~= nil and v >= node.exclusive_max then
-    return bad("< " .. format_number(node.exclusive_max), "use a value < " .. format_number(node.exclusive_max))
+    return out_of_range(st, node, v, path, "< " .. format_number(node.exclusive_max), "use a value < " .. format_number(node.exclusive_max))
   end
 end
 
@@ -867,13 +872,17 @@ local function check_object(st, v, node, path)
   end
   local keys = dsforge.sorted_keys(v)
   local nf = facts(node)
+  local track = nf.has_aliases or #nf.deprecated > 0
   local present = {} -- canonical name -> list of keys used
+  -- The dotted text of a key of this object is dotted(path, key): its
+  -- prefix is the same for every key, so it is made once per object.
+  local top, prefix = #path == 0, path_dotted(path)
   for _, key in ipairs(keys) do
     local child = v[key]
     local kp = copy_path(path, key)
     local f, canonical = M.lookup(node, key)
     if f then
-      if nf.has_aliases or #nf.deprecated > 0 then
+      if track then
         present[canonical] = present[canonical] or {}
         table.insert(present[canonical], key)
       end
@@ -883,8 +892,8 @@ local function check_object(st, v, node, path)
       end
       local unread = false
       if st.rel and type(key) == "string" then
-        st.strict_here = strict_at(st, node, path)
-        unread = check_version(st, f, dotted(path, canonical), kp)
+        st.strict_here = strict -- (strict_at(st, node, path), above)
+        unread = check_version(st, f, top and canonical or prefix and prefix .. "." .. canonical, kp)
       end
       -- a key the release does not read has no value to check
       if not unread then check_value(st, child, f, kp, pinfo, key) end
