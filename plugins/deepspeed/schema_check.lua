@@ -918,8 +918,9 @@ local function check_object(st, v, node, path)
       report(st, "unknown-key", kp, msg .. suffix, fix, strict and "error" or "warning")
     end
   end
-  -- alias + field name (or two aliases) for the same field
-  for _, canonical in ipairs(dsforge.sorted_keys(present)) do
+  -- alias + field name (or two aliases) for the same field (present is
+  -- empty unless the node has aliases or deprecated fields)
+  for _, canonical in ipairs(track and dsforge.sorted_keys(present) or present) do
     local used = present[canonical]
     if #used > 1 then
       table.sort(used)
