@@ -585,15 +585,22 @@ local function facts(node)
   local f = node_facts[node]
   if f then return f end
   f = { has_aliases = false, deprecated = {} }
-  for _, name in ipairs(dsforge.sorted_keys(node.fields or {})) do
-    local fn = node.fields[name]
-    local aliases = fn.aliases
-    if aliases and #aliases > 0 then f.has_aliases = true end
-    if fn.deprecated then
-      f.deprecated[#f.deprecated + 1] = name
-      if aliases then
-        for _, a in ipairs(aliases) do f.deprecated[#f.deprecated + 1] = a end
-      end
+  -- Only the few deprecated names are sorted, not every field (the top
+  -- level has hundreds); each is followed by its aliases.
+  local fields, names = node.fields, {}
+  if fields then
+    for name, fn in next, fields do
+      local aliases = fn.aliases
+      if aliases and #aliases > 0 then f.has_aliases = true end
+      if fn.deprecated then names[#names + 1] = name end
+    end
+  end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    f.deprecated[#f.deprecated + 1] = name
+    local aliases = fields[name].aliases
+    if aliases then
+      for _, a in ipairs(aliases) do f.deprecated[#f.deprecated + 1] = a end
     end
   end
   node_facts[node] = f
