@@ -22,9 +22,7 @@ local ROOT = schema.root
 -- small helpers (also used by explain.lua and jsonschema.lua)
 ---------------------------------------------------------------------------
 
-local function kind(v)
-  return dsforge.kind(v)
-end
+local kind = dsforge.kind
 
 -- The list of types of a node (cached: the walk asks for every value).
 local types_cache = setmetatable({}, { __mode = "k" })
@@ -572,6 +570,10 @@ end
 -- A new path: path plus key. (A plain list: ctx.report reads it as one.)
 local function copy_path(path, key)
   local n = #path
+  -- the common depths in one constructor (a table made at its size)
+  if n == 0 then return { key } end
+  if n == 1 then return { path[1], key } end
+  if n == 2 then return { path[1], path[2], key } end
   local p = table.move(path, 1, n, 1, {})
   if key ~= nil then p[n + 1] = key end
   return p
@@ -884,10 +886,13 @@ local function check_object(st, v, node, path)
   -- The dotted text of a key of this object is dotted(path, key): its
   -- prefix is the same for every key, so it is made once per object.
   local top, prefix = #path == 0, path_dotted(path)
+  local fields = node.fields
   for _, key in ipairs(keys) do
     local child = v[key]
     local kp = copy_path(path, key)
-    local f, canonical = M.lookup(node, key)
+    -- (M.lookup, with the common case first: a field under its own name)
+    local f, canonical = fields[key], key
+    if not f then f, canonical = M.lookup(node, key) end
     if f then
       if track then
         present[canonical] = present[canonical] or {}
@@ -1007,7 +1012,8 @@ check_value = function(st, v, node, path, pinfo, key)
   -- type with coercion
   local types = M.types_of(node)
   local ok, coerced, first_msg, first_sev, first_why = false, nil, nil, nil, nil
-  for _, t in ipairs(types) do
+  for i = 1, #types do
+    local t = types[i]
     local good, res, sev, why
     if pinfo.strict then
       good, res = coerce_pydantic(v, t, node, st.v1)
@@ -1039,8 +1045,11 @@ check_value = function(st, v, node, path, pinfo, key)
     return
   end
   if type(coerced) ~= "table" then
-    check_enum(st, node, coerced, path)
-    check_range(st, node, coerced, path)
+    -- (most nodes have neither an enum nor bounds)
+    if node.enum then check_enum(st, node, coerced, path) end
+    if node.min ~= nil or node.exclusive_min ~= nil or node.max ~= nil or node.exclusive_max ~= nil then
+      check_range(st, node, coerced, path)
+    end
     return
   end
   -- containers
