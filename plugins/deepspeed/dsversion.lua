@@ -18,6 +18,9 @@ local index = require("deepspeed.dsdata.index")
 local M = {}
 
 M.releases = index.releases
+-- dotted key -> { first, last } covered release reading it, for the keys
+-- not read by every covered release (read-only; M.span reads it)
+M.spans = index.span
 M.newest = index.releases[#index.releases]
 
 local function parse(v)

@@ -23,7 +23,6 @@ local dsforge = dsforge
 local M = {}
 
 local NULL = dsforge.null
-local DELETE = dsforge.delete
 local pynum = batch.pynum
 
 ---------------------------------------------------------------------------
@@ -33,7 +32,8 @@ local pynum = batch.pynum
 -- A JSON object (a table that is not null, not the delete marker and has
 -- no array part), else nil.
 local function obj(v)
-  if type(v) ~= "table" or v == NULL or v == DELETE then return nil end
+  -- (null and the delete marker are light userdata, never tables)
+  if type(v) ~= "table" then return nil end
   if rawget(v, 1) ~= nil then return nil end
   return v
 end

@@ -17,6 +17,7 @@ local M = {}
 
 local NULL = dsforge.null
 local ROOT = schema.root
+local spans = dv.spans
 
 ---------------------------------------------------------------------------
 -- small helpers (also used by explain.lua and jsonschema.lua)
@@ -882,7 +883,9 @@ local function check_object(st, v, node, path)
   local keys = dsforge.sorted_keys(v)
   local nf = facts(node)
   local track = nf.has_aliases or #nf.deprecated > 0
-  local present = {} -- canonical name -> list of keys used
+  -- canonical name -> the first key used for it; and, only for a field
+  -- given under more than one name, the list of the keys used
+  local present, several = {}, {}
   -- The dotted text of a key of this object is dotted(path, key): its
   -- prefix is the same for every key, so it is made once per object.
   local top, prefix = #path == 0, path_dotted(path)
@@ -895,8 +898,17 @@ local function check_object(st, v, node, path)
     if not f then f, canonical = M.lookup(node, key) end
     if f then
       if track then
-        present[canonical] = present[canonical] or {}
-        table.insert(present[canonical], key)
+        local first = present[canonical]
+        if first == nil then
+          present[canonical] = key
+        else
+          local used = several[canonical]
+          if not used then
+            used = { first }
+            several[canonical] = used
+          end
+          used[#used + 1] = key
+        end
       end
       if f.rejected then
         report(st, "rejected-key", kp, M.text(f.rejected, "en"),
@@ -905,7 +917,11 @@ local function check_object(st, v, node, path)
       local unread = false
       if st.rel and type(key) == "string" then
         st.strict_here = strict -- (strict_at(st, node, path), above)
-        unread = check_version(st, f, top and canonical or prefix and prefix .. "." .. canonical, kp)
+        local dp = top and canonical or prefix and prefix .. "." .. canonical
+        -- (check_version says nothing of a key every covered release reads)
+        if dp and (f.unreleased or f.since or spans[dp]) then
+          unread = check_version(st, f, dp, kp)
+        end
       end
       -- a key the release does not read has no value to check
       if not unread then check_value(st, child, f, kp, pinfo, key) end
@@ -932,8 +948,8 @@ local function check_object(st, v, node, path)
   end
   -- alias + field name (or two aliases) for the same field (present is
   -- empty unless the node has aliases or deprecated fields)
-  for _, canonical in ipairs(track and dsforge.sorted_keys(present) or present) do
-    local used = present[canonical]
+  for _, canonical in ipairs(next(several) and dsforge.sorted_keys(several) or several) do
+    local used = several[canonical]
     if #used > 1 then
       table.sort(used)
       local sev = node.strict and "error" or "warning"
@@ -956,7 +972,7 @@ local function check_object(st, v, node, path)
         string.format("\"%s\" is deprecated; use \"%s\" instead%s", key, dep.replacement, note),
         string.format("replace \"%s\" with \"%s\"", key, dep.replacement), "warning")
       local rnode, rcanon = M.lookup(node, dep.replacement)
-      local rkeys = rnode and present[rcanon]
+      local rkeys = rnode and (several[rcanon] or present[rcanon] and { present[rcanon] })
       if rkeys and #rkeys > 0 then
         if dep.both == "ignored" then
           report(st, "deprecated-with-replacement", kp,
