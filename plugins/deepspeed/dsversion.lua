@@ -18,12 +18,28 @@ local index = require("deepspeed.dsdata.index")
 local M = {}
 
 M.releases = index.releases
+-- dotted key -> { first, last } covered release reading it, for the keys
+-- not read by every covered release (read-only; M.span reads it)
+M.spans = index.span
 M.newest = index.releases[#index.releases]
 
-local function parts(v)
+local function parse(v)
   local a, b, c = v:match("^(%d+)%.(%d+)%.?(%d*)$")
   if not a then return nil end
   return { tonumber(a), tonumber(b), c ~= "" and tonumber(c) or nil }
+end
+
+-- The parts of a version string, parsed once per string in a run (the
+-- walk compares the chosen release with a key's span on every key of a
+-- span, in every file). The tables are shared: read, never changed.
+local parsed = {}
+local function parts(v)
+  local p = parsed[v]
+  if p == nil then
+    p = parse(v) or false
+    parsed[v] = p
+  end
+  return p or nil
 end
 
 function M.cmp(x, y)

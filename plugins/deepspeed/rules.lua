@@ -32,7 +32,8 @@ local pynum = batch.pynum
 -- A JSON object (a table that is not null, not the delete marker and has
 -- no array part), else nil.
 local function obj(v)
-  if type(v) ~= "table" or v == NULL or v == dsforge.delete then return nil end
+  -- (null and the delete marker are light userdata, never tables)
+  if type(v) ~= "table" then return nil end
   if rawget(v, 1) ~= nil then return nil end
   return v
 end
@@ -103,6 +104,22 @@ local function zero_stage(cfg)
   return nil
 end
 M.zero_stage = zero_stage
+
+-- In the rules below, the stage of the config being checked: sixteen rules
+-- ask for it, so it is computed once per config (rules never change the
+-- config they check; M.zero_stage stays a plain function for the callers
+-- that build configs).
+local stage_of = setmetatable({}, { __mode = "k" })
+local plain_zero_stage = zero_stage
+zero_stage = function(cfg)
+  if type(cfg) ~= "table" then return plain_zero_stage(cfg) end
+  local s = stage_of[cfg]
+  if s == nil then
+    s = plain_zero_stage(cfg) or false
+    stage_of[cfg] = s
+  end
+  return s or nil
+end
 
 local function zero_section(cfg)
   return obj(get(cfg, "zero_optimization"))

@@ -17,14 +17,13 @@ local M = {}
 
 local NULL = dsforge.null
 local ROOT = schema.root
+local spans = dv.spans
 
 ---------------------------------------------------------------------------
 -- small helpers (also used by explain.lua and jsonschema.lua)
 ---------------------------------------------------------------------------
 
-local function kind(v)
-  return dsforge.kind(v)
-end
+local kind = dsforge.kind
 
 -- The list of types of a node (cached: the walk asks for every value).
 local types_cache = setmetatable({}, { __mode = "k" })
@@ -335,6 +334,48 @@ local function key_paths(key)
   return found
 end
 
+-- What to say about the unknown key `key` of the object node `node`: the
+-- text that follows the message (renamed, did you mean, wrong section,
+-- the node's hint) and the fix. It depends only on the schema node and
+-- the key, so it is computed once per (node, key) in a run: a key that
+-- recurs in many files (a "_comment") costs one search, not one per file.
+local advice_of = setmetatable({}, { __mode = "k" })
+local function unknown_advice(node, key)
+  local per = advice_of[node]
+  if not per then
+    per = {}
+    advice_of[node] = per
+  end
+  local a = per[key]
+  if a then return a[1], a[2] end
+  local msg, fix = "", "remove it"
+  local s = M.suggest(key, field_candidates(node))
+  local renamed
+  for _, name in ipairs(dsforge.sorted_keys(node.fields or {})) do
+    local r = node.fields[name].renamed_from
+    if r and r.key == key then renamed = { name = name, since = r.since } end
+  end
+  if renamed then
+    msg = msg .. string.format(" (DeepSpeed renamed it to \"%s\" in %s)", renamed.name, renamed.since)
+    fix = string.format("rename it to \"%s\"", renamed.name)
+  elseif s then
+    msg = msg .. string.format(" (did you mean \"%s\"?)", s)
+    fix = string.format("rename it to \"%s\"", s)
+  else
+    local locs = type(key) == "string" and key_paths(key) or nil
+    if locs and #locs > 0 then
+      local shown = {}
+      for i = 1, math.min(3, #locs) do shown[i] = locs[i] end
+      msg = msg .. string.format(" (\"%s\" is a key of %s: wrong section?)", key, table.concat(shown, ", "))
+      fix = "move it to " .. shown[1]
+    end
+  end
+  local hint = node.unknown_hints and type(key) == "string" and node.unknown_hints[key]
+  if hint then msg = msg .. "; " .. M.text(hint, "en") end
+  per[key] = { msg, fix }
+  return msg, fix
+end
+
 ---------------------------------------------------------------------------
 -- coercion
 ---------------------------------------------------------------------------
@@ -530,6 +571,10 @@ end
 -- A new path: path plus key. (A plain list: ctx.report reads it as one.)
 local function copy_path(path, key)
   local n = #path
+  -- the common depths in one constructor (a table made at its size)
+  if n == 0 then return { key } end
+  if n == 1 then return { path[1], key } end
+  if n == 2 then return { path[1], path[2], key } end
   local p = table.move(path, 1, n, 1, {})
   if key ~= nil then p[n + 1] = key end
   return p
@@ -543,12 +588,22 @@ local function facts(node)
   local f = node_facts[node]
   if f then return f end
   f = { has_aliases = false, deprecated = {} }
-  for _, name in ipairs(dsforge.sorted_keys(node.fields or {})) do
-    local fn = node.fields[name]
-    if fn.aliases and #fn.aliases > 0 then f.has_aliases = true end
-    if fn.deprecated then f.deprecated[#f.deprecated + 1] = name end
-    for _, a in ipairs(fn.aliases or {}) do
-      if fn.deprecated then f.deprecated[#f.deprecated + 1] = a end
+  -- Only the few deprecated names are sorted, not every field (the top
+  -- level has hundreds); each is followed by its aliases.
+  local fields, names = node.fields, {}
+  if fields then
+    for name, fn in next, fields do
+      local aliases = fn.aliases
+      if aliases and #aliases > 0 then f.has_aliases = true end
+      if fn.deprecated then names[#names + 1] = name end
+    end
+  end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    f.deprecated[#f.deprecated + 1] = name
+    local aliases = fields[name].aliases
+    if aliases then
+      for _, a in ipairs(aliases) do f.deprecated[#f.deprecated + 1] = a end
     end
   end
   node_facts[node] = f
@@ -728,33 +783,35 @@ local function check_enum(st, node, v, path)
   report(st, "invalid-value", path, msg, fix, node.enum_severity or "error")
 end
 
+-- A value outside node's bounds. The bounds are the newest release's
+-- pydantic constraints; a release that reads the key with dict.get does
+-- not check them (node.range_by names the check DeepSpeed does there, if
+-- any). (A function of its own: check_range runs on every number.)
+local function out_of_range(st, node, v, path, bound_text, fix)
+  local rec = node.range_by == nil and rel_key(st, path)
+  if rec and rec.src == "dict" then
+    report(st, "out-of-range", path,
+      string.format("%s = %s is outside the range newer DeepSpeed releases accept (%s); DeepSpeed %s reads it with dict.get and does not check it, and uses the value as it is",
+        M.path_text(path), format_number(v), bound_text, st.rel.version), fix, "warning")
+    return
+  end
+  report(st, "out-of-range", path,
+    string.format("%s = %s is out of range: it must be %s", M.path_text(path), format_number(v), bound_text), fix, "error")
+end
+
 local function check_range(st, node, v, path)
   if type(v) ~= "number" or v ~= v then return end
-  local function bad(bound_text, fix)
-    -- The bounds are the newest release's pydantic constraints; a release
-    -- that reads the key with dict.get does not check them (node.range_by
-    -- names the check DeepSpeed does there, if any).
-    local rec = node.range_by == nil and rel_key(st, path)
-    if rec and rec.src == "dict" then
-      report(st, "out-of-range", path,
-        string.format("%s = %s is outside the range newer DeepSpeed releases accept (%s); DeepSpeed %s reads it with dict.get and does not check it, and uses the value as it is",
-          M.path_text(path), format_number(v), bound_text, st.rel.version), fix, "warning")
-      return
-    end
-    report(st, "out-of-range", path,
-      string.format("%s = %s is out of range: it must be %s", M.path_text(path), format_number(v), bound_text), fix, "error")
-  end
   if node.min ~= nil and v < node.min then
-    return bad(">= " .. format_number(node.min), "use a value >= " .. format_number(node.min))
+    return out_of_range(st, node, v, path, ">= " .. format_number(node.min), "use a value >= " .. format_number(node.min))
   end
   if node.exclusive_min ~= nil and v <= node.exclusive_min then
-    return bad("> " .. format_number(node.exclusive_min), "use a value > " .. format_number(node.exclusive_min))
+    return out_of_range(st, node, v, path, "> " .. format_number(node.exclusive_min), "use a value > " .. format_number(node.exclusive_min))
   end
   if node.max ~= nil and v > node.max then
-    return bad("<= " .. format_number(node.max), "use a value <= " .. format_number(node.max))
+    return out_of_range(st, node, v, path, "<= " .. format_number(node.max), "use a value <= " .. format_number(node.max))
   end
   if node.exclusive_max ~= nil and v >= node.exclusive_max then
-    return bad("< " .. format_number(node.exclusive_max), "use a value < " .. format_number(node.exclusive_max))
+    return out_of_range(st, node, v, path, "< " .. format_number(node.exclusive_max), "use a value < " .. format_number(node.exclusive_max))
   end
 end
 
@@ -825,15 +882,33 @@ local function check_object(st, v, node, path)
   end
   local keys = dsforge.sorted_keys(v)
   local nf = facts(node)
-  local present = {} -- canonical name -> list of keys used
+  local track = nf.has_aliases or #nf.deprecated > 0
+  -- canonical name -> the first key used for it; and, only for a field
+  -- given under more than one name, the list of the keys used
+  local present, several = {}, {}
+  -- The dotted text of a key of this object is dotted(path, key): its
+  -- prefix is the same for every key, so it is made once per object.
+  local top, prefix = #path == 0, path_dotted(path)
+  local fields = node.fields
   for _, key in ipairs(keys) do
     local child = v[key]
     local kp = copy_path(path, key)
-    local f, canonical = M.lookup(node, key)
+    -- (M.lookup, with the common case first: a field under its own name)
+    local f, canonical = fields[key], key
+    if not f then f, canonical = M.lookup(node, key) end
     if f then
-      if nf.has_aliases or #nf.deprecated > 0 then
-        present[canonical] = present[canonical] or {}
-        table.insert(present[canonical], key)
+      if track then
+        local first = present[canonical]
+        if first == nil then
+          present[canonical] = key
+        else
+          local used = several[canonical]
+          if not used then
+            used = { first }
+            several[canonical] = used
+          end
+          used[#used + 1] = key
+        end
       end
       if f.rejected then
         report(st, "rejected-key", kp, M.text(f.rejected, "en"),
@@ -841,8 +916,12 @@ local function check_object(st, v, node, path)
       end
       local unread = false
       if st.rel and type(key) == "string" then
-        st.strict_here = strict_at(st, node, path)
-        unread = check_version(st, f, dotted(path, canonical), kp)
+        st.strict_here = strict -- (strict_at(st, node, path), above)
+        local dp = top and canonical or prefix and prefix .. "." .. canonical
+        -- (check_version says nothing of a key every covered release reads)
+        if dp and (f.unreleased or f.since or spans[dp]) then
+          unread = check_version(st, f, dp, kp)
+        end
       end
       -- a key the release does not read has no value to check
       if not unread then check_value(st, child, f, kp, pinfo, key) end
@@ -863,36 +942,14 @@ local function check_object(st, v, node, path)
       else
         msg = string.format("%s is not a DeepSpeed key %s; DeepSpeed silently ignores it, so it has no effect", ktext, in_where())
       end
-      local fix = "remove it"
-      local s = M.suggest(key, field_candidates(node))
-      local renamed
-      for _, name in ipairs(dsforge.sorted_keys(node.fields or {})) do
-        local r = node.fields[name].renamed_from
-        if r and r.key == key then renamed = { name = name, since = r.since } end
-      end
-      if renamed then
-        msg = msg .. string.format(" (DeepSpeed renamed it to \"%s\" in %s)", renamed.name, renamed.since)
-        fix = string.format("rename it to \"%s\"", renamed.name)
-      elseif s then
-        msg = msg .. string.format(" (did you mean \"%s\"?)", s)
-        fix = string.format("rename it to \"%s\"", s)
-      else
-        local locs = type(key) == "string" and key_paths(key) or nil
-        if locs and #locs > 0 then
-          local shown = {}
-          for i = 1, math.min(3, #locs) do shown[i] = locs[i] end
-          msg = msg .. string.format(" (\"%s\" is a key of %s: wrong section?)", key, table.concat(shown, ", "))
-          fix = "move it to " .. shown[1]
-        end
-      end
-      local hint = node.unknown_hints and type(key) == "string" and node.unknown_hints[key]
-      if hint then msg = msg .. "; " .. M.text(hint, "en") end
-      report(st, "unknown-key", kp, msg, fix, strict and "error" or "warning")
+      local suffix, fix = unknown_advice(node, key)
+      report(st, "unknown-key", kp, msg .. suffix, fix, strict and "error" or "warning")
     end
   end
-  -- alias + field name (or two aliases) for the same field
-  for _, canonical in ipairs(dsforge.sorted_keys(present)) do
-    local used = present[canonical]
+  -- alias + field name (or two aliases) for the same field (present is
+  -- empty unless the node has aliases or deprecated fields)
+  for _, canonical in ipairs(next(several) and dsforge.sorted_keys(several) or several) do
+    local used = several[canonical]
     if #used > 1 then
       table.sort(used)
       local sev = node.strict and "error" or "warning"
@@ -915,7 +972,7 @@ local function check_object(st, v, node, path)
         string.format("\"%s\" is deprecated; use \"%s\" instead%s", key, dep.replacement, note),
         string.format("replace \"%s\" with \"%s\"", key, dep.replacement), "warning")
       local rnode, rcanon = M.lookup(node, dep.replacement)
-      local rkeys = rnode and present[rcanon]
+      local rkeys = rnode and (several[rcanon] or present[rcanon] and { present[rcanon] })
       if rkeys and #rkeys > 0 then
         if dep.both == "ignored" then
           report(st, "deprecated-with-replacement", kp,
@@ -971,7 +1028,8 @@ check_value = function(st, v, node, path, pinfo, key)
   -- type with coercion
   local types = M.types_of(node)
   local ok, coerced, first_msg, first_sev, first_why = false, nil, nil, nil, nil
-  for _, t in ipairs(types) do
+  for i = 1, #types do
+    local t = types[i]
     local good, res, sev, why
     if pinfo.strict then
       good, res = coerce_pydantic(v, t, node, st.v1)
@@ -1003,8 +1061,11 @@ check_value = function(st, v, node, path, pinfo, key)
     return
   end
   if type(coerced) ~= "table" then
-    check_enum(st, node, coerced, path)
-    check_range(st, node, coerced, path)
+    -- (most nodes have neither an enum nor bounds)
+    if node.enum then check_enum(st, node, coerced, path) end
+    if node.min ~= nil or node.exclusive_min ~= nil or node.max ~= nil or node.exclusive_max ~= nil then
+      check_range(st, node, coerced, path)
+    end
     return
   end
   -- containers

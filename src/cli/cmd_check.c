@@ -62,11 +62,23 @@ const dsf_command dsf_cmd_check = {
     "checks commands).",
     "file", NULL, run, NULL};
 
-/* Reads and parses file, or standard input for "-" (named "<stdin>"). */
-static int load(cJSON **doc, dsf_jsrc **src, const char *file, dsf_diags *d)
+/* Reads and parses file, or standard input for "-" (named "<stdin>").
+** For a file, *text and *len are its text (caller frees; the --target
+** hf check reads it there, not from the file again); NULL for standard
+** input. */
+static int load(cJSON **doc, dsf_jsrc **src, char **text, size_t *len,
+                const char *file, dsf_diags *d)
 {
-    if (strcmp(file, "-"))
-        return dsf_json_load_file(doc, src, file, d);
+    *text = NULL;
+    *len = 0;
+    if (strcmp(file, "-")) {
+        *doc = NULL;
+        *src = NULL;
+        int rc = dsf_read_file(text, len, file, DSF_JSON_MAX_FILE, d);
+        if (!rc)
+            rc = dsf_json_parse(doc, src, file, *text, *len, d);
+        return rc;
+    }
     dsf_buf b = DSF_BUF_INIT;
     char chunk[65536];
     size_t n;
@@ -90,17 +102,13 @@ static int load(cJSON **doc, dsf_jsrc **src, const char *file, dsf_diags *d)
 
 /* Under --target hf: the Trainer and Accelerate read the file with Python's
 ** json.load, which rejects the comments and trailing commas DeepSpeed's
-** hjson reader (and dsforge) accept. */
-static void check_json_load(const char *file, const dsf_jsrc *src,
-                            dsf_diags *out)
+** hjson reader (and dsforge) accept. text: the file's, as parsed (not
+** read again); NULL (standard input) checks nothing. */
+static void check_json_load(const char *file, const char *text, size_t len,
+                            const dsf_jsrc *src, dsf_diags *out)
 {
-    char *text;
-    size_t len;
-    dsf_diags ignore = DSF_DIAGS_INIT;
-    if (dsf_read_file(&text, &len, file, DSF_JSON_MAX_FILE, &ignore)) {
-        dsf_diags_free(&ignore);
-        return; /* it was read a moment ago; the parse already reported */
-    }
+    if (!text)
+        return;
     dsf_jpos pos;
     const char *what;
     if (dsf_pyjson_first_extension(text, len, &pos, &what)) {
@@ -116,7 +124,6 @@ static void check_json_load(const char *file, const dsf_jsrc *src,
                              "file must be plain JSON for the Trainer");
         dsf_jsloc_excerpt(g, src);
     }
-    free(text);
 }
 
 /* Checks file with the rules, and the command of cmd (may be NULL)
@@ -130,9 +137,13 @@ static int check_file(const char *file, dsf_plugins *plugins,
 {
     cJSON *doc;
     dsf_jsrc *src;
-    int rc = load(&doc, &src, file, out);
-    if (rc)
+    char *text;
+    size_t len;
+    int rc = load(&doc, &src, &text, &len, file, out);
+    if (rc) {
+        free(text);
         return rc;
+    }
     if (!strcmp(file, "-"))
         file = "<stdin>";
     size_t nd;
@@ -151,7 +162,8 @@ static int check_file(const char *file, dsf_plugins *plugins,
         dsf_jsloc_excerpt(g, src);
     }
     if (!strcmp(vo->target, "hf"))
-        check_json_load(file, src, out);
+        check_json_load(file, text, len, src, out);
+    free(text);
     if (!cJSON_IsObject(doc)) {
         rc = dsf_diag_error(out, DSF_EINPUT, file, 1, 1,
                             "a DeepSpeed config must be a JSON object");

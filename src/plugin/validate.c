@@ -120,6 +120,16 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
     return 2;
 }
 
+/* Does plugin `name` declare a rule with a check? */
+static bool has_check(const dsf_plugins *p, const char *name)
+{
+    for (size_t i = 0; i < p->nrules; i++)
+        if (p->rules[i].check_ref != LUA_NOREF &&
+            !strcmp(p->rules[i].plugin, name))
+            return true;
+    return false;
+}
+
 static int cmp_finding(const void *a, const void *b)
 {
     const dsf_finding *x = a, *y = b;
@@ -154,6 +164,8 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
     dsf_push_cfg_args args = {doc, o, &c, NULL};
     int rc = 0;
     for (size_t pi = 0; pi < p->n && !rc; pi++) {
+        if (!has_check(p, p->items[pi].name))
+            continue; /* no copy of the config for a plugin with no check */
         args.summary = o->summaries
                            ? cJSON_GetArrayItem(o->summaries, (int)pi)
                            : NULL;

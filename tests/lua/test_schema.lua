@@ -805,6 +805,35 @@ return {
     end
   end,
 
+  -- The advice after an unknown key (did you mean, wrong section, renamed)
+  -- depends only on the schema node and the key: the search runs once per
+  -- (node, key) in a run, however many configs carry the key, and every
+  -- config gets the same message.
+  unknown_key_advice_searched_once_per_node_and_key = function()
+    local check = sc()
+    local calls, real = {}, check.suggest
+    check.suggest = function(word, cands)
+      calls[word] = (calls[word] or 0) + 1
+      return real(word, cands)
+    end
+    local ok, err = pcall(function()
+      local cfg = { train_batch_sze = 8, _comment_advice_probe = "x",
+        zero_optimization = { stage = 1, overlap_com = true } }
+      local first = show(run(cfg, "deepspeed"))
+      T.truthy(contains(first, "did you mean \"train_batch_size\""), first)
+      T.truthy(contains(first, "did you mean \"overlap_comm\""), first)
+      for _ = 1, 3 do T.eq(show(run(cfg, "deepspeed")), first) end
+      T.eq(calls.train_batch_sze, 1)
+      T.eq(calls._comment_advice_probe, 1)
+      T.eq(calls.overlap_com, 1)
+      -- the same key in another section is another search
+      run({ zero_optimization = { train_batch_sze = 8 } }, "deepspeed")
+      T.eq(calls.train_batch_sze, 2)
+    end)
+    check.suggest = real
+    if not ok then error(err, 0) end
+  end,
+
   ---------------------------------------------------------------------------
   -- jsonschema
   ---------------------------------------------------------------------------
