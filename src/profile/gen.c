@@ -67,8 +67,6 @@ static void keep_summary(run *ru, variant *v)
         v->doc = NULL;
         dsf_prov_free(&v->prov);
     }
-    cJSON_Delete(v->cell);
-    v->cell = NULL;
     cJSON_Delete(v->inputs);
     v->inputs = NULL;
 }
@@ -78,6 +76,7 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
     const dsf_gen_request *r = ru->r;
     dsf_profile_ctx pc = {r->profile_dirs, r->plugin_dirs, ru->sources,
                           r->limits, &ru->warnings, r->repo};
+    dsf_gen_variant_inputs(ru, v);
     cJSON *extra = cJSON_CreateObject();
     cJSON_AddStringToObject(extra, "profile",
                             ru->profile->chain[ru->profile->nchain - 1].name);
@@ -209,7 +208,6 @@ static void run_free(run *ru)
         variant *v = &ru->v[i];
         free(v->name);
         cJSON_Delete(v->params);
-        cJSON_Delete(v->cell);
         cJSON_Delete(v->inputs);
         cJSON_Delete(v->doc);
         dsf_prov_free(&v->prov);
@@ -227,6 +225,7 @@ static void run_free(run *ru)
         dsf_gen_free_emitted(v);
     }
     free(ru->emit_sel);
+    dsf_gen_free_variant_inputs(ru);
     dsf_gen_free_sweeps(ru);
     cJSON_Delete(ru->detected);
     free(ru->v);

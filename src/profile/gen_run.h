@@ -22,8 +22,8 @@
 typedef struct variant {
     char *name;
     const dsf_tier *tier;   /* NULL for a profile without tiers */
-    cJSON *params;          /* every param's value */
-    cJSON *cell;            /* matrix values of this variant, or NULL */
+    cJSON *params;          /* every param's value (made just before the
+                            ** variant is evaluated) */
     cJSON *inputs;          /* added to prepare/build's ctx: "given" (the
                             ** params set by --param/--matrix), "files"
                             ** (decoded file params); owned */
@@ -82,6 +82,9 @@ typedef struct run {
     size_t nemit_sel;
     cJSON *detected;        /* --detect: {params: the values taken, kept:
                             ** [names the command line sets]}, or NULL */
+    cJSON **axes;           /* each --matrix param axis's parsed values */
+    cJSON *overrides;       /* --param values, parsed */
+    cJSON *pfiles;          /* param -> value -> the document it names */
 } run;
 
 /* Reads an override file into f (its layer labelled label, e.g. "-f
@@ -110,6 +113,15 @@ void dsf_gen_free_sweeps(run *ru);
 ** cell, with each variant's params resolved and checked. DSF_EUSAGE on a
 ** bad tier, param or matrix value. */
 int dsf_gen_make_variants(run *ru, dsf_diags *d);
+
+/* Makes v->params (defaults, tier, --detect, --param, then v's --matrix
+** values) and v->inputs (ctx.given and ctx.files) from what
+** dsf_gen_make_variants parsed: one variant's, when it is evaluated, so
+** a sweep does not hold every variant's params at once. */
+void dsf_gen_variant_inputs(run *ru, variant *v);
+
+/* Frees what dsf_gen_make_variants parsed for dsf_gen_variant_inputs. */
+void dsf_gen_free_variant_inputs(run *ru);
 
 /* --detect: prints which params were detected (and which the command
 ** line kept) under the summary table; nothing without --detect. */
