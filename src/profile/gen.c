@@ -225,6 +225,8 @@ static void run_free(run *ru)
         dsf_gen_free_emitted(v);
     }
     free(ru->emit_sel);
+    cJSON_Delete(ru->control);
+    cJSON_Delete(ru->entries);
     dsf_gen_free_variant_inputs(ru);
     dsf_gen_free_sweeps(ru);
     cJSON_Delete(ru->detected);
@@ -277,8 +279,16 @@ static int evaluate(run *ru, dsf_diags *d)
         rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
                             "--stdout prints exactly one variant, but %zu "
                             "are selected (choose one with --tier)", ru->nv);
-    for (size_t i = 0; i < ru->nv && !rc; i++)
+    /* Each finished variant is written (staged) at once and dropped,
+    ** but for what the summary needs: memory stays flat in a sweep. */
+    ru->stream = !ru->keep && !r->why && !r->to_stdout;
+    if (!rc && ru->stream && r->outdir)
+        rc = dsf_gen_out_begin(ru, d);
+    for (size_t i = 0; i < ru->nv && !rc; i++) {
         rc = eval_variant(ru, &ru->v[i], d);
+        if (!rc && ru->stream)
+            rc = dsf_gen_out_variant(ru, &ru->v[i], d);
+    }
     if (!rc)
         rc = dsf_gen_check_emitted_names(ru, d);
     dsf_diags_move(d, &ru->warnings);
@@ -293,22 +303,20 @@ int dsf_gen_run(const dsf_gen_request *r, dsf_diags *d)
     memset(&ru, 0, sizeof ru);
     ru.r = r;
     int rc = evaluate(&ru, d);
+    rc = dsf_gen_out_finish(&ru, rc, d); /* -o: all or nothing */
     if (!rc) {
         if (r->why)
             dsf_gen_print_why(&ru, d);
         else if (r->to_stdout)
             fputs(ru.v[0].bytes, stdout);
         else if (r->outdir) {
-            rc = dsf_gen_write_outputs(&ru, d); /* and --report's page */
-            if (!rc) {
-                dsf_buf em = DSF_BUF_INIT;
-                dsf_gen_emit_footer(&ru, &em);
-                dsf_gen_print_summary(&ru, stdout);
-                printf("%zu variant%s%s%s and manifest.json in %s\n", ru.nv,
-                       ru.nv == 1 ? "" : "s", em.data ? ", " : "",
-                       em.data ? em.data : "", r->outdir);
-                dsf_buf_free(&em);
-            }
+            dsf_buf em = DSF_BUF_INIT;
+            dsf_gen_emit_footer(&ru, &em);
+            dsf_gen_print_summary(&ru, stdout);
+            printf("%zu variant%s%s%s and manifest.json in %s\n", ru.nv,
+                   ru.nv == 1 ? "" : "s", em.data ? ", " : "",
+                   em.data ? em.data : "", r->outdir);
+            dsf_buf_free(&em);
         } else {
             if (r->report)
                 rc = dsf_gen_write_report(&ru, d);

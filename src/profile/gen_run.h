@@ -59,6 +59,8 @@ typedef struct sweep_axis {
     override_file *files;   /* --matrix-file: one file per value */
 } sweep_axis;
 
+typedef struct dsf_gen_out dsf_gen_out;
+
 typedef struct run {
     const dsf_gen_request *r;
     dsf_profile *profile;
@@ -85,6 +87,10 @@ typedef struct run {
     cJSON **axes;           /* each --matrix param axis's parsed values */
     cJSON *overrides;       /* --param values, parsed */
     cJSON *pfiles;          /* param -> value -> the document it names */
+    bool stream;            /* each variant goes to dsf_gen_out_variant */
+    dsf_gen_out *out;       /* -o's staged files (output.c), or NULL */
+    cJSON *control;         /* the first variant's document, parsed */
+    cJSON *entries;         /* --report: this run's manifest entries */
 } run;
 
 /* Reads an override file into f (its layer labelled label, e.g. "-f
@@ -134,8 +140,17 @@ void dsf_gen_print_why(run *ru, dsf_diags *d);
 ** declared column (plugin order), each as wide as its widest cell. */
 void dsf_gen_print_summary(const run *ru, FILE *out);
 
-/* manifest.json's contents (caller owns the object). The last use of the
-** variants' params, summaries and findings: they move into it. */
+/* manifest.json's contents but "variants" (caller owns the object). */
+cJSON *dsf_gen_manifest_head(run *ru);
+
+/* v's entry in manifest.json's "variants" (caller owns it), from its
+** bytes, sha256 and emitted files; the first variant's is made first
+** (it is the control the others are compared with). The last use of
+** v's params, summary and findings: they move into it. */
+cJSON *dsf_gen_manifest_entry(run *ru, variant *v);
+
+/* The head with ru->entries (moved into it) as "variants": this run's
+** manifest for --report's page (caller owns it). */
 cJSON *dsf_gen_manifest(run *ru);
 
 /* --report's page (caller frees) from the manifest m and the variants'
@@ -172,9 +187,24 @@ void dsf_gen_emit_footer(const run *ru, dsf_buf *b);
 
 void dsf_gen_free_emitted(variant *v);
 
-/* Writes every variant and manifest.json to -o's directory, all or
-** nothing: temporary files first, then the renames; files that already
-** hold the same bytes are left alone. */
-int dsf_gen_write_outputs(run *ru, dsf_diags *d);
+/* Writing -o's directory as variants finish, all or nothing (output.c).
+** dsf_gen_out_begin creates and locks the directory, reads the manifest
+** already there and starts this run's (ru->out). */
+int dsf_gen_out_begin(run *ru, dsf_diags *d);
+
+/* A variant is finished (validated without error): stages its files
+** (with -o: temporary files next to their final names, the emitters'
+** then its JSON), adds its manifest entry (-o, --report), and keeps
+** only what the summary table and the footer need: its name, cells and
+** the names of its emitted files (its bytes too for --report's page). */
+int dsf_gen_out_variant(run *ru, variant *v, dsf_diags *d);
+
+/* Ends the run's writing: rc 0 finishes the manifest (and --report's
+** page) and renames every staged file into place (the manifest after
+** the variants); otherwise, or when that fails, unlinks every temporary
+** file (and removes the directory if the run created it), so nothing
+** of the run is visible. Returns rc or the error of this step; no-op
+** without -o. */
+int dsf_gen_out_finish(run *ru, int rc, dsf_diags *d);
 
 #endif
