@@ -190,7 +190,8 @@ typedef struct pending {
 /* What -o has staged so far: the run's transaction (gen_run.h). */
 struct dsf_gen_out {
     const char *dir;
-    bool created;           /* dir did not exist before this run */
+    char *top;              /* the outermost directory of dir this run
+                            ** creates, or NULL */
     int lock;
     pending *w;             /* staged files, renamed in this order */
     size_t nw, cap;
@@ -259,7 +260,23 @@ int dsf_gen_out_begin(run *ru, dsf_diags *d)
     ru->out = o;
     o->dir = ru->r->outdir;
     o->lock = -1;
-    int rc = dsf_mkdir_p(o->dir, &o->created, d);
+    /* A run that fails leaves no directory it made: before any variant
+    ** is evaluated, note the outermost one that is missing. */
+    for (char *p = dsf_xstrdup(o->dir); p;) {
+        bool missing = access(p, F_OK) != 0 && errno == ENOENT;
+        if (!missing) {
+            free(p);
+            break;
+        }
+        free(o->top);
+        o->top = p;
+        p = dsf_path_dirname(p);
+        if (!strcmp(p, o->top)) {
+            free(p);
+            break;
+        }
+    }
+    int rc = dsf_mkdir_p(o->dir, NULL, d);
     if (!rc)
         rc = lock_dir(o->dir, &o->lock, d);
     o->mpath = dsf_xasprintf("%s/manifest.json", o->dir);
@@ -460,8 +477,16 @@ int dsf_gen_out_finish(run *ru, int rc, dsf_diags *d)
     free(o->mtail);
     if (o->lock >= 0)
         close(o->lock);
-    if (rc && o->created)
-        rmdir(o->dir);
+    if (rc && o->top) { /* dir, then its parents up to top */
+        char *p = dsf_xstrdup(o->dir);
+        while (rmdir(p) == 0 && strcmp(p, o->top) != 0) {
+            char *up = dsf_path_dirname(p);
+            free(p);
+            p = up;
+        }
+        free(p);
+    }
+    free(o->top);
     free(o);
     ru->out = NULL;
     return rc;
