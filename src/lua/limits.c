@@ -226,6 +226,18 @@ void dsf_limits_start_backstop(void)
     setitimer(ITIMER_REAL, &it, NULL);
 }
 
+void dsf_limits_after_fork(void)
+{
+    /* A child does not inherit its parent's interval timer. */
+    if (live_hosts <= 0)
+        return;
+    struct itimerval it;
+    memset(&it, 0, sizeof it);
+    it.it_value.tv_usec = BACKSTOP_PERIOD_USEC;
+    it.it_interval.tv_usec = BACKSTOP_PERIOD_USEC;
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
 void dsf_limits_stop_backstop(void)
 {
     if (--live_hosts > 0)

@@ -154,11 +154,22 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
     dsf_json_write(&b, v->doc, true);
     v->bytes = dsf_buf_take(&b);
     dsf_sha256_hex(v->sha256, v->bytes, strlen(v->bytes));
+    return 0;
+}
+
+int dsf_gen_eval_variant(run *ru, size_t i, dsf_diags *d, int *eval_rc,
+                    size_t *out_from)
+{
+    variant *v = &ru->v[i];
+    int rc = *eval_rc = eval_variant(ru, v, d);
+    *out_from = d->len;
     /* The emitters' files, while the document is held (a run with
     ** errors writes nothing: no need). */
-    if (!dsf_diags_count(d, DSF_ERROR))
+    if (!rc && !dsf_diags_count(d, DSF_ERROR))
         rc = dsf_gen_emit_variant(ru, v, d);
     keep_summary(ru, v);
+    if (!rc && ru->stream)
+        rc = dsf_gen_out_variant(ru, v, d);
     return rc;
 }
 
@@ -284,11 +295,14 @@ static int evaluate(run *ru, dsf_diags *d)
     ru->stream = !ru->keep && !r->why && !r->to_stdout;
     if (!rc && ru->stream && r->outdir)
         rc = dsf_gen_out_begin(ru, d);
-    for (size_t i = 0; i < ru->nv && !rc; i++) {
-        rc = eval_variant(ru, &ru->v[i], d);
-        if (!rc && ru->stream)
-            rc = dsf_gen_out_variant(ru, &ru->v[i], d);
-    }
+    if (!rc && ru->stream && dsf_gen_parallel_jobs(ru) > 1)
+        rc = dsf_gen_run_parallel(ru, d);
+    else
+        for (size_t i = 0; i < ru->nv && !rc; i++) {
+            int erc;
+            size_t from;
+            rc = dsf_gen_eval_variant(ru, i, d, &erc, &from);
+        }
     if (!rc)
         rc = dsf_gen_check_emitted_names(ru, d);
     dsf_diags_move(d, &ru->warnings);

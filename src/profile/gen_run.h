@@ -9,6 +9,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/buf.h"
+
 #include "doc/prov.h"
 #include "json/jsonc.h"
 #include "plugin/emit.h"
@@ -187,6 +189,25 @@ void dsf_gen_emit_footer(const run *ru, dsf_buf *b);
 
 void dsf_gen_free_emitted(variant *v);
 
+/* Evaluates variant i (layers, resolvers, summaries, rules), then
+** (no error so far) runs its emitters, and in a streamed run hands it to
+** dsf_gen_out_variant. *eval_rc is the evaluation's own result; the
+** diagnostics from index *out_from of d on are the emitters' and the
+** staging's. Returns the first error. */
+int dsf_gen_eval_variant(run *ru, size_t i, dsf_diags *d, int *eval_rc,
+                    size_t *out_from);
+
+/* Parallel evaluation (gen_par.c): how many processes evaluate this
+** run's variants (1: serial; -j, else the CPUs, for a streamed run with
+** enough variants). */
+size_t dsf_gen_parallel_jobs(const run *ru);
+
+/* Evaluates every variant of a streamed run in dsf_gen_parallel_jobs
+** processes forked after the plugins are loaded and the first variant
+** is done; results merged in variant order, so the files, the manifest,
+** the diagnostics and the exit code are those of a serial run. */
+int dsf_gen_run_parallel(run *ru, dsf_diags *d);
+
 /* Writing -o's directory as variants finish, all or nothing (output.c).
 ** dsf_gen_out_begin creates and locks the directory, reads the manifest
 ** already there and starts this run's (ru->out). */
@@ -198,6 +219,18 @@ int dsf_gen_out_begin(run *ru, dsf_diags *d);
 ** only what the summary table and the footer need: its name, cells and
 ** the names of its emitted files (its bytes too for --report's page). */
 int dsf_gen_out_variant(run *ru, variant *v, dsf_diags *d);
+
+/* For gen_par.c: the files staged so far (borrowed; tmp_path NULL when
+** the file already holds the bytes), adopting a worker's staged file
+** (owned from now on), and the manifest entries' text not yet written
+** (hold: a worker's, kept there for the parent; NULL without -o) and
+** adding an entry's text (the worker's, with its leading separator). */
+size_t dsf_gen_out_nstaged(const run *ru);
+void dsf_gen_out_staged(const run *ru, size_t k, const char **final_path,
+                        const char **tmp_path);
+void dsf_gen_out_adopt(run *ru, char *final_path, char *tmp_path);
+dsf_buf *dsf_gen_out_entries(run *ru, bool hold);
+void dsf_gen_out_add_entry(run *ru, const char *text, size_t len);
 
 /* Ends the run's writing: rc 0 finishes the manifest (and --report's
 ** page) and renames every staged file into place (the manifest after

@@ -201,6 +201,8 @@ struct dsf_gen_out {
     char *mtail;            /* the merged manifest after this run's
                             ** entries */
     size_t nentries;
+    dsf_buf mtext;          /* entries not yet written to mf */
+    bool hold;              /* a worker: entries stay in mtext */
 };
 
 /* Stages data for final_path (owned by o from now on) as a temporary
@@ -314,23 +316,70 @@ int dsf_gen_out_begin(run *ru, dsf_diags *d)
     return rc;
 }
 
-/* Appends entry to the manifest's temporary file, indented as an
-** element of "variants". */
+/* Writes the entries' text gathered so far to the manifest's temporary
+** file. */
+static void flush_entries(dsf_gen_out *o)
+{
+    if (o->mtext.len)
+        fwrite(o->mtext.data, 1, o->mtext.len, o->mf);
+    dsf_buf_clear(&o->mtext);
+}
+
+/* Appends entry to the manifest's text, indented as an element of
+** "variants". */
 static void put_entry(dsf_gen_out *o, const cJSON *entry)
 {
     dsf_buf b = DSF_BUF_INIT;
     dsf_json_write(&b, entry, true);
-    fputs(o->nentries++ ? ",\n    " : "\n    ", o->mf);
+    dsf_buf_puts(&o->mtext, o->nentries++ ? ",\n    " : "\n    ");
     const char *s = b.data;
     size_t n = b.len ? b.len - 1 : 0; /* without the final newline */
     for (const char *nl; n && (nl = memchr(s, '\n', n)); ) {
-        fwrite(s, 1, (size_t)(nl - s), o->mf);
-        fputs("\n    ", o->mf);
+        dsf_buf_add(&o->mtext, s, (size_t)(nl - s));
+        dsf_buf_puts(&o->mtext, "\n    ");
         n -= (size_t)(nl - s) + 1;
         s = nl + 1;
     }
-    fwrite(s, 1, n, o->mf);
+    dsf_buf_add(&o->mtext, s, n);
     dsf_buf_free(&b);
+    if (!o->hold && o->mtext.len >= 1u << 16)
+        flush_entries(o);
+}
+
+size_t dsf_gen_out_nstaged(const run *ru)
+{
+    return ru->out ? ru->out->nw : 0;
+}
+
+void dsf_gen_out_staged(const run *ru, size_t k, const char **final_path,
+                        const char **tmp_path)
+{
+    *final_path = ru->out->w[k].final_path;
+    *tmp_path = ru->out->w[k].tmp_path;
+}
+
+void dsf_gen_out_adopt(run *ru, char *final_path, char *tmp_path)
+{
+    dsf_gen_out *o = ru->out;
+    dsf_xgrow((void **)&o->w, &o->cap, o->nw + 1, sizeof *o->w);
+    o->w[o->nw++] = (pending){final_path, tmp_path};
+}
+
+dsf_buf *dsf_gen_out_entries(run *ru, bool hold)
+{
+    if (!ru->out)
+        return NULL;
+    ru->out->hold = hold;
+    return &ru->out->mtext;
+}
+
+void dsf_gen_out_add_entry(run *ru, const char *text, size_t len)
+{
+    dsf_gen_out *o = ru->out;
+    dsf_buf_add(&o->mtext, text, len);
+    o->nentries++;
+    if (o->mtext.len >= 1u << 16)
+        flush_entries(o);
 }
 
 int dsf_gen_out_variant(run *ru, variant *v, dsf_diags *d)
@@ -408,6 +457,7 @@ static bool same_files(const char *a, const char *b)
 ** page) after the variants' files. */
 static int finish_manifest(run *ru, dsf_gen_out *o, dsf_diags *d)
 {
+    flush_entries(o);
     fputs(o->mtail, o->mf);
     int bad = ferror(o->mf);
     bad |= fclose(o->mf) != 0;
@@ -475,6 +525,7 @@ int dsf_gen_out_finish(run *ru, int rc, dsf_diags *d)
     free(o->mpath);
     free(o->mtmp);
     free(o->mtail);
+    dsf_buf_free(&o->mtext);
     if (o->lock >= 0)
         close(o->lock);
     if (rc && o->top) { /* dir, then its parents up to top */
