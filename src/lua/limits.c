@@ -187,6 +187,13 @@ static void arm_late(lua_State *L, struct timespec t)
                     1);
 }
 
+static void (*volatile backstop_cleanup)(void);
+
+void dsf_limits_backstop_cleanup(void (*fn)(void))
+{
+    backstop_cleanup = fn;
+}
+
 static void on_alarm(int sig)
 {
     (void)sig;
@@ -206,6 +213,8 @@ static void on_alarm(int sig)
     if (alarm_limit)
         w = write(STDERR_FILENO, alarm_limit, strlen(alarm_limit));
     (void)w;
+    if (backstop_cleanup)
+        backstop_cleanup();
     _exit(5);
 }
 

@@ -265,11 +265,17 @@ static _Noreturn void work(run *ru, size_t from, size_t to, FILE *f,
     dsf_plugins_columns(ru->plugins, &ncol);
     dsf_diags d = DSF_DIAGS_INIT;
     dsf_buf *entries = dsf_gen_out_entries(ru, true);
+    dsf_gen_out_forked(ru);
+    size_t mine = dsf_gen_out_nstaged(ru);
     for (size_t i = from; i < to; i++) {
         char c;
         ssize_t got = read(stop_fd, &c, 1);
-        if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR))
-            break; /* the parent knows the run failed */
+        if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
+            /* the run failed (or the parent is gone): nothing this
+            ** worker staged is wanted */
+            dsf_gen_out_unlink_since(ru, mine);
+            break;
+        }
         size_t d0 = d.len, w0 = ru->warnings.len;
         size_t s0 = dsf_gen_out_nstaged(ru), out_from;
         if (entries)

@@ -226,6 +226,11 @@ int dsf_gen_out_variant(run *ru, variant *v, dsf_diags *d);
 ** (hold: a worker's, kept there for the parent; NULL without -o) and
 ** adding an entry's text (the worker's, with its leading separator). */
 size_t dsf_gen_out_nstaged(const run *ru);
+/* In a worker just forked: a backstop ending it unlinks only what it
+** staged itself; and unlinking what it staged from index from on (when
+** it stops early, the parent takes none of it). */
+void dsf_gen_out_forked(run *ru);
+void dsf_gen_out_unlink_since(run *ru, size_t from);
 void dsf_gen_out_staged(const run *ru, size_t k, const char **final_path,
                         const char **tmp_path);
 void dsf_gen_out_adopt(run *ru, char *final_path, char *tmp_path);

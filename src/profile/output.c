@@ -19,6 +19,7 @@
 #include "doc/jsondiff.h"
 #include "json/jsonout.h"
 #include "lua/dsflib.h"
+#include "lua/limits.h"
 #include "profile/manifest.h"
 
 void dsf_gen_print_why(run *ru, dsf_diags *d)
@@ -192,6 +193,8 @@ struct dsf_gen_out {
     const char *dir;
     char *top;              /* the outermost directory of dir this run
                             ** creates, or NULL */
+    char **made;            /* dir, then its parents up to top */
+    size_t nmade, capmade;
     int lock;
     pending *w;             /* staged files, renamed in this order */
     size_t nw, cap;
@@ -204,6 +207,32 @@ struct dsf_gen_out {
     dsf_buf mtext;          /* entries not yet written to mf */
     bool hold;              /* a worker: entries stay in mtext */
 };
+
+/* When a limit's backstop ends the process (limits.h), the run's
+** temporary files go with it: the staged ones from live_from on, and in
+** the process that owns the run (not a worker) the manifest's and the
+** directories it made. Only unlink and rmdir: it runs in a signal
+** handler, during a Lua call, never while the list grows. */
+static dsf_gen_out *volatile live_out;
+static volatile size_t live_from;
+static volatile bool live_owner;
+
+static void unlink_on_backstop(void)
+{
+    dsf_gen_out *o = live_out;
+    if (!o)
+        return;
+    for (size_t i = live_from; i < o->nw; i++)
+        if (o->w[i].tmp_path)
+            unlink(o->w[i].tmp_path);
+    if (!live_owner)
+        return;
+    if (o->mtmp)
+        unlink(o->mtmp);
+    for (size_t i = 0; i < o->nmade; i++)
+        if (rmdir(o->made[i]) != 0)
+            break;
+}
 
 /* Stages data for final_path (owned by o from now on) as a temporary
 ** file, unless the file already holds these bytes: same inputs, same
@@ -278,6 +307,16 @@ int dsf_gen_out_begin(run *ru, dsf_diags *d)
             break;
         }
     }
+    for (char *p = o->top ? dsf_xstrdup(o->dir) : NULL; p;) {
+        dsf_xgrow((void **)&o->made, &o->capmade, o->nmade + 1,
+                  sizeof *o->made);
+        o->made[o->nmade++] = p;
+        p = strcmp(p, o->top) ? dsf_path_dirname(p) : NULL;
+    }
+    live_out = o;
+    live_from = 0;
+    live_owner = true;
+    dsf_limits_backstop_cleanup(unlink_on_backstop);
     int rc = dsf_mkdir_p(o->dir, NULL, d);
     if (!rc)
         rc = lock_dir(o->dir, &o->lock, d);
@@ -344,6 +383,21 @@ static void put_entry(dsf_gen_out *o, const cJSON *entry)
     dsf_buf_free(&b);
     if (!o->hold && o->mtext.len >= 1u << 16)
         flush_entries(o);
+}
+
+void dsf_gen_out_forked(run *ru)
+{
+    if (!ru->out)
+        return;
+    live_from = ru->out->nw;
+    live_owner = false;
+}
+
+void dsf_gen_out_unlink_since(run *ru, size_t from)
+{
+    for (size_t i = from; ru->out && i < ru->out->nw; i++)
+        if (ru->out->w[i].tmp_path)
+            unlink(ru->out->w[i].tmp_path);
 }
 
 size_t dsf_gen_out_nstaged(const run *ru)
@@ -528,15 +582,14 @@ int dsf_gen_out_finish(run *ru, int rc, dsf_diags *d)
     dsf_buf_free(&o->mtext);
     if (o->lock >= 0)
         close(o->lock);
-    if (rc && o->top) { /* dir, then its parents up to top */
-        char *p = dsf_xstrdup(o->dir);
-        while (rmdir(p) == 0 && strcmp(p, o->top) != 0) {
-            char *up = dsf_path_dirname(p);
-            free(p);
-            p = up;
-        }
-        free(p);
-    }
+    for (size_t i = 0; rc && i < o->nmade; i++) /* dir, then parents */
+        if (rmdir(o->made[i]) != 0)
+            break;
+    dsf_limits_backstop_cleanup(NULL);
+    live_out = NULL;
+    for (size_t i = 0; i < o->nmade; i++)
+        free(o->made[i]);
+    free(o->made);
     free(o->top);
     free(o);
     ru->out = NULL;

@@ -127,10 +127,11 @@ class Jobs(dsf.TempDirTest):
                         code=1)
         self.assertEqual(self.listing(os.path.join(self.tmp, "j2")), before)
 
-    def test_a_worker_ended_by_the_backstop_ends_the_run(self):
-        # the worker's variant 25 runs a C function the hook cannot stop:
-        # the backstop ends it with exit code 5 and its message, as it ends
-        # one process; nothing of the run stays
+    def test_a_variant_ended_by_the_backstop_leaves_nothing(self):
+        # variant 25 (the worker's, with -j 2) runs a C function the hook
+        # cannot stop: the backstop ends the run with exit code 5 and its
+        # message, and the temporary files of the variants staged before
+        # go with it, as does the directory the run made
         prof = ('return { name = "bs", params = { n = 1 },\n'
                 '  build = function(p)\n'
                 '    if p.n == 25 then\n'
@@ -139,13 +140,16 @@ class Jobs(dsf.TempDirTest):
                 '    end\n'
                 '    return { train_batch_size = 1 } end }\n')
         d = self.profile("bs", prof)
-        res, work = self.gen(2, "bs", "--profile-path", d,
-                             "--matrix", "n=" + NS, "--max-seconds", "1")
-        self.assertExit(res, 5)
-        self.assertEqual(res.err.count("time limit of 1 s exceeded inside "
-                                       "a C function"), 1, res.err)
-        self.assertEqual(res.out, "")
-        self.assertFalse(os.path.exists(os.path.join(work, "out")))
+        for jobs in (1, 2):
+            res, work = self.gen(jobs, "bs", "--profile-path", d,
+                                 "--matrix", "n=" + NS,
+                                 "--max-seconds", "1", out="new/out")
+            self.assertExit(res, 5)
+            self.assertEqual(res.err.count("time limit of 1 s exceeded "
+                                           "inside a C function"), 1,
+                             res.err)
+            self.assertEqual(res.out, "")
+            self.assertEqual(os.listdir(work), [], "left behind")
 
     def test_workers_run_beside_the_parent(self):
         # Not a timing: while a -j 2 sweep runs, the dsforge process has a
