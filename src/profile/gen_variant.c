@@ -146,6 +146,9 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
     dsf_findings_free(&f);
     if (rc)
         return rc;
+    /* A dry sweep shows only the table: no bytes, no hash to make. */
+    if (ru->stream && !r->outdir && !r->report)
+        return 0;
     dsf_buf b = DSF_BUF_INIT;
     dsf_json_write(&b, v->doc, true);
     v->bytes = dsf_buf_take(&b);
