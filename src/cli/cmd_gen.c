@@ -32,7 +32,8 @@ enum {
     OPT_EMIT,
     OPT_TRAIN_CMD,
     OPT_DETECT,
-    OPT_DETECT_TIMEOUT
+    OPT_DETECT_TIMEOUT,
+    OPT_JOBS
 };
 
 static const dsf_opt opts[] = {
@@ -85,6 +86,9 @@ static const dsf_opt opts[] = {
     {"detect-timeout", 0, "MS",
      "time allowed to nvidia-smi/rocm-smi under --detect (default 10000)",
      OPT_DETECT_TIMEOUT, NULL},
+    {"jobs", 'j', "N",
+     "processes that evaluate a sweep's variants (default: one per CPU; "
+     "1: one process); the output is the same for any N", OPT_JOBS, NULL},
     {NULL, 0, NULL, NULL, 0, NULL}};
 
 static int run(int argc, char **argv);
@@ -235,7 +239,7 @@ static int run(int argc, char **argv)
     r.target = "deepspeed";
     const char *ds_version_arg = NULL;
     bool detect = false;
-    long long detect_ms = 10000;
+    long long detect_ms = 10000, jobs = 0;
     dsf_cli_args cl;
     dsf_cli_args_init(&cl, argc, argv, &dsf_cmd_gen, &env, &d);
     int rc = 0, id;
@@ -351,6 +355,10 @@ static int run(int argc, char **argv)
         case OPT_DETECT_TIMEOUT:
             rc = dsf_opt_int(&detect_ms, arg, 1, 600000, "--detect-timeout",
                              &d);
+            break;
+        case OPT_JOBS:
+            rc = dsf_opt_int(&jobs, arg, 1, 64, "--jobs", &d);
+            r.jobs = (size_t)jobs;
             break;
         default:
             break;

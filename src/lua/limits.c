@@ -187,6 +187,13 @@ static void arm_late(lua_State *L, struct timespec t)
                     1);
 }
 
+static void (*volatile backstop_cleanup)(void);
+
+void dsf_limits_backstop_cleanup(void (*fn)(void))
+{
+    backstop_cleanup = fn;
+}
+
 static void on_alarm(int sig)
 {
     (void)sig;
@@ -206,6 +213,8 @@ static void on_alarm(int sig)
     if (alarm_limit)
         w = write(STDERR_FILENO, alarm_limit, strlen(alarm_limit));
     (void)w;
+    if (backstop_cleanup)
+        backstop_cleanup();
     _exit(5);
 }
 
@@ -219,6 +228,18 @@ void dsf_limits_start_backstop(void)
     sa.sa_flags = SA_RESTART; /* other system calls just continue */
     sigemptyset(&sa.sa_mask);
     sigaction(SIGALRM, &sa, NULL);
+    struct itimerval it;
+    memset(&it, 0, sizeof it);
+    it.it_value.tv_usec = BACKSTOP_PERIOD_USEC;
+    it.it_interval.tv_usec = BACKSTOP_PERIOD_USEC;
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+void dsf_limits_after_fork(void)
+{
+    /* A child does not inherit its parent's interval timer. */
+    if (live_hosts <= 0)
+        return;
     struct itimerval it;
     memset(&it, 0, sizeof it);
     it.it_value.tv_usec = BACKSTOP_PERIOD_USEC;

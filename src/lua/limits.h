@@ -98,4 +98,12 @@ void dsf_limits_closed(const dsf_limits_saved *save);
 void dsf_limits_start_backstop(void);
 void dsf_limits_stop_backstop(void);
 
+/* fn (async-signal-safe; NULL: none) runs when the backstop ends the
+** process, before it exits: gen -o unlinks its temporary files. */
+void dsf_limits_backstop_cleanup(void (*fn)(void));
+
+/* In a child just forked (gen's parallel workers): restarts the
+** backstop's timer, which fork does not inherit, if states exist. */
+void dsf_limits_after_fork(void);
+
 #endif

@@ -8,160 +8,9 @@
 
 #include "core/buf.h"
 #include "core/error.h"
-#include "core/fsutil.h"
-#include "core/sha256.h"
 #include "core/teardown.h"
 #include "core/xalloc.h"
 #include "doc/doc.h"
-#include "doc/merge.h"
-#include "json/jsonout.h"
-
-static void finding_to_diag(run *ru, const variant *v, const dsf_finding *f,
-                            dsf_diags *d)
-{
-    const dsf_prov_event *e = dsf_prov_origin(&v->prov, f->path);
-    const char *file = NULL;
-    int line = 0, col = 0;
-    const dsf_profile_src *leaf = &ru->profile->chain[ru->profile->nchain - 1];
-    if (e) {
-        file = e->layer->file;
-        line = e->line;
-        col = e->col;
-    } else {
-        file = dsf_profile_src_where(leaf);
-        line = leaf->build_line;
-    }
-    dsf_diag *g = dsf_diag_add(d, f->severity, file, line, col,
-                               "variant %s: %s%s%s", v->name, f->path,
-                               f->path[0] ? ": " : "", f->message);
-    dsf_diag_set_rule(g, f->rule);
-    dsf_diag_set_path(g, f->path);
-    if (f->fix)
-        dsf_diag_set_hint(g, "%s", f->fix);
-}
-
-/* The findings as data, for callers that compare variants. */
-static cJSON *findings_json(const dsf_findings *f)
-{
-    cJSON *arr = cJSON_CreateArray();
-    for (size_t i = 0; i < f->len; i++) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "rule", f->items[i].rule);
-        cJSON_AddStringToObject(o, "severity",
-                                dsf_severity_name(f->items[i].severity));
-        cJSON_AddStringToObject(o, "path", f->items[i].path);
-        cJSON_AddStringToObject(o, "message", f->items[i].message);
-        cJSON_AddItemToArray(arr, o);
-    }
-    return arr;
-}
-
-/* Keeps what the summary and the manifest need (the columns' cells and
-** the merged plugin summary), then drops the document and its
-** provenance: a 1,000-variant sweep holds only the rendered files, not
-** 1,000 documents (unless --why needs the provenance). */
-static void keep_summary(run *ru, variant *v)
-{
-    if (!ru->r->why && !ru->keep) {
-        cJSON_Delete(v->doc);
-        v->doc = NULL;
-        dsf_prov_free(&v->prov);
-    }
-    cJSON_Delete(v->cell);
-    v->cell = NULL;
-    cJSON_Delete(v->inputs);
-    v->inputs = NULL;
-}
-
-static int eval_variant(run *ru, variant *v, dsf_diags *d)
-{
-    const dsf_gen_request *r = ru->r;
-    dsf_profile_ctx pc = {r->profile_dirs, r->plugin_dirs, ru->sources,
-                          r->limits, &ru->warnings, r->repo};
-    cJSON *extra = cJSON_CreateObject();
-    cJSON_AddStringToObject(extra, "profile",
-                            ru->profile->chain[ru->profile->nchain - 1].name);
-    cJSON_AddStringToObject(extra, "variant", v->name);
-    cJSON_AddStringToObject(extra, "tier", v->tier ? v->tier->name : "");
-    cJSON_AddStringToObject(extra, "target", r->target);
-    for (const cJSON *m = v->inputs ? v->inputs->child : NULL; m; m = m->next)
-        cJSON_AddItemToObject(extra, m->string, cJSON_Duplicate(m, 1));
-    cJSON *prepared = NULL;
-    int rc = dsf_profile_build(&v->doc, &prepared, ru->profile, &pc,
-                               v->params, extra, ru->chain_layers, &v->prov,
-                               d);
-    cJSON_Delete(extra);
-    if (rc)
-        return rc;
-    cJSON_Delete(v->params);
-    v->params = prepared; /* what build saw, for resolvers and manifest */
-    if (v->tier && v->tier->config) {
-        ru->tier_layer.label = ru->tier_label;
-        dsf_merge(v->doc, v->tier->config, &ru->tier_layer, NULL, &v->prov);
-    }
-    for (size_t i = 0; i < r->nfiles; i++)
-        dsf_merge(v->doc, ru->files[i].doc, &ru->files[i].layer,
-                  ru->files[i].src, &v->prov);
-    for (size_t i = 0; i < r->nedits; i++) {
-        cJSON *touched;
-        char *err;
-        const dsf_edit *e = &r->edits[i];
-        if (dsf_edit_apply(v->doc, e, &touched, &err) != 0) {
-            dsf_diag_add(d, DSF_ERROR, ru->edit_layers[i].file, 0, 0,
-                         "%s (variant %s)", err, v->name);
-            free(err);
-            return DSF_EUSAGE;
-        }
-        if (e->op == DSF_EDIT_DELETE)
-            dsf_prov_add(&v->prov, e->path_text, DSF_PROV_DELETE,
-                         &ru->edit_layers[i], 0, 0, NULL);
-        else
-            dsf_prov_record_tree(&v->prov, e->path_text, touched,
-                                 DSF_PROV_OVERRIDE, &ru->edit_layers[i],
-                                 NULL);
-    }
-    rc = dsf_gen_apply_sweeps(ru, v, d);
-    if (rc)
-        return rc;
-    /* --strict-fit: the warnings of rules of strictness class "fit" are
-    ** errors (a rule declares its class; the core knows no rule). */
-    dsf_validate_opts vo = {r->target, "gen", v->params, NULL,
-                            r->strict_fit ? "fit" : NULL, r->ds_version};
-    rc = dsf_plugins_resolve(ru->plugins, &v->doc, &vo, &v->prov, d);
-    if (rc)
-        return rc;
-    /* What the plugins say about the finished variant: their summaries
-    ** (for the manifest and their rules) and the summary table's cells. */
-    size_t ncol;
-    dsf_plugins_columns(ru->plugins, &ncol);
-    v->cells = dsf_xcalloc(ncol + 1, sizeof *v->cells);
-    dsf_variant_view view = {v->name, v->tier ? v->tier->name : "", v->doc};
-    cJSON *per_plugin = NULL;
-    rc = dsf_plugins_summarize(ru->plugins, &view, &vo, &per_plugin,
-                               &v->extra, v->cells, d);
-    if (rc)
-        return rc;
-    vo.summaries = per_plugin;
-    dsf_findings f = DSF_FINDINGS_INIT;
-    rc = dsf_plugins_validate(ru->plugins, v->doc, &vo, &f, d);
-    cJSON_Delete(per_plugin);
-    for (size_t i = 0; i < f.len; i++)
-        finding_to_diag(ru, v, &f.items[i], d);
-    v->findings = findings_json(&f); /* for the manifest and diff */
-    dsf_findings_free(&f);
-    if (rc)
-        return rc;
-    dsf_buf b = DSF_BUF_INIT;
-    dsf_json_write(&b, v->doc, true);
-    v->bytes = dsf_buf_take(&b);
-    dsf_sha256_hex(v->sha256, v->bytes, strlen(v->bytes));
-    /* The emitters' files, while the document is held (a run with
-    ** errors writes nothing: no need). */
-    if (!dsf_diags_count(d, DSF_ERROR))
-        rc = dsf_gen_emit_variant(ru, v, d);
-    keep_summary(ru, v);
-    return rc;
-}
 
 /* ------------------------------------------------------------------ */
 
@@ -209,7 +58,6 @@ static void run_free(run *ru)
         variant *v = &ru->v[i];
         free(v->name);
         cJSON_Delete(v->params);
-        cJSON_Delete(v->cell);
         cJSON_Delete(v->inputs);
         cJSON_Delete(v->doc);
         dsf_prov_free(&v->prov);
@@ -227,6 +75,9 @@ static void run_free(run *ru)
         dsf_gen_free_emitted(v);
     }
     free(ru->emit_sel);
+    cJSON_Delete(ru->control);
+    cJSON_Delete(ru->entries);
+    dsf_gen_free_variant_inputs(ru);
     dsf_gen_free_sweeps(ru);
     cJSON_Delete(ru->detected);
     free(ru->v);
@@ -278,8 +129,19 @@ static int evaluate(run *ru, dsf_diags *d)
         rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
                             "--stdout prints exactly one variant, but %zu "
                             "are selected (choose one with --tier)", ru->nv);
-    for (size_t i = 0; i < ru->nv && !rc; i++)
-        rc = eval_variant(ru, &ru->v[i], d);
+    /* Each finished variant is written (staged) at once and dropped,
+    ** but for what the summary needs: memory stays flat in a sweep. */
+    ru->stream = !ru->keep && !r->why && !r->to_stdout;
+    if (!rc && ru->stream && r->outdir)
+        rc = dsf_gen_out_begin(ru, d);
+    if (!rc && ru->stream && dsf_gen_parallel_jobs(ru) > 1)
+        rc = dsf_gen_run_parallel(ru, d);
+    else
+        for (size_t i = 0; i < ru->nv && !rc; i++) {
+            int erc;
+            size_t from;
+            rc = dsf_gen_eval_variant(ru, i, d, &erc, &from);
+        }
     if (!rc)
         rc = dsf_gen_check_emitted_names(ru, d);
     dsf_diags_move(d, &ru->warnings);
@@ -294,22 +156,20 @@ int dsf_gen_run(const dsf_gen_request *r, dsf_diags *d)
     memset(&ru, 0, sizeof ru);
     ru.r = r;
     int rc = evaluate(&ru, d);
+    rc = dsf_gen_out_finish(&ru, rc, d); /* -o: all or nothing */
     if (!rc) {
         if (r->why)
             dsf_gen_print_why(&ru, d);
         else if (r->to_stdout)
             fputs(ru.v[0].bytes, stdout);
         else if (r->outdir) {
-            rc = dsf_gen_write_outputs(&ru, d); /* and --report's page */
-            if (!rc) {
-                dsf_buf em = DSF_BUF_INIT;
-                dsf_gen_emit_footer(&ru, &em);
-                dsf_gen_print_summary(&ru, stdout);
-                printf("%zu variant%s%s%s and manifest.json in %s\n", ru.nv,
-                       ru.nv == 1 ? "" : "s", em.data ? ", " : "",
-                       em.data ? em.data : "", r->outdir);
-                dsf_buf_free(&em);
-            }
+            dsf_buf em = DSF_BUF_INIT;
+            dsf_gen_emit_footer(&ru, &em);
+            dsf_gen_print_summary(&ru, stdout);
+            printf("%zu variant%s%s%s and manifest.json in %s\n", ru.nv,
+                   ru.nv == 1 ? "" : "s", em.data ? ", " : "",
+                   em.data ? em.data : "", r->outdir);
+            dsf_buf_free(&em);
         } else {
             if (r->report)
                 rc = dsf_gen_write_report(&ru, d);

@@ -63,6 +63,8 @@ typedef struct dsf_gen_request {
     const dsf_dirs *profile_dirs;
     const dsf_dirs *plugin_dirs;
     dsf_limits limits;
+    size_t jobs;                 /* -j: processes evaluating a sweep's
+                                    variants; 0: one per CPU */
     const dsf_repo_opts *repo;   /* for REPO/PROFILE names; may be NULL */
 } dsf_gen_request;
 

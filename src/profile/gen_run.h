@@ -9,6 +9,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/buf.h"
+
 #include "doc/prov.h"
 #include "json/jsonc.h"
 #include "plugin/emit.h"
@@ -22,8 +24,8 @@
 typedef struct variant {
     char *name;
     const dsf_tier *tier;   /* NULL for a profile without tiers */
-    cJSON *params;          /* every param's value */
-    cJSON *cell;            /* matrix values of this variant, or NULL */
+    cJSON *params;          /* every param's value (made just before the
+                            ** variant is evaluated) */
     cJSON *inputs;          /* added to prepare/build's ctx: "given" (the
                             ** params set by --param/--matrix), "files"
                             ** (decoded file params); owned */
@@ -59,6 +61,8 @@ typedef struct sweep_axis {
     override_file *files;   /* --matrix-file: one file per value */
 } sweep_axis;
 
+typedef struct dsf_gen_out dsf_gen_out;
+
 typedef struct run {
     const dsf_gen_request *r;
     dsf_profile *profile;
@@ -82,6 +86,13 @@ typedef struct run {
     size_t nemit_sel;
     cJSON *detected;        /* --detect: {params: the values taken, kept:
                             ** [names the command line sets]}, or NULL */
+    cJSON **axes;           /* each --matrix param axis's parsed values */
+    cJSON *overrides;       /* --param values, parsed */
+    cJSON *pfiles;          /* param -> value -> the document it names */
+    bool stream;            /* each variant goes to dsf_gen_out_variant */
+    dsf_gen_out *out;       /* -o's staged files (output.c), or NULL */
+    cJSON *control;         /* the first variant's document, parsed */
+    cJSON *entries;         /* --report: this run's manifest entries */
 } run;
 
 /* Reads an override file into f (its layer labelled label, e.g. "-f
@@ -111,6 +122,15 @@ void dsf_gen_free_sweeps(run *ru);
 ** bad tier, param or matrix value. */
 int dsf_gen_make_variants(run *ru, dsf_diags *d);
 
+/* Makes v->params (defaults, tier, --detect, --param, then v's --matrix
+** values) and v->inputs (ctx.given and ctx.files) from what
+** dsf_gen_make_variants parsed: one variant's, when it is evaluated, so
+** a sweep does not hold every variant's params at once. */
+void dsf_gen_variant_inputs(run *ru, variant *v);
+
+/* Frees what dsf_gen_make_variants parsed for dsf_gen_variant_inputs. */
+void dsf_gen_free_variant_inputs(run *ru);
+
 /* --detect: prints which params were detected (and which the command
 ** line kept) under the summary table; nothing without --detect. */
 void dsf_gen_print_detected(const run *ru, FILE *out);
@@ -122,8 +142,17 @@ void dsf_gen_print_why(run *ru, dsf_diags *d);
 ** declared column (plugin order), each as wide as its widest cell. */
 void dsf_gen_print_summary(const run *ru, FILE *out);
 
-/* manifest.json's contents (caller owns the object). The last use of the
-** variants' params, summaries and findings: they move into it. */
+/* manifest.json's contents but "variants" (caller owns the object). */
+cJSON *dsf_gen_manifest_head(run *ru);
+
+/* v's entry in manifest.json's "variants" (caller owns it), from its
+** bytes, sha256 and emitted files; the first variant's is made first
+** (it is the control the others are compared with). The last use of
+** v's params, summary and findings: they move into it. */
+cJSON *dsf_gen_manifest_entry(run *ru, variant *v);
+
+/* The head with ru->entries (moved into it) as "variants": this run's
+** manifest for --report's page (caller owns it). */
 cJSON *dsf_gen_manifest(run *ru);
 
 /* --report's page (caller frees) from the manifest m and the variants'
@@ -160,9 +189,60 @@ void dsf_gen_emit_footer(const run *ru, dsf_buf *b);
 
 void dsf_gen_free_emitted(variant *v);
 
-/* Writes every variant and manifest.json to -o's directory, all or
-** nothing: temporary files first, then the renames; files that already
-** hold the same bytes are left alone. */
-int dsf_gen_write_outputs(run *ru, dsf_diags *d);
+/* Evaluates variant i (layers, resolvers, summaries, rules), then
+** (no error so far) runs its emitters, and in a streamed run hands it to
+** dsf_gen_out_variant. *eval_rc is the evaluation's own result; the
+** diagnostics from index *out_from of d on are the emitters' and the
+** staging's. Returns the first error. */
+int dsf_gen_eval_variant(run *ru, size_t i, dsf_diags *d, int *eval_rc,
+                    size_t *out_from);
+
+/* Parallel evaluation (gen_par.c): how many processes evaluate this
+** run's variants (1: serial; -j, else the CPUs, for a streamed run with
+** enough variants). */
+size_t dsf_gen_parallel_jobs(const run *ru);
+
+/* Evaluates every variant of a streamed run in dsf_gen_parallel_jobs
+** processes forked after the plugins are loaded and the first variant
+** is done; results merged in variant order, so the files, the manifest,
+** the diagnostics and the exit code are those of a serial run. */
+int dsf_gen_run_parallel(run *ru, dsf_diags *d);
+
+/* Writing -o's directory as variants finish, all or nothing (output.c).
+** dsf_gen_out_begin creates and locks the directory, reads the manifest
+** already there and starts this run's (ru->out). */
+int dsf_gen_out_begin(run *ru, dsf_diags *d);
+
+/* A variant is finished (validated without error): stages its files
+** (with -o: temporary files next to their final names, the emitters'
+** then its JSON), adds its manifest entry (-o, --report), and keeps
+** only what the summary table and the footer need: its name, cells and
+** the names of its emitted files (its bytes too for --report's page). */
+int dsf_gen_out_variant(run *ru, variant *v, dsf_diags *d);
+
+/* For gen_par.c: the files staged so far (borrowed; tmp_path NULL when
+** the file already holds the bytes), adopting a worker's staged file
+** (owned from now on), and the manifest entries' text not yet written
+** (hold: a worker's, kept there for the parent; NULL without -o) and
+** adding an entry's text (the worker's, with its leading separator). */
+size_t dsf_gen_out_nstaged(const run *ru);
+/* In a worker just forked: a backstop ending it unlinks only what it
+** staged itself; and unlinking what it staged from index from on (when
+** it stops early, the parent takes none of it). */
+void dsf_gen_out_forked(run *ru);
+void dsf_gen_out_unlink_since(run *ru, size_t from);
+void dsf_gen_out_staged(const run *ru, size_t k, const char **final_path,
+                        const char **tmp_path);
+void dsf_gen_out_adopt(run *ru, char *final_path, char *tmp_path);
+dsf_buf *dsf_gen_out_entries(run *ru, bool hold);
+void dsf_gen_out_add_entry(run *ru, const char *text, size_t len);
+
+/* Ends the run's writing: rc 0 finishes the manifest (and --report's
+** page) and renames every staged file into place (the manifest after
+** the variants); otherwise, or when that fails, unlinks every temporary
+** file (and removes the directory if the run created it), so nothing
+** of the run is visible. Returns rc or the error of this step; no-op
+** without -o. */
+int dsf_gen_out_finish(run *ru, int rc, dsf_diags *d);
 
 #endif

@@ -35,7 +35,7 @@ static cJSON *emitted_json(const variant *v)
     return a;
 }
 
-cJSON *dsf_gen_manifest(run *ru)
+cJSON *dsf_gen_manifest_head(run *ru)
 {
     const dsf_gen_request *r = ru->r;
     const dsf_profile *p = ru->profile;
@@ -117,44 +117,55 @@ cJSON *dsf_gen_manifest(run *ru)
     cJSON *layout = dsf_gen_report_layout(ru);
     if (layout)
         cJSON_AddItemToObject(m, "report_layout", layout);
-    /* The first variant is the control: each variant lists the paths
-    ** where it differs from it, so tools downstream need not diff. */
-    cJSON *control = ru->nv ? cJSON_Parse(ru->v[0].bytes) : NULL;
     if (ru->nv)
         cJSON_AddStringToObject(m, "control", ru->v[0].name);
-    cJSON *vs = cJSON_AddArrayToObject(m, "variants");
-    for (size_t i = 0; i < ru->nv; i++) {
-        variant *v = &ru->v[i];
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "profile", p->chain[p->nchain - 1].name);
-        cJSON_AddStringToObject(e, "name", v->name);
-        char *file = dsf_xasprintf("%s-%s.json", p->chain[p->nchain - 1].name,
-                                   v->name);
-        cJSON_AddStringToObject(e, "file", file);
-        free(file);
-        cJSON_AddStringToObject(e, "sha256", v->sha256);
-        cJSON_AddStringToObject(e, "tier", v->tier ? v->tier->name : "");
-        cJSON *doc = i ? cJSON_Parse(v->bytes) : NULL;
-        cJSON_AddItemToObject(e, "differs_from_control",
-                              i ? dsf_jsondiff_paths(control, doc)
-                                : cJSON_CreateArray());
-        cJSON_Delete(doc);
-        /* The manifest is the last use of params, summary and findings:
-        ** move them (a 1,000-variant sweep would hold them twice). */
-        cJSON_AddItemToObject(e, "params", v->params);
-        v->params = NULL;
-        if (v->extra) {
-            cJSON_AddItemToObject(e, "summary", v->extra);
-            v->extra = NULL;
-        }
-        if (v->findings) {
-            cJSON_AddItemToObject(e, "findings", v->findings);
-            v->findings = NULL;
-        }
-        if (ru->nemit_sel)
-            cJSON_AddItemToObject(e, "emitted", emitted_json(v));
-        cJSON_AddItemToArray(vs, e);
+    return m;
+}
+
+cJSON *dsf_gen_manifest_entry(run *ru, variant *v)
+{
+    const dsf_profile *p = ru->profile;
+    const char *pname = p->chain[p->nchain - 1].name;
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "profile", pname);
+    cJSON_AddStringToObject(e, "name", v->name);
+    char *file = dsf_xasprintf("%s-%s.json", pname, v->name);
+    cJSON_AddStringToObject(e, "file", file);
+    free(file);
+    cJSON_AddStringToObject(e, "sha256", v->sha256);
+    cJSON_AddStringToObject(e, "tier", v->tier ? v->tier->name : "");
+    /* The first variant is the control: each variant lists the paths
+    ** where it differs from it, so tools downstream need not diff. */
+    bool is_control = v == &ru->v[0];
+    if (is_control && !ru->control)
+        ru->control = cJSON_Parse(v->bytes);
+    cJSON *doc = is_control ? NULL : cJSON_Parse(v->bytes);
+    cJSON_AddItemToObject(e, "differs_from_control",
+                          is_control ? cJSON_CreateArray()
+                                     : dsf_jsondiff_paths(ru->control, doc));
+    cJSON_Delete(doc);
+    /* The entry is the last use of params, summary and findings: move
+    ** them (a 1,000-variant sweep would hold them twice). */
+    cJSON_AddItemToObject(e, "params", v->params);
+    v->params = NULL;
+    if (v->extra) {
+        cJSON_AddItemToObject(e, "summary", v->extra);
+        v->extra = NULL;
     }
-    cJSON_Delete(control);
+    if (v->findings) {
+        cJSON_AddItemToObject(e, "findings", v->findings);
+        v->findings = NULL;
+    }
+    if (ru->nemit_sel)
+        cJSON_AddItemToObject(e, "emitted", emitted_json(v));
+    return e;
+}
+
+cJSON *dsf_gen_manifest(run *ru)
+{
+    cJSON *m = dsf_gen_manifest_head(ru);
+    cJSON_AddItemToObject(m, "variants", ru->entries ? ru->entries
+                                                     : cJSON_CreateArray());
+    ru->entries = NULL;
     return m;
 }

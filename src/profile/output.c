@@ -19,6 +19,7 @@
 #include "doc/jsondiff.h"
 #include "json/jsonout.h"
 #include "lua/dsflib.h"
+#include "lua/limits.h"
 #include "profile/manifest.h"
 
 void dsf_gen_print_why(run *ru, dsf_diags *d)
@@ -184,117 +185,413 @@ static int read_manifest(const char *path, cJSON **old, dsf_diags *d)
 
 typedef struct pending {
     char *final_path;
-    char *tmp_path;
+    char *tmp_path;         /* NULL: the file already holds these bytes */
 } pending;
 
-/* Stages data for final_path (owned by w from now on) as a temporary
+/* What -o has staged so far: the run's transaction (gen_run.h). */
+struct dsf_gen_out {
+    const char *dir;
+    char *top;              /* the outermost directory of dir this run
+                            ** creates, or NULL */
+    char **made;            /* dir, then its parents up to top */
+    size_t nmade, capmade;
+    int lock;
+    pending *w;             /* staged files, renamed in this order */
+    size_t nw, cap;
+    char *mpath;            /* manifest.json */
+    char *mtmp;             /* its temporary file, written as we go */
+    FILE *mf;
+    char *mtail;            /* the merged manifest after this run's
+                            ** entries */
+    size_t nentries;
+    dsf_buf mtext;          /* entries not yet written to mf */
+    bool hold;              /* a worker: entries stay in mtext */
+};
+
+/* When a limit's backstop ends the process (limits.h), the run's
+** temporary files go with it: the staged ones from live_from on, and in
+** the process that owns the run (not a worker) the manifest's and the
+** directories it made. Only unlink and rmdir: it runs in a signal
+** handler, during a Lua call, never while the list grows. */
+static dsf_gen_out *volatile live_out;
+static volatile size_t live_from;
+static volatile bool live_owner;
+
+static void unlink_on_backstop(void)
+{
+    dsf_gen_out *o = live_out;
+    if (!o)
+        return;
+    for (size_t i = live_from; i < o->nw; i++)
+        if (o->w[i].tmp_path)
+            unlink(o->w[i].tmp_path);
+    if (!live_owner)
+        return;
+    if (o->mtmp)
+        unlink(o->mtmp);
+    for (size_t i = 0; i < o->nmade; i++)
+        if (rmdir(o->made[i]) != 0)
+            break;
+}
+
+/* Stages data for final_path (owned by o from now on) as a temporary
 ** file, unless the file already holds these bytes: same inputs, same
 ** bytes, and its mtime does not change. */
-static int stage(pending *w, char *final_path, const char *data, size_t len,
-                 dsf_diags *d)
+static int stage(dsf_gen_out *o, char *final_path, const char *data,
+                 size_t len, dsf_diags *d)
 {
+    dsf_xgrow((void **)&o->w, &o->cap, o->nw + 1, sizeof *o->w);
+    pending *w = &o->w[o->nw++];
     w->final_path = final_path;
+    w->tmp_path = NULL;
     if (dsf_file_equals(final_path, data, len))
         return 0;
     return dsf_write_temp(&w->tmp_path, final_path, data, len, false, d);
 }
 
-/* Stages the files the emitters made for variant v (gen_emit.c), and
-** drops their texts (the manifest needs only names and hashes). */
-static int stage_emitted(variant *v, const char *dir, pending *w,
-                         size_t *nw, dsf_diags *d)
+/* The merged manifest is printed once with a marker where this run's
+** variants go: an array element of "variants" (the last top-level key)
+** that is a string, which no entry is (entries are objects). */
+#define ENTRY_MARK "\x01"
+#define ENTRY_MARK_TEXT "\n    \"\\u0001\""
+
+/* Splits the text of the merged manifest m into what precedes this
+** run's entries (*head, the returned length) and what follows them
+** (*tail, owned by the caller). */
+static size_t split_manifest(const cJSON *m, const char *pname, char **text,
+                             char **tail)
 {
-    int rc = 0;
-    for (size_t k = 0; k < v->nemitted && !rc; k++) {
-        dsf_emitted *e = &v->emitted[k];
-        rc = stage(&w[(*nw)++], dsf_xasprintf("%s/%s", dir, e->file),
-                   e->text, e->len, d);
-        free(e->text);
-        e->text = NULL;
+    cJSON *vs = cJSON_GetObjectItemCaseSensitive(m, "variants");
+    for (cJSON *e = vs ? vs->child : NULL; e; e = e->next) {
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(e, "profile");
+        if (cJSON_IsString(p) && !strcmp(p->valuestring, pname)) {
+            cJSON_ReplaceItemViaPointer(vs, e,
+                                        cJSON_CreateString(ENTRY_MARK));
+            break;
+        }
+    }
+    *text = dsf_json_print(m, true);
+    char *at = NULL;
+    for (char *k = strstr(*text, "\n  \"variants\": "); k;
+         k = strstr(k + 1, "\n  \"variants\": "))
+        at = k;
+    at = at ? strstr(at, ENTRY_MARK_TEXT) : NULL;
+    if (!at) { /* no variants: the whole text, nothing after */
+        *tail = dsf_xstrdup("");
+        return strlen(*text);
+    }
+    *tail = dsf_xstrdup(at + strlen(ENTRY_MARK_TEXT));
+    return (size_t)(at - *text);
+}
+
+int dsf_gen_out_begin(run *ru, dsf_diags *d)
+{
+    const char *pname = ru->profile->chain[ru->profile->nchain - 1].name;
+    dsf_gen_out *o = dsf_xcalloc(1, sizeof *o);
+    ru->out = o;
+    o->dir = ru->r->outdir;
+    o->lock = -1;
+    /* A run that fails leaves no directory it made: before any variant
+    ** is evaluated, note the outermost one that is missing. */
+    for (char *p = dsf_xstrdup(o->dir); p;) {
+        bool missing = access(p, F_OK) != 0 && errno == ENOENT;
+        if (!missing) {
+            free(p);
+            break;
+        }
+        free(o->top);
+        o->top = p;
+        p = dsf_path_dirname(p);
+        if (!strcmp(p, o->top)) {
+            free(p);
+            break;
+        }
+    }
+    for (char *p = o->top ? dsf_xstrdup(o->dir) : NULL; p;) {
+        dsf_xgrow((void **)&o->made, &o->capmade, o->nmade + 1,
+                  sizeof *o->made);
+        o->made[o->nmade++] = p;
+        p = strcmp(p, o->top) ? dsf_path_dirname(p) : NULL;
+    }
+    live_out = o;
+    live_from = 0;
+    live_owner = true;
+    dsf_limits_backstop_cleanup(unlink_on_backstop);
+    int rc = dsf_mkdir_p(o->dir, NULL, d);
+    if (!rc)
+        rc = lock_dir(o->dir, &o->lock, d);
+    o->mpath = dsf_xasprintf("%s/manifest.json", o->dir);
+    cJSON *old = NULL;
+    if (!rc)
+        rc = read_manifest(o->mpath, &old, d);
+    if (rc)
+        return rc;
+    /* The merged manifest as far as it is known before any variant: the
+    ** run's description, the other profiles' entries, a marker for
+    ** this run's. */
+    cJSON *m = dsf_gen_manifest_head(ru);
+    if (ru->nv) {
+        cJSON *vs = cJSON_AddArrayToObject(m, "variants");
+        cJSON *mark = cJSON_CreateObject();
+        cJSON_AddStringToObject(mark, "profile", pname);
+        cJSON_AddStringToObject(mark, "name", "");
+        cJSON_AddItemToArray(vs, mark);
+    } else {
+        cJSON_AddArrayToObject(m, "variants");
+    }
+    dsf_manifest_merge(m, old, pname);
+    cJSON_Delete(old);
+    char *text;
+    size_t head = split_manifest(m, pname, &text, &o->mtail);
+    cJSON_Delete(m);
+    rc = dsf_write_temp(&o->mtmp, o->mpath, text, head, false, d);
+    free(text);
+    if (!rc) {
+        o->mf = fopen(o->mtmp, "a");
+        if (!o->mf)
+            rc = dsf_diag_error(d, DSF_EINPUT, o->mtmp, 0, 0,
+                                "cannot open: %s", strerror(errno));
     }
     return rc;
 }
 
-int dsf_gen_write_outputs(run *ru, dsf_diags *d)
+/* Writes the entries' text gathered so far to the manifest's temporary
+** file. */
+static void flush_entries(dsf_gen_out *o)
 {
-    const char *dir = ru->r->outdir;
-    const char *pname = ru->profile->chain[ru->profile->nchain - 1].name;
-    bool created = false;
-    int rc = dsf_mkdir_p(dir, &created, d);
-    if (rc)
-        return rc;
-    int lock = -1;
-    rc = lock_dir(dir, &lock, d);
-    cJSON *old = NULL;
-    char *mpath = dsf_xasprintf("%s/manifest.json", dir);
-    if (!rc)
-        rc = read_manifest(mpath, &old, d);
-    free(mpath);
-    size_t nfiles = ru->nv + 2;
-    for (size_t i = 0; i < ru->nv; i++)
-        nfiles += ru->v[i].nemitted;
-    pending *w = dsf_xcalloc(nfiles, sizeof *w);
-    size_t nw = 0;
-    char *page = NULL; /* --report: written with the rest, all or nothing */
-    for (size_t i = 0; i <= ru->nv + (page != NULL) && !rc; i++) {
-        const char *data;
-        char *manifest_text = NULL;
-        if (i < ru->nv) {
-            rc = stage_emitted(&ru->v[i], dir, w, &nw, d);
-            if (rc)
-                break;
-            w[nw].final_path = dsf_xasprintf("%s/%s-%s.json", dir, pname,
-                                             ru->v[i].name);
-            data = ru->v[i].bytes;
-        } else if (i == ru->nv) {
-            w[nw].final_path = dsf_xasprintf("%s/manifest.json", dir);
-            cJSON *m = dsf_gen_manifest(ru);
-            /* The page shows this run's variants, before the merge with
-            ** the directory's earlier manifest. */
-            if (ru->r->report)
-                page = dsf_gen_report_page(ru, m);
-            dsf_manifest_merge(m, old, pname);
-            data = manifest_text = dsf_json_print(m, true);
-            cJSON_Delete(m);
-        } else {
-            w[nw].final_path = dsf_xstrdup(ru->r->report);
-            data = page;
-        }
-        /* A file that already holds these bytes is left alone: same
-        ** inputs, same bytes, and its mtime does not change. */
-        size_t len = strlen(data);
-        if (!dsf_file_equals(w[nw].final_path, data, len))
-            rc = dsf_write_temp(&w[nw].tmp_path, w[nw].final_path, data,
-                                len, false, d);
-        free(manifest_text);
-        nw++;
+    if (o->mtext.len)
+        fwrite(o->mtext.data, 1, o->mtext.len, o->mf);
+    dsf_buf_clear(&o->mtext);
+}
+
+/* Appends entry to the manifest's text, indented as an element of
+** "variants". */
+static void put_entry(dsf_gen_out *o, const cJSON *entry)
+{
+    dsf_buf b = DSF_BUF_INIT;
+    dsf_json_write(&b, entry, true);
+    dsf_buf_puts(&o->mtext, o->nentries++ ? ",\n    " : "\n    ");
+    const char *s = b.data;
+    size_t n = b.len ? b.len - 1 : 0; /* without the final newline */
+    for (const char *nl; n && (nl = memchr(s, '\n', n)); ) {
+        dsf_buf_add(&o->mtext, s, (size_t)(nl - s));
+        dsf_buf_puts(&o->mtext, "\n    ");
+        n -= (size_t)(nl - s) + 1;
+        s = nl + 1;
     }
-    cJSON_Delete(old);
-    /* Everything is on disk: now the renames (the manifest last), which do
-    ** not fail in practice on one file system. */
-    for (size_t i = 0; i < nw && !rc; i++) {
-        if (!w[i].tmp_path)
+    dsf_buf_add(&o->mtext, s, n);
+    dsf_buf_free(&b);
+    if (!o->hold && o->mtext.len >= 1u << 16)
+        flush_entries(o);
+}
+
+void dsf_gen_out_forked(run *ru)
+{
+    if (!ru->out)
+        return;
+    live_from = ru->out->nw;
+    live_owner = false;
+}
+
+void dsf_gen_out_unlink_since(run *ru, size_t from)
+{
+    for (size_t i = from; ru->out && i < ru->out->nw; i++)
+        if (ru->out->w[i].tmp_path)
+            unlink(ru->out->w[i].tmp_path);
+}
+
+size_t dsf_gen_out_nstaged(const run *ru)
+{
+    return ru->out ? ru->out->nw : 0;
+}
+
+void dsf_gen_out_staged(const run *ru, size_t k, const char **final_path,
+                        const char **tmp_path)
+{
+    *final_path = ru->out->w[k].final_path;
+    *tmp_path = ru->out->w[k].tmp_path;
+}
+
+void dsf_gen_out_adopt(run *ru, char *final_path, char *tmp_path)
+{
+    dsf_gen_out *o = ru->out;
+    dsf_xgrow((void **)&o->w, &o->cap, o->nw + 1, sizeof *o->w);
+    o->w[o->nw++] = (pending){final_path, tmp_path};
+}
+
+dsf_buf *dsf_gen_out_entries(run *ru, bool hold)
+{
+    if (!ru->out)
+        return NULL;
+    ru->out->hold = hold;
+    return &ru->out->mtext;
+}
+
+void dsf_gen_out_add_entry(run *ru, const char *text, size_t len)
+{
+    dsf_gen_out *o = ru->out;
+    dsf_buf_add(&o->mtext, text, len);
+    o->nentries++;
+    if (o->mtext.len >= 1u << 16)
+        flush_entries(o);
+}
+
+int dsf_gen_out_variant(run *ru, variant *v, dsf_diags *d)
+{
+    const dsf_gen_request *r = ru->r;
+    dsf_gen_out *o = ru->out;
+    int rc = 0;
+    /* A run with errors writes nothing: nothing to stage. */
+    bool failed = dsf_diags_count(d, DSF_ERROR) > 0;
+    if (o && !failed) {
+        const char *pname = ru->profile->chain[ru->profile->nchain - 1].name;
+        for (size_t k = 0; k < v->nemitted && !rc; k++) {
+            dsf_emitted *e = &v->emitted[k];
+            rc = stage(o, dsf_xasprintf("%s/%s", o->dir, e->file), e->text,
+                       e->len, d);
+        }
+        if (!rc)
+            rc = stage(o, dsf_xasprintf("%s/%s-%s.json", o->dir, pname,
+                                        v->name),
+                       v->bytes, strlen(v->bytes), d);
+    }
+    /* The emitters' texts are on disk (or not to be written): the
+    ** manifest needs only their names and hashes. */
+    for (size_t k = 0; k < v->nemitted; k++) {
+        free(v->emitted[k].text);
+        v->emitted[k].text = NULL;
+    }
+    if (!rc && !failed && (o || r->report)) {
+        cJSON *e = dsf_gen_manifest_entry(ru, v);
+        if (o)
+            put_entry(o, e);
+        if (r->report) {
+            if (!ru->entries)
+                ru->entries = cJSON_CreateArray();
+            cJSON_AddItemToArray(ru->entries, e);
+        } else {
+            cJSON_Delete(e);
+        }
+    }
+    /* What is left is what the summary table and the footer need. */
+    cJSON_Delete(v->params);
+    v->params = NULL;
+    cJSON_Delete(v->extra);
+    v->extra = NULL;
+    cJSON_Delete(v->findings);
+    v->findings = NULL;
+    if (!r->report) { /* the page draws every variant's document */
+        free(v->bytes);
+        v->bytes = NULL;
+    }
+    return rc;
+}
+
+/* True when the files at a and b hold the same bytes. */
+static bool same_files(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fa ? fopen(b, "rb") : NULL;
+    bool same = fa && fb;
+    char x[8192], y[8192];
+    while (same) {
+        size_t na = fread(x, 1, sizeof x, fa), nb = fread(y, 1, sizeof y, fb);
+        same = na == nb && !memcmp(x, y, na);
+        if (na < sizeof x)
+            break;
+    }
+    same = same && !ferror(fa) && !ferror(fb);
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
+    return same;
+}
+
+/* Finishes manifest.json's temporary file, and stages it (and --report's
+** page) after the variants' files. */
+static int finish_manifest(run *ru, dsf_gen_out *o, dsf_diags *d)
+{
+    flush_entries(o);
+    fputs(o->mtail, o->mf);
+    int bad = ferror(o->mf);
+    bad |= fclose(o->mf) != 0;
+    o->mf = NULL;
+    dsf_xgrow((void **)&o->w, &o->cap, o->nw + 1, sizeof *o->w);
+    pending *w = &o->w[o->nw++];
+    w->final_path = o->mpath;
+    w->tmp_path = o->mtmp;
+    o->mpath = o->mtmp = NULL;
+    if (bad)
+        return dsf_diag_error(d, DSF_EINPUT, w->tmp_path, 0, 0,
+                              "cannot write the manifest: %s",
+                              strerror(errno));
+    if (same_files(w->tmp_path, w->final_path)) {
+        unlink(w->tmp_path);
+        free(w->tmp_path);
+        w->tmp_path = NULL;
+    }
+    if (!ru->r->report)
+        return 0;
+    /* --report: written with the rest, all or nothing. The page shows
+    ** this run's variants, before the merge with the directory's earlier
+    ** manifest. */
+    cJSON *m = dsf_gen_manifest(ru);
+    char *page = dsf_gen_report_page(ru, m);
+    cJSON_Delete(m);
+    int rc = stage(o, dsf_xstrdup(ru->r->report), page, strlen(page), d);
+    free(page);
+    return rc;
+}
+
+int dsf_gen_out_finish(run *ru, int rc, dsf_diags *d)
+{
+    dsf_gen_out *o = ru->out;
+    if (!o)
+        return rc;
+    if (!rc && o->mf)
+        rc = finish_manifest(ru, o, d);
+    /* Everything is on disk: now the renames (the manifest after the
+    ** variants), which do not fail in practice on one file system. */
+    for (size_t i = 0; i < o->nw && !rc; i++) {
+        if (!o->w[i].tmp_path)
             continue; /* unchanged */
-        if (rename(w[i].tmp_path, w[i].final_path) != 0)
-            rc = dsf_diag_error(d, DSF_EINPUT, w[i].final_path, 0, 0,
+        if (rename(o->w[i].tmp_path, o->w[i].final_path) != 0)
+            rc = dsf_diag_error(d, DSF_EINPUT, o->w[i].final_path, 0, 0,
                                 "cannot rename the finished file into "
                                 "place");
         else {
-            free(w[i].tmp_path);
-            w[i].tmp_path = NULL;
+            free(o->w[i].tmp_path);
+            o->w[i].tmp_path = NULL;
         }
     }
-    for (size_t i = 0; i < nw; i++) {
-        if (w[i].tmp_path)
-            unlink(w[i].tmp_path);
-        free(w[i].tmp_path);
-        free(w[i].final_path);
+    /* An error anywhere: no file of this run is visible. */
+    if (o->mf)
+        fclose(o->mf);
+    if (o->mtmp)
+        unlink(o->mtmp);
+    for (size_t i = 0; i < o->nw; i++) {
+        if (o->w[i].tmp_path)
+            unlink(o->w[i].tmp_path);
+        free(o->w[i].tmp_path);
+        free(o->w[i].final_path);
     }
-    free(w);
-    if (lock >= 0)
-        close(lock);
-    free(page);
-    if (rc && created)
-        rmdir(dir);
+    free(o->w);
+    free(o->mpath);
+    free(o->mtmp);
+    free(o->mtail);
+    dsf_buf_free(&o->mtext);
+    if (o->lock >= 0)
+        close(o->lock);
+    for (size_t i = 0; rc && i < o->nmade; i++) /* dir, then parents */
+        if (rmdir(o->made[i]) != 0)
+            break;
+    dsf_limits_backstop_cleanup(NULL);
+    live_out = NULL;
+    for (size_t i = 0; i < o->nmade; i++)
+        free(o->made[i]);
+    free(o->made);
+    free(o->top);
+    free(o);
+    ru->out = NULL;
     return rc;
 }

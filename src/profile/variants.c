@@ -96,13 +96,39 @@ static int argno_of(const dsf_gen_request *r, const char *name,
     return argno;
 }
 
+/* The value param par has in variant v (what dsf_gen_variant_inputs
+** puts in v->params): its --matrix value, else the command line's, else
+** --detect's, else the tier's, else its default. */
+static const cJSON *param_value(const run *ru, const variant *v,
+                                const dsf_param *par)
+{
+    const dsf_gen_request *r = ru->r;
+    for (size_t a = 0; a < r->nmatrix; a++)
+        if (ru->sweeps[a].is_param && !strcmp(r->matrix[a].key, par->name))
+            return cJSON_GetArrayItem(ru->axes[a], (int)v->pick[a]);
+    const cJSON *layers[3] = {
+        ru->overrides,
+        ru->detected
+            ? cJSON_GetObjectItemCaseSensitive(ru->detected, "params")
+            : NULL,
+        v->tier ? v->tier->params : NULL};
+    for (int l = 0; l < 3; l++) {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(layers[l],
+                                                          par->name);
+        if (x)
+            return x;
+    }
+    return par->def;
+}
+
 /* Calls the `check` function of every param that has one, once per
 ** distinct value of the run: a value it rejects is a usage error at its
 ** argument when the command line gave it, else an input error at the
 ** profile; an error it puts in the file the value names (in_file) is an
 ** input error at that file. */
-static int check_values(run *ru, const cJSON *files, dsf_diags *d)
+static int check_values(run *ru, dsf_diags *d)
 {
+    const cJSON *files = ru->pfiles;
     const dsf_profile *p = ru->profile;
     cJSON *seen = cJSON_CreateObject();
     int rc = 0;
@@ -114,8 +140,7 @@ static int check_values(run *ru, const cJSON *files, dsf_diags *d)
         char *fn = strrchr(module, '.');
         *fn++ = '\0';
         for (size_t k = 0; k < ru->nv && !rc; k++) {
-            const cJSON *val = cJSON_GetObjectItemCaseSensitive(
-                ru->v[k].params, par->name);
+            const cJSON *val = param_value(ru, &ru->v[k], par);
             char *txt = dsf_json_print(val, false);
             char *key = dsf_xasprintf("%s=%s", par->name, txt);
             bool again = cJSON_GetObjectItemCaseSensitive(seen, key);
@@ -277,6 +302,39 @@ void dsf_gen_print_detected(const run *ru, FILE *out)
     dsf_buf_free(&b);
 }
 
+typedef struct named_at {
+    const char *name;
+    size_t at;
+} named_at;
+
+static int cmp_named_at(const void *a, const void *b)
+{
+    const named_at *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+/* Two variants with one name (repeated matrix values) is DSF_EUSAGE,
+** reported for the first variant (in order) that repeats an earlier
+** one's name; sorted, not pairwise: a sweep has up to 100,000. */
+static int check_unique_names(const run *ru, dsf_diags *d)
+{
+    named_at *all = dsf_xcalloc(ru->nv + 1, sizeof *all);
+    for (size_t i = 0; i < ru->nv; i++)
+        all[i] = (named_at){ru->v[i].name, i};
+    qsort(all, ru->nv, sizeof *all, cmp_named_at);
+    size_t first = ru->nv;
+    for (size_t i = 1; i < ru->nv; i++)
+        if (!strcmp(all[i - 1].name, all[i].name) && all[i].at < first)
+            first = all[i].at;
+    free(all);
+    if (first == ru->nv)
+        return 0;
+    return dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                          "two variants are both named '%s' (repeated "
+                          "matrix values?)", ru->v[first].name);
+}
+
 int dsf_gen_make_variants(run *ru, dsf_diags *d)
 {
     const dsf_gen_request *r = ru->r;
@@ -403,28 +461,8 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d)
             for (size_t c = 0; c < cells && !rc; c++) {
                 variant *v = &ru->v[ru->nv++];
                 v->tier = tiers[ti];
-                v->params = cJSON_CreateObject();
-                for (size_t i = 0; i < p->nparams; i++)
-                    cJSON_AddItemToObject(v->params, p->params[i].name,
-                                          cJSON_Duplicate(p->params[i].def,
-                                                          1));
-                /* --detect's values rank above the profile's and the
-                ** tier's, below the command line's. */
-                const cJSON *layers[3] = {
-                    v->tier ? v->tier->params : NULL,
-                    ru->detected ? cJSON_GetObjectItemCaseSensitive(
-                                       ru->detected, "params")
-                                 : NULL,
-                    overrides};
-                for (int l = 0; l < 3; l++)
-                    for (const cJSON *m = layers[l] ? layers[l]->child : NULL;
-                         m; m = m->next)
-                        cJSON_ReplaceItemInObjectCaseSensitive(
-                            v->params, m->string, cJSON_Duplicate(m, 1));
                 dsf_buf name = DSF_BUF_INIT;
                 dsf_buf_puts(&name, v->tier ? v->tier->name : "default");
-                if (r->nmatrix)
-                    v->cell = cJSON_CreateObject();
                 size_t rest = c;
                 size_t stride = cells;
                 if (r->nmatrix)
@@ -435,53 +473,80 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d)
                     rest %= stride;
                     v->pick[a] = k;
                     dsf_gen_sweep_name(ru, a, k, &name);
-                    if (!ru->sweeps[a].is_param)
-                        continue;
-                    const cJSON *val = cJSON_GetArrayItem(axes[a], (int)k);
-                    cJSON_ReplaceItemInObjectCaseSensitive(
-                        v->params, r->matrix[a].key, cJSON_Duplicate(val, 1));
-                    cJSON_AddItemToObject(v->cell, r->matrix[a].key,
-                                          cJSON_Duplicate(val, 1));
                 }
                 v->name = dsf_buf_take(&name);
-                /* ctx.given: what the command line set, so a planner
-                ** keeps it instead of choosing over it. */
-                cJSON *given = cJSON_CreateObject();
-                for (const cJSON *m = overrides->child; m; m = m->next)
-                    cJSON_AddTrueToObject(given, m->string);
-                for (size_t a = 0; a < r->nmatrix; a++)
-                    cJSON_AddTrueToObject(given, r->matrix[a].key);
-                v->inputs = cJSON_CreateObject();
-                cJSON_AddItemToObject(v->inputs, "given", given);
-                /* ctx.files: the documents the variant's file params name */
-                cJSON *vf = cJSON_AddObjectToObject(v->inputs, "files");
-                for (const cJSON *f = files->child; f; f = f->next) {
-                    const cJSON *val = cJSON_GetObjectItemCaseSensitive(
-                        v->params, f->string);
-                    const cJSON *doc = cJSON_IsString(val)
-                        ? cJSON_GetObjectItemCaseSensitive(f,
-                                                           val->valuestring)
-                        : NULL;
-                    if (doc)
-                        cJSON_AddItemToObject(vf, f->string,
-                                              cJSON_Duplicate(doc, 1));
-                }
-                for (size_t k = 0; k + 1 < ru->nv; k++)
-                    if (!strcmp(ru->v[k].name, v->name))
-                        rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
-                                            "two variants are both named "
-                                            "'%s' (repeated matrix values?)",
-                                            v->name);
             }
         }
     }
+    ru->axes = axes;
+    ru->overrides = overrides;
+    ru->pfiles = files;
     if (!rc)
-        rc = check_values(ru, files, d);
-    for (size_t a = 0; a < r->nmatrix; a++)
-        cJSON_Delete(axes[a]);
-    free(axes);
-    cJSON_Delete(files);
-    cJSON_Delete(overrides);
+        rc = check_unique_names(ru, d);
+    if (!rc)
+        rc = check_values(ru, d);
     free(tiers);
     return rc;
+}
+
+void dsf_gen_variant_inputs(run *ru, variant *v)
+{
+    const dsf_gen_request *r = ru->r;
+    const dsf_profile *p = ru->profile;
+    v->params = cJSON_CreateObject();
+    for (size_t i = 0; i < p->nparams; i++)
+        cJSON_AddItemToObject(v->params, p->params[i].name,
+                              cJSON_Duplicate(p->params[i].def, 1));
+    /* --detect's values rank above the profile's and the tier's, below
+    ** the command line's. */
+    const cJSON *layers[3] = {
+        v->tier ? v->tier->params : NULL,
+        ru->detected
+            ? cJSON_GetObjectItemCaseSensitive(ru->detected, "params")
+            : NULL,
+        ru->overrides};
+    for (int l = 0; l < 3; l++)
+        for (const cJSON *m = layers[l] ? layers[l]->child : NULL; m;
+             m = m->next)
+            cJSON_ReplaceItemInObjectCaseSensitive(v->params, m->string,
+                                                   cJSON_Duplicate(m, 1));
+    for (size_t a = 0; a < r->nmatrix; a++)
+        if (ru->sweeps[a].is_param)
+            cJSON_ReplaceItemInObjectCaseSensitive(
+                v->params, r->matrix[a].key,
+                cJSON_Duplicate(cJSON_GetArrayItem(ru->axes[a],
+                                                   (int)v->pick[a]),
+                                1));
+    /* ctx.given: what the command line set, so a planner keeps it
+    ** instead of choosing over it. */
+    cJSON *given = cJSON_CreateObject();
+    for (const cJSON *m = ru->overrides->child; m; m = m->next)
+        cJSON_AddTrueToObject(given, m->string);
+    for (size_t a = 0; a < r->nmatrix; a++)
+        cJSON_AddTrueToObject(given, r->matrix[a].key);
+    v->inputs = cJSON_CreateObject();
+    cJSON_AddItemToObject(v->inputs, "given", given);
+    /* ctx.files: the documents the variant's file params name */
+    cJSON *vf = cJSON_AddObjectToObject(v->inputs, "files");
+    for (const cJSON *f = ru->pfiles->child; f; f = f->next) {
+        const cJSON *val = cJSON_GetObjectItemCaseSensitive(v->params,
+                                                            f->string);
+        const cJSON *doc = cJSON_IsString(val)
+            ? cJSON_GetObjectItemCaseSensitive(f, val->valuestring)
+            : NULL;
+        if (doc)
+            cJSON_AddItemToObject(vf, f->string, cJSON_Duplicate(doc, 1));
+    }
+}
+
+void dsf_gen_free_variant_inputs(run *ru)
+{
+    for (size_t a = 0; ru->axes && a < ru->r->nmatrix; a++)
+        cJSON_Delete(ru->axes[a]);
+    free(ru->axes);
+    ru->axes = NULL;
+    cJSON_Delete(ru->pfiles);
+    ru->pfiles = NULL;
+    cJSON_Delete(ru->overrides);
+    ru->overrides = NULL;
 }

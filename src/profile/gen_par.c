@@ -1,0 +1,537 @@
+/* gen_par.c -- a streamed gen run's variants evaluated by several
+** processes (gen -j, see gen_run.h).
+**
+** The parent loads the profile and the plugins and evaluates the first
+** variant (the manifest's control) alone; then it forks one worker per
+** further job. The variants after the first are cut into contiguous
+** ranges: the parent evaluates the first range, each worker one of the
+** others. A worker evaluates (and, with -o, stages the files of) its
+** variants as a serial run would, and writes for each a record to a
+** temporary file (its diagnostics and warnings, summary cells, hash,
+** staged files, manifest entry). After its own range the parent waits
+** for each worker in order and merges its records, in variant order,
+** exactly as if it had evaluated those variants itself: the diagnostics,
+** warnings, staged files, manifest and exit code are a serial run's.
+**
+** What a worker cannot know is decided at the merge: a serial run stops
+** at the first variant whose evaluation fails (later records are dropped
+** and their temporary files unlinked), and once any variant has an error
+** it neither runs emitters nor stages (a worker's emitter diagnostics
+** and files are dropped when an earlier range had an error). A worker
+** that dies (a limit's backstop ends the process, as it would end a
+** serial run) makes the parent unlink every temporary file and end the
+** same way, unless the parent already stopped before that variant. Each
+** worker is told to stop (its pipe closed) once the parent knows the
+** run failed.
+*/
+#define _DEFAULT_SOURCE
+#include "profile/gen_run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/xalloc.h"
+#include "lua/limits.h"
+
+#define MIN_PER_JOB 16   /* variants that pay for a fork */
+#define MAX_JOBS 64
+#define RECORD_END 0x44534652u
+
+size_t dsf_gen_parallel_jobs(const run *ru)
+{
+    /* --report's page draws every variant's document: one process. */
+    if (!ru->stream || ru->r->report)
+        return 1;
+    size_t jobs = ru->r->jobs;
+    if (!jobs) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = n > 0 ? (size_t)n : 1;
+    }
+    if (jobs > MAX_JOBS)
+        jobs = MAX_JOBS;
+    size_t rest = ru->nv ? ru->nv - 1 : 0;
+    if (jobs > rest / MIN_PER_JOB)
+        jobs = rest / MIN_PER_JOB;
+    return jobs ? jobs : 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Records: little fixed-size integers and length-prefixed strings (a
+** length of 0 is NULL), in the machine's own byte order (the file never
+** leaves the run). */
+
+static void put_u64(FILE *f, uint64_t x)
+{
+    fwrite(&x, sizeof x, 1, f);
+}
+
+static void put_str(FILE *f, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    put_u64(f, s ? n + 1 : 0);
+    if (n)
+        fwrite(s, 1, n, f);
+}
+
+static void put_diags(FILE *f, const dsf_diags *d, size_t from, size_t to)
+{
+    put_u64(f, to - from);
+    for (size_t i = from; i < to; i++) {
+        const dsf_diag *g = &d->items[i];
+        put_u64(f, (uint64_t)g->severity);
+        put_str(f, g->file);
+        put_u64(f, (uint64_t)(int64_t)g->line);
+        put_u64(f, (uint64_t)(int64_t)g->col);
+        put_str(f, g->rule);
+        put_str(f, g->message);
+        put_str(f, g->hint);
+        put_str(f, g->path);
+        put_str(f, g->excerpt);
+        put_str(f, g->trace);
+    }
+}
+
+static bool get_u64(FILE *f, uint64_t *x)
+{
+    return fread(x, sizeof *x, 1, f) == 1;
+}
+
+static bool get_str(FILE *f, char **s)
+{
+    uint64_t n;
+    *s = NULL;
+    if (!get_u64(f, &n))
+        return false;
+    if (!n)
+        return true;
+    if (n > SIZE_MAX / 2)
+        return false;
+    *s = dsf_xmalloc((size_t)n);
+    if (fread(*s, 1, (size_t)n - 1, f) != n - 1) {
+        free(*s);
+        *s = NULL;
+        return false;
+    }
+    (*s)[n - 1] = '\0';
+    return true;
+}
+
+static bool get_diags(FILE *f, dsf_diags *d)
+{
+    uint64_t n;
+    if (!get_u64(f, &n))
+        return false;
+    for (uint64_t i = 0; i < n; i++) {
+        dsf_xgrow((void **)&d->items, &d->cap, d->len + 1, sizeof *d->items);
+        dsf_diag *g = &d->items[d->len];
+        memset(g, 0, sizeof *g);
+        uint64_t sev, line, col;
+        bool ok = get_u64(f, &sev) && get_str(f, &g->file) &&
+                  get_u64(f, &line) && get_u64(f, &col) &&
+                  get_str(f, &g->rule) && get_str(f, &g->message) &&
+                  get_str(f, &g->hint) && get_str(f, &g->path) &&
+                  get_str(f, &g->excerpt) && get_str(f, &g->trace);
+        g->severity = (dsf_severity)sev;
+        g->line = (int)(int64_t)line;
+        g->col = (int)(int64_t)col;
+        d->len++; /* even half read: freed with the list */
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* One variant's results as a worker recorded them. */
+typedef struct record {
+    uint64_t index;
+    uint64_t err_end;      /* the worker's stderr up to here is this
+                           ** variant's and earlier ones' (print) */
+    int eval_rc, rc;
+    bool out;              /* the worker ran its emitters and staging */
+    dsf_diags diags;       /* the evaluation's */
+    dsf_diags out_diags;   /* the emitters' and the staging's */
+    dsf_diags warnings;
+    char sha256[65];
+    char **cells;
+    size_t ncells;
+    dsf_emitted *emitted;
+    size_t nemitted;
+    char **staged;         /* final, tmp (NULL: unchanged) pairs */
+    size_t nstaged;
+    char *entry;           /* the manifest entry's text, or NULL */
+} record;
+
+static void record_free(record *x)
+{
+    dsf_diags_free(&x->diags);
+    dsf_diags_free(&x->out_diags);
+    dsf_diags_free(&x->warnings);
+    for (size_t i = 0; i < x->ncells; i++)
+        free(x->cells[i]);
+    free(x->cells);
+    for (size_t i = 0; i < x->nemitted; i++)
+        dsf_emitted_free(&x->emitted[i]);
+    free(x->emitted);
+    for (size_t i = 0; i < 2 * x->nstaged; i++)
+        free(x->staged[i]);
+    free(x->staged);
+    free(x->entry);
+    memset(x, 0, sizeof *x);
+}
+
+/* Unlinks the temporary files of a record that is not merged. */
+static void record_unlink(const record *x)
+{
+    for (size_t i = 0; i < x->nstaged; i++)
+        if (x->staged[2 * i + 1])
+            unlink(x->staged[2 * i + 1]);
+}
+
+/* Reads one record; false at the end of the file or on a partial one (a
+** worker that died while writing it), with what was read in x. */
+static bool get_record(FILE *f, record *x, size_t ncol)
+{
+    memset(x, 0, sizeof *x);
+    uint64_t erc, rc, out, n, end;
+    char *sha = NULL;
+    if (!get_u64(f, &x->index) || !get_u64(f, &x->err_end) ||
+        !get_u64(f, &erc) || !get_u64(f, &rc) || !get_u64(f, &out))
+        return false;
+    x->eval_rc = (int)(int64_t)erc;
+    x->rc = (int)(int64_t)rc;
+    x->out = out != 0;
+    if (!get_diags(f, &x->diags) || !get_diags(f, &x->out_diags) ||
+        !get_diags(f, &x->warnings) || !get_str(f, &sha))
+        return false;
+    snprintf(x->sha256, sizeof x->sha256, "%s", sha ? sha : "");
+    free(sha);
+    x->cells = dsf_xcalloc(ncol + 1, sizeof *x->cells);
+    for (; x->ncells < ncol; x->ncells++)
+        if (!get_str(f, &x->cells[x->ncells]))
+            return false;
+    if (!get_u64(f, &n) || n > 1u << 20)
+        return false;
+    x->emitted = dsf_xcalloc((size_t)n + 1, sizeof *x->emitted);
+    for (; x->nemitted < n; x->nemitted++) {
+        dsf_emitted *e = &x->emitted[x->nemitted];
+        uint64_t by, len;
+        if (!get_u64(f, &by) || !get_str(f, &e->file) || !get_u64(f, &len) ||
+            !get_str(f, &sha))
+            return false;
+        /* the worker is a fork: the plugins' emitters are at the same
+        ** addresses in both processes */
+        e->by = (const dsf_emitter *)(uintptr_t)by;
+        e->len = (size_t)len;
+        snprintf(e->sha256, sizeof e->sha256, "%s", sha ? sha : "");
+        free(sha);
+    }
+    if (!get_u64(f, &n) || n > 1u << 20)
+        return false;
+    x->staged = dsf_xcalloc(2 * (size_t)n + 1, sizeof *x->staged);
+    for (; x->nstaged < n; x->nstaged++)
+        if (!get_str(f, &x->staged[2 * x->nstaged]) ||
+            !get_str(f, &x->staged[2 * x->nstaged + 1])) {
+            x->nstaged++; /* unlinked with the rest */
+            return false;
+        }
+    return get_str(f, &x->entry) && get_u64(f, &end) && end == RECORD_END;
+}
+
+/* ------------------------------------------------------------------ */
+/* A worker. */
+
+/* Evaluates variants [from, to) and records each in f; stops early when
+** the parent closes its end of the pipe, or after a variant whose
+** evaluation fails (as a serial run would). Never returns. */
+static _Noreturn void work(run *ru, size_t from, size_t to, FILE *f,
+                           FILE *errf, int stop_fd)
+{
+    dsf_limits_after_fork();
+    /* What scripts print goes to the parent in variant order. */
+    fflush(stderr);
+    if (dup2(fileno(errf), STDERR_FILENO) < 0)
+        _exit(-DSF_EINPUT);
+    size_t ncol;
+    dsf_plugins_columns(ru->plugins, &ncol);
+    dsf_diags d = DSF_DIAGS_INIT;
+    dsf_buf *entries = dsf_gen_out_entries(ru, true);
+    dsf_gen_out_forked(ru);
+    size_t mine = dsf_gen_out_nstaged(ru);
+    for (size_t i = from; i < to; i++) {
+        char c;
+        ssize_t got = read(stop_fd, &c, 1);
+        if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
+            /* the run failed (or the parent is gone): nothing this
+            ** worker staged is wanted */
+            dsf_gen_out_unlink_since(ru, mine);
+            break;
+        }
+        size_t d0 = d.len, w0 = ru->warnings.len;
+        size_t s0 = dsf_gen_out_nstaged(ru), out_from;
+        if (entries)
+            dsf_buf_clear(entries);
+        int erc, rc = dsf_gen_eval_variant(ru, i, &d, &erc, &out_from);
+        variant *v = &ru->v[i];
+        fflush(stderr);
+        off_t err_end = lseek(STDERR_FILENO, 0, SEEK_CUR);
+        put_u64(f, i);
+        put_u64(f, err_end > 0 ? (uint64_t)err_end : 0);
+        put_u64(f, (uint64_t)(int64_t)erc);
+        put_u64(f, (uint64_t)(int64_t)rc);
+        /* whether the emitters ran: no error in this worker up to and
+        ** with this variant's evaluation (dsf_gen_variant's test) */
+        bool out = !erc;
+        for (size_t k = 0; k < out_from && out; k++)
+            out = d.items[k].severity != DSF_ERROR;
+        put_u64(f, out);
+        put_diags(f, &d, d0, out_from);
+        put_diags(f, &d, out_from, d.len);
+        put_diags(f, &ru->warnings, w0, ru->warnings.len);
+        put_str(f, v->sha256);
+        for (size_t k = 0; k < ncol; k++)
+            put_str(f, v->cells ? v->cells[k] : NULL);
+        put_u64(f, v->nemitted);
+        for (size_t k = 0; k < v->nemitted; k++) {
+            put_u64(f, (uint64_t)(uintptr_t)v->emitted[k].by);
+            put_str(f, v->emitted[k].file);
+            put_u64(f, v->emitted[k].len);
+            put_str(f, v->emitted[k].sha256);
+        }
+        size_t s1 = dsf_gen_out_nstaged(ru);
+        put_u64(f, s1 - s0);
+        for (size_t k = s0; k < s1; k++) {
+            const char *fin, *tmp;
+            dsf_gen_out_staged(ru, k, &fin, &tmp);
+            put_str(f, fin);
+            put_str(f, tmp);
+        }
+        put_str(f, entries && entries->len ? entries->data : NULL);
+        put_u64(f, RECORD_END);
+        /* on disk before the next variant: a limit's backstop may end
+        ** this process during it */
+        if (fflush(f) != 0) {
+            static const char msg[] = "dsforge: error: a worker process "
+                                      "cannot record its variants\n";
+            ssize_t wr = write(STDERR_FILENO, msg, sizeof msg - 1);
+            (void)wr;
+            _exit(-DSF_EINPUT);
+        }
+        if (erc || rc)
+            break;
+    }
+    _exit(0);
+}
+
+/* ------------------------------------------------------------------ */
+/* The parent. */
+
+typedef struct worker {
+    pid_t pid;
+    FILE *f;       /* its records */
+    FILE *errf;    /* its stderr */
+    uint64_t err_done; /* how much of it this process has shown */
+    int stop_fd;   /* closing it tells the worker to stop */
+    size_t from, to;
+} worker;
+
+/* Shows what worker w wrote on its stderr up to offset end (to its end
+** when end is UINT64_MAX). */
+static void show_stderr(worker *w, uint64_t end)
+{
+    char buf[8192];
+    if (fseeko(w->errf, (off_t)w->err_done, SEEK_SET) != 0)
+        return;
+    while (w->err_done < end) {
+        size_t want = end - w->err_done < sizeof buf
+                          ? (size_t)(end - w->err_done) : sizeof buf;
+        size_t got = fread(buf, 1, want, w->errf);
+        if (!got)
+            break;
+        fwrite(buf, 1, got, stderr);
+        w->err_done += got;
+    }
+    fflush(stderr);
+}
+
+/* Merges record x (of variant x->index) as if this process had evaluated
+** it: returns the run's rc after it. */
+static int merge(run *ru, record *x, dsf_diags *d)
+{
+    variant *v = &ru->v[x->index];
+    bool earlier_errors = dsf_diags_count(d, DSF_ERROR) > 0;
+    dsf_diags_move(d, &x->diags);
+    dsf_diags_move(&ru->warnings, &x->warnings);
+    memcpy(v->sha256, x->sha256, sizeof v->sha256);
+    v->cells = x->cells;
+    x->cells = NULL;
+    x->ncells = 0;
+    if (x->eval_rc) {
+        record_unlink(x);
+        return x->eval_rc;
+    }
+    if (!x->out || earlier_errors) {
+        /* a serial run would have run no emitter and staged nothing */
+        record_unlink(x);
+        return 0;
+    }
+    dsf_diags_move(d, &x->out_diags);
+    v->emitted = x->emitted;
+    v->nemitted = x->nemitted;
+    x->emitted = NULL;
+    x->nemitted = 0;
+    for (size_t i = 0; i < x->nstaged; i++) {
+        dsf_gen_out_adopt(ru, x->staged[2 * i], x->staged[2 * i + 1]);
+        x->staged[2 * i] = x->staged[2 * i + 1] = NULL;
+    }
+    if (x->entry)
+        dsf_gen_out_add_entry(ru, x->entry, strlen(x->entry));
+    return x->rc;
+}
+
+/* Waits for worker w and merges its records while rc is 0; unlinks the
+** temporary files of those it does not merge. *died is the worker's
+** wait status when it ended otherwise than by returning from work. */
+static int collect(run *ru, worker *w, int rc, int *died, dsf_diags *d)
+{
+    int status = 0;
+    while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    size_t ncol;
+    dsf_plugins_columns(ru->plugins, &ncol);
+    rewind(w->f);
+    record x;
+    size_t next = w->from;
+    while (get_record(w->f, &x, ncol)) {
+        if (!rc && x.index == next) {
+            show_stderr(w, x.err_end);
+            rc = merge(ru, &x, d);
+            next++;
+        } else {
+            record_unlink(&x);
+        }
+        record_free(&x);
+    }
+    record_unlink(&x); /* a partial record's files */
+    record_free(&x);
+    fclose(w->f);
+    w->f = NULL;
+    /* The worker stopped before its range's end without an error of its
+    ** own: it died (a limit's backstop, or it could not write). */
+    if (!rc && next < w->to) {
+        if (clean)
+            rc = dsf_diag_error(d, DSF_EINPUT, NULL, 0, 0,
+                                "a worker process stopped after variant "
+                                "%zu of %zu", next, w->to);
+        else {
+            *died = status;
+            show_stderr(w, UINT64_MAX); /* its last words */
+        }
+    }
+    fclose(w->errf);
+    w->errf = NULL;
+    return rc;
+}
+
+/* Ends this process as worker status ended: what a serial run would
+** have done at that variant (a limit's backstop exits with code 5). */
+static _Noreturn void die_like(int status)
+{
+    fflush(NULL);
+    if (WIFSIGNALED(status)) {
+        signal(WTERMSIG(status), SIG_DFL);
+        raise(WTERMSIG(status));
+    }
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 5);
+}
+
+int dsf_gen_run_parallel(run *ru, dsf_diags *d)
+{
+    int erc;
+    size_t from;
+    /* The control first: every worker compares its variants with it. */
+    int rc = dsf_gen_eval_variant(ru, 0, d, &erc, &from);
+    if (rc || ru->nv < 2)
+        return rc;
+    size_t jobs = dsf_gen_parallel_jobs(ru), rest = ru->nv - 1;
+    worker *ws = dsf_xcalloc(jobs, sizeof *ws);
+    /* Range 0 is this process's; ranges as equal as they can be. */
+    for (size_t j = 0; j < jobs; j++) {
+        ws[j].from = 1 + rest * j / jobs;
+        ws[j].to = 1 + rest * (j + 1) / jobs;
+        ws[j].pid = -1;
+        ws[j].stop_fd = -1;
+    }
+    fflush(NULL); /* no buffered output is written twice */
+    for (size_t j = 1; j < jobs && !rc; j++) {
+        int fds[2];
+        ws[j].f = tmpfile();
+        ws[j].errf = tmpfile();
+        if (!ws[j].f || !ws[j].errf || pipe(fds) != 0) {
+            rc = dsf_diag_error(d, DSF_EINPUT, NULL, 0, 0,
+                                "cannot start a worker process: %s",
+                                strerror(errno));
+            break;
+        }
+        fcntl(fds[0], F_SETFL, O_NONBLOCK);
+        fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(fds[1]);
+            for (size_t k = 1; k < j; k++)
+                close(ws[k].stop_fd); /* only the parent stops a worker */
+            work(ru, ws[j].from, ws[j].to, ws[j].f, ws[j].errf, fds[0]);
+        }
+        close(fds[0]);
+        ws[j].stop_fd = fds[1];
+        if (pid < 0) {
+            close(fds[1]);
+            ws[j].stop_fd = -1;
+            rc = dsf_diag_error(d, DSF_EINPUT, NULL, 0, 0,
+                                "cannot start a worker process: %s",
+                                strerror(errno));
+            break;
+        }
+        ws[j].pid = pid;
+    }
+    for (size_t i = ws[0].from; i < ws[0].to && !rc; i++)
+        rc = dsf_gen_eval_variant(ru, i, d, &erc, &from);
+    int died = 0; /* the wait status of a worker that died */
+    for (size_t j = 1; j < jobs; j++) {
+        if (rc || died) /* the others stop at their next variant */
+            for (size_t k = j; k < jobs; k++)
+                if (ws[k].stop_fd >= 0) {
+                    close(ws[k].stop_fd);
+                    ws[k].stop_fd = -1;
+                }
+        if (ws[j].pid > 0)
+            rc = collect(ru, &ws[j], rc ? rc : died ? DSF_ESCRIPT : 0, &died,
+                         d);
+        else {
+            if (ws[j].f)
+                fclose(ws[j].f);
+            if (ws[j].errf)
+                fclose(ws[j].errf);
+        }
+        if (ws[j].stop_fd >= 0)
+            close(ws[j].stop_fd);
+    }
+    if (died) {
+        /* A serial run would have ended at that variant: no file of this
+        ** run stays, and no message but the worker's. */
+        dsf_gen_out_finish(ru, DSF_ESCRIPT, d);
+        die_like(died);
+    }
+    free(ws);
+    return rc;
+}
