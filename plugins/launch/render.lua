@@ -7,6 +7,7 @@
 --   train_cmd     list of words: the training script and its own arguments
 --                 (required by the launcher scripts); the TrainingArguments
 --                 words (hf_args_words) are appended unless hf_args = false
+--   train_quoted  quote.sh_words(train_cmd), when the caller has it
 --   num_nodes, gpus_per_node   default: from params world_size and
 --                 gpus_per_node (nodes * GPUs per node must equal world_size)
 --   master_addr, master_port (default 29500), hostfile
@@ -19,7 +20,9 @@
 --             the caller computed it already (else computed per call)
 -- Emitters: hf_args_json, hf_args_cli (a command-line fragment),
 -- hf_args_sh (the same words as a bash array),
--- accelerate_yaml, deepspeed_sh, torchrun_sh, accelerate_sh, slurm_sh.
+-- accelerate_yaml, launch_sh (the four launchers in one script: what the
+-- launch emitter writes), deepspeed_sh, torchrun_sh, accelerate_sh,
+-- slurm_sh (each launcher alone).
 -- Helpers: hf_args_words, layout, json.
 
 local type, error, ipairs, tostring = type, error, ipairs, tostring
@@ -157,20 +160,27 @@ function M.layout(variant, opts)
   return n, g, w
 end
 
--- The training command and the TrainingArguments words, quoted: one raw
--- group. With variant.args given (a caller that shares work between the
--- files of a variant), the quoted words are kept in variant.hf_quoted.
-local function command(variant, opts)
+-- The training command and the TrainingArguments words, quoted. With
+-- variant.args given (a caller that shares work between the files of a
+-- variant), the quoted words are kept in variant.hf_quoted;
+-- opts.train_quoted, when given, is quote.sh_words(opts.train_cmd) (a
+-- caller that renders many variants of one command quotes it once).
+local function command_text(variant, opts)
   local cmd = opts.train_cmd
   if type(cmd) ~= "table" or #cmd == 0 then
-    error("launch.render: opts.train_cmd must be a non-empty list of words", 3)
+    error("launch.render: opts.train_cmd must be a non-empty list of words", 4)
   end
-  local text = quote.sh_words(cmd)
+  local text = opts.train_quoted or quote.sh_words(cmd)
   if opts.hf_args ~= false then
     local hf = hf_quoted(variant)
     if hf ~= "" then text = text .. " " .. hf end
   end
-  return { { raw = text } }
+  return text
+end
+
+-- The same, as one group of raw words.
+local function command(variant, opts)
+  return { { raw = command_text(variant, opts) } }
 end
 
 -- A script: header comment, set -eu, then the launcher words. Groups of
@@ -265,54 +275,47 @@ end
 
 local PRE = { "set -euo pipefail" }
 
-function M.deepspeed_sh(variant, opts)
-  opts = opts or {}
-  local n, g = M.layout(variant, opts)
+-- Each launcher as (pre, launcher words): pre are the lines it needs
+-- before its command (variables it reads), the words are its own, before
+-- the training command.
+
+local function deepspeed_part(opts, n, g)
   local launcher = { "deepspeed", "--num_nodes", n, "--num_gpus", g }
   if opts.hostfile then
     launcher[#launcher + 1] = "--hostfile"; launcher[#launcher + 1] = opts.hostfile
   elseif n > 1 then
-    error("launch.render: the deepspeed launcher needs opts.hostfile for more than one node", 2)
+    error("launch.render: the deepspeed launcher needs opts.hostfile for more than one node", 3)
   end
   if opts.master_addr then
     launcher[#launcher + 1] = "--master_addr"; launcher[#launcher + 1] = opts.master_addr
   end
   launcher[#launcher + 1] = "--master_port"; launcher[#launcher + 1] = port(opts)
-  return script(title(variant, "deepspeed launcher", n, g), PRE,
-    { launcher, command(variant, opts) })
+  return {}, launcher
 end
 
-function M.torchrun_sh(variant, opts)
-  opts = opts or {}
-  local n, g = M.layout(variant, opts)
-  local pre, launcher = { PRE[1] }, nil
+local function torchrun_part(variant, opts, n, g)
   if n == 1 then
-    launcher = { "torchrun", "--standalone", "--nnodes", 1, "--nproc_per_node", g }
-  else
-    -- The same script runs on every node; they meet at the rendezvous.
-    local addr = opts.master_addr and quote.sh(opts.master_addr)
-      or '"${MASTER_ADDR:?set MASTER_ADDR to the address of the first node}"'
-    pre[#pre + 1] = "rdzv_host=" .. addr
-    launcher = { "torchrun", "--nnodes", n, "--nproc_per_node", g, "--rdzv_backend", "c10d",
+    return {}, { "torchrun", "--standalone", "--nnodes", 1, "--nproc_per_node", g }
+  end
+  -- The same script runs on every node; they meet at the rendezvous.
+  local addr = opts.master_addr and quote.sh(opts.master_addr)
+    or '"${MASTER_ADDR:?set MASTER_ADDR to the address of the first node}"'
+  return { "rdzv_host=" .. addr },
+    { "torchrun", "--nnodes", n, "--nproc_per_node", g, "--rdzv_backend", "c10d",
       "--rdzv_endpoint", { raw = '"$rdzv_host":' .. port(opts) },
       "--rdzv_id", opts.rdzv_id or ("dsforge-" .. tostring(variant.name or "run")) }
-  end
-  return script(title(variant, "torchrun", n, g), pre, { launcher, command(variant, opts) })
 end
 
-function M.accelerate_sh(variant, opts)
-  opts = opts or {}
-  local n, g = M.layout(variant, opts)
+local function accelerate_part(opts, n)
   local launcher = { "accelerate", "launch", "--config_file", opts.accelerate_config or "accelerate.yaml" }
-  local pre = { PRE[1] }
+  local pre = {}
   if n > 1 then
-    pre[#pre + 1] = 'machine_rank="${MACHINE_RANK:?set MACHINE_RANK to the rank of this node, 0..'
+    pre[1] = 'machine_rank="${MACHINE_RANK:?set MACHINE_RANK to the rank of this node, 0..'
       .. (n - 1) .. '}"'
     launcher[#launcher + 1] = "--machine_rank"
     launcher[#launcher + 1] = { raw = '"$machine_rank"' }
   end
-  return script(title(variant, "accelerate launch", n, g), pre,
-    { launcher, command(variant, opts) })
+  return pre, launcher
 end
 
 -- #SBATCH lines are read by sbatch, not by a shell: no quoting exists
@@ -321,15 +324,14 @@ local function sbatch_value(v, what)
   local s = type(v) == "number" and string.format("%d", v) or v
   if type(s) ~= "string" or s == "" or s:find("[^%w._:/@+,=%-]") then
     error("launch.render: Slurm " .. what .. " must be made of letters, digits and"
-      .. " ._:/@+,=- (sbatch reads #SBATCH lines without a shell), got " .. string.format("%q", tostring(v)), 3)
+      .. " ._:/@+,=- (sbatch reads #SBATCH lines without a shell), got " .. string.format("%q", tostring(v)), 4)
   end
   return s
 end
 
-function M.slurm_sh(variant, opts)
-  opts = opts or {}
-  local n, g = M.layout(variant, opts)
-  local pre = {
+-- The #SBATCH lines; they must come before the script's first command.
+local function sbatch_lines(variant, opts, n, g)
+  local lines = {
     "#SBATCH --job-name=" .. sbatch_value(opts.job_name
       or ("dsforge-" .. tostring(variant.name or "run")):gsub("[^%w._:/@+,=%-]", "_"), "job_name"),
     "#SBATCH --nodes=" .. n,
@@ -338,17 +340,105 @@ function M.slurm_sh(variant, opts)
   }
   for _, o in ipairs({ { "cpus_per_task", "cpus-per-task" }, { "time", "time" },
     { "partition", "partition" }, { "account", "account" } }) do
-    if opts[o[1]] ~= nil then pre[#pre + 1] = "#SBATCH --" .. o[2] .. "=" .. sbatch_value(opts[o[1]], o[1]) end
+    if opts[o[1]] ~= nil then lines[#lines + 1] = "#SBATCH --" .. o[2] .. "=" .. sbatch_value(opts[o[1]], o[1]) end
   end
-  pre[#pre + 1] = PRE[1]
-  pre[#pre + 1] = 'head_node=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)'
-  -- One task per node; each task's torchrun starts the node's GPUs and
-  -- meets the others at the head node's rendezvous.
-  local launcher = { "srun", "torchrun", "--nnodes", n, "--nproc_per_node", g,
-    "--rdzv_id", { raw = '"$SLURM_JOB_ID"' }, "--rdzv_backend", "c10d",
-    "--rdzv_endpoint", { raw = '"$head_node":' .. port(opts) } }
-  return script(title(variant, "Slurm sbatch + srun torchrun", n, g), pre,
+  return lines
+end
+
+-- One task per node; each task's torchrun starts the node's GPUs and
+-- meets the others at the head node's rendezvous.
+local function slurm_part(opts, n, g)
+  return { 'head_node=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)' },
+    { "srun", "torchrun", "--nnodes", n, "--nproc_per_node", g,
+      "--rdzv_id", { raw = '"$SLURM_JOB_ID"' }, "--rdzv_backend", "c10d",
+      "--rdzv_endpoint", { raw = '"$head_node":' .. port(opts) } }
+end
+
+local function with(pre, lines)
+  for _, l in ipairs(lines) do pre[#pre + 1] = l end
+  return pre
+end
+
+function M.deepspeed_sh(variant, opts)
+  opts = opts or {}
+  local n, g = M.layout(variant, opts)
+  local pre, launcher = deepspeed_part(opts, n, g)
+  return script(title(variant, "deepspeed launcher", n, g), with({ PRE[1] }, pre),
     { launcher, command(variant, opts) })
+end
+
+function M.torchrun_sh(variant, opts)
+  opts = opts or {}
+  local n, g = M.layout(variant, opts)
+  local pre, launcher = torchrun_part(variant, opts, n, g)
+  return script(title(variant, "torchrun", n, g), with({ PRE[1] }, pre),
+    { launcher, command(variant, opts) })
+end
+
+function M.accelerate_sh(variant, opts)
+  opts = opts or {}
+  local n, g = M.layout(variant, opts)
+  local pre, launcher = accelerate_part(opts, n)
+  return script(title(variant, "accelerate launch", n, g), with({ PRE[1] }, pre),
+    { launcher, command(variant, opts) })
+end
+
+function M.slurm_sh(variant, opts)
+  opts = opts or {}
+  local n, g = M.layout(variant, opts)
+  local pre, launcher = slurm_part(opts, n, g)
+  return script(title(variant, "Slurm sbatch + srun torchrun", n, g),
+    with(with(sbatch_lines(variant, opts, n, g), PRE), pre), { launcher, command(variant, opts) })
+end
+
+-- The words of a launcher, quoted, on one line.
+local function words_line(ws)
+  local out = {}
+  for i, w in ipairs(ws) do out[i] = type(w) == "table" and w.raw or quote.sh(w) end
+  return table.concat(out, " ")
+end
+
+local USAGE = "usage: bash THIS_FILE deepspeed|torchrun|accelerate, or sbatch THIS_FILE"
+
+-- All four in one script: `bash FILE deepspeed|torchrun|accelerate`, and
+-- `sbatch FILE` (its #SBATCH lines are comments to bash; under Slurm,
+-- SLURM_JOB_ID chooses srun + torchrun when no launcher is named; `slurm`
+-- names it). The training command is the bash array cmd, written once.
+function M.launch_sh(variant, opts)
+  opts = opts or {}
+  local n, g = M.layout(variant, opts)
+  local name = tostring(variant.name or variant.file or "variant"):gsub("%c", "?")
+  local lines = {
+    "#!/usr/bin/env bash",
+    string.format("# %s: launch script, %d node(s) x %d GPU(s)", name, n, g),
+    "# Generated by dsforge (plugin launch). One of:",
+    "#   bash THIS_FILE deepspeed    the deepspeed launcher",
+    "#   bash THIS_FILE torchrun     torchrun",
+    "#   bash THIS_FILE accelerate   accelerate launch with the accelerate config",
+    "#   sbatch THIS_FILE            Slurm: srun + torchrun rendezvous (bash THIS_FILE slurm in a job)",
+  }
+  with(lines, sbatch_lines(variant, opts, n, g))
+  lines[#lines + 1] = PRE[1]
+  lines[#lines + 1] = "cmd=(" .. command_text(variant, opts) .. ")"
+  lines[#lines + 1] = 'launcher=${1:-}'
+  lines[#lines + 1] = 'if [[ -z $launcher && -n ${SLURM_JOB_ID:-} ]]; then launcher=slurm; fi'
+  lines[#lines + 1] = 'case $launcher in'
+  local function case(name, pre, launcher)
+    lines[#lines + 1] = "  " .. name .. ")"
+    for _, l in ipairs(pre) do lines[#lines + 1] = "    " .. l end
+    lines[#lines + 1] = "    " .. words_line(launcher) .. ' "${cmd[@]}"'
+    lines[#lines + 1] = "    ;;"
+  end
+  case("deepspeed", deepspeed_part(opts, n, g))
+  case("torchrun", torchrun_part(variant, opts, n, g))
+  case("accelerate", accelerate_part(opts, n))
+  case("slurm", slurm_part(opts, n, g))
+  lines[#lines + 1] = "  *)"
+  lines[#lines + 1] = "    echo " .. quote.sh(USAGE) .. " >&2"
+  lines[#lines + 1] = "    exit 2"
+  lines[#lines + 1] = "    ;;"
+  lines[#lines + 1] = "esac"
+  return table.concat(lines, "\n") .. "\n"
 end
 
 return M

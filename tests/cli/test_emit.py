@@ -496,21 +496,23 @@ class LaunchEmittersThroughTheCli(dsf.TempDirTest):
         os.chmod(os.path.join(bindir, "scontrol"), 0o755)
         return bindir
 
-    def run_script(self, path, env=None):
+    def run_script(self, path, env=None, args=()):
         check = subprocess.run(["bash", "-n", path], capture_output=True,
                                text=True)
         self.assertEqual(check.returncode, 0, check.stderr)
         rec = os.path.join(self.tmp, "argv.jsonl")
         if os.path.exists(rec):
             os.unlink(rec)
-        e = dict(os.environ)
+        # not inside a Slurm job unless env says so
+        e = {k: v for k, v in os.environ.items()
+             if not k.startswith("SLURM_")}
         e.update(env or {})
         e["PATH"] = self.bin() + os.pathsep + e["PATH"]
         e["FAKE_OUT"] = rec
         work = os.path.join(self.tmp, "work")
         os.makedirs(work, exist_ok=True)
-        p = subprocess.run(["bash", path], capture_output=True, text=True,
-                           env=e, cwd=work, timeout=60)
+        p = subprocess.run(["bash", path, *args], capture_output=True,
+                           text=True, env=e, cwd=work, timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(os.listdir(work), [], "a word was run by the shell")
         with open(rec, encoding="utf-8") as f:
@@ -533,22 +535,51 @@ class LaunchEmittersThroughTheCli(dsf.TempDirTest):
         words = cmd + hf_words(args)
         head = ["--num_nodes", "1", "--num_gpus", "8", "--master_port",
                 "29500"]
-        call = self.run_script(stem + ".deepspeed.sh")
+        # one launch script: the launcher is its argument
+        script = stem + ".launch.sh"
+        call = self.run_script(script, args=["deepspeed"])
         self.assertEqual((call["prog"], call["argv"]),
                          ("deepspeed", head + words))
-        call = self.run_script(stem + ".torchrun.sh")
+        call = self.run_script(script, args=["torchrun"])
         self.assertEqual((call["prog"], call["argv"]), ("torchrun", [
             "--standalone", "--nnodes", "1", "--nproc_per_node", "8"]
             + words))
-        call = self.run_script(stem + ".accelerate.sh")
+        call = self.run_script(script, args=["accelerate"])
         self.assertEqual((call["prog"], call["argv"]), ("accelerate", [
             "launch", "--config_file", stem + ".accelerate.yaml"] + words))
-        call = self.run_script(stem + ".slurm.sh", {
-            "SLURM_JOB_ID": "77", "SLURM_JOB_NODELIST": "node-[a-b]"})
-        self.assertEqual((call["prog"], call["argv"]), ("srun", [
+        # as sbatch runs it: no argument, in a job
+        slurm = ("srun", [
             "torchrun", "--nnodes", "1", "--nproc_per_node", "8",
             "--rdzv_id", "77", "--rdzv_backend", "c10d", "--rdzv_endpoint",
-            "node-a:29500"] + words))
+            "node-a:29500"] + words)
+        job = {"SLURM_JOB_ID": "77", "SLURM_JOB_NODELIST": "node-[a-b]"}
+        call = self.run_script(script, job)
+        self.assertEqual((call["prog"], call["argv"]), slurm)
+        call = self.run_script(script, job, args=["slurm"])
+        self.assertEqual((call["prog"], call["argv"]), slurm)
+        # a named launcher wins inside a job too
+        call = self.run_script(script, job, args=["torchrun"])
+        self.assertEqual(call["prog"], "torchrun")
+        # sbatch reads #SBATCH lines up to the first command
+        text = load(script)
+        head_lines = text.split("\nset -euo pipefail\n")[0].splitlines()
+        self.assertTrue(all(line.startswith("#") for line in head_lines))
+        self.assertIn("#SBATCH --nodes=1", head_lines)
+        self.assertIn("#SBATCH --gpus-per-node=8", head_lines)
+        # no launcher named outside a job: usage, exit 2, nothing run
+        e = {k: v for k, v in os.environ.items() if k != "SLURM_JOB_ID"}
+        e["PATH"] = self.bin() + os.pathsep + e["PATH"]
+        for bad in ([], ["mpirun"]):
+            p = subprocess.run(["bash", script, *bad], capture_output=True,
+                               text=True, env=e, cwd=self.tmp, timeout=60)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("usage: bash THIS_FILE deepspeed|torchrun|"
+                          "accelerate", p.stderr)
+        self.assertEqual(sorted(f for f in os.listdir(out)
+                                if f.startswith("8xa100-medium")), [
+            "8xa100-medium.accelerate.yaml", "8xa100-medium.hf-args.json",
+            "8xa100-medium.hf-args.sh", "8xa100-medium.json",
+            "8xa100-medium.launch.sh"])
         if yaml is None:
             self.skipTest("PyYAML (python3-yaml) is not installed")
         data = yaml.safe_load(load(stem + ".accelerate.yaml"))
@@ -568,13 +599,23 @@ class LaunchEmittersThroughTheCli(dsf.TempDirTest):
                   "small", "--emit", "accelerate,launch", "-o", out)
         self.assertExit(res, 0)
         stem = os.path.join(out, "two-node-small")
-        text = load(stem + ".slurm.sh")
+        text = load(stem + ".launch.sh")
         self.assertIn("#SBATCH --nodes=2\n", text)
-        call = self.run_script(stem + ".deepspeed.sh")
+        call = self.run_script(stem + ".launch.sh", args=["deepspeed"])
         self.assertEqual(call["argv"][:8], [
             "--num_nodes", "2", "--num_gpus", "8", "--hostfile",
             "/job/hostfile", "--master_addr", "10.1.2.3"])
         self.assertIn("two nodes", call["argv"])
+        # each node's rank for accelerate; the rendezvous for torchrun
+        call = self.run_script(stem + ".launch.sh", {"MACHINE_RANK": "1"},
+                               args=["accelerate"])
+        self.assertEqual(call["argv"][:5], [
+            "launch", "--config_file", stem + ".accelerate.yaml",
+            "--machine_rank", "1"])
+        call = self.run_script(stem + ".launch.sh", args=["torchrun"])
+        self.assertEqual(call["argv"][:8], [
+            "--nnodes", "2", "--nproc_per_node", "8", "--rdzv_backend",
+            "c10d", "--rdzv_endpoint", "10.1.2.3:29500"])
         if yaml is not None:
             data = yaml.safe_load(load(stem + ".accelerate.yaml"))
             self.assertEqual((data["num_machines"], data["num_processes"],
