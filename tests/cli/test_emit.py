@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import unittest
 
@@ -342,6 +343,48 @@ class EmitterContract(dsf.TempDirTest):
                          ["hf-args", "accelerate", "launch"])
         res = run("plugins")
         self.assertIn("emitter hf-args", res.out)
+
+
+class WritePath(dsf.TempDirTest):
+    """What one written file costs (issue 12): in a directory this run
+    made, no file is compared with an earlier one (no stat of a name that
+    cannot exist), and the process id of the temporary names is asked
+    once; in an existing directory the comparison stays."""
+
+    def syscalls(self, out):
+        if shutil.which("strace") is None:
+            self.skipTest("strace is not installed")
+        log = os.path.join(self.tmp, "strace.log")
+        res = subprocess.run(
+            ["strace", "-f", "-o", log, "-e",
+             "trace=stat,lstat,newfstatat,statx,getpid,openat,rename",
+             dsf.DSFORGE, "gen", "8xa100", "--emit", "hf-args,launch",
+             "--train-cmd", "train.py", "-o", out],
+            capture_output=True, text=True, cwd=self.tmp, timeout=120)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(log, encoding="utf-8") as f:
+            return f.read()
+
+    def test_a_new_directory_is_written_without_comparisons(self):
+        out = os.path.join(self.tmp, "new")
+        log = self.syscalls(out)
+        names = [n for n in os.listdir(out) if n != "manifest.json"]
+        self.assertEqual(len(names), 3 * 4)  # 3 tiers: JSON + 3 files
+        for n in names:
+            with self.subTest(file=n):
+                lines = [ln for ln in log.splitlines()
+                         if '"%s/%s"' % (out, n) in ln]
+                # one rename into place, nothing else under the final name
+                self.assertEqual(len(lines), 1, lines)
+                self.assertIn("rename(", lines[0])
+        self.assertLessEqual(log.count("getpid("), 1)
+        # again, into the now existing directory: compared, unchanged
+        before = self.listing(out)
+        log = self.syscalls(out)
+        self.assertEqual(self.listing(out), before)
+        # no temporary file but the manifest's (written as the run goes)
+        self.assertEqual([ln for ln in log.splitlines() if ".tmp-" in ln
+                          and "/manifest.json.tmp-" not in ln], [])
 
 
 # TrainingArguments' order, as launch.render writes the words.
