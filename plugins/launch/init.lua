@@ -53,6 +53,12 @@ end
 
 local function stem(v) return v.profile .. "-" .. v.name end
 
+-- A Slurm job name: characters sbatch reads without quoting, others as _.
+local function job_name(s)
+  if s:find("^[%w._:/@+,=%-]*$") then return s end
+  return (s:gsub("[^%w._:/@+,=%-]", "_"))
+end
+
 -- The layout and the launcher options from the variant's params (the
 -- names are documented in contrib/docs/launch.md, "Emitted files").
 local function launch_opts(v, ctx, rv)
@@ -64,7 +70,7 @@ local function launch_opts(v, ctx, rv)
     partition = p.slurm_partition, time = p.slurm_time, account = p.slurm_account,
     cpus_per_task = p.cpus_per_task,
     accelerate_config = rv.path(stem(v) .. ".accelerate.yaml"),
-    job_name = (stem(v):gsub("[^%w._:/@+,=%-]", "_")),
+    job_name = job_name(stem(v)),
   }
   local ok, n = pcall(lazy.render.layout, rv, opts)
   if not ok then

@@ -40,7 +40,9 @@ local M = {}
 local last_name, last_line
 local function one_line(name)
   local s = tostring(name)
-  if s ~= last_name then last_name, last_line = s, (s:gsub("%c", "?")) end
+  if s ~= last_name then
+    last_name, last_line = s, s:find("^%C*$") and s or (s:gsub("%c", "?"))
+  end
   return last_line
 end
 
@@ -49,7 +51,7 @@ end
 ---------------------------------------------------------------------------
 
 local function jstr(s)
-  if not s:find('[%c"\\]') then return '"' .. s .. '"' end
+  if s:find('^[^%c"\\]*$') then return '"' .. s .. '"' end
   return '"' .. s:gsub('[%c"\\]', function(c)
     local e = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r" }
     return e[c] or string.format("\\u%04x", c:byte())
@@ -378,7 +380,7 @@ end
 -- there, so their values are restricted to characters that need none.
 local function sbatch_value(v, what)
   local s = type(v) == "number" and string.format("%d", v) or v
-  if type(s) ~= "string" or s == "" or s:find("[^%w._:/@+,=%-]") then
+  if type(s) ~= "string" or not s:find("^[%w._:/@+,=%-]+$") then
     error("launch.render: Slurm " .. what .. " must be made of letters, digits and"
       .. " ._:/@+,=- (sbatch reads #SBATCH lines without a shell), got " .. string.format("%q", tostring(v)), 4)
   end
