@@ -4,7 +4,8 @@
 --   trainer  the Hugging Face TrainingArguments that reproduce a variant,
 --            and the Trainer's own "auto" fill and mismatch checks
 --   render   text emitters: hf-args (JSON, command line), accelerate YAML,
---            deepspeed / torchrun / accelerate launch / Slurm scripts
+--            the launch script (deepspeed / torchrun / accelerate launch /
+--            Slurm), and each launcher's script alone
 --   quote    sh and YAML quoting
 --   cmdline  a training command parsed into facts, checked against a config
 --   cmdcheck the check_command hook of `dsforge check CONFIG -- COMMAND...`
@@ -52,6 +53,12 @@ end
 
 local function stem(v) return v.profile .. "-" .. v.name end
 
+-- A Slurm job name: characters sbatch reads without quoting, others as _.
+local function job_name(s)
+  if s:find("^[%w._:/@+,=%-]*$") then return s end
+  return (s:gsub("[^%w._:/@+,=%-]", "_"))
+end
+
 -- The layout and the launcher options from the variant's params (the
 -- names are documented in contrib/docs/launch.md, "Emitted files").
 local function launch_opts(v, ctx, rv)
@@ -63,7 +70,7 @@ local function launch_opts(v, ctx, rv)
     partition = p.slurm_partition, time = p.slurm_time, account = p.slurm_account,
     cpus_per_task = p.cpus_per_task,
     accelerate_config = rv.path(stem(v) .. ".accelerate.yaml"),
-    job_name = (stem(v):gsub("[^%w._:/@+,=%-]", "_")),
+    job_name = job_name(stem(v)),
   }
   local ok, n = pcall(lazy.render.layout, rv, opts)
   if not ok then
@@ -76,6 +83,11 @@ local function launch_opts(v, ctx, rv)
   return opts, n
 end
 
+-- The training command's words and their quoted text, kept for the next
+-- variant: every variant of a run has the same command (issue 12: the
+-- emitters' per-variant cost).
+local last_cmd = {}
+
 local function train_cmd(v, ctx)
   local text = ctx.train_cmd
   local from = "--train-cmd"
@@ -87,10 +99,13 @@ local function train_cmd(v, ctx)
       .. " arguments): gen --train-cmd 'train.py --my-flag', or a train_cmd param in the"
       .. " profile", 2)
   end
-  local words, err = lazy.quote.split(tostring(text))
+  text = tostring(text)
+  if last_cmd.text == text then return last_cmd.words, last_cmd.quoted end
+  local words, err = lazy.quote.split(text)
   if not words then dsforge.fail(from .. ": " .. err, 2) end
   if #words == 0 then dsforge.fail(from .. " is empty", 2) end
-  return words
+  last_cmd = { text = text, words = words, quoted = lazy.quote.sh_words(words) }
+  return words, last_cmd.quoted
 end
 
 return {
@@ -130,17 +145,14 @@ return {
     },
     {
       name = "launch",
-      summary = "launch scripts: the deepspeed launcher, torchrun, accelerate launch and a"
-        .. " Slurm sbatch script (srun + torchrun rendezvous)",
-      files = { "{profile}-{variant}.deepspeed.sh", "{profile}-{variant}.torchrun.sh",
-        "{profile}-{variant}.accelerate.sh", "{profile}-{variant}.slurm.sh" },
+      summary = "a launch script: bash FILE deepspeed|torchrun|accelerate, or sbatch FILE"
+        .. " (Slurm: srun + torchrun rendezvous)",
+      file = "{profile}-{variant}.launch.sh",
       emit = function(v, ctx)
         local rv = variant_of(v, ctx)
         local opts = launch_opts(v, ctx, rv)
-        opts.train_cmd = train_cmd(v, ctx)
-        local render = lazy.render
-        return { render.deepspeed_sh(rv, opts), render.torchrun_sh(rv, opts),
-          render.accelerate_sh(rv, opts), render.slurm_sh(rv, opts) }
+        opts.train_cmd, opts.train_quoted = train_cmd(v, ctx)
+        return lazy.render.launch_sh(rv, opts)
       end,
     },
   },

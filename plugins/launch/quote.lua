@@ -44,9 +44,14 @@ function M.sh(word)
   if word:find("\0", 1, true) then
     error("launch.quote.sh: a shell word cannot contain a NUL byte", 2)
   end
-  if word ~= "" and not word:find("[^%w_@%%+=:,./-]") then q = word
+  -- (Anchored "all of the set": the class is read once per word, not once
+  -- per character as a search for the complement does.)
+  if word:find("^[%w_@%%+=:,./-]+$") then q = word
   else q = "'" .. word:gsub("'", "'\\''") .. "'" end
-  if sh_cached < 4096 and #word <= 256 then
+  if #word <= 256 then
+    -- Bounded: full, it starts again (the recent words are the ones that
+    -- recur: a variant's paths in its several files).
+    if sh_cached >= 4096 then sh_cache, sh_cached = {}, 0 end
     sh_cache[word] = q
     sh_cached = sh_cached + 1
   end
@@ -66,8 +71,9 @@ function M.yaml(s)
   if type(s) ~= "string" then
     error("launch.quote.yaml: expected a string, got " .. type(s), 2)
   end
-  -- Printable ASCII without \ and ": as it is (most values).
-  if not s:find('[^ -~]') and not s:find('["\\]') then return '"' .. s .. '"' end
+  -- Printable ASCII without \ and ": as it is (most values). One scan: the
+  -- set is ] to ~, space, !, # to [ (a leading ] is literal in a set).
+  if s:find("^[]-~ !#-[]*$") then return '"' .. s .. '"' end
   if not utf8.len(s) then
     error("launch.quote.yaml: the text is not valid UTF-8: " .. string.format("%q", s), 2)
   end

@@ -30,7 +30,7 @@
 --         num_training_steps = n or nil }
 --   M.with_defaults(args)               copy with defaults for unset fields
 
-local type, rawget, ipairs, select = type, rawget, ipairs, select
+local type, rawget, ipairs = type, rawget, ipairs
 local math, string, table = math, string, table
 local dsforge = dsforge
 local py = require("launch.py")
@@ -84,13 +84,18 @@ end
 -- when an intermediate key is missing (or not a dict).
 -- (Paths are split once: the same few are read for every variant.)
 local split_cache = {}
-local function node(cfg, path)
+local function split(path)
   local parts = split_cache[path]
   if not parts then
     parts = {}
     for p in path:gmatch("[^.]+") do parts[#parts + 1] = p end
     split_cache[path] = parts
   end
+  return parts
+end
+
+local function node(cfg, path)
+  local parts = split(path)
   local n = cfg
   for i = 1, #parts - 1 do
     if not py.is_object(n) then return nil end
@@ -100,12 +105,18 @@ local function node(cfg, path)
   return n, parts[#parts]
 end
 
+-- What node and rawget give, walked directly (every variant reads some 20
+-- paths): null and delete are light userdata, not tables, and a string
+-- key of a JSON array is nil, so for reading only the type needs checking.
 local function get(cfg, path)
-  local n, k = node(cfg, path)
-  if not n then return nil end
-  local v = rawget(n, k)
-  if v == NULL then return nil end
-  return v
+  local parts = split(path)
+  local n = cfg
+  for i = 1, #parts do
+    if type(n) ~= "table" then return nil end
+    n = rawget(n, parts[i])
+  end
+  if n == NULL then return nil end
+  return n
 end
 M.get = get
 
@@ -225,11 +236,10 @@ end
 -- training_args: the TrainingArguments that reproduce a variant
 ---------------------------------------------------------------------------
 
-local function pick(...)
-  for i = 1, select("#", ...) do
-    local v = select(i, ...)
-    if v ~= nil and v ~= NULL and v ~= "auto" then return v end
-  end
+local function pick(a, b, c)
+  if a ~= nil and a ~= NULL and a ~= "auto" then return a end
+  if b ~= nil and b ~= NULL and b ~= "auto" then return b end
+  if c ~= nil and c ~= NULL and c ~= "auto" then return c end
   return nil
 end
 
@@ -312,7 +322,7 @@ function M.training_args(variant)
   -- An "auto" the Trainer fills must get the profile's value, never a
   -- TrainingArguments default nobody chose.
   for _, need in ipairs(NEEDED) do
-    if get(c, need[1]) == "auto" and out[need[2]] == nil and (need[3] == nil or out[need[3]] == nil) then
+    if out[need[2]] == nil and (need[3] == nil or out[need[3]] == nil) and get(c, need[1]) == "auto" then
       return nil, string.format("%s is \"auto\" and the profile has no %s param: the Trainer"
         .. " would fill it from its default", need[1], need[4])
     end

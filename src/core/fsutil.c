@@ -96,12 +96,17 @@ int dsf_write_temp(char **tmp_out, const char *final_path, const char *data,
     /* mkstemp makes 0600 files; outputs are ordinary 0644 files (less the
     ** umask), so open with a unique name and the right mode at once. */
     static unsigned long counter;
+    /* The process id, asked once: a gen -o writes thousands of files. A
+    ** forked child that writes reuses it, and O_EXCL then moves on to the
+    ** next counter value. */
+    static long pid;
+    if (!pid)
+        pid = (long)getpid();
     char *tmp = NULL;
     int fd = -1;
     for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
         free(tmp);
-        tmp = dsf_xasprintf("%s.tmp-%ld-%lu", final_path, (long)getpid(),
-                            ++counter);
+        tmp = dsf_xasprintf("%s.tmp-%ld-%lu", final_path, pid, ++counter);
         fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (fd < 0 && errno != EEXIST)
             break;

@@ -380,11 +380,16 @@ static int take_result(lua_State *L, const dsf_emitter *e,
         dsf_emitted *x = &(*out)[(*nout)++];
         x->by = e;
         x->file = dsf_emit_file_name(e->files[k], v->profile, v->name);
-        x->text = dsf_xmalloc(len + 1);
-        memcpy(x->text, s, len);
-        x->text[len] = '\0';
+        x->text = NULL;
+        if (v->dir) {
+            x->text = dsf_xmalloc(len + 1);
+            memcpy(x->text, s, len);
+            x->text[len] = '\0';
+        }
         x->len = len;
-        dsf_sha256_hex(x->sha256, s, len);
+        x->sha256[0] = '\0';
+        if (v->hash)
+            dsf_sha256_hex(x->sha256, s, len);
         if (list)
             lua_pop(L, 1);
     }

@@ -41,6 +41,7 @@ typedef struct dsf_emit_view {
     const cJSON *summary;      /* the merged plugin summary, or NULL */
     const char *target;
     const char *train_cmd;     /* --train-cmd, or NULL */
+    bool hash;                 /* the files' sha256 are wanted (a manifest) */
 } dsf_emit_view;
 
 /* One emitted file. */
@@ -49,7 +50,7 @@ typedef struct dsf_emitted {
     char *file;                /* file name (no directory) */
     char *text;                /* NULL once written (or not to be) */
     size_t len;
-    char sha256[65];
+    char sha256[65];           /* "" when the view did not want hashes */
 } dsf_emitted;
 
 /* Expands an emitter's file name pattern for a variant (caller frees). */
@@ -62,7 +63,9 @@ char *dsf_emit_file_name(const char *pattern, const char *profile,
 ** emitters of one plugin share ctx.cache for the variant. An emitter
 ** that raises, or returns something else than one string per declared
 ** file, is that plugin's error (DSF_ESCRIPT naming plugin and emitter);
-** dsforge.fail in it is an input error (DSF_EINPUT). */
+** dsforge.fail in it is an input error (DSF_EINPUT). The texts are kept
+** only when v->dir is set (they will be written), their sha256 only when
+** v->hash: a dry run pays for neither. */
 int dsf_plugins_emit(dsf_plugins *p, const dsf_emit_view *v,
                      const size_t *sel, size_t nsel, dsf_emitted **out,
                      size_t *nout, dsf_diags *d);

@@ -127,14 +127,12 @@ int dsf_gen_emit_variant(run *ru, variant *v, dsf_diags *d)
                           file,           ru->r->outdir,
                           v->doc,         v->params,
                           v->extra,       ru->r->target,
-                          ru->r->train_cmd};
+                          ru->r->train_cmd,
+                          /* the manifest lists them: -o, --report */
+                          ru->r->outdir || ru->r->report};
+    /* Without -o the texts are not kept (only the names: the footer). */
     int rc = dsf_plugins_emit(ru->plugins, &view, ru->emit_sel,
                               ru->nemit_sel, &v->emitted, &v->nemitted, d);
-    /* Without -o only the names and hashes are needed (the footer). */
-    for (size_t k = 0; !ru->r->outdir && k < v->nemitted; k++) {
-        free(v->emitted[k].text);
-        v->emitted[k].text = NULL;
-    }
     if (rc) {
         dsf_diag *g = dsf_diags_last(d);
         if (g) {

@@ -236,15 +236,16 @@ static void unlink_on_backstop(void)
 
 /* Stages data for final_path (owned by o from now on) as a temporary
 ** file, unless the file already holds these bytes: same inputs, same
-** bytes, and its mtime does not change. */
+** bytes, and its mtime does not change. fresh: final_path is in a
+** directory this run made, with no earlier file to compare with. */
 static int stage(dsf_gen_out *o, char *final_path, const char *data,
-                 size_t len, dsf_diags *d)
+                 size_t len, bool fresh, dsf_diags *d)
 {
     dsf_xgrow((void **)&o->w, &o->cap, o->nw + 1, sizeof *o->w);
     pending *w = &o->w[o->nw++];
     w->final_path = final_path;
     w->tmp_path = NULL;
-    if (dsf_file_equals(final_path, data, len))
+    if (!fresh && dsf_file_equals(final_path, data, len))
         return 0;
     return dsf_write_temp(&w->tmp_path, final_path, data, len, false, d);
 }
@@ -448,12 +449,12 @@ int dsf_gen_out_variant(run *ru, variant *v, dsf_diags *d)
         for (size_t k = 0; k < v->nemitted && !rc; k++) {
             dsf_emitted *e = &v->emitted[k];
             rc = stage(o, dsf_xasprintf("%s/%s", o->dir, e->file), e->text,
-                       e->len, d);
+                       e->len, o->top != NULL, d);
         }
         if (!rc)
             rc = stage(o, dsf_xasprintf("%s/%s-%s.json", o->dir, pname,
                                         v->name),
-                       v->bytes, strlen(v->bytes), d);
+                       v->bytes, strlen(v->bytes), o->top != NULL, d);
     }
     /* The emitters' texts are on disk (or not to be written): the
     ** manifest needs only their names and hashes. */
@@ -538,7 +539,8 @@ static int finish_manifest(run *ru, dsf_gen_out *o, dsf_diags *d)
     cJSON *m = dsf_gen_manifest(ru);
     char *page = dsf_gen_report_page(ru, m);
     cJSON_Delete(m);
-    int rc = stage(o, dsf_xstrdup(ru->r->report), page, strlen(page), d);
+    int rc = stage(o, dsf_xstrdup(ru->r->report), page, strlen(page), false,
+                   d);
     free(page);
     return rc;
 }

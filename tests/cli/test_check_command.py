@@ -40,10 +40,10 @@ GOOD_FLAGS = ["--deepspeed", "cfg.json", "--per_device_train_batch_size", "2",
               "--gradient_accumulation_steps", "16", "--bf16"]
 
 
-def run_sh(cwd, script, env):
+def run_sh(cwd, script, env, *args):
     e = dict(os.environ)
     e.update(env)
-    return subprocess.run(["bash", script], cwd=cwd, env=e,
+    return subprocess.run(["bash", script, *args], cwd=cwd, env=e,
                           stdin=subprocess.DEVNULL).returncode
 
 
@@ -318,7 +318,7 @@ class CheckCommand(dsf.TempDirTest):
             self.assertIn(line, lines)
 
     def test_the_commands_gen_emits_pass(self):
-        """Every launch script `gen --emit launch` writes, run with fake
+        """The launch script `gen --emit launch` writes, run with fake
         launchers that record their argv, gives a command that `check`
         finds nothing in, for every built-in profile and tier, at both
         targets (the two features agree with each other)."""
@@ -342,12 +342,12 @@ class CheckCommand(dsf.TempDirTest):
                           cwd=self.tmp)
                 self.assertExit(res, 0)
                 for tier in dsf.TIERS:
-                    for script in ("deepspeed", "torchrun", "accelerate"):
+                    for launcher in ("deepspeed", "torchrun", "accelerate"):
                         stem = "%s/%s-%s" % (out, prof, tier)
                         with self.subTest(target=target, variant=stem,
-                                          script=script):
-                            sh = run_sh(self.tmp, stem + "." + script +
-                                        ".sh", env)
+                                          launcher=launcher):
+                            sh = run_sh(self.tmp, stem + ".launch.sh", env,
+                                        launcher)
                             self.assertEqual(sh, 0)
                             with open(env["ARGV_OUT"], "rb") as f:
                                 words = f.read().decode().split("\0")[:-1]

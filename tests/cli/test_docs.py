@@ -194,7 +194,7 @@ class DocsAgreeWithTheCli(unittest.TestCase):
                                     ds)
         shown = re.findall(r"```\n(#!/usr/bin/env bash\n.*?)```", section,
                            re.S)[0]
-        path = re.search(r"where `(run/[^`]+\.slurm\.sh)` is", section)
+        path = re.search(r"where `(run/[^`]+\.launch\.sh)` is", section)
         with open(os.path.join(self.cwd, path.group(1)),
                   encoding="utf-8") as f:
             self.assertEqual(shown, f.read())

@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import unittest
 
@@ -344,6 +345,54 @@ class EmitterContract(dsf.TempDirTest):
         self.assertIn("emitter hf-args", res.out)
 
 
+class WritePath(dsf.TempDirTest):
+    """What one written file costs (issue 12): in a directory this run
+    made, no file is compared with an earlier one (no stat of a name that
+    cannot exist), and the process id of the temporary names is asked
+    once; in an existing directory the comparison stays."""
+
+    def syscalls(self, out):
+        if shutil.which("strace") is None:
+            self.skipTest("strace is not installed")
+        log = os.path.join(self.tmp, "strace.log")
+        # LeakSanitizer cannot run under ptrace (the sanitizer build)
+        env = dict(os.environ)
+        env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") +
+                               ":detect_leaks=0").lstrip(":")
+        res = subprocess.run(
+            ["strace", "-f", "-o", log, "-e",
+             "trace=stat,lstat,newfstatat,statx,getpid,openat,rename",
+             dsf.DSFORGE, "gen", "8xa100", "--emit", "hf-args,launch",
+             "--train-cmd", "train.py", "-o", out],
+            capture_output=True, text=True, cwd=self.tmp, env=env,
+            timeout=120)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(log, encoding="utf-8") as f:
+            return f.read()
+
+    def test_a_new_directory_is_written_without_comparisons(self):
+        out = os.path.join(self.tmp, "new")
+        log = self.syscalls(out)
+        names = [n for n in os.listdir(out) if n != "manifest.json"]
+        self.assertEqual(len(names), 3 * 4)  # 3 tiers: JSON + 3 files
+        for n in names:
+            with self.subTest(file=n):
+                lines = [ln for ln in log.splitlines()
+                         if '"%s/%s"' % (out, n) in ln]
+                # one rename into place, nothing else under the final name
+                self.assertEqual(len(lines), 1, lines)
+                self.assertIn("rename(", lines[0])
+        # not once per file (a sanitizer's runtime may ask once itself)
+        self.assertLess(log.count("getpid("), len(names))
+        # again, into the now existing directory: compared, unchanged
+        before = self.listing(out)
+        log = self.syscalls(out)
+        self.assertEqual(self.listing(out), before)
+        # no temporary file but the manifest's (written as the run goes)
+        self.assertEqual([ln for ln in log.splitlines() if ".tmp-" in ln
+                          and "/manifest.json.tmp-" not in ln], [])
+
+
 # TrainingArguments' order, as launch.render writes the words.
 HF_ARG_ORDER = ["deepspeed", "per_device_train_batch_size",
                 "gradient_accumulation_steps", "learning_rate", "weight_decay",
@@ -496,21 +545,23 @@ class LaunchEmittersThroughTheCli(dsf.TempDirTest):
         os.chmod(os.path.join(bindir, "scontrol"), 0o755)
         return bindir
 
-    def run_script(self, path, env=None):
+    def run_script(self, path, env=None, args=()):
         check = subprocess.run(["bash", "-n", path], capture_output=True,
                                text=True)
         self.assertEqual(check.returncode, 0, check.stderr)
         rec = os.path.join(self.tmp, "argv.jsonl")
         if os.path.exists(rec):
             os.unlink(rec)
-        e = dict(os.environ)
+        # not inside a Slurm job unless env says so
+        e = {k: v for k, v in os.environ.items()
+             if not k.startswith("SLURM_")}
         e.update(env or {})
         e["PATH"] = self.bin() + os.pathsep + e["PATH"]
         e["FAKE_OUT"] = rec
         work = os.path.join(self.tmp, "work")
         os.makedirs(work, exist_ok=True)
-        p = subprocess.run(["bash", path], capture_output=True, text=True,
-                           env=e, cwd=work, timeout=60)
+        p = subprocess.run(["bash", path, *args], capture_output=True,
+                           text=True, env=e, cwd=work, timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(os.listdir(work), [], "a word was run by the shell")
         with open(rec, encoding="utf-8") as f:
@@ -533,22 +584,51 @@ class LaunchEmittersThroughTheCli(dsf.TempDirTest):
         words = cmd + hf_words(args)
         head = ["--num_nodes", "1", "--num_gpus", "8", "--master_port",
                 "29500"]
-        call = self.run_script(stem + ".deepspeed.sh")
+        # one launch script: the launcher is its argument
+        script = stem + ".launch.sh"
+        call = self.run_script(script, args=["deepspeed"])
         self.assertEqual((call["prog"], call["argv"]),
                          ("deepspeed", head + words))
-        call = self.run_script(stem + ".torchrun.sh")
+        call = self.run_script(script, args=["torchrun"])
         self.assertEqual((call["prog"], call["argv"]), ("torchrun", [
             "--standalone", "--nnodes", "1", "--nproc_per_node", "8"]
             + words))
-        call = self.run_script(stem + ".accelerate.sh")
+        call = self.run_script(script, args=["accelerate"])
         self.assertEqual((call["prog"], call["argv"]), ("accelerate", [
             "launch", "--config_file", stem + ".accelerate.yaml"] + words))
-        call = self.run_script(stem + ".slurm.sh", {
-            "SLURM_JOB_ID": "77", "SLURM_JOB_NODELIST": "node-[a-b]"})
-        self.assertEqual((call["prog"], call["argv"]), ("srun", [
+        # as sbatch runs it: no argument, in a job
+        slurm = ("srun", [
             "torchrun", "--nnodes", "1", "--nproc_per_node", "8",
             "--rdzv_id", "77", "--rdzv_backend", "c10d", "--rdzv_endpoint",
-            "node-a:29500"] + words))
+            "node-a:29500"] + words)
+        job = {"SLURM_JOB_ID": "77", "SLURM_JOB_NODELIST": "node-[a-b]"}
+        call = self.run_script(script, job)
+        self.assertEqual((call["prog"], call["argv"]), slurm)
+        call = self.run_script(script, job, args=["slurm"])
+        self.assertEqual((call["prog"], call["argv"]), slurm)
+        # a named launcher wins inside a job too
+        call = self.run_script(script, job, args=["torchrun"])
+        self.assertEqual(call["prog"], "torchrun")
+        # sbatch reads #SBATCH lines up to the first command
+        text = load(script)
+        head_lines = text.split("\nset -euo pipefail\n")[0].splitlines()
+        self.assertTrue(all(line.startswith("#") for line in head_lines))
+        self.assertIn("#SBATCH --nodes=1", head_lines)
+        self.assertIn("#SBATCH --gpus-per-node=8", head_lines)
+        # no launcher named outside a job: usage, exit 2, nothing run
+        e = {k: v for k, v in os.environ.items() if k != "SLURM_JOB_ID"}
+        e["PATH"] = self.bin() + os.pathsep + e["PATH"]
+        for bad in ([], ["mpirun"]):
+            p = subprocess.run(["bash", script, *bad], capture_output=True,
+                               text=True, env=e, cwd=self.tmp, timeout=60)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("usage: bash THIS_FILE deepspeed|torchrun|"
+                          "accelerate", p.stderr)
+        self.assertEqual(sorted(f for f in os.listdir(out)
+                                if f.startswith("8xa100-medium")), [
+            "8xa100-medium.accelerate.yaml", "8xa100-medium.hf-args.json",
+            "8xa100-medium.hf-args.sh", "8xa100-medium.json",
+            "8xa100-medium.launch.sh"])
         if yaml is None:
             self.skipTest("PyYAML (python3-yaml) is not installed")
         data = yaml.safe_load(load(stem + ".accelerate.yaml"))
@@ -568,13 +648,23 @@ class LaunchEmittersThroughTheCli(dsf.TempDirTest):
                   "small", "--emit", "accelerate,launch", "-o", out)
         self.assertExit(res, 0)
         stem = os.path.join(out, "two-node-small")
-        text = load(stem + ".slurm.sh")
+        text = load(stem + ".launch.sh")
         self.assertIn("#SBATCH --nodes=2\n", text)
-        call = self.run_script(stem + ".deepspeed.sh")
+        call = self.run_script(stem + ".launch.sh", args=["deepspeed"])
         self.assertEqual(call["argv"][:8], [
             "--num_nodes", "2", "--num_gpus", "8", "--hostfile",
             "/job/hostfile", "--master_addr", "10.1.2.3"])
         self.assertIn("two nodes", call["argv"])
+        # each node's rank for accelerate; the rendezvous for torchrun
+        call = self.run_script(stem + ".launch.sh", {"MACHINE_RANK": "1"},
+                               args=["accelerate"])
+        self.assertEqual(call["argv"][:5], [
+            "launch", "--config_file", stem + ".accelerate.yaml",
+            "--machine_rank", "1"])
+        call = self.run_script(stem + ".launch.sh", args=["torchrun"])
+        self.assertEqual(call["argv"][:8], [
+            "--nnodes", "2", "--nproc_per_node", "8", "--rdzv_backend",
+            "c10d", "--rdzv_endpoint", "10.1.2.3:29500"])
         if yaml is not None:
             data = yaml.safe_load(load(stem + ".accelerate.yaml"))
             self.assertEqual((data["num_machines"], data["num_processes"],

@@ -94,7 +94,7 @@ class Jobs(dsf.TempDirTest):
             self.assertExit(self.gen(jobs, "high-performance",
                                      cwd=work)[0], 0)
         res, work = self.assertSame(*args)
-        self.assertIn("48 variants, 336 files", res.out)
+        self.assertIn("48 variants, 192 files", res.out)
 
     def test_errors_in_either_range_are_reported_as_one_process_does(self):
         for fail in ("5", "30", "5,30", "2,39"):

@@ -105,7 +105,7 @@ class LaunchRenderTest(dsf.TempDirTest):
         self.assertEqual(sorted(out), sorted(c[0] for c in calls), p.stderr)
         return out
 
-    def run_script(self, text, env):
+    def run_script(self, text, env, args=()):
         path = self.write("script.sh", text)
         check = subprocess.run(["bash", "-n", path], capture_output=True,
                                text=True)
@@ -124,8 +124,8 @@ class LaunchRenderTest(dsf.TempDirTest):
         e.update(env)
         e["PATH"] = bindir + os.pathsep + e["PATH"]
         e["FAKE_OUT"] = rec
-        p = subprocess.run(["bash", path], capture_output=True, text=True,
-                           env=e, cwd=self.tmp, timeout=60)
+        p = subprocess.run(["bash", path, *args], capture_output=True,
+                           text=True, env=e, cwd=self.tmp, timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr + text)
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "PWNED")),
                          "a word was run by the shell")
@@ -255,6 +255,61 @@ class LaunchRenderTest(dsf.TempDirTest):
             "torchrun", "--nnodes", "2", "--nproc_per_node", "8", "--rdzv_id",
             "4242", "--rdzv_backend", "c10d", "--rdzv_endpoint",
             "node-a:29500"] + cmd + HF_WORDS)
+
+    def test_launch_script_runs_each_launcher(self):
+        """launch_sh: one script, the four launchers, the training command
+        written once; the words reach each launcher exactly."""
+        cmd = ["train.py"] + NASTY
+        acc = "conf dir/acc'el \"x\".yaml"
+        out = self.render([("all", "launch_sh", {
+            "train_cmd": cmd, "hostfile": "/h f/it's",
+            "master_addr": "10.0.0.1", "accelerate_config": acc,
+            "partition": "gpu"})])
+        text = out["all"]
+        # sbatch reads the #SBATCH lines before the first command
+        head = text.split("\nset -euo pipefail\n")[0].splitlines()
+        self.assertTrue(all(line.startswith("#") for line in head), head)
+        self.assertIn("#SBATCH --nodes=2", head)
+        self.assertIn("#SBATCH --partition=gpu", head)
+        self.assertEqual(text.count("PWNED"), 2)  # once each, in cmd=(...)
+        no_slurm = {"SLURM_JOB_ID": ""}
+        call = self.run_script(text, no_slurm, ["deepspeed"])
+        self.assertEqual((call["prog"], call["argv"]), ("deepspeed", [
+            "--num_nodes", "2", "--num_gpus", "8", "--hostfile", "/h f/it's",
+            "--master_addr", "10.0.0.1", "--master_port", "29500"]
+            + cmd + HF_WORDS))
+        call = self.run_script(text, no_slurm, ["torchrun"])
+        self.assertEqual((call["prog"], call["argv"]), ("torchrun", [
+            "--nnodes", "2", "--nproc_per_node", "8", "--rdzv_backend", "c10d",
+            "--rdzv_endpoint", "10.0.0.1:29500", "--rdzv_id",
+            "dsforge-base-big"] + cmd + HF_WORDS))
+        call = self.run_script(text, {"MACHINE_RANK": "1", **no_slurm},
+                               ["accelerate"])
+        self.assertEqual((call["prog"], call["argv"]), ("accelerate", [
+            "launch", "--config_file", acc, "--machine_rank", "1"]
+            + cmd + HF_WORDS))
+        slurm = ("srun", [
+            "torchrun", "--nnodes", "2", "--nproc_per_node", "8", "--rdzv_id",
+            "4242", "--rdzv_backend", "c10d", "--rdzv_endpoint",
+            "node-a:29500"] + cmd + HF_WORDS)
+        job = {"SLURM_JOB_ID": "4242", "SLURM_JOB_NODELIST": "node-[a-b]"}
+        call = self.run_script(text, job)
+        self.assertEqual((call["prog"], call["argv"]), slurm)
+        call = self.run_script(text, job, ["slurm"])
+        self.assertEqual((call["prog"], call["argv"]), slurm)
+        # the accelerate launcher needs this node's rank
+        path = self.write("s.sh", text)
+        e = dict(os.environ)
+        e.pop("MACHINE_RANK", None)
+        e.pop("SLURM_JOB_ID", None)
+        p = subprocess.run(["bash", path, "accelerate"], capture_output=True,
+                           text=True, env=e)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("set MACHINE_RANK", p.stderr)
+        p = subprocess.run(["bash", path], capture_output=True, text=True,
+                           env=e)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("usage: bash THIS_FILE", p.stderr)
 
     def test_hf_args_cli_fragment_is_the_words(self):
         out = self.render([("cli", "hf_args_cli", {}),

@@ -147,10 +147,34 @@ return {
       "Slurm partition")
   end,
 
+  launch_script_holds_the_four_launchers = function()
+    local r = require("launch.render")
+    local v = variant(1)
+    local opts = { train_cmd = { "train.py", "--out", "my dir/$(whoami)" }, hf_args = false }
+    local s = r.launch_sh(v, opts)
+    T.truthy(find_plain(s, "#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1\n#SBATCH --gpus-per-node=8\n"
+      .. "set -euo pipefail\ncmd=(train.py --out 'my dir/$(whoami)')\n"), s)
+    T.truthy(find_plain(s, "  deepspeed)\n    deepspeed --num_nodes 1 --num_gpus 8 --master_port 29500"
+      .. ' "${cmd[@]}"\n    ;;\n'), s)
+    T.truthy(find_plain(s, '    torchrun --standalone --nnodes 1 --nproc_per_node 8 "${cmd[@]}"\n'), s)
+    T.truthy(find_plain(s, '    accelerate launch --config_file accelerate.yaml "${cmd[@]}"\n'), s)
+    T.truthy(find_plain(s, '    srun torchrun --nnodes 1 --nproc_per_node 8 --rdzv_id "$SLURM_JOB_ID"'), s)
+    -- the training command is written once, whatever the launcher
+    local _, n = s:gsub("whoami", "")
+    T.eq(n, 1)
+    -- what the single scripts refuse, it refuses
+    T.errors(function() r.launch_sh(v, {}) end, "train_cmd must be a non%-empty list")
+    T.errors(function() r.launch_sh(v, { train_cmd = { "t.py" }, job_name = "a b" }) end,
+      "sbatch reads #SBATCH lines without a shell")
+    v.params.world_size = 16
+    T.errors(function() r.launch_sh(v, opts) end, "needs opts.hostfile")
+  end,
+
   output_is_deterministic = function()
     local r = require("launch.render")
-    local opts = { train_cmd = { "train.py", "--a", "b" }, master_addr = "h" }
-    for _, f in ipairs({ "deepspeed_sh", "torchrun_sh", "accelerate_sh", "slurm_sh", "accelerate_yaml" }) do
+    local opts = { train_cmd = { "train.py", "--a", "b" }, master_addr = "h", hostfile = "hf" }
+    for _, f in ipairs({ "deepspeed_sh", "torchrun_sh", "accelerate_sh", "slurm_sh", "launch_sh",
+      "accelerate_yaml" }) do
       T.eq(r[f](variant(2), opts), r[f](variant(2), opts), f)
     end
   end,
