@@ -9,7 +9,9 @@
 ** the bytecode the chunk name is stored, so the runtime can put the file's
 ** real path there. At run time a built-in file whose bytes equal the
 ** embedded source is loaded from this bytecode instead of being compiled
-** again (lua/builtin.c); any other file is compiled from text.
+** again (lua/builtin.c); any other file is compiled from text. The sha256
+** of each source is computed here too, so a run that names a built-in
+** file's digest (the manifest's provenance) does not hash it again.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,8 @@
 
 #include <lauxlib.h>
 #include <lua.h>
+
+#include "core/sha256.h"
 
 typedef struct blob {
     unsigned char *data;
@@ -83,7 +87,8 @@ int main(int argc, char **argv)
     int nfiles = argc - 3;
     size_t *name_off = calloc((size_t)nfiles + 1, sizeof *name_off);
     size_t *name_len = calloc((size_t)nfiles + 1, sizeof *name_len);
-    if (!name_off || !name_len) {
+    char (*digest)[65] = calloc((size_t)nfiles + 1, sizeof *digest);
+    if (!name_off || !name_len || !digest) {
         fprintf(stderr, "out of memory\n");
         return 1;
     }
@@ -141,15 +146,17 @@ int main(int argc, char **argv)
         fprintf(out, "\n");
         name_off[i] = off;
         name_len[i] = elen;
+        dsf_sha256_hex(digest[i], src.data, src.len);
         free(src.data);
         free(bc.data);
     }
     fprintf(out, "const dsf_builtin_chunk dsf_builtin_chunks[] = {\n");
     for (int i = 0; i < nfiles; i++)
         fprintf(out, "    {\"%s\", src_%d, sizeof src_%d, bc_%d, sizeof bc_%d,"
-                     " %zu, %zu},\n", argv[3 + i], i, i, i, i, name_off[i],
-                name_len[i]);
-    fprintf(out, "    {NULL, NULL, 0, NULL, 0, 0, 0}};\n");
+                     " %zu, %zu, \"%s\"},\n", argv[3 + i], i, i, i, i,
+                name_off[i], name_len[i], digest[i]);
+    fprintf(out, "    {NULL, NULL, 0, NULL, 0, 0, 0, NULL}};\n");
+    free(digest);
     free(name_off);
     free(name_len);
     if (fclose(out) != 0) {
