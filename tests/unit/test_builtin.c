@@ -2,7 +2,10 @@
 ** test_builtin.c -- the built-in chunks (lua/builtin.h) carry the sha256
 ** of their source computed at build time, and the source cache
 ** (lua/srccache.h) serves it: for an embedded path, and for a file on disk
-** whose text is a built-in's; any other text is hashed as read.
+** whose text is a built-in's; any other text is hashed as read. The
+** embedded bytecode is the source's compilation without the names of
+** local variables: the same code, constants and functions, the same line
+** information (error locations), fewer strings to intern.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +17,10 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
 
 #include "core/diag.h"
 #include "core/sha256.h"
@@ -79,11 +86,54 @@ static void test_cache_serves_build_digest(void **state)
     rmdir(dir);
 }
 
+/* In a plain state with the debug library: f = the embedded chunk,
+** g = the source compiled here; both stripped dump to the same bytes, the
+** main functions have the same lines, and the embedded one is smaller. */
+static const char check_lua[] =
+    "local f, g = ...\n"
+    "assert(string.dump(f, true) == string.dump(g, true), 'code differs')\n"
+    "local a = debug.getinfo(f, 'L').activelines\n"
+    "local b = debug.getinfo(g, 'L').activelines\n"
+    "for k in pairs(a) do assert(b[k], 'line ' .. k) end\n"
+    "for k in pairs(b) do assert(a[k], 'line ' .. k) end\n"
+    "local fi, gi = debug.getinfo(f, 'S'), debug.getinfo(g, 'S')\n"
+    "assert(fi.linedefined == gi.linedefined)\n"
+    "assert(fi.lastlinedefined == gi.lastlinedefined)\n"
+    "return #string.dump(f) < #string.dump(g)\n";
+
+static void test_bytecode_keeps_code_and_lines(void **state)
+{
+    (void)state;
+    size_t smaller = 0, n = 0;
+    for (const dsf_builtin_chunk *c = dsf_builtin_chunks; c->rel; c++, n++) {
+        lua_State *L = luaL_newstate();
+        assert_non_null(L);
+        luaL_openlibs(L);
+        assert_int_equal(luaL_loadstring(L, check_lua), LUA_OK);
+        dsf_builtin_reader r;
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", DSF_BUILTIN_ROOT, c->rel);
+        dsf_builtin_reader_init(&r, c, path);
+        assert_int_equal(lua_load(L, dsf_builtin_read, &r, "=x", "b"),
+                         LUA_OK);
+        assert_int_equal(luaL_loadbufferx(L, (const char *)c->src,
+                                          c->src_len, path, "t"),
+                         LUA_OK);
+        if (lua_pcall(L, 2, 1, 0) != LUA_OK)
+            fail_msg("%s: %s", c->rel, lua_tostring(L, -1));
+        smaller += lua_toboolean(L, -1);
+        lua_close(L);
+    }
+    /* Every chunk with a local variable is smaller. */
+    assert_true(smaller > n / 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_digests_are_the_sources),
         cmocka_unit_test(test_cache_serves_build_digest),
+        cmocka_unit_test(test_bytecode_keeps_code_and_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
