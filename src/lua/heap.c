@@ -153,7 +153,8 @@ static void give(void *p, size_t size)
     pool.free[k] = b;
 }
 
-void *dsf_heap_realloc(void *p, size_t osize, size_t nsize)
+/* Everything but the common cases of dsf_heap_realloc. */
+static void *realloc_slow(void *p, size_t osize, size_t nsize)
 {
     bool pooled = p && pool.state > 0 && in_pool(p);
     if (nsize == 0) {
@@ -183,10 +184,39 @@ void *dsf_heap_realloc(void *p, size_t osize, size_t nsize)
     if (pooled) {
         void *q = malloc(nsize);
         if (!q)
-            return nsize < osize ? p : NULL;
+            return NULL;
         memcpy(q, p, osize < nsize ? osize : nsize);
         give(p, osize);
         return q;
     }
     return realloc(p, nsize);
+}
+
+void *dsf_heap_realloc(void *p, size_t osize, size_t nsize)
+{
+    /* The common cases in a few instructions: a new small block from its
+    ** free list or from the populated part of the region, and freeing a
+    ** pooled block. */
+    if (pool.state > 0) {
+        if (!p) {
+            size_t k = (nsize - 1) / GRAIN; /* nsize 0: huge, not small */
+            if (k < NCLASS) {
+                free_block *b = pool.free[k];
+                if (b) {
+                    pool.free[k] = b->next;
+                    return b;
+                }
+                size_t size = (k + 1) * GRAIN;
+                if ((size_t)(pool.populated - pool.bump) >= size) {
+                    char *q = pool.bump;
+                    pool.bump += size;
+                    return q;
+                }
+            }
+        } else if (nsize == 0 && in_pool(p)) {
+            give(p, osize);
+            return NULL;
+        }
+    }
+    return realloc_slow(p, osize, nsize);
 }
