@@ -25,6 +25,8 @@ typedef struct dsf_builtin_chunk {
     size_t name_off, name_len;      /* where the encoded name sits in bc */
     const char *sha256;             /* lower-case hex sha256 of src, computed
                                     ** when the executable was built */
+    int snapshot;                   /* bc builds the value src returns (a
+                                    ** data module, see precompile.c) */
 } dsf_builtin_chunk;
 
 /* NULL-terminated (rel == NULL), generated at build time. */

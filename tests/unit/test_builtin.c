@@ -5,7 +5,8 @@
 ** whose text is a built-in's; any other text is hashed as read. The
 ** embedded bytecode is the source's compilation without the names of
 ** local variables: the same code, constants and functions, the same line
-** information (error locations), fewer strings to intern.
+** information (error locations), fewer strings to intern; or, for a
+** data module, a snapshot that builds an equal value.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -88,9 +89,34 @@ static void test_cache_serves_build_digest(void **state)
 
 /* In a plain state with the debug library: f = the embedded chunk,
 ** g = the source compiled here; both stripped dump to the same bytes, the
-** main functions have the same lines, and the embedded one is smaller. */
+** main functions have the same lines, and the embedded one is smaller.
+** A data module's embedded chunk (snapshot) instead builds a value equal
+** to the module's: the same tables, markers, scalars and their kinds. */
 static const char check_lua[] =
-    "local f, g = ...\n"
+    "local f, g, snapshot = ...\n"
+    "if snapshot then\n"
+    "  local ARR, OBJ, NULL = {}, {}, {}\n"
+    "  dsforge = { null = NULL,\n"
+    "    array = function(t) return setmetatable(t or {}, ARR) end,\n"
+    "    object = function(t) return setmetatable(t or {}, OBJ) end }\n"
+    "  local seen, n = {}, 0\n"
+    "  local function same(a, b)\n"
+    "    if type(a) ~= type(b) then return false end\n"
+    "    if type(a) ~= 'table' or a == NULL or b == NULL then\n"
+    "      return a == b and math.type(a) == math.type(b)\n"
+    "    end\n"
+    "    if seen[a] then return seen[a] == b end\n"
+    "    seen[a], n = b, n + 1\n"
+    "    if getmetatable(a) ~= getmetatable(b) then return false end\n"
+    "    for k, v in next, a do if not same(v, rawget(b, k)) then\n"
+    "      return false end end\n"
+    "    for k in next, b do if rawget(a, k) == nil then return false end end\n"
+    "    return true\n"
+    "  end\n"
+    "  assert(same(f(), g()), 'the snapshot builds another value')\n"
+    "  assert(n > 100, 'a small value')\n"
+    "  return true\n"
+    "end\n"
     "assert(string.dump(f, true) == string.dump(g, true), 'code differs')\n"
     "local a = debug.getinfo(f, 'L').activelines\n"
     "local b = debug.getinfo(g, 'L').activelines\n"
@@ -104,8 +130,9 @@ static const char check_lua[] =
 static void test_bytecode_keeps_code_and_lines(void **state)
 {
     (void)state;
-    size_t smaller = 0, n = 0;
+    size_t smaller = 0, n = 0, snapshots = 0;
     for (const dsf_builtin_chunk *c = dsf_builtin_chunks; c->rel; c++, n++) {
+        snapshots += c->snapshot != 0;
         lua_State *L = luaL_newstate();
         assert_non_null(L);
         luaL_openlibs(L);
@@ -119,13 +146,15 @@ static void test_bytecode_keeps_code_and_lines(void **state)
         assert_int_equal(luaL_loadbufferx(L, (const char *)c->src,
                                           c->src_len, path, "t"),
                          LUA_OK);
-        if (lua_pcall(L, 2, 1, 0) != LUA_OK)
+        lua_pushboolean(L, c->snapshot);
+        if (lua_pcall(L, 3, 1, 0) != LUA_OK)
             fail_msg("%s: %s", c->rel, lua_tostring(L, -1));
         smaller += lua_toboolean(L, -1);
         lua_close(L);
     }
     /* Every chunk with a local variable is smaller. */
     assert_true(smaller > n / 2);
+    assert_true(snapshots >= 1);
 }
 
 int main(void)
