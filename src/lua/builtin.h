@@ -23,6 +23,10 @@ typedef struct dsf_builtin_chunk {
     const unsigned char *bc;        /* its bytecode, named "@<rel>" */
     size_t bc_len;
     size_t name_off, name_len;      /* where the encoded name sits in bc */
+    const char *sha256;             /* lower-case hex sha256 of src, computed
+                                    ** when the executable was built */
+    int snapshot;                   /* bc builds the value src returns (a
+                                    ** data module, see precompile.c) */
 } dsf_builtin_chunk;
 
 /* NULL-terminated (rel == NULL), generated at build time. */

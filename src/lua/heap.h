@@ -1,6 +1,6 @@
 /*
-** heap.h -- what heap.c defines: memory for the Lua states that is
-** already faulted in.
+** heap.h -- what heap.c defines: memory for the Lua states, cheap to
+** allocate and already faulted in.
 **
 ** A Lua state allocates many small objects; the heap they come from grows
 ** page by page, and on a virtual machine the first touch of each page is
@@ -9,14 +9,47 @@
 ** DSF_HEAP_ARENA bytes, its pages populated by the kernel in one call
 ** (madvise MADV_POPULATE_WRITE), and kept: later growth also comes in
 ** arena-sized steps. Without glibc or that madvise it does nothing.
+**
+** Blocks of up to DSF_HEAP_SMALL bytes (strings, tables, closures, most
+** of what undumping a chunk makes) come from a pool instead of malloc:
+** one reserved region of DSF_HEAP_POOL bytes carved in 16-byte size
+** classes, a free list per class. Lua passes a block's size when it frees
+** or resizes it, so a block carries no header and allocating or freeing
+** is a few instructions; the region is populated DSF_HEAP_STEP bytes at a
+** time, one system call each. A freed block goes back to its class's list
+** and is reused by the next block of that class (of any state: a matrix's
+** per-variant states recycle each other's blocks), never returned to
+** malloc or the system. What a state may use is still counted exactly by
+** its limiter (lua/limits.h) in the sizes Lua asks for. When the region
+** is full, or in a build or run that checks memory (AddressSanitizer,
+** valgrind's memcheck or another tool that replaces malloc), every block
+** comes from malloc, so those tools see each block.
 */
 #ifndef DSF_HEAP_H
 #define DSF_HEAP_H
 
-#define DSF_HEAP_ARENA (2u << 20)
+#include <stdbool.h>
+#include <stddef.h>
+
+#define DSF_HEAP_ARENA (1u << 20)
+#define DSF_HEAP_SMALL 512u
+#define DSF_HEAP_POOL (256u << 20)
+#define DSF_HEAP_STEP (256u << 10)
 
 /* Prepares the heap once per process (later calls return at once).
 ** Returns the bytes populated (0 when nothing was done). */
 unsigned long dsf_heap_prefault(void);
+
+/* The body of a Lua allocator (lua_Alloc without the limit): with
+** nsize == 0 frees p (a block of osize bytes, or NULL) and returns NULL;
+** otherwise returns a block of nsize bytes holding the first
+** min(osize, nsize) bytes of p (p == NULL: osize must be 0), or NULL
+** when there is no memory (p is then unchanged). Shrinking a block never
+** fails. osize must be the size the block was last given. */
+void *dsf_heap_realloc(void *p, size_t osize, size_t nsize);
+
+/* Whether small blocks come from the pool in this process (false in a
+** memory-checking build or run; decided on the first allocation). */
+bool dsf_heap_pooled(void);
 
 #endif

@@ -290,6 +290,13 @@ static int panic(lua_State *L)
     _exit(5);
 }
 
+void dsf_host_gc_loading(dsf_host *h, bool loading)
+{
+    /* Incremental mode, the pause set, step multiplier and size kept. */
+    lua_gc(h->L, LUA_GCINC, loading ? DSF_GC_LOAD_PAUSE : DSF_GC_PAUSE, 0,
+           0);
+}
+
 int dsf_host_new(dsf_host **out, const dsf_host_config *cfg, dsf_diags *d)
 {
     *out = NULL;

@@ -46,6 +46,18 @@ void dsf_host_free(dsf_host *h);
 /* The state, for pushing arguments and reading results. */
 lua_State *dsf_host_state(dsf_host *h);
 
+/* The collector's pause while the host loads what lives as long as it
+** does (plugin modules, rule lists) and after. Loading allocates mostly
+** objects that stay alive; with Lua's default pause (a cycle each time
+** the heap doubles) they are marked again at every doubling. While
+** loading, a cycle starts when the heap has grown by DSF_GC_LOAD_PAUSE
+** percent; after it, Lua's default applies again, so per-variant garbage
+** is collected as before. Memory limits are unchanged (an allocation past
+** the budget still collects fully before failing). */
+#define DSF_GC_LOAD_PAUSE 400
+#define DSF_GC_PAUSE 200 /* Lua 5.4's LUAI_GCPAUSE */
+void dsf_host_gc_loading(dsf_host *h, bool loading);
+
 /* Loads the script at path (through the source cache) as a text chunk
 ** named "@path", with its own sandbox environment, and pushes the
 ** function. DSF_EINPUT if unreadable, DSF_ESCRIPT on a syntax error. */

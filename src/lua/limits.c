@@ -17,6 +17,7 @@
 
 #include "core/xalloc.h"
 #include "lua/errobj.h"
+#include "lua/heap.h"
 
 #define HOOK_EVERY 1000
 
@@ -62,7 +63,7 @@ void *dsf_limiter_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     if (!ptr)
         osize = 0; /* osize is a type tag then, not a size */
     if (nsize == 0) {
-        free(ptr);
+        dsf_heap_realloc(ptr, osize, 0);
         h->mem_used -= osize;
         return NULL;
     }
@@ -71,7 +72,7 @@ void *dsf_limiter_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         h->mem_hit = true;
         return NULL;
     }
-    void *p = realloc(ptr, nsize);
+    void *p = dsf_heap_realloc(ptr, osize, nsize);
     if (!p)
         return NULL;
     h->mem_used = h->mem_used - osize + nsize;

@@ -9,6 +9,7 @@
 #include "core/fsutil.h"
 #include "core/sha256.h"
 #include "core/xalloc.h"
+#include "lua/builtin.h"
 #include "lua/scriptfs.h"
 
 struct dsf_srccache {
@@ -74,7 +75,17 @@ void dsf_source_set_bytecode(const dsf_source *s, const char *bc,
 const char *dsf_source_sha256(const dsf_source *s)
 {
     dsf_source *m = (dsf_source *)s; /* the digest is a lazily filled cache */
-    if (!m->sha256[0])
+    if (m->sha256[0])
+        return m->sha256;
+    if (!m->builtin_checked) {
+        m->builtin = dsf_builtin_find(m->path, m->text, m->len);
+        m->builtin_checked = 1;
+    }
+    /* Text equal to a built-in's: the digest the build computed. */
+    const dsf_builtin_chunk *b = m->builtin;
+    if (b)
+        memcpy(m->sha256, b->sha256, sizeof m->sha256);
+    else
         dsf_sha256_hex(m->sha256, m->text, m->len);
     return m->sha256;
 }

@@ -47,7 +47,9 @@ void dsf_source_set_bytecode(const dsf_source *s, const char *bc,
 
 /* The sha256 (lower-case hex) of a cached source, computed on first use:
 ** most sources are only run, and hashing them all would cost more than
-** compiling them. Borrowed from the cache. */
+** compiling them. A source whose text is a built-in's (lua/builtin.h)
+** takes the digest computed when the executable was built. Borrowed from
+** the cache. */
 const char *dsf_source_sha256(const dsf_source *s);
 
 void dsf_srccache_free(dsf_srccache *c);

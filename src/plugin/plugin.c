@@ -308,6 +308,8 @@ int dsf_plugins_load(dsf_plugins **out, const dsf_dirs *dirs,
     }
     dsf_host_config hc = {limits, p->dirs, p->ndirs, sources, warnings};
     int rc = dsf_host_new(&p->host, &hc, d);
+    if (!rc)
+        dsf_host_gc_loading(p->host, true);
     /* Discover: <dir>/<name>/init.lua; a name's first directory wins. */
     for (size_t i = 0; !rc && i < dirs->len; i++) {
         char **names;
@@ -342,6 +344,7 @@ int dsf_plugins_load(dsf_plugins **out, const dsf_dirs *dirs,
         dsf_plugins_free(p);
         return rc;
     }
+    dsf_host_gc_loading(p->host, false);
     *out = p;
     return 0;
 }

@@ -154,7 +154,9 @@ int dsf_plugin_read_rules(dsf_plugins *p, lua_State *L, int t,
 int dsf_plugin_rules_load(dsf_plugins *p, dsf_diags *d)
 {
     lua_State *L = dsf_host_state(p->host);
-    for (size_t i = 0; i < p->n; i++) {
+    dsf_host_gc_loading(p->host, true);
+    int rc = 0;
+    for (size_t i = 0; !rc && i < p->n; i++) {
         int ref = p->rules_refs[i];
         if (ref == LUA_NOREF)
             continue;
@@ -164,7 +166,7 @@ int dsf_plugin_rules_load(dsf_plugins *p, dsf_diags *d)
         char *what = dsf_xasprintf("plugin %s rules", pi->name);
         lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
         luaL_unref(L, LUA_REGISTRYINDEX, ref);
-        int rc = dsf_host_call(p->host, 0, 1, what, d);
+        rc = dsf_host_call(p->host, 0, 1, what, d);
         if (!rc && !lua_istable(L, -1)) {
             lua_pop(L, 1);
             rc = decl_error(d, file, pi->name, "the 'rules' function must "
@@ -174,9 +176,8 @@ int dsf_plugin_rules_load(dsf_plugins *p, dsf_diags *d)
             rc = read_rule_list(p, L, pi, file, d);
         free(file);
         free(what);
-        if (rc)
-            return rc;
     }
-    return 0;
+    dsf_host_gc_loading(p->host, false);
+    return rc;
 }
 

@@ -2,14 +2,25 @@
 ** precompile.c -- build-time tool: compiles the built-in profiles and
 ** plugins into Lua bytecode embedded in the dsforge executable.
 **
-** Usage: dsf_precompile OUT.c ROOT FILE...   (FILE relative to ROOT)
+** Usage: dsf_precompile OUT.c ROOT SNAPSHOT.lua FILE...
+**        (FILE relative to ROOT; "=FILE" marks a data module)
 **
 ** For each file it emits the source text, the bytecode of exactly that
-** text (not stripped: line numbers stay in error messages), and where in
+** text (line numbers kept for error messages, the names of local
+** variables dropped: see strip_locals), and where in
 ** the bytecode the chunk name is stored, so the runtime can put the file's
 ** real path there. At run time a built-in file whose bytes equal the
 ** embedded source is loaded from this bytecode instead of being compiled
-** again (lua/builtin.c); any other file is compiled from text.
+** again (lua/builtin.c); any other file is compiled from text. The sha256
+** of each source is computed here too, so a run that names a built-in
+** file's digest (the manifest's provenance) does not hash it again.
+**
+** A data module (a file whose top level only builds and returns tables,
+** such as the DeepSpeed schema) is run here once: SNAPSHOT.lua turns its
+** value into one table constructor, checked to build an equal value, and
+** the embedded bytecode is that constructor's. Loading it does not call
+** the module's helper functions or grow tables key by key again. Its
+** source and digest stay the file's own.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +28,9 @@
 
 #include <lauxlib.h>
 #include <lua.h>
+#include <lualib.h>
+
+#include "core/sha256.h"
 
 typedef struct blob {
     unsigned char *data;
@@ -67,12 +81,214 @@ static size_t encode_size(unsigned char *out, size_t x)
     return n;
 }
 
+/* ------------------------------------------------------------------ */
+/* Dropping the names of local variables from a Lua 5.4 binary chunk
+** (lundump.c's format), keeping everything else: line information (error
+** locations), upvalue names (messages name globals through _ENV), the
+** code and constants. Undumping interns every local's name in every
+** function, about a third of the strings a built-in module brings; a
+** built-in's error messages then say "a nil value" where they said "a nil
+** value (local 'x')", and a traceback names such a function by its file
+** and line. Returns 0, or -1 when the bytes are not the expected format. */
+
+typedef struct cursor {
+    const unsigned char *p, *end;
+    int bad;
+} cursor;
+
+static size_t get_size(cursor *c)
+{
+    size_t x = 0;
+    for (;;) {
+        if (c->p >= c->end || x > ((size_t)-1 >> 7)) {
+            c->bad = 1;
+            return 0;
+        }
+        unsigned b = *c->p++;
+        x = (x << 7) | (b & 0x7f);
+        if (b & 0x80)
+            return x;
+    }
+}
+
+static const unsigned char *get_bytes(cursor *c, size_t n)
+{
+    if (c->bad || (size_t)(c->end - c->p) < n) {
+        c->bad = 1;
+        return NULL;
+    }
+    const unsigned char *q = c->p;
+    c->p += n;
+    return q;
+}
+
+static void add(blob *out, const void *p, size_t n)
+{
+    if (writer(NULL, p, n, out)) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+}
+
+static void put_size(blob *out, size_t x)
+{
+    unsigned char enc[16];
+    add(out, enc, encode_size(enc, x));
+}
+
+/* Copies what the cursor passes over since mark. */
+static void copy_since(blob *out, const unsigned char *mark, cursor *c)
+{
+    if (!c->bad && c->p > mark)
+        add(out, mark, (size_t)(c->p - mark));
+}
+
+static void skip_string(cursor *c)
+{
+    size_t n = get_size(c);
+    if (n)
+        get_bytes(c, n - 1);
+}
+
+enum { MAX_DEPTH = 200 };
+
+static void strip_function(blob *out, cursor *c, int depth)
+{
+    if (depth > MAX_DEPTH) {
+        c->bad = 1;
+        return;
+    }
+    const unsigned char *mark = c->p;
+    skip_string(c);                 /* source */
+    get_size(c);                    /* linedefined */
+    get_size(c);                    /* lastlinedefined */
+    get_bytes(c, 3);                /* numparams, is_vararg, maxstacksize */
+    size_t n = get_size(c);         /* code */
+    if (n > (size_t)(c->end - c->p) / 4)
+        c->bad = 1;
+    get_bytes(c, n * 4);
+    n = get_size(c);                /* constants */
+    for (size_t i = 0; i < n && !c->bad; i++) {
+        const unsigned char *tt = get_bytes(c, 1);
+        if (!tt)
+            break;
+        switch (*tt) {
+        case 3:  /* LUA_VNUMINT */
+        case 19: /* LUA_VNUMFLT */
+            get_bytes(c, 8);
+            break;
+        case 4:  /* LUA_VSHRSTR */
+        case 20: /* LUA_VLNGSTR */
+            skip_string(c);
+            break;
+        case 0: case 1: case 17: /* nil, false, true */
+            break;
+        default:
+            c->bad = 1;
+        }
+    }
+    n = get_size(c);                /* upvalues: instack, idx, kind */
+    if (n > (size_t)(c->end - c->p) / 3)
+        c->bad = 1;
+    get_bytes(c, n * 3);
+    n = get_size(c);                /* nested functions */
+    copy_since(out, mark, c);
+    for (size_t i = 0; i < n && !c->bad; i++)
+        strip_function(out, c, depth + 1);
+    mark = c->p;
+    n = get_size(c);                /* lineinfo */
+    get_bytes(c, n);
+    n = get_size(c);                /* abslineinfo: pc, line */
+    for (size_t i = 0; i < n && !c->bad; i++) {
+        get_size(c);
+        get_size(c);
+    }
+    copy_since(out, mark, c);
+    n = get_size(c);                /* locvars: name, startpc, endpc */
+    for (size_t i = 0; i < n && !c->bad; i++) {
+        skip_string(c);
+        get_size(c);
+        get_size(c);
+    }
+    put_size(out, 0);
+    mark = c->p;
+    n = get_size(c);                /* upvalue names */
+    for (size_t i = 0; i < n && !c->bad; i++)
+        skip_string(c);
+    copy_since(out, mark, c);
+}
+
+/* The header: signature, version, format, LUAC_DATA, three sizes, the
+** test integer and number, then the main function's upvalue count. */
+enum { HEADER = 4 + 1 + 1 + 6 + 3 + 8 + 8 + 1 };
+
+static int strip_locals(blob *out, const blob *bc)
+{
+    cursor c = {bc->data, bc->data + bc->len, 0};
+    const unsigned char *h = get_bytes(&c, HEADER);
+    if (!h || memcmp(h, LUA_SIGNATURE, 4) != 0 || h[4] != 0x54 ||
+        h[5] != 0 || h[12] != 4 || h[13] != 8 || h[14] != 8)
+        return -1;
+    add(out, h, HEADER);
+    strip_function(out, &c, 0);
+    return c.bad || c.p != c.end ? -1 : 0;
+}
+
+static int read_all(blob *b, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        perror(path);
+        return 1;
+    }
+    unsigned char chunk[8192];
+    size_t r;
+    while ((r = fread(chunk, 1, sizeof chunk, f)) > 0)
+        add(b, chunk, r);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad)
+        perror(path);
+    return bad;
+}
+
+/* Replaces the compiled module on top of L's stack with the compiled
+** snapshot of its value (chunk name name). */
+static int load_snapshot(lua_State *L, const blob *script, const char *rel,
+                         const char *name)
+{
+    luaL_openlibs(L);
+    if (luaL_loadbufferx(L, (const char *)script->data, script->len,
+                         "=snapshot.lua", "t")) {
+        fprintf(stderr, "%s\n", lua_tostring(L, -1));
+        return 1;
+    }
+    lua_insert(L, -2);
+    lua_pushstring(L, rel);
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+        fprintf(stderr, "%s\n", lua_tostring(L, -1));
+        return 1;
+    }
+    size_t len;
+    const char *text = lua_tolstring(L, -1, &len);
+    if (luaL_loadbufferx(L, text, len, name, "t")) {
+        fprintf(stderr, "%s: snapshot: %s\n", rel, lua_tostring(L, -1));
+        return 1;
+    }
+    lua_remove(L, -2);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 3) {
-        fprintf(stderr, "usage: dsf_precompile OUT.c ROOT FILE...\n");
+    if (argc < 4) {
+        fprintf(stderr, "usage: dsf_precompile OUT.c ROOT SNAPSHOT.lua "
+                        "[=]FILE...\n");
         return 2;
     }
+    blob snapshot = {0};
+    if (read_all(&snapshot, argv[3]))
+        return 1;
     FILE *out = fopen(argv[1], "w");
     if (!out) {
         perror(argv[1]);
@@ -80,31 +296,23 @@ int main(int argc, char **argv)
     }
     fprintf(out, "/* Generated by dsf_precompile: do not edit. */\n"
                  "#include \"lua/builtin.h\"\n\n");
-    int nfiles = argc - 3;
+    int nfiles = argc - 4;
     size_t *name_off = calloc((size_t)nfiles + 1, sizeof *name_off);
     size_t *name_len = calloc((size_t)nfiles + 1, sizeof *name_len);
-    if (!name_off || !name_len) {
+    char (*digest)[65] = calloc((size_t)nfiles + 1, sizeof *digest);
+    if (!name_off || !name_len || !digest) {
         fprintf(stderr, "out of memory\n");
         return 1;
     }
     for (int i = 0; i < nfiles; i++) {
-        const char *rel = argv[3 + i];
+        const char *rel = argv[4 + i];
+        int data = rel[0] == '=';
+        rel += data;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", argv[2], rel);
-        FILE *f = fopen(path, "rb");
-        if (!f) {
-            perror(path);
-            return 1;
-        }
         blob src = {0};
-        unsigned char chunk[8192];
-        size_t r;
-        while ((r = fread(chunk, 1, sizeof chunk, f)) > 0)
-            if (writer(NULL, chunk, r, &src)) {
-                fprintf(stderr, "out of memory\n");
-                return 1;
-            }
-        fclose(f);
+        if (read_all(&src, path))
+            return 1;
         lua_State *L = luaL_newstate();
         char name[4200];
         snprintf(name, sizeof name, "@%s", rel);
@@ -112,12 +320,19 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s\n", lua_tostring(L, -1));
             return 1;
         }
-        blob bc = {0};
-        if (lua_dump(L, writer, &bc, 0) || !bc.len) {
+        if (data && load_snapshot(L, &snapshot, rel, name))
+            return 1;
+        blob full = {0}, bc = {0};
+        if (lua_dump(L, writer, &full, 0) || !full.len) {
             fprintf(stderr, "%s: cannot dump\n", path);
             return 1;
         }
         lua_close(L);
+        if (strip_locals(&bc, &full) != 0) {
+            fprintf(stderr, "%s: unexpected bytecode format\n", path);
+            return 1;
+        }
+        free(full.data);
         /* Find the chunk name: encoded size then the bytes. */
         unsigned char enc[4300];
         size_t nlen = strlen(name);
@@ -141,15 +356,19 @@ int main(int argc, char **argv)
         fprintf(out, "\n");
         name_off[i] = off;
         name_len[i] = elen;
+        dsf_sha256_hex(digest[i], src.data, src.len);
         free(src.data);
         free(bc.data);
     }
     fprintf(out, "const dsf_builtin_chunk dsf_builtin_chunks[] = {\n");
     for (int i = 0; i < nfiles; i++)
         fprintf(out, "    {\"%s\", src_%d, sizeof src_%d, bc_%d, sizeof bc_%d,"
-                     " %zu, %zu},\n", argv[3 + i], i, i, i, i, name_off[i],
-                name_len[i]);
-    fprintf(out, "    {NULL, NULL, 0, NULL, 0, 0, 0}};\n");
+                     " %zu, %zu, \"%s\", %d},\n",
+                argv[4 + i] + (argv[4 + i][0] == '='), i, i, i, i,
+                name_off[i], name_len[i], digest[i], argv[4 + i][0] == '=');
+    fprintf(out, "    {NULL, NULL, 0, NULL, 0, 0, 0, NULL, 0}};\n");
+    free(snapshot.data);
+    free(digest);
     free(name_off);
     free(name_len);
     if (fclose(out) != 0) {

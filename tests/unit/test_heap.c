@@ -1,14 +1,19 @@
 /*
-** test_heap.c -- the Lua states' arena (lua/heap.h): the first call
+** test_heap.c -- the Lua states' memory (lua/heap.h): the first call
 ** populates about DSF_HEAP_ARENA bytes of the C heap (glibc, no
-** AddressSanitizer), later calls do nothing, and the memory is usable.
+** AddressSanitizer), later calls do nothing, and the memory is usable;
+** the pool of small blocks keeps contents across resizes, reuses a freed
+** block for the next of its size class, and steps aside when a tool that
+** checks memory replaces malloc.
 */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -37,10 +42,115 @@ static void test_prefault_once(void **state)
     free(a);
 }
 
-int main(void)
+static void fill(unsigned char *p, size_t n, unsigned seed)
 {
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)(seed + i * 7);
+}
+
+static bool holds(const unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != (unsigned char)(seed + i * 7))
+            return false;
+    return true;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define CHECKED_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CHECKED_BUILD 1
+#endif
+#endif
+
+static void test_pool_blocks(void **state)
+{
+    (void)state;
+#if defined(CHECKED_BUILD)
+    assert_false(dsf_heap_pooled());
+#else
+    assert_true(dsf_heap_pooled()); /* Linux, not under memcheck */
+#endif
+    /* Every size up to past the small limit: aligned, usable, and a
+    ** resize keeps the common prefix, across classes and into malloc. */
+    for (size_t n = 1; n <= DSF_HEAP_SMALL + 64; n += 5) {
+        unsigned char *p = dsf_heap_realloc(NULL, 0, n);
+        assert_non_null(p);
+        assert_int_equal((uintptr_t)p % 16, 0);
+        fill(p, n, (unsigned)n);
+        size_t grown = n * 2 + 3;
+        p = dsf_heap_realloc(p, n, grown);
+        assert_non_null(p);
+        assert_true(holds(p, n, (unsigned)n));
+        fill(p, grown, 9);
+        size_t shrunk = n / 2 + 1;
+        p = dsf_heap_realloc(p, grown, shrunk);
+        assert_non_null(p);
+        assert_true(holds(p, shrunk, 9));
+        assert_null(dsf_heap_realloc(p, shrunk, 0));
+    }
+    assert_null(dsf_heap_realloc(NULL, 0, 0));
+    if (!dsf_heap_pooled())
+        return;
+    /* Within a class a resize keeps the block; a freed block is the next
+    ** one given for its class; blocks of a class do not overlap. */
+    unsigned char *a = dsf_heap_realloc(NULL, 0, 40);
+    assert_ptr_equal(dsf_heap_realloc(a, 40, 48), a);
+    unsigned char *b = dsf_heap_realloc(NULL, 0, 33);
+    assert_true(b >= a + 48 || b + 48 <= a);
+    dsf_heap_realloc(a, 48, 0);
+    assert_ptr_equal(dsf_heap_realloc(NULL, 0, 47), a);
+    dsf_heap_realloc(a, 47, 0);
+    dsf_heap_realloc(b, 33, 0);
+    /* Many live blocks stay distinct (crosses populated steps). */
+    enum { N = 40000 };
+    unsigned char **v = malloc(N * sizeof *v);
+    assert_non_null(v);
+    for (unsigned i = 0; i < N; i++) {
+        v[i] = dsf_heap_realloc(NULL, 0, 24);
+        assert_non_null(v[i]);
+        fill(v[i], 24, i);
+    }
+    for (unsigned i = 0; i < N; i++) {
+        assert_true(holds(v[i], 24, i));
+        dsf_heap_realloc(v[i], 24, 0);
+    }
+    free(v);
+}
+
+/* In a process run by valgrind's memcheck (or another tool that replaces
+** malloc) the pool is off: the tool sees every block. */
+static void test_pool_off_under_memcheck(void **state)
+{
+    (void)state;
+#if defined(CHECKED_BUILD)
+    skip(); /* no pool at all; and ASan wants to be the first preload */
+#endif
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setenv("LD_PRELOAD", "/usr/libexec/valgrind/vgpreload_core-amd64-"
+               "linux.so:/usr/libexec/valgrind/vgpreload_memcheck-amd64-"
+               "linux.so", 1);
+        /* A fresh process: the choice is made once, on the first block. */
+        execl("/proc/self/exe", "test_heap", "--pooled?", (char *)NULL);
+        _exit(99);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 10); /* not pooled */
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && !strcmp(argv[1], "--pooled?"))
+        return dsf_heap_pooled() ? 11 : 10;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prefault_once),
+        cmocka_unit_test(test_pool_blocks),
+        cmocka_unit_test(test_pool_off_under_memcheck),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

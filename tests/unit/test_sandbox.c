@@ -727,6 +727,48 @@ static void test_table_growth_bomb(void **state)
     outcome_free(&o);
 }
 
+/* The loading pause (dsf_host_gc_loading) is set and put back, and under
+** it the memory budget holds exactly as before: garbage far beyond the
+** budget is collected, live data past it is refused. */
+static void test_gc_loading_pause(void **state)
+{
+    (void)state;
+    dsf_srccache *src = dsf_srccache_new();
+    dsf_limits lim = small_limits();
+    lim.instructions = UINT64_C(10000000000);
+    dsf_host *h = host_new(src, lim);
+    lua_State *L = dsf_host_state(h);
+    /* LUA_GCSETPAUSE returns the previous pause: read it, put it back. */
+    int before = lua_gc(L, LUA_GCSETPAUSE, DSF_GC_PAUSE);
+    assert_int_equal(before, DSF_GC_PAUSE);
+    dsf_host_gc_loading(h, true);
+    assert_int_equal(lua_gc(L, LUA_GCSETPAUSE, DSF_GC_LOAD_PAUSE),
+                     DSF_GC_LOAD_PAUSE);
+    dsf_diags d = DSF_DIAGS_INIT;
+    const char *garbage = "local n = 0\n"
+                          "for i = 1, 200000 do n = n + #{i, i, i, i} end\n"
+                          "return tostring(n)\n";
+    int rc = dsf_host_load(h, CHUNK, garbage, strlen(garbage), &d);
+    if (!rc)
+        rc = dsf_host_call(h, 0, 1, "garbage", &d);
+    assert_int_equal(rc, 0);
+    assert_string_equal(lua_tostring(L, -1), "800000");
+    lua_pop(L, 1);
+    const char *live = "local t = {}\n"
+                       "for i = 1, 1e7 do t[i] = {i} end\n";
+    rc = dsf_host_load(h, CHUNK, live, strlen(live), &d);
+    if (!rc)
+        rc = dsf_host_call(h, 0, 0, "live", &d);
+    assert_int_not_equal(rc, 0);
+    assert_non_null(strstr(d.items[d.len - 1].message,
+                           "memory limit of 8 MiB exceeded"));
+    dsf_host_gc_loading(h, false);
+    assert_int_equal(lua_gc(L, LUA_GCSETPAUSE, DSF_GC_PAUSE), DSF_GC_PAUSE);
+    dsf_diags_free(&d);
+    dsf_host_free(h);
+    dsf_srccache_free(src);
+}
+
 static void test_unbounded_recursion(void **state)
 {
     (void)state;
@@ -1454,6 +1496,7 @@ int main(void)
         cmocka_unit_test(test_error_tostring),
         cmocka_unit_test(test_print_goes_to_stderr),
         cmocka_unit_test(test_environment_walk),
+        cmocka_unit_test(test_gc_loading_pause),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

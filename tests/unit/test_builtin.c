@@ -1,0 +1,168 @@
+/*
+** test_builtin.c -- the built-in chunks (lua/builtin.h) carry the sha256
+** of their source computed at build time, and the source cache
+** (lua/srccache.h) serves it: for an embedded path, and for a file on disk
+** whose text is a built-in's; any other text is hashed as read. The
+** embedded bytecode is the source's compilation without the names of
+** local variables: the same code, constants and functions, the same line
+** information (error locations), fewer strings to intern; or, for a
+** data module, a snapshot that builds an equal value.
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include "core/diag.h"
+#include "core/sha256.h"
+#include "lua/builtin.h"
+#include "lua/scriptfs.h"
+#include "lua/srccache.h"
+
+static void test_digests_are_the_sources(void **state)
+{
+    (void)state;
+    size_t n = 0;
+    for (const dsf_builtin_chunk *c = dsf_builtin_chunks; c->rel; c++, n++) {
+        char hex[65];
+        dsf_sha256_hex(hex, c->src, c->src_len);
+        assert_non_null(c->sha256);
+        assert_string_equal(c->sha256, hex);
+    }
+    assert_true(n > 10);
+}
+
+static void write_file(const char *path, const void *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(p, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void test_cache_serves_build_digest(void **state)
+{
+    (void)state;
+    const dsf_builtin_chunk *c = dsf_builtin_chunks;
+    char embedded[4200];
+    snprintf(embedded, sizeof embedded, "%s/%s", DSF_BUILTIN_ROOT, c->rel);
+    dsf_srccache *cache = dsf_srccache_new();
+    dsf_diags d = DSF_DIAGS_INIT;
+    const dsf_source *s;
+    assert_int_equal(dsf_srccache_get(cache, embedded, &s, &d), 0);
+    assert_string_equal(dsf_source_sha256(s), c->sha256);
+
+    /* A file on disk named like the built-in, same text: same digest. */
+    char dir[] = "/tmp/dsf-test-builtin.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char same[4300], other[4300];
+    const char *slash = strrchr(c->rel, '/');
+    snprintf(same, sizeof same, "%s/%s", dir, slash ? slash + 1 : c->rel);
+    write_file(same, c->src, c->src_len);
+    /* Different text: its own digest. */
+    snprintf(other, sizeof other, "%s/other.lua", dir);
+    write_file(other, "return 1\n", 9);
+    const dsf_source *a, *b;
+    assert_int_equal(dsf_srccache_get(cache, same, &a, &d), 0);
+    assert_int_equal(dsf_srccache_get(cache, other, &b, &d), 0);
+    char hex[65];
+    dsf_sha256_hex(hex, c->src, c->src_len);
+    assert_string_equal(dsf_source_sha256(a), hex);
+    dsf_sha256_hex(hex, "return 1\n", 9);
+    assert_string_equal(dsf_source_sha256(b), hex);
+    dsf_srccache_free(cache);
+    dsf_diags_free(&d);
+    unlink(same);
+    unlink(other);
+    rmdir(dir);
+}
+
+/* In a plain state with the debug library: f = the embedded chunk,
+** g = the source compiled here; both stripped dump to the same bytes, the
+** main functions have the same lines, and the embedded one is smaller.
+** A data module's embedded chunk (snapshot) instead builds a value equal
+** to the module's: the same tables, markers, scalars and their kinds. */
+static const char check_lua[] =
+    "local f, g, snapshot = ...\n"
+    "if snapshot then\n"
+    "  local ARR, OBJ, NULL = {}, {}, {}\n"
+    "  dsforge = { null = NULL,\n"
+    "    array = function(t) return setmetatable(t or {}, ARR) end,\n"
+    "    object = function(t) return setmetatable(t or {}, OBJ) end }\n"
+    "  local seen, n = {}, 0\n"
+    "  local function same(a, b)\n"
+    "    if type(a) ~= type(b) then return false end\n"
+    "    if type(a) ~= 'table' or a == NULL or b == NULL then\n"
+    "      return a == b and math.type(a) == math.type(b)\n"
+    "    end\n"
+    "    if seen[a] then return seen[a] == b end\n"
+    "    seen[a], n = b, n + 1\n"
+    "    if getmetatable(a) ~= getmetatable(b) then return false end\n"
+    "    for k, v in next, a do if not same(v, rawget(b, k)) then\n"
+    "      return false end end\n"
+    "    for k in next, b do if rawget(a, k) == nil then return false end end\n"
+    "    return true\n"
+    "  end\n"
+    "  assert(same(f(), g()), 'the snapshot builds another value')\n"
+    "  assert(n > 100, 'a small value')\n"
+    "  return true\n"
+    "end\n"
+    "assert(string.dump(f, true) == string.dump(g, true), 'code differs')\n"
+    "local a = debug.getinfo(f, 'L').activelines\n"
+    "local b = debug.getinfo(g, 'L').activelines\n"
+    "for k in pairs(a) do assert(b[k], 'line ' .. k) end\n"
+    "for k in pairs(b) do assert(a[k], 'line ' .. k) end\n"
+    "local fi, gi = debug.getinfo(f, 'S'), debug.getinfo(g, 'S')\n"
+    "assert(fi.linedefined == gi.linedefined)\n"
+    "assert(fi.lastlinedefined == gi.lastlinedefined)\n"
+    "return #string.dump(f) < #string.dump(g)\n";
+
+static void test_bytecode_keeps_code_and_lines(void **state)
+{
+    (void)state;
+    size_t smaller = 0, n = 0, snapshots = 0;
+    for (const dsf_builtin_chunk *c = dsf_builtin_chunks; c->rel; c++, n++) {
+        snapshots += c->snapshot != 0;
+        lua_State *L = luaL_newstate();
+        assert_non_null(L);
+        luaL_openlibs(L);
+        assert_int_equal(luaL_loadstring(L, check_lua), LUA_OK);
+        dsf_builtin_reader r;
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", DSF_BUILTIN_ROOT, c->rel);
+        dsf_builtin_reader_init(&r, c, path);
+        assert_int_equal(lua_load(L, dsf_builtin_read, &r, "=x", "b"),
+                         LUA_OK);
+        assert_int_equal(luaL_loadbufferx(L, (const char *)c->src,
+                                          c->src_len, path, "t"),
+                         LUA_OK);
+        lua_pushboolean(L, c->snapshot);
+        if (lua_pcall(L, 3, 1, 0) != LUA_OK)
+            fail_msg("%s: %s", c->rel, lua_tostring(L, -1));
+        smaller += lua_toboolean(L, -1);
+        lua_close(L);
+    }
+    /* Every chunk with a local variable is smaller. */
+    assert_true(smaller > n / 2);
+    assert_true(snapshots >= 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_digests_are_the_sources),
+        cmocka_unit_test(test_cache_serves_build_digest),
+        cmocka_unit_test(test_bytecode_keeps_code_and_lines),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
