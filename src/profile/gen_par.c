@@ -135,7 +135,7 @@ static bool get_diags(FILE *f, dsf_diags *d)
         dsf_xgrow((void **)&d->items, &d->cap, d->len + 1, sizeof *d->items);
         dsf_diag *g = &d->items[d->len];
         memset(g, 0, sizeof *g);
-        uint64_t sev, line, col;
+        uint64_t sev = 0, line = 0, col = 0; /* a short read leaves them */
         bool ok = get_u64(f, &sev) && get_str(f, &g->file) &&
                   get_u64(f, &line) && get_u64(f, &col) &&
                   get_str(f, &g->rule) && get_str(f, &g->message) &&
