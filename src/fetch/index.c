@@ -363,6 +363,28 @@ static int parse_profiles(const parser *p, const cJSON *obj, dsf_index *ix)
     return 0;
 }
 
+/* A plugin's {FILE: SHA} object (both formats): checks every entry and
+** fills names and shas (as many slots as files has entries; borrowed
+** from files). */
+static int read_plugin_files(const parser *p, const cJSON *files,
+                             const char **names, const char **shas)
+{
+    size_t i = 0;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, files) {
+        if (!dsf_index_path_ok(f->string))
+            return bad(p, f, true, "file name \"%s\" leaves the plugin "
+                       "or has characters outside [A-Za-z0-9._-+~@/]",
+                       f->string);
+        if (!cJSON_IsString(f) || !hex64_ok(f->valuestring))
+            return bad(p, f, false, "the sha256 of \"%s\" must be 64 "
+                       "lower-case hex digits", f->string);
+        names[i] = f->string;
+        shas[i++] = f->valuestring;
+    }
+    return 0;
+}
+
 static int parse_plugins(const parser *p, const cJSON *obj, dsf_index *ix)
 {
     const cJSON *e;
@@ -376,28 +398,15 @@ static int parse_plugins(const parser *p, const cJSON *obj, dsf_index *ix)
             return bad(p, files ? files : e, false,
                        "plugin \"%s\" needs a non-empty \"files\" object",
                        e->string);
-        size_t n = (size_t)cJSON_GetArraySize(files), i = 0;
+        size_t n = (size_t)cJSON_GetArraySize(files);
         if (ix->n_files + n > DSF_INDEX_MAX_FILES)
             return bad(p, e, true, "too many files (limit %d)", DSF_INDEX_MAX_FILES);
         const char **names = dsf_xcalloc(n, sizeof *names);
         const char **shas = dsf_xcalloc(n, sizeof *shas);
-        const cJSON *f;
-        cJSON_ArrayForEach(f, files) {
-            if (!dsf_index_path_ok(f->string))
-                rc = bad(p, f, true, "file name \"%s\" leaves the plugin "
-                         "or has characters outside [A-Za-z0-9._-+~@/]",
-                         f->string);
-            else if (!cJSON_IsString(f) || !hex64_ok(f->valuestring))
-                rc = bad(p, f, false, "the sha256 of \"%s\" must be 64 "
-                         "lower-case hex digits", f->string);
-            if (rc)
-                break;
-            names[i] = f->string;
-            shas[i++] = f->valuestring;
-        }
+        rc = read_plugin_files(p, files, names, shas);
         if (!rc)
             dsf_index_add_plugin(ix, e->string, version, path, names, shas,
-                                 i);
+                                 n);
         free(names);
         free(shas);
         if (rc)
@@ -444,30 +453,16 @@ static int parse_release(const parser *p, const cJSON *rel, dsf_index *sub,
         if (!cJSON_IsObject(e) || !e->child)
             return bad(p, e, false, "plugin \"%s\" needs a non-empty object "
                        "of files", e->string);
-        size_t n = (size_t)cJSON_GetArraySize(e), i = 0;
+        size_t n = (size_t)cJSON_GetArraySize(e);
         *total += n;
         if (*total > DSF_INDEX_MAX_FILES)
             return bad(p, e, true, "too many files (limit %d)",
                        DSF_INDEX_MAX_FILES);
         const char **names = dsf_xcalloc(n, sizeof *names);
         const char **shas = dsf_xcalloc(n, sizeof *shas);
-        int rc = 0;
-        const cJSON *f;
-        cJSON_ArrayForEach(f, e) {
-            if (!dsf_index_path_ok(f->string))
-                rc = bad(p, f, true, "file name \"%s\" leaves the plugin "
-                         "or has characters outside [A-Za-z0-9._-+~@/]",
-                         f->string);
-            else if (!cJSON_IsString(f) || !hex64_ok(f->valuestring))
-                rc = bad(p, f, false, "the sha256 of \"%s\" must be 64 "
-                         "lower-case hex digits", f->string);
-            if (rc)
-                break;
-            names[i] = f->string;
-            shas[i++] = f->valuestring;
-        }
+        int rc = read_plugin_files(p, e, names, shas);
         if (!rc)
-            dsf_index_add_plugin_blobs(sub, e->string, v, names, shas, i);
+            dsf_index_add_plugin_blobs(sub, e->string, v, names, shas, n);
         free(names);
         free(shas);
         if (rc)
