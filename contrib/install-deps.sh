@@ -11,6 +11,7 @@ packages=(
   liblua5.4-dev libcjson-dev libcurl4-openssl-dev libssl-dev libcmocka-dev
   python3 python3-jsonschema python3-yaml openssl  # the tests (CLI, JSON Schema, YAML, TLS)
   groff-base zsh fish                   # the man page and completion tests
+  strace                                # the tests that count system calls
 )
 for opt in "$@"; do
   case $opt in

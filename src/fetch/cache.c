@@ -49,8 +49,32 @@ void dsf_cache_close(dsf_cache *c)
 
 char *dsf_cache_blob_path(const dsf_cache *c, const char *sha256)
 {
-    return dsf_xasprintf("%s/blobs/sha256/%.2s/%s", c->root, sha256,
-                         sha256);
+    return dsf_xasprintf("%s/blobs/sha256/%s", c->root, sha256);
+}
+
+/* Where blob sha256 is: its path (caller frees), or NULL. Caches written
+** before blobs shared one directory keep them under a two-hex-digit
+** directory (blobs/sha256/ab/abcd...): they are read there, never
+** written, so an upgrade neither refetches nor breaks --offline. */
+static char *find_blob(const dsf_cache *c, const char *sha256)
+{
+    char *path = dsf_cache_blob_path(c, sha256);
+    if (dsf_is_file(path))
+        return path;
+    free(path);
+    path = dsf_xasprintf("%s/blobs/sha256/%.2s/%s", c->root, sha256, sha256);
+    if (dsf_is_file(path))
+        return path;
+    free(path);
+    return NULL;
+}
+
+bool dsf_cache_has_blob(const dsf_cache *c, const char *sha256)
+{
+    char *path = find_blob(c, sha256);
+    bool found = path != NULL;
+    free(path);
+    return found;
 }
 
 int dsf_cache_get_blob(char **data, size_t *len, const dsf_cache *c,
@@ -58,11 +82,9 @@ int dsf_cache_get_blob(char **data, size_t *len, const dsf_cache *c,
 {
     *data = NULL;
     *len = 0;
-    char *path = dsf_cache_blob_path(c, sha256);
-    if (!dsf_is_file(path)) {
-        free(path);
+    char *path = find_blob(c, sha256);
+    if (!path)
         return 1;
-    }
     dsf_diags quiet = DSF_DIAGS_INIT;
     int rc = dsf_read_file(data, len, path, BLOB_MAX, &quiet);
     dsf_diags_free(&quiet);
@@ -151,10 +173,11 @@ int dsf_cache_put_blob(dsf_cache *c, const char *sha256, const char *data,
     char *path = dsf_cache_blob_path(c, sha256);
     char *dir = dsf_path_dirname(path);
     int rc = 0;
-    if (!dsf_is_file(path)) {
+    if (!dsf_cache_has_blob(c, sha256)) {
         /* No fsync per file: a blob is re-hashed whenever it is read, so
-        ** one damaged by a crash is deleted and fetched again. The
-        ** directories are flushed once, by dsf_cache_sync. */
+        ** one damaged by a crash is deleted and fetched again. All blobs
+        ** share one directory, flushed once by dsf_cache_sync: a fetch of
+        ** N files costs one directory flush, not one per hash prefix. */
         char *tmp;
         rc = make_dir(c, dir, d);
         if (!rc)

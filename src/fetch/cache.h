@@ -1,7 +1,10 @@
 /*
 ** cache.h -- the content-addressed cache under $XDG_CACHE_HOME/dsforge.
 **
-**   blobs/sha256/ab/abcd...   one file per content hash
+**   blobs/sha256/abcd...      one file per content hash, all in one
+**                             directory (so a fetch flushes one
+**                             directory); blobs/sha256/ab/abcd... of
+**                             older caches is still read
 **   repos/<key>/meta.json     per repository URL: ETag, Last-Modified and
 **                             the sha256 of the last index.json seen
 **   trees/<index sha256>/     a repository's files laid out for use:
@@ -42,8 +45,12 @@ typedef struct dsf_cache_meta {
 int dsf_cache_open(dsf_cache *c, dsf_diags *d);
 void dsf_cache_close(dsf_cache *c);
 
-/* The path of the blob with hash sha256. Caller frees. */
+/* The path a blob with hash sha256 is stored at. Caller frees. */
 char *dsf_cache_blob_path(const dsf_cache *c, const char *sha256);
+
+/* Whether the blob sha256 is in the cache (at its path, or where an older
+** cache kept it); its bytes are checked only when read. */
+bool dsf_cache_has_blob(const dsf_cache *c, const char *sha256);
 
 /* Reads the blob sha256 into *data (caller frees) after checking its
 ** hash. 1 when it is missing; DSF_ENET-free: a blob whose bytes do not

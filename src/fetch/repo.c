@@ -405,10 +405,7 @@ static int fetch_files(ctx *c, const dsf_index *ix, dsf_diags *d)
         const dsf_index_file *f = by_sha[i];
         if (i && !strcmp(by_sha[i - 1]->sha256, f->sha256))
             continue;
-        char *blob = dsf_cache_blob_path(&c->cache, f->sha256);
-        bool have = dsf_is_file(blob);
-        free(blob);
-        if (have)
+        if (dsf_cache_has_blob(&c->cache, f->sha256))
             continue;
         urls[n] = dsf_xasprintf("%s/%s", c->url, f->remote);
         reqs[n].url = urls[n];

@@ -555,7 +555,7 @@ def test_cache_integrity(e):
     blob = os.path.join(e.env["XDG_CACHE_HOME"], "dsforge", "blobs",
                         "sha256")
     sha = e.lock()["repositories"]["team"]["files"]["profiles/tiny.lua"]
-    bpath = os.path.join(blob, sha[:2], sha)
+    bpath = os.path.join(blob, sha)
     tamper(f)
     tamper(bpath)
     r = e.run("gen", "team/tiny", "--stdout", "--offline")
@@ -818,6 +818,66 @@ def test_many_files(e):
     r = e.run("repo", "path", "team/p050")
     check(r.returncode == 0, "warm run", r.stderr)
     check(e.requests() == [], "warm run requests", e.requests())
+
+
+def test_blob_layout(e):
+    """Every blob of a fetch goes into one directory, so a cold fetch
+    flushes a fixed number of directories however many files it gets
+    (#15: it flushed one per hash prefix, ~80 for 100 files); a cache
+    written with the older per-prefix layout is still read, offline."""
+    e.write_repo(n=60)
+    e.start()
+    strace = shutil.which("strace")
+    log = os.path.join(e.tmp, "strace.log")
+    args = ["repo", "add", "team", e.url(), "--no-progress"]
+    if strace:
+        # LeakSanitizer cannot run under ptrace (the sanitizer build)
+        env = dict(e.env)
+        env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") +
+                               ":detect_leaks=0").lstrip(":")
+        r = subprocess.run([strace, "-f", "-o", log, "-e", "trace=fsync",
+                            e.dsforge] + args, cwd=e.proj, env=env,
+                           capture_output=True, text=True, timeout=60)
+    else:
+        r = e.run(*args)
+    check(r.returncode == 0, "repo add failed", r.stdout, r.stderr)
+    blobs = os.path.join(e.env["XDG_CACHE_HOME"], "dsforge", "blobs",
+                         "sha256")
+    names = sorted(os.listdir(blobs))
+    check(len(names) == 62, "blobs (index + 60 profiles + 1 plugin file)",
+          names)
+    for n in names:
+        p = os.path.join(blobs, n)
+        check(os.path.isfile(p), "not a flat blob", p)
+        with open(p, "rb") as f:
+            check(hashlib.sha256(f.read()).hexdigest() == n, "bad blob", n)
+    if strace:
+        with open(log) as f:
+            n_fsync = sum(1 for ln in f if "fsync(" in ln)
+        # blobs/, the tree's directories, the metadata, lock and config
+        check(0 < n_fsync <= 10, "fsyncs of a cold fetch", n_fsync)
+    # the older layout: blobs/sha256/ab/abcd..., and no tree yet
+    for n in names:
+        os.makedirs(os.path.join(blobs, n[:2]), exist_ok=True)
+        os.rename(os.path.join(blobs, n), os.path.join(blobs, n[:2], n))
+    shutil.rmtree(os.path.join(e.env["XDG_CACHE_HOME"], "dsforge", "trees"))
+    e.clear_log()
+    r = e.run("gen", "team/p042", "--stdout", "--offline")
+    check(r.returncode == 0, "offline from an older cache", r.stderr)
+    check('"train_batch_size"' in r.stdout, "no config", r.stdout)
+    check(e.requests() == [], "offline made requests", e.requests())
+    # a damaged blob in the older layout is removed and fetched again
+    sha = e.lock()["repositories"]["team"]["files"]["profiles/p042.lua"]
+    old = os.path.join(blobs, sha[:2], sha)
+    shutil.rmtree(os.path.join(e.env["XDG_CACHE_HOME"], "dsforge", "trees"))
+    with open(old, "a") as f:
+        f.write("-- tampered\n")
+    r = e.run("gen", "team/p042", "--stdout")
+    check(r.returncode == 0, "refetch of a damaged older blob", r.stderr)
+    check(not os.path.exists(old), "damaged older blob kept")
+    check([q["path"] for q in e.requests()] == ["/repo/profiles/p042.lua"],
+          "refetch requests", e.requests())
+    check(os.path.isfile(os.path.join(blobs, sha)), "refetched blob not flat")
 
 
 # A repository plugin that takes the built-in plugin's name: it would
