@@ -40,11 +40,12 @@
 
 #include "core/buf.h"
 #include "core/error.h"
+#include "core/record.h"
+#include "core/workers.h"
 #include "core/xalloc.h"
 #include "lua/limits.h"
 
 #define MIN_PER_JOB 16   /* variants that pay for a fork */
-#define MAX_JOBS 64
 #define RECORD_END 0x44534652u
 
 size_t dsf_gen_parallel_jobs(const run *ru)
@@ -52,103 +53,8 @@ size_t dsf_gen_parallel_jobs(const run *ru)
     /* --report's page draws every variant's document: one process. */
     if (!ru->stream || ru->r->report)
         return 1;
-    size_t jobs = ru->r->jobs;
-    if (!jobs) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        jobs = n > 0 ? (size_t)n : 1;
-    }
-    if (jobs > MAX_JOBS)
-        jobs = MAX_JOBS;
-    size_t rest = ru->nv ? ru->nv - 1 : 0;
-    if (jobs > rest / MIN_PER_JOB)
-        jobs = rest / MIN_PER_JOB;
-    return jobs ? jobs : 1;
-}
-
-/* ------------------------------------------------------------------ */
-/* Records: little fixed-size integers and length-prefixed strings (a
-** length of 0 is NULL), in the machine's own byte order (the file never
-** leaves the run). */
-
-static void put_u64(FILE *f, uint64_t x)
-{
-    fwrite(&x, sizeof x, 1, f);
-}
-
-static void put_str(FILE *f, const char *s)
-{
-    size_t n = s ? strlen(s) : 0;
-    put_u64(f, s ? n + 1 : 0);
-    if (n)
-        fwrite(s, 1, n, f);
-}
-
-static void put_diags(FILE *f, const dsf_diags *d, size_t from, size_t to)
-{
-    put_u64(f, to - from);
-    for (size_t i = from; i < to; i++) {
-        const dsf_diag *g = &d->items[i];
-        put_u64(f, (uint64_t)g->severity);
-        put_str(f, g->file);
-        put_u64(f, (uint64_t)(int64_t)g->line);
-        put_u64(f, (uint64_t)(int64_t)g->col);
-        put_str(f, g->rule);
-        put_str(f, g->message);
-        put_str(f, g->hint);
-        put_str(f, g->path);
-        put_str(f, g->excerpt);
-        put_str(f, g->trace);
-    }
-}
-
-static bool get_u64(FILE *f, uint64_t *x)
-{
-    return fread(x, sizeof *x, 1, f) == 1;
-}
-
-static bool get_str(FILE *f, char **s)
-{
-    uint64_t n;
-    *s = NULL;
-    if (!get_u64(f, &n))
-        return false;
-    if (!n)
-        return true;
-    if (n > SIZE_MAX / 2)
-        return false;
-    *s = dsf_xmalloc((size_t)n);
-    if (fread(*s, 1, (size_t)n - 1, f) != n - 1) {
-        free(*s);
-        *s = NULL;
-        return false;
-    }
-    (*s)[n - 1] = '\0';
-    return true;
-}
-
-static bool get_diags(FILE *f, dsf_diags *d)
-{
-    uint64_t n;
-    if (!get_u64(f, &n))
-        return false;
-    for (uint64_t i = 0; i < n; i++) {
-        dsf_xgrow((void **)&d->items, &d->cap, d->len + 1, sizeof *d->items);
-        dsf_diag *g = &d->items[d->len];
-        memset(g, 0, sizeof *g);
-        uint64_t sev = 0, line = 0, col = 0; /* a short read leaves them */
-        bool ok = get_u64(f, &sev) && get_str(f, &g->file) &&
-                  get_u64(f, &line) && get_u64(f, &col) &&
-                  get_str(f, &g->rule) && get_str(f, &g->message) &&
-                  get_str(f, &g->hint) && get_str(f, &g->path) &&
-                  get_str(f, &g->excerpt) && get_str(f, &g->trace);
-        g->severity = (dsf_severity)sev;
-        g->line = (int)(int64_t)line;
-        g->col = (int)(int64_t)col;
-        d->len++; /* even half read: freed with the list */
-        if (!ok)
-            return false;
-    }
-    return true;
+    return dsf_workers_count(ru->r->jobs, ru->nv ? ru->nv - 1 : 0,
+                             MIN_PER_JOB);
 }
 
 /* One variant's results as a worker recorded them. */
@@ -204,29 +110,29 @@ static bool get_record(FILE *f, record *x, size_t ncol)
     memset(x, 0, sizeof *x);
     uint64_t erc, rc, out, n, end;
     char *sha = NULL;
-    if (!get_u64(f, &x->index) || !get_u64(f, &x->err_end) ||
-        !get_u64(f, &erc) || !get_u64(f, &rc) || !get_u64(f, &out))
+    if (!dsf_rec_get_u64(f, &x->index) || !dsf_rec_get_u64(f, &x->err_end) ||
+        !dsf_rec_get_u64(f, &erc) || !dsf_rec_get_u64(f, &rc) || !dsf_rec_get_u64(f, &out))
         return false;
     x->eval_rc = (int)(int64_t)erc;
     x->rc = (int)(int64_t)rc;
     x->out = out != 0;
-    if (!get_diags(f, &x->diags) || !get_diags(f, &x->out_diags) ||
-        !get_diags(f, &x->warnings) || !get_str(f, &sha))
+    if (!dsf_rec_get_diags(f, &x->diags) || !dsf_rec_get_diags(f, &x->out_diags) ||
+        !dsf_rec_get_diags(f, &x->warnings) || !dsf_rec_get_str(f, &sha))
         return false;
     snprintf(x->sha256, sizeof x->sha256, "%s", sha ? sha : "");
     free(sha);
     x->cells = dsf_xcalloc(ncol + 1, sizeof *x->cells);
     for (; x->ncells < ncol; x->ncells++)
-        if (!get_str(f, &x->cells[x->ncells]))
+        if (!dsf_rec_get_str(f, &x->cells[x->ncells]))
             return false;
-    if (!get_u64(f, &n) || n > 1u << 20)
+    if (!dsf_rec_get_u64(f, &n) || n > 1u << 20)
         return false;
     x->emitted = dsf_xcalloc((size_t)n + 1, sizeof *x->emitted);
     for (; x->nemitted < n; x->nemitted++) {
         dsf_emitted *e = &x->emitted[x->nemitted];
         uint64_t by, len;
-        if (!get_u64(f, &by) || !get_str(f, &e->file) || !get_u64(f, &len) ||
-            !get_str(f, &sha))
+        if (!dsf_rec_get_u64(f, &by) || !dsf_rec_get_str(f, &e->file) || !dsf_rec_get_u64(f, &len) ||
+            !dsf_rec_get_str(f, &sha))
             return false;
         /* the worker is a fork: the plugins' emitters are at the same
         ** addresses in both processes */
@@ -235,42 +141,37 @@ static bool get_record(FILE *f, record *x, size_t ncol)
         snprintf(e->sha256, sizeof e->sha256, "%s", sha ? sha : "");
         free(sha);
     }
-    if (!get_u64(f, &n) || n > 1u << 20)
+    if (!dsf_rec_get_u64(f, &n) || n > 1u << 20)
         return false;
     x->staged = dsf_xcalloc(2 * (size_t)n + 1, sizeof *x->staged);
     for (; x->nstaged < n; x->nstaged++)
-        if (!get_str(f, &x->staged[2 * x->nstaged]) ||
-            !get_str(f, &x->staged[2 * x->nstaged + 1])) {
+        if (!dsf_rec_get_str(f, &x->staged[2 * x->nstaged]) ||
+            !dsf_rec_get_str(f, &x->staged[2 * x->nstaged + 1])) {
             x->nstaged++; /* unlinked with the rest */
             return false;
         }
-    return get_str(f, &x->entry) && get_u64(f, &end) && end == RECORD_END;
+    return dsf_rec_get_str(f, &x->entry) && dsf_rec_get_u64(f, &end) && end == RECORD_END;
 }
 
 /* ------------------------------------------------------------------ */
 /* A worker. */
 
-/* Evaluates variants [from, to) and records each in f; stops early when
-** the parent closes its end of the pipe, or after a variant whose
-** evaluation fails (as a serial run would). Never returns. */
-static _Noreturn void work(run *ru, size_t from, size_t to, FILE *f,
-                           FILE *errf, int stop_fd)
+/* Evaluates variants [w->from, w->to) and records each in w->f; stops
+** early when the parent says so, or after a variant whose evaluation
+** fails (as a serial run would). */
+static void work(void *ctx, dsf_worker *w, int stop_fd)
 {
+    run *ru = ctx;
+    FILE *f = w->f;
     dsf_limits_after_fork();
-    /* What scripts print goes to the parent in variant order. */
-    fflush(stderr);
-    if (dup2(fileno(errf), STDERR_FILENO) < 0)
-        _exit(-DSF_EINPUT);
     size_t ncol;
     dsf_plugins_columns(ru->plugins, &ncol);
     dsf_diags d = DSF_DIAGS_INIT;
     dsf_buf *entries = dsf_gen_out_entries(ru, true);
     dsf_gen_out_forked(ru);
     size_t mine = dsf_gen_out_nstaged(ru);
-    for (size_t i = from; i < to; i++) {
-        char c;
-        ssize_t got = read(stop_fd, &c, 1);
-        if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
+    for (size_t i = w->from; i < w->to; i++) {
+        if (dsf_worker_stopped(stop_fd)) {
             /* the run failed (or the parent is gone): nothing this
             ** worker staged is wanted */
             dsf_gen_out_unlink_since(ru, mine);
@@ -282,50 +183,40 @@ static _Noreturn void work(run *ru, size_t from, size_t to, FILE *f,
             dsf_buf_clear(entries);
         int erc, rc = dsf_gen_eval_variant(ru, i, &d, &erc, &out_from);
         variant *v = &ru->v[i];
-        fflush(stderr);
-        off_t err_end = lseek(STDERR_FILENO, 0, SEEK_CUR);
-        put_u64(f, i);
-        put_u64(f, err_end > 0 ? (uint64_t)err_end : 0);
-        put_u64(f, (uint64_t)(int64_t)erc);
-        put_u64(f, (uint64_t)(int64_t)rc);
+        dsf_rec_put_u64(f, i);
+        dsf_rec_put_u64(f, dsf_worker_stderr_mark());
+        dsf_rec_put_u64(f, (uint64_t)(int64_t)erc);
+        dsf_rec_put_u64(f, (uint64_t)(int64_t)rc);
         /* whether the emitters ran: no error in this worker up to and
         ** with this variant's evaluation (dsf_gen_variant's test) */
         bool out = !erc;
         for (size_t k = 0; k < out_from && out; k++)
             out = d.items[k].severity != DSF_ERROR;
-        put_u64(f, out);
-        put_diags(f, &d, d0, out_from);
-        put_diags(f, &d, out_from, d.len);
-        put_diags(f, &ru->warnings, w0, ru->warnings.len);
-        put_str(f, v->sha256);
+        dsf_rec_put_u64(f, out);
+        dsf_rec_put_diags(f, &d, d0, out_from);
+        dsf_rec_put_diags(f, &d, out_from, d.len);
+        dsf_rec_put_diags(f, &ru->warnings, w0, ru->warnings.len);
+        dsf_rec_put_str(f, v->sha256);
         for (size_t k = 0; k < ncol; k++)
-            put_str(f, v->cells ? v->cells[k] : NULL);
-        put_u64(f, v->nemitted);
+            dsf_rec_put_str(f, v->cells ? v->cells[k] : NULL);
+        dsf_rec_put_u64(f, v->nemitted);
         for (size_t k = 0; k < v->nemitted; k++) {
-            put_u64(f, (uint64_t)(uintptr_t)v->emitted[k].by);
-            put_str(f, v->emitted[k].file);
-            put_u64(f, v->emitted[k].len);
-            put_str(f, v->emitted[k].sha256);
+            dsf_rec_put_u64(f, (uint64_t)(uintptr_t)v->emitted[k].by);
+            dsf_rec_put_str(f, v->emitted[k].file);
+            dsf_rec_put_u64(f, v->emitted[k].len);
+            dsf_rec_put_str(f, v->emitted[k].sha256);
         }
         size_t s1 = dsf_gen_out_nstaged(ru);
-        put_u64(f, s1 - s0);
+        dsf_rec_put_u64(f, s1 - s0);
         for (size_t k = s0; k < s1; k++) {
             const char *fin, *tmp;
             dsf_gen_out_staged(ru, k, &fin, &tmp);
-            put_str(f, fin);
-            put_str(f, tmp);
+            dsf_rec_put_str(f, fin);
+            dsf_rec_put_str(f, tmp);
         }
-        put_str(f, entries && entries->len ? entries->data : NULL);
-        put_u64(f, RECORD_END);
-        /* on disk before the next variant: a limit's backstop may end
-        ** this process during it */
-        if (fflush(f) != 0) {
-            static const char msg[] = "dsforge: error: a worker process "
-                                      "cannot record its variants\n";
-            ssize_t wr = write(STDERR_FILENO, msg, sizeof msg - 1);
-            (void)wr;
-            _exit(-DSF_EINPUT);
-        }
+        dsf_rec_put_str(f, entries && entries->len ? entries->data : NULL);
+        dsf_rec_put_u64(f, RECORD_END);
+        dsf_worker_flush(f);
         if (erc || rc)
             break;
     }
@@ -334,34 +225,6 @@ static _Noreturn void work(run *ru, size_t from, size_t to, FILE *f,
 
 /* ------------------------------------------------------------------ */
 /* The parent. */
-
-typedef struct worker {
-    pid_t pid;
-    FILE *f;       /* its records */
-    FILE *errf;    /* its stderr */
-    uint64_t err_done; /* how much of it this process has shown */
-    int stop_fd;   /* closing it tells the worker to stop */
-    size_t from, to;
-} worker;
-
-/* Shows what worker w wrote on its stderr up to offset end (to its end
-** when end is UINT64_MAX). */
-static void show_stderr(worker *w, uint64_t end)
-{
-    char buf[8192];
-    if (fseeko(w->errf, (off_t)w->err_done, SEEK_SET) != 0)
-        return;
-    while (w->err_done < end) {
-        size_t want = end - w->err_done < sizeof buf
-                          ? (size_t)(end - w->err_done) : sizeof buf;
-        size_t got = fread(buf, 1, want, w->errf);
-        if (!got)
-            break;
-        fwrite(buf, 1, got, stderr);
-        w->err_done += got;
-    }
-    fflush(stderr);
-}
 
 /* Merges record x (of variant x->index) as if this process had evaluated
 ** it: returns the run's rc after it. */
@@ -401,11 +264,9 @@ static int merge(run *ru, record *x, dsf_diags *d)
 /* Waits for worker w and merges its records while rc is 0; unlinks the
 ** temporary files of those it does not merge. *died is the worker's
 ** wait status when it ended otherwise than by returning from work. */
-static int collect(run *ru, worker *w, int rc, int *died, dsf_diags *d)
+static int collect(run *ru, dsf_worker *w, int rc, int *died, dsf_diags *d)
 {
-    int status = 0;
-    while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
-        ;
+    int status = dsf_worker_wait(w);
     bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     size_t ncol;
     dsf_plugins_columns(ru->plugins, &ncol);
@@ -414,7 +275,7 @@ static int collect(run *ru, worker *w, int rc, int *died, dsf_diags *d)
     size_t next = w->from;
     while (get_record(w->f, &x, ncol)) {
         if (!rc && x.index == next) {
-            show_stderr(w, x.err_end);
+            dsf_worker_show_stderr(w, x.err_end);
             rc = merge(ru, &x, d);
             next++;
         } else {
@@ -435,24 +296,12 @@ static int collect(run *ru, worker *w, int rc, int *died, dsf_diags *d)
                                 "%zu of %zu", next, w->to);
         else {
             *died = status;
-            show_stderr(w, UINT64_MAX); /* its last words */
+            dsf_worker_show_stderr(w, UINT64_MAX); /* its last words */
         }
     }
     fclose(w->errf);
     w->errf = NULL;
     return rc;
-}
-
-/* Ends this process as worker status ended: what a serial run would
-** have done at that variant (a limit's backstop exits with code 5). */
-static _Noreturn void die_like(int status)
-{
-    fflush(NULL);
-    if (WIFSIGNALED(status)) {
-        signal(WTERMSIG(status), SIG_DFL);
-        raise(WTERMSIG(status));
-    }
-    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 5);
 }
 
 int dsf_gen_run_parallel(run *ru, dsf_diags *d)
@@ -463,75 +312,25 @@ int dsf_gen_run_parallel(run *ru, dsf_diags *d)
     int rc = dsf_gen_eval_variant(ru, 0, d, &erc, &from);
     if (rc || ru->nv < 2)
         return rc;
-    size_t jobs = dsf_gen_parallel_jobs(ru), rest = ru->nv - 1;
-    worker *ws = dsf_xcalloc(jobs, sizeof *ws);
-    /* Range 0 is this process's; ranges as equal as they can be. */
-    for (size_t j = 0; j < jobs; j++) {
-        ws[j].from = 1 + rest * j / jobs;
-        ws[j].to = 1 + rest * (j + 1) / jobs;
-        ws[j].pid = -1;
-        ws[j].stop_fd = -1;
-    }
-    fflush(NULL); /* no buffered output is written twice */
-    for (size_t j = 1; j < jobs && !rc; j++) {
-        int fds[2];
-        ws[j].f = tmpfile();
-        ws[j].errf = tmpfile();
-        if (!ws[j].f || !ws[j].errf || pipe(fds) != 0) {
-            rc = dsf_diag_error(d, DSF_EINPUT, NULL, 0, 0,
-                                "cannot start a worker process: %s",
-                                strerror(errno));
-            break;
-        }
-        fcntl(fds[0], F_SETFL, O_NONBLOCK);
-        fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-        pid_t pid = fork();
-        if (pid == 0) {
-            close(fds[1]);
-            for (size_t k = 1; k < j; k++)
-                close(ws[k].stop_fd); /* only the parent stops a worker */
-            work(ru, ws[j].from, ws[j].to, ws[j].f, ws[j].errf, fds[0]);
-        }
-        close(fds[0]);
-        ws[j].stop_fd = fds[1];
-        if (pid < 0) {
-            close(fds[1]);
-            ws[j].stop_fd = -1;
-            rc = dsf_diag_error(d, DSF_EINPUT, NULL, 0, 0,
-                                "cannot start a worker process: %s",
-                                strerror(errno));
-            break;
-        }
-        ws[j].pid = pid;
-    }
+    size_t jobs = dsf_gen_parallel_jobs(ru);
+    dsf_worker *ws = dsf_xcalloc(jobs, sizeof *ws);
+    rc = dsf_workers_start(ws, jobs, 1, ru->nv, work, ru, d);
     for (size_t i = ws[0].from; i < ws[0].to && !rc; i++)
         rc = dsf_gen_eval_variant(ru, i, d, &erc, &from);
     int died = 0; /* the wait status of a worker that died */
     for (size_t j = 1; j < jobs; j++) {
         if (rc || died) /* the others stop at their next variant */
-            for (size_t k = j; k < jobs; k++)
-                if (ws[k].stop_fd >= 0) {
-                    close(ws[k].stop_fd);
-                    ws[k].stop_fd = -1;
-                }
+            dsf_workers_stop(ws, j, jobs);
         if (ws[j].pid > 0)
             rc = collect(ru, &ws[j], rc ? rc : died ? DSF_ESCRIPT : 0, &died,
                          d);
-        else {
-            if (ws[j].f)
-                fclose(ws[j].f);
-            if (ws[j].errf)
-                fclose(ws[j].errf);
-        }
-        if (ws[j].stop_fd >= 0)
-            close(ws[j].stop_fd);
     }
+    dsf_workers_free(ws, jobs);
     if (died) {
         /* A serial run would have ended at that variant: no file of this
         ** run stays, and no message but the worker's. */
         dsf_gen_out_finish(ru, DSF_ESCRIPT, d);
-        die_like(died);
+        dsf_die_like(died);
     }
-    free(ws);
     return rc;
 }
