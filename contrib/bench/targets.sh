@@ -7,6 +7,7 @@
 #                          generator (contrib/bench/reference/)
 #   10,000-variant matrix  <= 1 s dry, <= 2 s with -o, peak RSS <= 32 MiB
 #   check of 1,000 real-world configs (copies)  <= 2x `jq empty` on them
+#                          (check -j 1, one process, printed beside it)
 #   estimate, explain, one-file check           <= 1.5x `dsforge --version`
 #   cold fetch of 100 profiles (local server)   <= 1.3x `curl -Z` of them
 #
@@ -97,8 +98,11 @@ for ((i = 0; i < 1000; i++)); do
     cp "${files[i % ${#files[@]}]}" "rw/$(printf '%04d' "$i")-$(basename "${files[i % ${#files[@]}]}")"
 done
 echo "== check of 1,000 copies of ${#files[@]} real-world configs (runs $RUNS)"
+# check shares the files out among one process per CPU by default (-j);
+# "check -j 1" is one process, shown for comparison (not a target).
 hf check --warmup 2 --runs "$RUNS" -i \
     -n check "$DSFORGE check --target hf --world-size 8 $(echo rw/*.json)" \
+    -n check-j1 "$DSFORGE check --target hf --world-size 8 -j 1 $(echo rw/*.json)" \
     -n jq "jq empty $(echo rw/*.json)"
 
 # --- one-shot commands against --version --------------------------
@@ -173,6 +177,7 @@ res = {"date": datetime.date.today().isoformat(),
        "machine": f"{ncpu} CPUs, {kernel}, outputs on {fs}, load average {load} at the end",
        "targets": T}
 json.dump(res, open(out, "w"), indent=1)
+print(f"  (check -j 1, one process: {ck['check-j1'] / ck['jq']:.2f}x jq empty)")
 print("== targets (ratios in one run)")
 for x in T:
     extra = f"  vs {x['peer']} -> {x['ratio']:.2f}x" if x["ratio"] is not None else ""

@@ -5,12 +5,14 @@
 
 #include "cli/args.h"
 #include "cli/check_cmd.h"
+#include "cli/check_par.h"
 #include "cli/cmds.h"
 #include "cli/jsloc.h"
 #include "core/buf.h"
 #include "cli/opts.h"
 #include "core/error.h"
 #include "core/teardown.h"
+#include "core/workers.h"
 #include "core/xalloc.h"
 #include "doc/jpath.h"
 #include "json/jsonc.h"
@@ -19,7 +21,18 @@
 #include "json/pyjson.h"
 #include "plugin/plugin.h"
 
-enum { OPT_WORLD = 1, OPT_TARGET, OPT_FORMAT, OPT_STRICT, OPT_DS_VERSION };
+enum {
+    OPT_WORLD = 1,
+    OPT_TARGET,
+    OPT_FORMAT,
+    OPT_STRICT,
+    OPT_DS_VERSION,
+    OPT_JOBS
+};
+
+/* Files that pay for a worker process (a fork costs about as much as
+** checking a few files). */
+#define MIN_FILES_PER_JOB 16
 
 static const dsf_opt opts[] = {
     {"world-size", 0, "N",
@@ -36,6 +49,9 @@ static const dsf_opt opts[] = {
     {"ds-version", 0, "X.Y[.Z]",
      "DeepSpeed release to check against (default: $DSFORGE_DS_VERSION, "
      "else the newest covered)", OPT_DS_VERSION, NULL},
+    {"jobs", 'j', "N",
+     "check the files in N processes (default: one per CPU; 1: one "
+     "process); the output is the same for any N", OPT_JOBS, NULL},
     {NULL, 0, NULL, NULL, 0, NULL}};
 
 static int run(int argc, char **argv);
@@ -204,6 +220,25 @@ static int check_file(const char *file, dsf_plugins *plugins,
     return rc;
 }
 
+/* What each file of a run is checked with (check_par.h). */
+typedef struct check_run {
+    const char **files;
+    dsf_plugins *plugins;
+    const dsf_validate_opts *vo;
+    cJSON *params;
+    const char *keep;
+    dsf_check_cmd *cmd;
+    dsf_diags *cmd_out;
+    cJSON *cmd_json;
+} check_run;
+
+static int check_one(void *ctx, size_t i, dsf_diags *found)
+{
+    const check_run *cr = ctx;
+    return check_file(cr->files[i], cr->plugins, cr->vo, cr->params,
+                      cr->keep, found, cr->cmd, cr->cmd_out, cr->cmd_json);
+}
+
 /* Prints d, then the command's findings (more, may be NULL), as one
 ** JSON array. */
 static void print_json(const dsf_diags *d, cJSON *more)
@@ -249,7 +284,7 @@ static int run(int argc, char **argv)
     dsf_cli_args_init(&cl, split, argv, &dsf_cmd_check, &env, &d);
     const char **files = dsf_xcalloc((size_t)argc + 1, sizeof *files);
     size_t nfiles = 0;
-    long long world = 1;
+    long long world = 1, jobs = 0;
     const char *target = "deepspeed";
     bool json = false, strict = false, target_given = false,
          world_given = false;
@@ -283,6 +318,9 @@ static int run(int argc, char **argv)
             break;
         case OPT_DS_VERSION:
             ds_version_arg = arg;
+            break;
+        case OPT_JOBS:
+            rc = dsf_opt_int(&jobs, arg, 1, 64, "--jobs", &d);
             break;
         default:
             break;
@@ -359,16 +397,23 @@ static int run(int argc, char **argv)
     }
     int input_error = 0;
     dsf_diags found = DSF_DIAGS_INIT;
-    for (size_t i = 0; i < nfiles && !rc; i++) {
+    if (!rc) {
         dsf_validate_opts vo = {target, "check", params, NULL, NULL,
                                 ds_version};
-        int frc = check_file(files[i], plugins, &vo, params,
-                             world_given ? pname : NULL, &found,
-                             with_cmd ? &cmd : NULL, &cmd_found, cmd_json);
-        if (frc == DSF_EINPUT)
-            input_error = frc;
-        else if (frc)
-            rc = frc;
+        check_run cr = {files, plugins, &vo, params,
+                        world_given ? pname : NULL,
+                        with_cmd ? &cmd : NULL, &cmd_found, cmd_json};
+        /* Standard input is read once, and a command is checked with one
+        ** CONFIG: those runs are serial. */
+        bool stdin_file = false;
+        for (size_t i = 0; i < nfiles; i++)
+            stdin_file = stdin_file || !strcmp(files[i], "-");
+        size_t n_jobs = with_cmd || stdin_file
+                            ? 1
+                            : dsf_workers_count((size_t)jobs, nfiles,
+                                                MIN_FILES_PER_JOB);
+        rc = dsf_check_par_run(nfiles, n_jobs, check_one, &cr, &found,
+                               &input_error, &d);
     }
     /* --strict: the files' warnings fail, not the plugins' load notices. */
     bool errors = strict && (dsf_diags_count(&found, DSF_WARNING) > 0 ||
