@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,23 +39,36 @@ int dsf_workers_start(dsf_worker *ws, size_t jobs, size_t first, size_t n,
         ws[j].to = first + rest * (j + 1) / jobs;
         ws[j].pid = -1;
         ws[j].stop_fd = -1;
+        ws[j].done_fd = -1;
     }
     fflush(NULL); /* no buffered output is written twice */
     for (size_t j = 1; j < jobs; j++) {
-        int fds[2];
+        int fds[2], done[2] = {-1, -1};
         ws[j].f = tmpfile();
         ws[j].errf = tmpfile();
-        if (!ws[j].f || !ws[j].errf || pipe(fds) != 0)
+        if (!ws[j].f || !ws[j].errf || pipe(done) != 0 || pipe(fds) != 0) {
+            int e = errno;
+            if (done[0] >= 0) {
+                close(done[0]);
+                close(done[1]);
+            }
             return dsf_diag_error(d, DSF_EINPUT, NULL, 0, 0,
                                   "cannot start a worker process: %s",
-                                  strerror(errno));
+                                  strerror(e));
+        }
         fcntl(fds[0], F_SETFL, O_NONBLOCK);
         fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+        fcntl(done[0], F_SETFD, FD_CLOEXEC);
+        fcntl(done[1], F_SETFD, FD_CLOEXEC);
         pid_t pid = fork();
         if (pid == 0) {
             close(fds[1]);
-            for (size_t k = 1; k < j; k++)
+            close(done[0]);
+            ws[j].done_fd = done[1];
+            for (size_t k = 1; k < j; k++) {
                 close(ws[k].stop_fd); /* only the parent stops a worker */
+                close(ws[k].done_fd);
+            }
             /* What scripts print goes to the parent in item order. */
             fflush(stderr);
             if (dup2(fileno(ws[j].errf), STDERR_FILENO) < 0)
@@ -63,6 +77,8 @@ int dsf_workers_start(dsf_worker *ws, size_t jobs, size_t first, size_t n,
             _exit(0);
         }
         close(fds[0]);
+        close(done[1]);
+        ws[j].done_fd = done[0];
         if (pid < 0) {
             close(fds[1]);
             return dsf_diag_error(d, DSF_EINPUT, NULL, 0, 0,
@@ -102,6 +118,64 @@ void dsf_worker_flush(FILE *f)
     }
 }
 
+bool dsf_worker_await_verdict(dsf_worker *w, int stop_fd)
+{
+    close(w->done_fd);
+    w->done_fd = -1;
+    struct pollfd p = {stop_fd, POLLIN, 0};
+    for (;;) {
+        char c;
+        ssize_t got = read(stop_fd, &c, 1);
+        if (got == 1)
+            return c == 'A';
+        if (got == 0 || (errno != EAGAIN && errno != EINTR))
+            return false;
+        while (poll(&p, 1, -1) < 0 && errno == EINTR)
+            ;
+    }
+}
+
+void dsf_worker_await_done(dsf_worker *w)
+{
+    char c;
+    while (w->done_fd >= 0) {
+        ssize_t got = read(w->done_fd, &c, 1);
+        if (got < 0 && errno == EINTR)
+            continue;
+        close(w->done_fd);
+        w->done_fd = -1;
+    }
+}
+
+void dsf_worker_adopt(dsf_worker *w)
+{
+    if (w->stop_fd < 0)
+        return;
+    /* A worker that died has closed its end: no SIGPIPE for that. */
+    struct sigaction ign, was;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ign, &was);
+    ssize_t wr = write(w->stop_fd, "A", 1);
+    (void)wr;
+    sigaction(SIGPIPE, &was, NULL);
+    close(w->stop_fd);
+    w->stop_fd = -1;
+}
+
+void dsf_workers_abandon(dsf_worker *ws, size_t jobs)
+{
+    for (size_t j = 0; j < jobs; j++)
+        if (ws[j].pid > 0 && ws[j].stop_fd >= 0) {
+            close(ws[j].stop_fd);
+            ws[j].stop_fd = -1;
+        }
+    for (size_t j = 0; j < jobs; j++)
+        if (ws[j].pid > 0)
+            while (waitpid(ws[j].pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+}
+
 void dsf_workers_stop(dsf_worker *ws, size_t from, size_t jobs)
 {
     for (size_t k = from; k < jobs; k++)
@@ -116,6 +190,7 @@ int dsf_worker_wait(dsf_worker *w)
     int status = 0;
     while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
         ;
+    w->pid = -1;
     return status;
 }
 
@@ -145,6 +220,8 @@ void dsf_workers_free(dsf_worker *ws, size_t jobs)
             fclose(ws[j].errf);
         if (ws[j].stop_fd >= 0)
             close(ws[j].stop_fd);
+        if (ws[j].done_fd >= 0)
+            close(ws[j].done_fd);
     }
     free(ws);
 }

@@ -30,6 +30,8 @@ typedef struct dsf_worker {
     FILE *errf;        /* its stderr, a temporary file; owned */
     uint64_t err_done; /* how much of errf the parent has shown */
     int stop_fd;       /* parent: closing it stops the worker; -1 */
+    int done_fd;       /* worker: closing it says "all recorded";
+                       ** parent: reads the end of it; -1 */
     size_t from, to;   /* its items */
 } dsf_worker;
 
@@ -57,9 +59,25 @@ uint64_t dsf_worker_stderr_mark(void);
 ** ends (the parent then reports that it stopped early). */
 void dsf_worker_flush(FILE *f);
 
+/* Workers that leave files for the parent to adopt (gen's staged
+** files) must not leave them behind when the parent dies first: after
+** its last record the worker calls dsf_worker_await_verdict, which says
+** it is done and waits for the parent; true when the parent adopted its
+** results (dsf_worker_adopt), false when the parent stopped it or is
+** gone: the worker then removes its files itself. The parent waits with
+** dsf_worker_await_done before it reads the records. */
+bool dsf_worker_await_verdict(dsf_worker *w, int stop_fd);
+void dsf_worker_await_done(dsf_worker *w);
+/* The parent took over w's results: w ends without removing them. */
+void dsf_worker_adopt(dsf_worker *w);
+/* Async-signal-safe (a limit's backstop ending the parent): tells every
+** started worker of ws[0..jobs) to stop and waits until each has ended
+** (and removed its files). */
+void dsf_workers_abandon(dsf_worker *ws, size_t jobs);
+
 /* Tells workers ws[from..jobs) to stop at their next item. */
 void dsf_workers_stop(dsf_worker *ws, size_t from, size_t jobs);
-/* Waits for w; its wait status. */
+/* Waits for w to end (w->pid is -1 afterwards); its wait status. */
 int dsf_worker_wait(dsf_worker *w);
 /* Shows what w wrote on its stderr up to offset end (UINT64_MAX: all). */
 void dsf_worker_show_stderr(dsf_worker *w, uint64_t end);

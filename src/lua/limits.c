@@ -188,11 +188,13 @@ static void arm_late(lua_State *L, struct timespec t)
                     1);
 }
 
-static void (*volatile backstop_cleanup)(void);
+static volatile dsf_cleanup_fn backstop_cleanup;
 
-void dsf_limits_backstop_cleanup(void (*fn)(void))
+dsf_cleanup_fn dsf_limits_backstop_cleanup(dsf_cleanup_fn fn)
 {
+    dsf_cleanup_fn was = backstop_cleanup;
     backstop_cleanup = fn;
+    return was;
 }
 
 static void on_alarm(int sig)

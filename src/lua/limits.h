@@ -99,8 +99,10 @@ void dsf_limits_start_backstop(void);
 void dsf_limits_stop_backstop(void);
 
 /* fn (async-signal-safe; NULL: none) runs when the backstop ends the
-** process, before it exits: gen -o unlinks its temporary files. */
-void dsf_limits_backstop_cleanup(void (*fn)(void));
+** process, before it exits: gen -o unlinks its temporary files. Returns
+** the function it replaces (a wrapper calls it). */
+typedef void (*dsf_cleanup_fn)(void);
+dsf_cleanup_fn dsf_limits_backstop_cleanup(dsf_cleanup_fn fn);
 
 /* In a child just forked (gen's parallel workers): restarts the
 ** backstop's timer, which fork does not inherit, if states exist. */

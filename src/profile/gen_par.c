@@ -23,6 +23,12 @@
 ** same way, unless the parent already stopped before that variant. Each
 ** worker is told to stop (its pipe closed) once the parent knows the
 ** run failed.
+**
+** A worker's staged files are its own until the parent adopts them: after
+** its last record it waits for the parent's verdict, and removes them
+** when the run failed or the parent is gone. A limit's backstop ending
+** the parent during its own range first stops the workers and waits for
+** them, so no temporary file or directory of the run stays behind.
 */
 #define _DEFAULT_SOURCE
 #include "profile/gen_run.h"
@@ -171,12 +177,8 @@ static void work(void *ctx, dsf_worker *w, int stop_fd)
     dsf_gen_out_forked(ru);
     size_t mine = dsf_gen_out_nstaged(ru);
     for (size_t i = w->from; i < w->to; i++) {
-        if (dsf_worker_stopped(stop_fd)) {
-            /* the run failed (or the parent is gone): nothing this
-            ** worker staged is wanted */
-            dsf_gen_out_unlink_since(ru, mine);
-            break;
-        }
+        if (dsf_worker_stopped(stop_fd))
+            break; /* the run failed (or the parent is gone) */
         size_t d0 = d.len, w0 = ru->warnings.len;
         size_t s0 = dsf_gen_out_nstaged(ru), out_from;
         if (entries)
@@ -220,6 +222,9 @@ static void work(void *ctx, dsf_worker *w, int stop_fd)
         if (erc || rc)
             break;
     }
+    /* The parent adopts the staged files, or they go. */
+    if (!dsf_worker_await_verdict(w, stop_fd))
+        dsf_gen_out_unlink_since(ru, mine);
     _exit(0);
 }
 
@@ -266,8 +271,7 @@ static int merge(run *ru, record *x, dsf_diags *d)
 ** wait status when it ended otherwise than by returning from work. */
 static int collect(run *ru, dsf_worker *w, int rc, int *died, dsf_diags *d)
 {
-    int status = dsf_worker_wait(w);
-    bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    dsf_worker_await_done(w);
     size_t ncol;
     dsf_plugins_columns(ru->plugins, &ncol);
     rewind(w->f);
@@ -287,6 +291,14 @@ static int collect(run *ru, dsf_worker *w, int rc, int *died, dsf_diags *d)
     record_free(&x);
     fclose(w->f);
     w->f = NULL;
+    /* Its files are this process's now, unless the run failed: then the
+    ** worker removes them (and this process those it knows of). */
+    if (!rc)
+        dsf_worker_adopt(w);
+    else
+        dsf_workers_stop(w, 0, 1);
+    int status = dsf_worker_wait(w);
+    bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     /* The worker stopped before its range's end without an error of its
     ** own: it died (a limit's backstop, or it could not write). */
     if (!rc && next < w->to) {
@@ -304,6 +316,21 @@ static int collect(run *ru, dsf_worker *w, int rc, int *died, dsf_diags *d)
     return rc;
 }
 
+/* While workers run: a limit's backstop ending this process first waits
+** for them to stop and remove their staged files, then removes this
+** process's own (core/workers.h). */
+static dsf_worker *volatile live_workers;
+static volatile size_t live_jobs;
+static volatile dsf_cleanup_fn out_cleanup;
+
+static void abandon_workers(void)
+{
+    if (live_workers)
+        dsf_workers_abandon(live_workers, live_jobs);
+    if (out_cleanup)
+        out_cleanup();
+}
+
 int dsf_gen_run_parallel(run *ru, dsf_diags *d)
 {
     int erc;
@@ -315,8 +342,14 @@ int dsf_gen_run_parallel(run *ru, dsf_diags *d)
     size_t jobs = dsf_gen_parallel_jobs(ru);
     dsf_worker *ws = dsf_xcalloc(jobs, sizeof *ws);
     rc = dsf_workers_start(ws, jobs, 1, ru->nv, work, ru, d);
+    /* (after the forks: a worker keeps the plain clean-up) */
+    live_jobs = jobs;
+    live_workers = ws;
+    out_cleanup = dsf_limits_backstop_cleanup(abandon_workers);
     for (size_t i = ws[0].from; i < ws[0].to && !rc; i++)
         rc = dsf_gen_eval_variant(ru, i, d, &erc, &from);
+    dsf_limits_backstop_cleanup(out_cleanup);
+    live_workers = NULL;
     int died = 0; /* the wait status of a worker that died */
     for (size_t j = 1; j < jobs; j++) {
         if (rc || died) /* the others stop at their next variant */

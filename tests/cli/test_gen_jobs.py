@@ -128,28 +128,35 @@ class Jobs(dsf.TempDirTest):
         self.assertEqual(self.listing(os.path.join(self.tmp, "j2")), before)
 
     def test_a_variant_ended_by_the_backstop_leaves_nothing(self):
-        # variant 25 (the worker's, with -j 2) runs a C function the hook
-        # cannot stop: the backstop ends the run with exit code 5 and its
-        # message, and the temporary files of the variants staged before
-        # go with it, as does the directory the run made
-        prof = ('return { name = "bs", params = { n = 1 },\n'
-                '  build = function(p)\n'
-                '    if p.n == 25 then\n'
-                '      local s = string.rep("a", 1e6)\n'
-                '      return { r = s:find(".-.-.-.-.-.-.-.-b") }\n'
-                '    end\n'
-                '    return { train_batch_size = 1 } end }\n')
-        d = self.profile("bs", prof)
-        for jobs in (1, 2):
-            res, work = self.gen(jobs, "bs", "--profile-path", d,
-                                 "--matrix", "n=" + NS,
-                                 "--max-seconds", "1", out="new/out")
-            self.assertExit(res, 5)
-            self.assertEqual(res.err.count("time limit of 1 s exceeded "
-                                           "inside a C function"), 1,
-                             res.err)
-            self.assertEqual(res.out, "")
-            self.assertEqual(os.listdir(work), [], "left behind")
+        # variant 25 (the worker's, with -j 2) or 5 (the parent's) runs a
+        # C function the hook cannot stop: the backstop ends the run with
+        # exit code 5 and its message, and the temporary files of the
+        # variants staged before go with it, in every process (when the
+        # parent is the one ended, the worker has staged its whole range
+        # by then), as does the directory the run made
+        for at in (25, 5):
+            prof = ('return { name = "bs", params = { n = 1 },\n'
+                    '  build = function(p)\n'
+                    '    if p.n == %d then\n'
+                    '      local s = string.rep("a", 1e6)\n'
+                    '      return { r = s:find(".-.-.-.-.-.-.-.-b") }\n'
+                    '    end\n'
+                    '    return { train_batch_size = 1 } end }\n' % at)
+            d = self.profile("bs", prof, dirname="p%d" % at)
+            for jobs in (1, 2):
+                with self.subTest(at=at, jobs=jobs):
+                    res, work = self.gen(jobs, "bs", "--profile-path", d,
+                                         "--matrix", "n=" + NS,
+                                         "--max-seconds", "1",
+                                         out="new/out",
+                                         cwd=os.path.join(
+                                             self.tmp, "w%d-%d" % (at, jobs)))
+                    self.assertExit(res, 5)
+                    self.assertEqual(res.err.count(
+                        "time limit of 1 s exceeded inside a C function"), 1,
+                        res.err)
+                    self.assertEqual(res.out, "")
+                    self.assertEqual(os.listdir(work), [], "left behind")
 
     def test_workers_run_beside_the_parent(self):
         # Not a timing: while a -j 2 sweep runs, the dsforge process has a
