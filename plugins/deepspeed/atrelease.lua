@@ -71,6 +71,7 @@ end
 function M.extra_keys(rel, sp, node)
   local out = {}
   local keys = dv.data(rel).keys
+  pairs(keys) -- the built-in facts load a section's keys when first read: all of them
   local prefix = sp == "" and "" or (sp .. ".")
   for _, dp in ipairs(dsforge.sorted_keys(keys)) do
     if dp:sub(1, #prefix) == prefix then

@@ -43,26 +43,44 @@ const dsf_builtin_chunk *dsf_builtin_find(const char *path, const char *text,
     return NULL;
 }
 
+static void reader_init(dsf_builtin_reader *r, const unsigned char *bc,
+                        size_t bc_len, size_t name_off, size_t name_len,
+                        const char *path)
+{
+    r->bc = bc;
+    r->bc_len = bc_len;
+    r->name_off = name_off;
+    r->name_len = name_len;
+    r->path = path;
+    r->step = 0;
+    /* '@' + path + the terminating byte Lua counts in the size */
+    r->size_len = encode_size(r->size, strlen(path) + 2);
+}
+
 void dsf_builtin_reader_init(dsf_builtin_reader *r,
                              const dsf_builtin_chunk *chunk,
                              const char *path)
 {
-    r->chunk = chunk;
-    r->path = path;
-    r->part = 0;
-    /* '@' + path + the terminating byte Lua counts in the size */
-    r->size_len = encode_size(r->size, strlen(path) + 2);
+    reader_init(r, chunk->bc, chunk->bc_len, chunk->name_off,
+                chunk->name_len, path);
+}
+
+void dsf_builtin_reader_init_part(dsf_builtin_reader *r,
+                                  const dsf_builtin_part *part,
+                                  const char *path)
+{
+    reader_init(r, part->bc, part->bc_len, part->name_off, part->name_len,
+                path);
 }
 
 const char *dsf_builtin_read(lua_State *L, void *ud, size_t *size)
 {
     (void)L;
     dsf_builtin_reader *r = ud;
-    const dsf_builtin_chunk *c = r->chunk;
-    switch (r->part++) {
+    switch (r->step++) {
     case 0:
-        *size = c->name_off;
-        return (const char *)c->bc;
+        *size = r->name_off;
+        return (const char *)r->bc;
     case 1:
         *size = r->size_len;
         return (const char *)r->size;
@@ -73,8 +91,8 @@ const char *dsf_builtin_read(lua_State *L, void *ud, size_t *size)
         *size = strlen(r->path);
         return r->path;
     case 4:
-        *size = c->bc_len - c->name_off - c->name_len;
-        return (const char *)c->bc + c->name_off + c->name_len;
+        *size = r->bc_len - r->name_off - r->name_len;
+        return (const char *)r->bc + r->name_off + r->name_len;
     default:
         *size = 0;
         return NULL;

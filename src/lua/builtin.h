@@ -16,6 +16,14 @@
 
 #include <lua.h>
 
+/* A part of a data module: a chunk its main chunk loads when the tables
+** it fills are first read (src/tools/snapshot.lua), named like the main. */
+typedef struct dsf_builtin_part {
+    const unsigned char *bc;
+    size_t bc_len;
+    size_t name_off, name_len;
+} dsf_builtin_part;
+
 typedef struct dsf_builtin_chunk {
     const char *rel;                /* "plugins/deepspeed/schema.lua" */
     const unsigned char *src;       /* the source text it was made from */
@@ -27,6 +35,8 @@ typedef struct dsf_builtin_chunk {
                                     ** when the executable was built */
     int snapshot;                   /* bc builds the value src returns (a
                                     ** data module, see precompile.c) */
+    const dsf_builtin_part *parts;  /* its parts (a data module), or NULL */
+    size_t nparts;
 } dsf_builtin_chunk;
 
 /* NULL-terminated (rel == NULL), generated at build time. */
@@ -41,9 +51,10 @@ const dsf_builtin_chunk *dsf_builtin_find(const char *path, const char *text,
 ** replaced by "@path" (so messages name the file that was read), without
 ** copying the bytecode. */
 typedef struct dsf_builtin_reader {
-    const dsf_builtin_chunk *chunk;
+    const unsigned char *bc;
+    size_t bc_len, name_off, name_len;
     const char *path;
-    int part;                  /* 0 prefix, 1 size, 2 '@', 3 path, 4 rest */
+    int step;                  /* 0 prefix, 1 size, 2 '@', 3 path, 4 rest */
     unsigned char size[16];
     size_t size_len;
 } dsf_builtin_reader;
@@ -51,6 +62,11 @@ typedef struct dsf_builtin_reader {
 void dsf_builtin_reader_init(dsf_builtin_reader *r,
                              const dsf_builtin_chunk *chunk,
                              const char *path);
+
+/* The same for a part of a data module (named "@path" too). */
+void dsf_builtin_reader_init_part(dsf_builtin_reader *r,
+                                  const dsf_builtin_part *part,
+                                  const char *path);
 
 /* The lua_Reader (ud is a dsf_builtin_reader). */
 const char *dsf_builtin_read(lua_State *L, void *ud, size_t *size);

@@ -14,6 +14,40 @@ static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud)
     return 0;
 }
 
+/* PART(i): the function of part i of a built-in data module (upvalues:
+** the chunk, the path its messages name). A part sees no globals. */
+static int load_part(lua_State *L)
+{
+    const dsf_builtin_chunk *c = lua_touserdata(L, lua_upvalueindex(1));
+    const char *path = lua_tostring(L, lua_upvalueindex(2));
+    lua_Integer i = luaL_checkinteger(L, 1);
+    if (i < 1 || (lua_Unsigned)i > c->nparts)
+        return luaL_error(L, "%s has no part %d", path, (int)i);
+    dsf_builtin_reader r;
+    dsf_builtin_reader_init_part(&r, &c->parts[i - 1], path);
+    if (lua_load(L, dsf_builtin_read, &r, path, "b") != LUA_OK)
+        return lua_error(L);
+    lua_pushnil(L);
+    if (!lua_setupvalue(L, -2, 1))
+        lua_pop(L, 1);
+    return 1;
+}
+
+/* A data module with parts, as require calls it: its main chunk, under
+** the environment in upvalue 1 (where dsf_sandbox_set_env puts a chunk's
+** environment), called with PART instead of require's arguments. */
+static int call_with_parts(lua_State *L)
+{
+    lua_settop(L, 0);
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_pushvalue(L, lua_upvalueindex(1));
+    if (!lua_setupvalue(L, 1, 1))
+        lua_pop(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(3));
+    lua_call(L, 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
 int dsf_chunk_load(lua_State *L, const dsf_source *src, const char *chunkname)
 {
     if (!src->builtin_checked) {
@@ -26,7 +60,19 @@ int dsf_chunk_load(lua_State *L, const dsf_source *src, const char *chunkname)
         ** chunk name argument is ignored for binary chunks). */
         dsf_builtin_reader r;
         dsf_builtin_reader_init(&r, src->builtin, src->path);
-        return lua_load(L, dsf_builtin_read, &r, chunkname, "b");
+        int status = lua_load(L, dsf_builtin_read, &r, chunkname, "b");
+        const dsf_builtin_chunk *c = src->builtin;
+        if (status == LUA_OK && c->nparts) {
+            int main = lua_gettop(L);
+            lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
+            lua_pushvalue(L, main);
+            lua_pushlightuserdata(L, (void *)c);
+            lua_pushstring(L, src->path);
+            lua_pushcclosure(L, load_part, 2);
+            lua_pushcclosure(L, call_with_parts, 3);
+            lua_replace(L, main);
+        }
+        return status;
     }
     /* Anything else came from outside the executable: count its calls. */
     dsf_limits_untrusted(L);

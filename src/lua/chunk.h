@@ -16,6 +16,10 @@
 ** untrusted, and loading one marks the state untrusted (limits.h: its
 ** calls count instructions); only the embedded built-in bytecode does
 ** not. */
+/* A built-in data module with parts (builtin.h) is a C function whose
+** first upvalue is its environment, as a Lua chunk's is (so
+** dsf_sandbox_set_env applies to it alike). May raise a memory error
+** only for such a module, which is loaded by require. */
 int dsf_chunk_load(lua_State *L, const dsf_source *src,
                    const char *chunkname);
 

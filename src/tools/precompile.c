@@ -20,7 +20,10 @@
 ** value into one table constructor, checked to build an equal value, and
 ** the embedded bytecode is that constructor's. Loading it does not call
 ** the module's helper functions or grow tables key by key again. Its
-** source and digest stay the file's own.
+** source and digest stay the file's own. SNAPSHOT.lua may also return
+** parts: chunks the main one loads when their tables are first read
+** (the schema's sections); each is compiled and embedded the same way
+** (builtin.h, dsf_builtin_part).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,31 +255,116 @@ static int read_all(blob *b, const char *path)
     return bad;
 }
 
-/* Replaces the compiled module on top of L's stack with the compiled
-** snapshot of its value (chunk name name). */
-static int load_snapshot(lua_State *L, const blob *script, const char *rel,
-                         const char *name)
+/* One compiled chunk: stripped bytecode and where its name sits. */
+typedef struct compiled {
+    blob bc;
+    size_t name_off, name_len;
+} compiled;
+
+/* Compiles text as the chunk named name (what: for messages) into out.
+** Returns 0, or 1 after a message. */
+static int compile(compiled *out, const char *text, size_t len,
+                   const char *name, const char *what)
 {
+    lua_State *L = luaL_newstate();
+    if (!L) {
+        fprintf(stderr, "out of memory\n");
+        return 1;
+    }
+    if (luaL_loadbufferx(L, text, len, name, "t")) {
+        fprintf(stderr, "%s: %s\n", what, lua_tostring(L, -1));
+        lua_close(L);
+        return 1;
+    }
+    blob full = {0};
+    int bad = lua_dump(L, writer, &full, 0) || !full.len;
+    lua_close(L);
+    if (bad) {
+        fprintf(stderr, "%s: cannot dump\n", what);
+        return 1;
+    }
+    memset(out, 0, sizeof *out);
+    if (strip_locals(&out->bc, &full) != 0) {
+        fprintf(stderr, "%s: unexpected bytecode format\n", what);
+        return 1;
+    }
+    free(full.data);
+    /* Find the chunk name: encoded size then the bytes. */
+    unsigned char enc[4300];
+    size_t nlen = strlen(name);
+    if (nlen > 4096) {
+        fprintf(stderr, "%s: name too long\n", what);
+        return 1;
+    }
+    size_t elen = encode_size(enc, nlen + 1);
+    memcpy(enc + elen, name, nlen);
+    elen += nlen;
+    size_t off = 0;
+    for (; off + elen <= out->bc.len; off++)
+        if (!memcmp(out->bc.data + off, enc, elen))
+            break;
+    if (off + elen > out->bc.len || off > 64) {
+        fprintf(stderr, "%s: chunk name not found in the bytecode\n", what);
+        return 1;
+    }
+    out->name_off = off;
+    out->name_len = elen;
+    return 0;
+}
+
+/* Runs SNAPSHOT.lua on the data module src: its main text in *text and
+** its parts' texts in parts (each malloc'd). Returns 0, or 1 after a
+** message. */
+static int run_snapshot(blob *text, blob **parts, size_t *nparts,
+                        const blob *script, const blob *src,
+                        const char *rel, const char *name)
+{
+    lua_State *L = luaL_newstate();
+    if (!L) {
+        fprintf(stderr, "out of memory\n");
+        return 1;
+    }
     luaL_openlibs(L);
-    if (luaL_loadbufferx(L, (const char *)script->data, script->len,
+    int rc = 1;
+    if (luaL_loadbufferx(L, (const char *)src->data, src->len, name, "t") ||
+        luaL_loadbufferx(L, (const char *)script->data, script->len,
                          "=snapshot.lua", "t")) {
         fprintf(stderr, "%s\n", lua_tostring(L, -1));
-        return 1;
+        goto done;
     }
     lua_insert(L, -2);
     lua_pushstring(L, rel);
-    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+    if (lua_pcall(L, 2, 2, 0) != LUA_OK) {
         fprintf(stderr, "%s\n", lua_tostring(L, -1));
-        return 1;
+        goto done;
+    }
+    if (!lua_isstring(L, -2) || !lua_istable(L, -1)) {
+        fprintf(stderr, "%s: snapshot.lua returned no text and parts\n", rel);
+        goto done;
     }
     size_t len;
-    const char *text = lua_tolstring(L, -1, &len);
-    if (luaL_loadbufferx(L, text, len, name, "t")) {
-        fprintf(stderr, "%s: snapshot: %s\n", rel, lua_tostring(L, -1));
-        return 1;
+    const char *s = lua_tolstring(L, -2, &len);
+    add(text, s, len);
+    *nparts = (size_t)lua_rawlen(L, -1);
+    *parts = calloc(*nparts + 1, sizeof **parts);
+    if (!*parts) {
+        fprintf(stderr, "out of memory\n");
+        goto done;
     }
-    lua_remove(L, -2);
-    return 0;
+    for (size_t i = 0; i < *nparts; i++) {
+        lua_rawgeti(L, -1, (lua_Integer)i + 1);
+        s = lua_tolstring(L, -1, &len);
+        if (!s) {
+            fprintf(stderr, "%s: a snapshot part is not text\n", rel);
+            goto done;
+        }
+        add(&(*parts)[i], s, len);
+        lua_pop(L, 1);
+    }
+    rc = 0;
+done:
+    lua_close(L);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -299,8 +387,9 @@ int main(int argc, char **argv)
     int nfiles = argc - 4;
     size_t *name_off = calloc((size_t)nfiles + 1, sizeof *name_off);
     size_t *name_len = calloc((size_t)nfiles + 1, sizeof *name_len);
+    size_t *nparts = calloc((size_t)nfiles + 1, sizeof *nparts);
     char (*digest)[65] = calloc((size_t)nfiles + 1, sizeof *digest);
-    if (!name_off || !name_len || !digest) {
+    if (!name_off || !name_len || !nparts || !digest) {
         fprintf(stderr, "out of memory\n");
         return 1;
     }
@@ -313,64 +402,74 @@ int main(int argc, char **argv)
         blob src = {0};
         if (read_all(&src, path))
             return 1;
-        lua_State *L = luaL_newstate();
         char name[4200];
         snprintf(name, sizeof name, "@%s", rel);
-        if (luaL_loadbufferx(L, (const char *)src.data, src.len, name, "t")) {
-            fprintf(stderr, "%s\n", lua_tostring(L, -1));
-            return 1;
+        compiled c;
+        blob text = {0}, *parts = NULL;
+        size_t np = 0;
+        if (data) {
+            if (run_snapshot(&text, &parts, &np, &snapshot, &src, rel, name))
+                return 1;
+        } else {
+            add(&text, src.data, src.len);
         }
-        if (data && load_snapshot(L, &snapshot, rel, name))
+        if (compile(&c, (const char *)text.data, text.len, name, path))
             return 1;
-        blob full = {0}, bc = {0};
-        if (lua_dump(L, writer, &full, 0) || !full.len) {
-            fprintf(stderr, "%s: cannot dump\n", path);
-            return 1;
-        }
-        lua_close(L);
-        if (strip_locals(&bc, &full) != 0) {
-            fprintf(stderr, "%s: unexpected bytecode format\n", path);
-            return 1;
-        }
-        free(full.data);
-        /* Find the chunk name: encoded size then the bytes. */
-        unsigned char enc[4300];
-        size_t nlen = strlen(name);
-        size_t elen = encode_size(enc, nlen + 1);
-        memcpy(enc + elen, name, nlen);
-        elen += nlen;
-        size_t off = 0;
-        for (; off + elen <= bc.len; off++)
-            if (!memcmp(bc.data + off, enc, elen))
-                break;
-        if (off + elen > bc.len || off > 64) {
-            fprintf(stderr, "%s: chunk name not found in the bytecode\n",
-                    path);
-            return 1;
-        }
+        free(text.data);
         char sym[64];
         snprintf(sym, sizeof sym, "src_%d", i);
         emit_bytes(out, sym, src.data, src.len);
         snprintf(sym, sizeof sym, "bc_%d", i);
-        emit_bytes(out, sym, bc.data, bc.len);
+        emit_bytes(out, sym, c.bc.data, c.bc.len);
+        name_off[i] = c.name_off;
+        name_len[i] = c.name_len;
+        free(c.bc.data);
+        nparts[i] = np;
+        if (np) {
+            compiled *pc = calloc(np, sizeof *pc);
+            if (!pc) {
+                fprintf(stderr, "out of memory\n");
+                return 1;
+            }
+            for (size_t j = 0; j < np; j++) {
+                if (compile(&pc[j], (const char *)parts[j].data, parts[j].len,
+                            name, path))
+                    return 1;
+                snprintf(sym, sizeof sym, "part_%d_%zu", i, j);
+                emit_bytes(out, sym, pc[j].bc.data, pc[j].bc.len);
+                free(parts[j].data);
+            }
+            fprintf(out, "static const dsf_builtin_part parts_%d[] = {\n", i);
+            for (size_t j = 0; j < np; j++) {
+                fprintf(out, "    {part_%d_%zu, sizeof part_%d_%zu, %zu, %zu},\n",
+                        i, j, i, j, pc[j].name_off, pc[j].name_len);
+                free(pc[j].bc.data);
+            }
+            fprintf(out, "};\n");
+            free(pc);
+        }
+        free(parts);
         fprintf(out, "\n");
-        name_off[i] = off;
-        name_len[i] = elen;
         dsf_sha256_hex(digest[i], src.data, src.len);
         free(src.data);
-        free(bc.data);
     }
     fprintf(out, "const dsf_builtin_chunk dsf_builtin_chunks[] = {\n");
-    for (int i = 0; i < nfiles; i++)
+    for (int i = 0; i < nfiles; i++) {
+        char parts_sym[64] = "NULL";
+        if (nparts[i])
+            snprintf(parts_sym, sizeof parts_sym, "parts_%d", i);
         fprintf(out, "    {\"%s\", src_%d, sizeof src_%d, bc_%d, sizeof bc_%d,"
-                     " %zu, %zu, \"%s\", %d},\n",
+                     " %zu, %zu, \"%s\", %d, %s, %zu},\n",
                 argv[4 + i] + (argv[4 + i][0] == '='), i, i, i, i,
-                name_off[i], name_len[i], digest[i], argv[4 + i][0] == '=');
-    fprintf(out, "    {NULL, NULL, 0, NULL, 0, 0, 0, NULL, 0}};\n");
+                name_off[i], name_len[i], digest[i], argv[4 + i][0] == '=',
+                parts_sym, nparts[i]);
+    }
+    fprintf(out, "    {NULL, NULL, 0, NULL, 0, 0, 0, NULL, 0, NULL, 0}};\n");
     free(snapshot.data);
     free(digest);
     free(name_off);
     free(name_len);
+    free(nparts);
     if (fclose(out) != 0) {
         perror(argv[1]);
         return 1;

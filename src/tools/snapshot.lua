@@ -3,6 +3,21 @@
 -- object, null) and returns Lua text that builds the same value as one
 -- table constructor, checked to build an equal value (shape, markers,
 -- scalars and their integer/float kinds, shared tables).
+--
+-- Parts built on first use: in the DeepSpeed schema, each top-level
+-- section's `fields` and `doc` are a separate chunk (a "part"), returned
+-- as the second result (a list of Lua texts). The section node starts
+-- with its other keys and a metatable: reading `fields` or `doc`, or
+-- pairs(), loads and runs the part, which fills the node in place. In a
+-- release's facts (dsdata/vX_Y_Z.lua), `keys` ("section.key" -> fact)
+-- starts empty and reading a key loads the part holding its section's
+-- keys (the text before the first dot). Once every part of a table is
+-- in, its metatable is gone and it is the plain table the source builds
+-- (same identity). The main chunk is called with a loader, PART(i) ->
+-- part i's function (lua/chunk.c); a part is called with (t, S, A, O, N).
+-- A command that reads five sections neither undumps nor builds the
+-- other thirty. Only next() or a C walk over such a table not yet read
+-- whole (pairs() reads it whole) would see part of it.
 local chunk, rel = ...
 local ARR, OBJ = {}, {}
 local NULL = setmetatable({}, { __name = "null" })
@@ -34,6 +49,27 @@ local function count(t)
 end
 if type(value) ~= "table" then fail("it returns a " .. type(value)) end
 count(value)
+
+-- The tables built from parts (plain tables reached once): lazy[t] =
+-- "fields" (a schema section) or "prefix" (a release's keys).
+local lazy = {}
+local function plain(t) return type(t) == "table" and getmetatable(t) == nil and seen[t] == 1 end
+if rel == "plugins/deepspeed/schema.lua" and type(value.root) == "table"
+   and type(value.root.fields) == "table" then
+  for _, node in next, value.root.fields do
+    if plain(node) and type(node.fields) == "table" then lazy[node] = "fields" end
+  end
+elseif rel:find("^plugins/deepspeed/dsdata/v[%d_]+%.lua$") and plain(value.keys) then
+  for k in next, value.keys do
+    if type(k) ~= "string" then fail("a release's keys are strings") end
+  end
+  lazy[value.keys] = "prefix"
+end
+-- The part a key of a lazy table goes to (nil: built with the table).
+local function group_of(how, k)
+  if how == "fields" then return (k == "fields" or k == "doc") and "" or nil end
+  return (k:match("^[^.]*"))
+end
 local function lit(v)
   if v == NULL then return "N" end
   local tv = type(v)
@@ -47,12 +83,21 @@ local function before(a, b)
   return a < b
 end
 local defs, names, ser = {}, {}, nil
+local chunks = {} -- the parts' texts
 local function body(t)
+  local how = lazy[t]
   local parts, n = {}, #t
+  if how then n = 0 end
   for i = 1, n do parts[i] = ser(t[i]) end
-  local keys = {}
+  local keys, groups, gnames = {}, {}, {}
   for k in next, t do
-    if not (math.type(k) == "integer" and k >= 1 and k <= n) then keys[#keys + 1] = k end
+    local g = how and group_of(how, k)
+    if g then
+      if not groups[g] then groups[g] = {}; gnames[#gnames + 1] = g end
+      table.insert(groups[g], k)
+    elseif not (math.type(k) == "integer" and k >= 1 and k <= n) then
+      keys[#keys + 1] = k
+    end
   end
   table.sort(keys, before)
   for _, k in ipairs(keys) do
@@ -61,7 +106,19 @@ local function body(t)
   local mt = getmetatable(t)
   local s = "{" .. table.concat(parts, ",") .. "}"
   if mt == ARR then return "A" .. s elseif mt == OBJ then return "O" .. s end
-  return s
+  if not how then return s end
+  -- Z(eager keys, { group = part index }, FIELDS or PREFIX)
+  table.sort(gnames, before)
+  local index = {}
+  for _, g in ipairs(gnames) do
+    local ks = groups[g]
+    table.sort(ks, before)
+    local sets = { "local t, S, A, O, N = ...\n" }
+    for _, k in ipairs(ks) do sets[#sets + 1] = "t[" .. lit(k) .. "] = " .. ser(t[k]) .. "\n" end
+    chunks[#chunks + 1] = table.concat(sets)
+    index[#index + 1] = "[" .. lit(g) .. "]=" .. #chunks
+  end
+  return "Z(" .. s .. ",{" .. table.concat(index, ",") .. "}," .. (how == "fields" and "FIELDS" or "PREFIX") .. ")"
 end
 function ser(v)
   if type(v) ~= "table" or v == NULL then return lit(v) end
@@ -74,13 +131,42 @@ function ser(v)
   return names[v]
 end
 local main = ser(value)
-local out = { "local A, O, N = dsforge.array, dsforge.object, dsforge.null\n",
+local out = { "local PART = ...\n",
+              "local A, O, N = dsforge.array, dsforge.object, dsforge.null\n",
               "local S = {}\n" }
+if #chunks > 0 then
+  out[#out + 1] = [[
+local setmetatable, rawget, next, type, match = setmetatable, rawget, next, type, string.match
+local function FIELDS(k) if k == "fields" or k == "doc" then return "" end end
+local function PREFIX(k) if type(k) == "string" then return match(k, "^[^.]*") end end
+local function Z(t, parts, group_of)
+  local function build(g)
+    local i = parts[g]
+    if i then
+      parts[g] = nil
+      if next(parts) == nil then setmetatable(t, nil) end
+      PART(i)(t, S, A, O, N)
+    end
+  end
+  return setmetatable(t, {
+    __index = function(_, k)
+      local g = group_of(k)
+      if g and parts[g] then build(g); return rawget(t, k) end
+    end,
+    __pairs = function()
+      for g in next, parts do build(g) end
+      return next, t, nil
+    end,
+  })
+end
+]]
+end
 for i, d in ipairs(defs) do out[#out + 1] = "S[" .. i .. "] = " .. d .. "\n" end
 out[#out + 1] = "return " .. main .. "\n"
 local text = table.concat(out)
 -- The text must build the same value: shape, markers, scalars, sharing.
-local again = assert(load(text, "=" .. rel))()
+local function part(i) return assert(load(chunks[i], "=" .. rel)) end
+local again = assert(load(text, "=" .. rel))(part)
 local pairs_of = {}
 local function same(a, b)
   if a == NULL or b == NULL then return a == b end
@@ -88,10 +174,20 @@ local function same(a, b)
   if type(a) ~= "table" then return a == b and math.type(a) == math.type(b) end
   if pairs_of[a] then return pairs_of[a] == b end
   pairs_of[a] = b
+  -- A table built from parts: each key read (through __index) loads its
+  -- part, and pairs() the ones left.
+  local mb = getmetatable(b)
+  if mb and mb.__pairs then
+    if getmetatable(a) ~= nil then return false end
+    for k, v in next, a do
+      if rawget(b, k) == nil and not same(v, b[k]) then return false end
+    end
+    pairs(b)
+  end
   if getmetatable(a) ~= getmetatable(b) then return false end
   for k, v in next, a do if not same(v, rawget(b, k)) then return false end end
   for k in next, b do if rawget(a, k) == nil then return false end end
   return true
 end
 if not same(value, again) then fail("its snapshot builds a different value") end
-return text
+return text, chunks

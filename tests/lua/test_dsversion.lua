@@ -53,6 +53,40 @@ local function cfg_with(extra)
 end
 
 return {
+  release_keys_are_built_a_section_at_a_time = function()
+    -- The built-in facts (the snapshot embedded for dsdata/v0_19_5.lua,
+    -- src/tools/snapshot.lua) build a section's keys when one is read.
+    local keys = dv.data(dv.newest).keys
+    T.truthy(getmetatable(keys) ~= nil, "no keys built before the first read")
+    T.eq(rawget(keys, "zero_optimization.stage"), nil)
+    T.eq(keys["zero_optimization.stage"].src, "pydantic")
+    T.eq(keys["zero_optimization.stage"].d, 0)
+    T.eq(rawget(keys, "zero_optimization.overlap_comm").src, "pydantic")
+    T.eq(rawget(keys, "zero_optimization").t, "object")
+    T.eq(rawget(keys, "aio.block_size"), nil)
+    T.eq(keys["no_such_section.key"], nil)
+    T.eq(keys[""], nil)
+    T.eq(keys[1], nil)
+    local n = 0
+    for k, v in pairs(keys) do
+      n = n + 1
+      T.eq(type(v.src), "string", k)
+    end
+    T.truthy(n > 300, n .. " keys")
+    T.eq(getmetatable(keys), nil)
+    T.eq(keys["aio.block_size"].d, 1048576)
+  end,
+
+  release_extra_keys_see_every_section = function()
+    -- extra_keys lists a release's keys (a C walk): every section counts
+    local at = require("deepspeed.atrelease")
+    local top = at.extra_keys(dv.newest, "", nil)
+    local has = {}
+    for _, k in ipairs(top) do has[k] = true end
+    T.truthy(has.aio and has.zero_optimization and has.train_batch_size, table.concat(top, " "))
+    T.eq(at.extra_keys(dv.newest, "aio", nil)[1], "block_size")
+  end,
+
   resolve_versions = function()
     local r, note = dv.resolve(nil)
     T.eq(r, dv.newest); T.eq(note, nil)

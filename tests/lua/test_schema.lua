@@ -214,6 +214,41 @@ return {
     T.falsy(schema.root.strict, "the top level is lenient")
   end,
 
+  schema_sections_are_built_on_first_read = function()
+    -- The built-in schema (the snapshot embedded for this very file,
+    -- src/tools/snapshot.lua) builds a top-level section's fields and doc
+    -- when one is first read: the node's other keys are there before.
+    local schema = require("deepspeed.schema")
+    local node = schema.root.fields.autotuning
+    T.truthy(getmetatable(node) ~= nil, "autotuning not built before its first read")
+    T.eq(rawget(node, "fields"), nil)
+    T.eq(rawget(node, "doc"), nil)
+    T.eq(node.type, "object")
+    T.eq(node.aliases, nil)
+    T.truthy(getmetatable(node) ~= nil, "reading other keys builds nothing")
+    local fields = node.fields
+    T.eq(type(fields), "table")
+    T.eq(getmetatable(node), nil)
+    T.eq(rawget(node, "fields"), fields)
+    T.eq(type(rawget(node, "doc")), "table")
+    T.eq(node.fields, fields)
+    T.eq(fields.enabled.type, "bool")
+    -- the doc builds it too, and so does pairs(); other sections wait
+    local comet, timers = schema.root.fields.comet, schema.root.fields.timers
+    T.eq(type(comet.doc.en), "string")
+    T.eq(type(rawget(comet, "fields")), "table")
+    local keys = {}
+    for k in pairs(timers) do keys[#keys + 1] = k end
+    table.sort(keys)
+    T.eq(keys, { "doc", "fields", "type" })
+    T.truthy(getmetatable(schema.root.fields.zero_optimization) ~= nil)
+    -- the schema walk builds only the sections a config has
+    local zero = schema.root.fields.zero_optimization
+    run({ train_batch_size = 8, zero_optimization = { stage = 2 } })
+    T.eq(getmetatable(zero), nil)
+    T.truthy(getmetatable(schema.root.fields.flops_profiler) ~= nil)
+  end,
+
   schema_every_node_has_type_and_both_docs = function()
     local n = 0
     walk_schema(function(node, path)

@@ -91,9 +91,11 @@ static void test_cache_serves_build_digest(void **state)
 ** g = the source compiled here; both stripped dump to the same bytes, the
 ** main functions have the same lines, and the embedded one is smaller.
 ** A data module's embedded chunk (snapshot) instead builds a value equal
-** to the module's: the same tables, markers, scalars and their kinds. */
+** to the module's: the same tables, markers, scalars and their kinds,
+** with its parts (a schema section's fields and doc, a release's keys of
+** one section) loaded by PART when a key is first read. */
 static const char check_lua[] =
-    "local f, g, snapshot = ...\n"
+    "local f, g, snapshot, part = ...\n"
     "if snapshot then\n"
     "  local ARR, OBJ, NULL = {}, {}, {}\n"
     "  dsforge = { null = NULL,\n"
@@ -107,13 +109,22 @@ static const char check_lua[] =
     "    end\n"
     "    if seen[a] then return seen[a] == b end\n"
     "    seen[a], n = b, n + 1\n"
+    "    local ma = getmetatable(a)\n"
+    "    if ma and ma.__pairs then\n"
+    "      for k in next, b do\n"
+    "        if rawget(a, k) == nil then\n"
+    "          assert(a[k] ~= nil, 'no part has ' .. tostring(k))\n"
+    "        end\n"
+    "      end\n"
+    "      pairs(a)\n"
+    "    end\n"
     "    if getmetatable(a) ~= getmetatable(b) then return false end\n"
     "    for k, v in next, a do if not same(v, rawget(b, k)) then\n"
     "      return false end end\n"
     "    for k in next, b do if rawget(a, k) == nil then return false end end\n"
     "    return true\n"
     "  end\n"
-    "  assert(same(f(), g()), 'the snapshot builds another value')\n"
+    "  assert(same(f(part), g()), 'the snapshot builds another value')\n"
     "  assert(n > 100, 'a small value')\n"
     "  return true\n"
     "end\n"
@@ -127,12 +138,27 @@ static const char check_lua[] =
     "assert(fi.lastlinedefined == gi.lastlinedefined)\n"
     "return #string.dump(f) < #string.dump(g)\n";
 
+/* PART(i) for the chunk in upvalue 1 (what lua/chunk.c gives a data
+** module's main chunk). */
+static int load_part(lua_State *L)
+{
+    const dsf_builtin_chunk *c = lua_touserdata(L, lua_upvalueindex(1));
+    lua_Integer i = luaL_checkinteger(L, 1);
+    assert_true(i >= 1 && (size_t)i <= c->nparts);
+    dsf_builtin_reader r;
+    dsf_builtin_reader_init_part(&r, &c->parts[i - 1], c->rel);
+    assert_int_equal(lua_load(L, dsf_builtin_read, &r, "=x", "b"), LUA_OK);
+    return 1;
+}
+
 static void test_bytecode_keeps_code_and_lines(void **state)
 {
     (void)state;
-    size_t smaller = 0, n = 0, snapshots = 0;
+    size_t smaller = 0, n = 0, snapshots = 0, parts = 0;
     for (const dsf_builtin_chunk *c = dsf_builtin_chunks; c->rel; c++, n++) {
         snapshots += c->snapshot != 0;
+        parts += c->nparts;
+        assert_true(c->snapshot || c->nparts == 0);
         lua_State *L = luaL_newstate();
         assert_non_null(L);
         luaL_openlibs(L);
@@ -147,7 +173,9 @@ static void test_bytecode_keeps_code_and_lines(void **state)
                                           c->src_len, path, "t"),
                          LUA_OK);
         lua_pushboolean(L, c->snapshot);
-        if (lua_pcall(L, 3, 1, 0) != LUA_OK)
+        lua_pushlightuserdata(L, (void *)c);
+        lua_pushcclosure(L, load_part, 1);
+        if (lua_pcall(L, 4, 1, 0) != LUA_OK)
             fail_msg("%s: %s", c->rel, lua_tostring(L, -1));
         smaller += lua_toboolean(L, -1);
         lua_close(L);
@@ -155,6 +183,8 @@ static void test_bytecode_keeps_code_and_lines(void **state)
     /* Every chunk with a local variable is smaller. */
     assert_true(smaller > n / 2);
     assert_true(snapshots >= 1);
+    /* The schema's sections and the releases' keys are parts. */
+    assert_true(parts >= 100);
 }
 
 int main(void)
