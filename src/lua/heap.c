@@ -41,7 +41,7 @@ unsigned long dsf_heap_prefault(void)
         return 0;
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
-    uintptr_t hi = ((uintptr_t)p + DSF_HEAP_ARENA) & ~(page - 1);
+    uintptr_t hi = ((uintptr_t)p + DSF_HEAP_POPULATE) & ~(page - 1);
     unsigned long n = 0;
     if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0)
         n = (unsigned long)(hi - lo);

@@ -6,9 +6,13 @@
 ** page by page, and on a virtual machine the first touch of each page is
 ** a trap costing ~11 us (about 300 of them, 3 ms, in `gen 8xa100`). Before
 ** the first state is created the C heap is grown once by an arena of
-** DSF_HEAP_ARENA bytes, its pages populated by the kernel in one call
-** (madvise MADV_POPULATE_WRITE), and kept: later growth also comes in
-** arena-sized steps. Without glibc or that madvise it does nothing.
+** DSF_HEAP_ARENA bytes, the first DSF_HEAP_POPULATE of them populated by
+** the kernel in one call (madvise MADV_POPULATE_WRITE, ~1 us a page
+** here), and kept: later growth also comes in arena-sized steps. The
+** populated part is about what a one-shot command's malloc'd blocks
+** reach (gen 8xa100: ~250 KB); populating the whole arena cost ~200
+** pages more per run and saved no trap. Without glibc or that madvise it
+** does nothing.
 **
 ** Blocks of up to DSF_HEAP_SMALL bytes (strings, tables, closures, most
 ** of what undumping a chunk makes) come from a pool instead of malloc:
@@ -32,9 +36,10 @@
 #include <stddef.h>
 
 #define DSF_HEAP_ARENA (1u << 20)
+#define DSF_HEAP_POPULATE (256u << 10)
 #define DSF_HEAP_SMALL 512u
 #define DSF_HEAP_POOL (256u << 20)
-#define DSF_HEAP_STEP (256u << 10)
+#define DSF_HEAP_STEP (64u << 10)
 
 /* Prepares the heap once per process (later calls return at once).
 ** Returns the bytes populated (0 when nothing was done). */

@@ -1,6 +1,6 @@
 /*
 ** test_heap.c -- the Lua states' memory (lua/heap.h): the first call
-** populates about DSF_HEAP_ARENA bytes of the C heap (glibc, no
+** populates about DSF_HEAP_POPULATE bytes of the C heap (glibc, no
 ** AddressSanitizer), later calls do nothing, and the memory is usable;
 ** the pool of small blocks keeps contents across resizes, reuses a freed
 ** block for the next of its size class, and steps aside when a tool that
@@ -26,8 +26,8 @@ static void test_prefault_once(void **state)
     unsigned long n = dsf_heap_prefault();
 #if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
     unsigned long page = (unsigned long)sysconf(_SC_PAGESIZE);
-    assert_true(n >= DSF_HEAP_ARENA - 2 * page);
-    assert_true(n <= DSF_HEAP_ARENA);
+    assert_true(n >= DSF_HEAP_POPULATE - 2 * page);
+    assert_true(n <= DSF_HEAP_POPULATE);
 #else
     assert_int_equal(n, 0);
 #endif
