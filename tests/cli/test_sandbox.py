@@ -74,6 +74,33 @@ class Control(SandboxTestCase):
         self.assertIn("hello from the sandbox\t1\tnil\n", res.err)
 
 
+    def test_a_profile_reads_the_built_in_data_loaded_on_first_read(self):
+        # The schema's sections and a release's keys are embedded parts
+        # loaded on first read (src/tools/snapshot.lua, lua/chunk.c): in a
+        # profile's state (counted, limited) they load as plain tables,
+        # and a metamethod called on another table builds only its own.
+        res = self.gen(profile_with_build(
+            '  local s = require("deepspeed.schema")\n'
+            '  local z = s.root.fields.zero_optimization\n'
+            '  local mt = getmetatable(z)\n'
+            '  assert(mt and rawget(z, "fields") == nil, "built early")\n'
+            '  local other = {}\n'
+            '  mt.__index(other, "fields")\n'
+            '  assert(next(other) == nil and getmetatable(z) == nil)\n'
+            '  assert(rawget(z, "fields").stage.type == "int")\n'
+            '  local dv = require("deepspeed.dsversion")\n'
+            '  local keys = dv.data(dv.newest).keys\n'
+            '  local d = keys["zero_optimization.stage"].d\n'
+            '  return { train_batch_size = 8 + d, '
+            'train_micro_batch_size_per_gpu = 8, '
+            'gradient_accumulation_steps = 1, '
+            'zero_optimization = { stage = z.fields.stage.default } }'),
+            *LIMITS)
+        self.assertExit(res, 0)
+        self.assertEqual(res.json()["train_batch_size"], 8)
+        self.assertEqual(res.json()["zero_optimization"], {"stage": 0})
+
+
 class MissingLibraries(SandboxTestCase):
     def test_os_execute(self):
         self.escape('  os.execute("touch escaped")',
