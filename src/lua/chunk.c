@@ -63,14 +63,14 @@ int dsf_chunk_load(lua_State *L, const dsf_source *src, const char *chunkname)
         int status = lua_load(L, dsf_builtin_read, &r, chunkname, "b");
         const dsf_builtin_chunk *c = src->builtin;
         if (status == LUA_OK && c->nparts) {
-            int main = lua_gettop(L);
+            int fn = lua_gettop(L);
             lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
-            lua_pushvalue(L, main);
+            lua_pushvalue(L, fn);
             lua_pushlightuserdata(L, (void *)c);
             lua_pushstring(L, src->path);
             lua_pushcclosure(L, load_part, 2);
             lua_pushcclosure(L, call_with_parts, 3);
-            lua_replace(L, main);
+            lua_replace(L, fn);
         }
         return status;
     }
