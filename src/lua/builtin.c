@@ -66,11 +66,12 @@ void dsf_builtin_reader_init(dsf_builtin_reader *r,
 }
 
 void dsf_builtin_reader_init_part(dsf_builtin_reader *r,
-                                  const dsf_builtin_part *part,
+                                  const dsf_builtin_chunk *chunk, size_t i,
                                   const char *path)
 {
-    reader_init(r, part->bc, part->bc_len, part->name_off, part->name_len,
-                path);
+    const dsf_builtin_part *part = &chunk->parts[i];
+    reader_init(r, chunk->parts_bc + part->off, part->bc_len,
+                part->name_off, part->name_len, path);
 }
 
 const char *dsf_builtin_read(lua_State *L, void *ud, size_t *size)

@@ -17,10 +17,11 @@
 #include <lua.h>
 
 /* A part of a data module: a chunk its main chunk loads when the tables
-** it fills are first read (src/tools/snapshot.lua), named like the main. */
+** it fills are first read (src/tools/snapshot.lua), named like the main.
+** Its bytecode is parts_bc[off .. off + bc_len) of its chunk (offsets, not
+** pointers: the table needs no relocation at start-up). */
 typedef struct dsf_builtin_part {
-    const unsigned char *bc;
-    size_t bc_len;
+    size_t off, bc_len;
     size_t name_off, name_len;
 } dsf_builtin_part;
 
@@ -35,7 +36,9 @@ typedef struct dsf_builtin_chunk {
                                     ** when the executable was built */
     int snapshot;                   /* bc builds the value src returns (a
                                     ** data module, see precompile.c) */
-    const dsf_builtin_part *parts;  /* its parts (a data module), or NULL */
+    const unsigned char *parts_bc;  /* its parts' bytecode, one after the
+                                    ** other (a data module), or NULL */
+    const dsf_builtin_part *parts;  /* its parts, or NULL */
     size_t nparts;
 } dsf_builtin_chunk;
 
@@ -63,9 +66,10 @@ void dsf_builtin_reader_init(dsf_builtin_reader *r,
                              const dsf_builtin_chunk *chunk,
                              const char *path);
 
-/* The same for a part of a data module (named "@path" too). */
+/* The same for part i (from 0) of a data module chunk (named "@path"
+** too). */
 void dsf_builtin_reader_init_part(dsf_builtin_reader *r,
-                                  const dsf_builtin_part *part,
+                                  const dsf_builtin_chunk *chunk, size_t i,
                                   const char *path);
 
 /* The lua_Reader (ud is a dsf_builtin_reader). */

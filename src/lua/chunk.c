@@ -24,7 +24,7 @@ static int load_part(lua_State *L)
     if (i < 1 || (lua_Unsigned)i > c->nparts)
         return luaL_error(L, "%s has no part %d", path, (int)i);
     dsf_builtin_reader r;
-    dsf_builtin_reader_init_part(&r, &c->parts[i - 1], path);
+    dsf_builtin_reader_init_part(&r, c, (size_t)i - 1, path);
     if (lua_load(L, dsf_builtin_read, &r, path, "b") != LUA_OK)
         return lua_error(L);
     lua_pushnil(L);

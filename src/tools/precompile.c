@@ -431,18 +431,24 @@ int main(int argc, char **argv)
                 fprintf(stderr, "out of memory\n");
                 return 1;
             }
+            /* All parts' bytecode in one array, each found by offset. */
+            blob all = {0};
             for (size_t j = 0; j < np; j++) {
                 if (compile(&pc[j], (const char *)parts[j].data, parts[j].len,
                             name, path))
                     return 1;
-                snprintf(sym, sizeof sym, "part_%d_%zu", i, j);
-                emit_bytes(out, sym, pc[j].bc.data, pc[j].bc.len);
+                add(&all, pc[j].bc.data, pc[j].bc.len);
                 free(parts[j].data);
             }
+            snprintf(sym, sizeof sym, "parts_bc_%d", i);
+            emit_bytes(out, sym, all.data, all.len);
+            free(all.data);
             fprintf(out, "static const dsf_builtin_part parts_%d[] = {\n", i);
+            size_t off = 0;
             for (size_t j = 0; j < np; j++) {
-                fprintf(out, "    {part_%d_%zu, sizeof part_%d_%zu, %zu, %zu},\n",
-                        i, j, i, j, pc[j].name_off, pc[j].name_len);
+                fprintf(out, "    {%zu, %zu, %zu, %zu},\n", off, pc[j].bc.len,
+                        pc[j].name_off, pc[j].name_len);
+                off += pc[j].bc.len;
                 free(pc[j].bc.data);
             }
             fprintf(out, "};\n");
@@ -455,16 +461,18 @@ int main(int argc, char **argv)
     }
     fprintf(out, "const dsf_builtin_chunk dsf_builtin_chunks[] = {\n");
     for (int i = 0; i < nfiles; i++) {
-        char parts_sym[64] = "NULL";
-        if (nparts[i])
+        char parts_bc[64] = "NULL", parts_sym[64] = "NULL";
+        if (nparts[i]) {
+            snprintf(parts_bc, sizeof parts_bc, "parts_bc_%d", i);
             snprintf(parts_sym, sizeof parts_sym, "parts_%d", i);
+        }
         fprintf(out, "    {\"%s\", src_%d, sizeof src_%d, bc_%d, sizeof bc_%d,"
-                     " %zu, %zu, \"%s\", %d, %s, %zu},\n",
+                     " %zu, %zu, \"%s\", %d, %s, %s, %zu},\n",
                 argv[4 + i] + (argv[4 + i][0] == '='), i, i, i, i,
                 name_off[i], name_len[i], digest[i], argv[4 + i][0] == '=',
-                parts_sym, nparts[i]);
+                parts_bc, parts_sym, nparts[i]);
     }
-    fprintf(out, "    {NULL, NULL, 0, NULL, 0, 0, 0, NULL, 0, NULL, 0}};\n");
+    fprintf(out, "    {NULL, NULL, 0, NULL, 0, 0, 0, NULL, 0, NULL, NULL, 0}};\n");
     free(snapshot.data);
     free(digest);
     free(name_off);

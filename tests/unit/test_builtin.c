@@ -146,7 +146,7 @@ static int load_part(lua_State *L)
     lua_Integer i = luaL_checkinteger(L, 1);
     assert_true(i >= 1 && (size_t)i <= c->nparts);
     dsf_builtin_reader r;
-    dsf_builtin_reader_init_part(&r, &c->parts[i - 1], c->rel);
+    dsf_builtin_reader_init_part(&r, c, (size_t)i - 1, c->rel);
     assert_int_equal(lua_load(L, dsf_builtin_read, &r, "=x", "b"), LUA_OK);
     return 1;
 }
