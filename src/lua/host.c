@@ -282,6 +282,57 @@ int dsf_host_load_file(dsf_host *h, const char *path, dsf_diags *d)
     return rc;
 }
 
+#define KEPT_KEY "dsforge.kept" /* path -> compiled chunk (load_kept) */
+
+/* (path) -> the kept function or nil. Run by lua_pcall: interning the
+** path allocates. */
+static int find_kept(lua_State *L)
+{
+    const char *path = lua_touserdata(L, 1);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, KEPT_KEY) != LUA_TTABLE)
+        return 1; /* nil */
+    lua_getfield(L, -1, path);
+    return 1;
+}
+
+/* (path, function): keeps it. Run by lua_pcall. */
+static int keep(lua_State *L)
+{
+    const char *path = lua_touserdata(L, 1);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, KEPT_KEY) != LUA_TTABLE) {
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, KEPT_KEY);
+    }
+    lua_pushvalue(L, 2);
+    lua_setfield(L, -2, path);
+    return 0;
+}
+
+int dsf_host_load_kept(dsf_host *h, const char *path, dsf_diags *d)
+{
+    lua_State *L = h->L;
+    if (!lua_checkstack(L, 4))
+        return dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
+                              "%s: Lua stack overflow", path);
+    lua_pushcfunction(L, find_kept);
+    lua_pushlightuserdata(L, (void *)path);
+    if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_isfunction(L, -1)) {
+        dsf_sandbox_set_env(L);
+        return 0;
+    }
+    lua_pop(L, 1); /* nil or the error: load it */
+    int rc = dsf_host_load_file(h, path, d);
+    if (rc)
+        return rc;
+    lua_pushcfunction(L, keep);
+    lua_pushlightuserdata(L, (void *)path);
+    lua_pushvalue(L, -3);
+    if (lua_pcall(L, 2, 0, 0) != LUA_OK)
+        lua_pop(L, 1); /* out of memory: loaded, just not kept */
+    return 0;
+}
+
 static int panic(lua_State *L)
 {
     const char *msg = lua_tostring(L, -1);
@@ -345,6 +396,19 @@ void dsf_host_free(dsf_host *h)
 }
 
 lua_State *dsf_host_state(dsf_host *h) { return h->L; }
+
+int dsf_host_renew(dsf_host *h, dsf_diags *d)
+{
+    lua_settop(h->L, 0);
+    /* What the last scripts left is garbage now (nothing reachable holds
+    ** it): collected, so the memory budget starts where a new state's
+    ** would, plus the chunks the caller keeps. */
+    lua_gc(h->L, LUA_GCCOLLECT);
+    dsf_limits_uncharge(h->L);
+    dsf_limits_clear_memory_hit(h->L);
+    return dsf_host_cpcall(h, dsf_sandbox_renew, NULL, 0, "sandbox renewal",
+                           d);
+}
 
 void dsf_host_set_global(dsf_host *h, const char *name)
 {

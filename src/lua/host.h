@@ -46,6 +46,14 @@ void dsf_host_free(dsf_host *h);
 /* The state, for pushing arguments and reading results. */
 lua_State *dsf_host_state(dsf_host *h);
 
+/* Makes the state as good as a new one for the next scripts (see
+** dsf_sandbox_renew: a fresh base environment, library copies and module
+** cache; nothing charged; the garbage collected). Only what the caller
+** keeps itself (registry references, e.g. compiled chunks whose
+** environment it replaces before calling them) survives. Empties the
+** stack. */
+int dsf_host_renew(dsf_host *h, dsf_diags *d);
+
 /* The collector's pause while the host loads what lives as long as it
 ** does (plugin modules, rule lists) and after. Loading allocates mostly
 ** objects that stay alive; with Lua's default pause (a cycle each time
@@ -62,6 +70,13 @@ void dsf_host_gc_loading(dsf_host *h, bool loading);
 ** named "@path", with its own sandbox environment, and pushes the
 ** function. DSF_EINPUT if unreadable, DSF_ESCRIPT on a syntax error. */
 int dsf_host_load_file(dsf_host *h, const char *path, dsf_diags *d);
+
+/* Like dsf_host_load_file, but the compiled function is kept in the state
+** and pushed again by later calls for the same path, each time with a
+** new environment (top-level locals are made anew by each call). For a
+** state renewed (dsf_host_renew) between runs of the same file: a run
+** that reached nothing shared cannot leave anything for the next. */
+int dsf_host_load_kept(dsf_host *h, const char *path, dsf_diags *d);
 
 /* Loads text as a chunk named name ("@file" or "=label") and pushes it.
 ** The state counts instructions from then on (limits.h). */

@@ -101,6 +101,8 @@ bool dsf_limits_charge(lua_State *L, size_t bytes)
 
 enum dsf_limit_hit dsf_limits_hit(lua_State *L) { return limiter_of(L)->hit; }
 
+void dsf_limits_uncharge(lua_State *L) { limiter_of(L)->charged = 0; }
+
 bool dsf_limits_memory_hit(lua_State *L) { return limiter_of(L)->mem_hit; }
 
 void dsf_limits_clear_memory_hit(lua_State *L) { limiter_of(L)->mem_hit = false; }

@@ -48,6 +48,10 @@ size_t dsf_limits_memory_left(lua_State *L);
 ** and nothing charged, when they do not fit. */
 bool dsf_limits_charge(lua_State *L, size_t bytes);
 
+/* Forgets what was charged (a renewed state starts with nothing kept for
+** its new scripts, as a new state does). */
+void dsf_limits_uncharge(lua_State *L);
+
 /* True when the deadline of the last protected call on L has passed (C
 ** work on a call's result, such as converting it to JSON, runs on the
 ** call's time budget). */

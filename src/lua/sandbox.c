@@ -26,6 +26,9 @@
 #define ENVMT_KEY "dsforge.env_mt"    /* metatable of chunk envs */
 #define LOADED_KEY "dsforge.loaded"   /* require's module cache */
 #define CONFIG_KEY "dsforge.sandbox"  /* the dsf_sandbox_config */
+#define PRISTINE_KEY "dsforge.pristine" /* allow-list as opened, never seen
+                                        ** by a script: renewals copy it */
+#define BASEMT_KEY "dsforge.base_mt"  /* metatable of every base */
 
 /* ------------------------------------------------------------------ */
 /* The sandbox. */
@@ -294,9 +297,9 @@ int dsf_sandbox_setup(lua_State *L)
 
     dsf_values_setup(L);
     dsf_errobj_setup(L);
-    lua_newtable(L);
-    lua_setfield(L, LUA_REGISTRYINDEX, LOADED_KEY);
 
+    /* The pristine allow-list: what every base is a copy of. No script
+    ** ever holds it or one of its tables (dsforge is made anew). */
     lua_pushglobaltable(L);
     int g = lua_gettop(L);
     lua_newtable(L);
@@ -317,14 +320,14 @@ int dsf_sandbox_setup(lua_State *L)
             lua_pushcfunction(L, e->fn);
             break;
         case DSF_FROM_DSFORGE:
-            dsf_open_dsforge(L, cfg->warnings);
-            break;
+            continue; /* made by each renewal (warn counts per base) */
         }
         lua_setfield(L, base, e->name);
     }
-    lua_setfield(L, LUA_REGISTRYINDEX, BASE_KEY);
+    lua_setfield(L, LUA_REGISTRYINDEX, PRISTINE_KEY);
 
-    /* Protect the string metatable: getmetatable("") gives false. */
+    /* Protect the string metatable: getmetatable("") gives false. Its
+    ** __index is the current base's string table (set by renewals). */
     lua_pushliteral(L, "");
     lua_getmetatable(L, -1);
     lua_pushboolean(L, 0);
@@ -348,19 +351,63 @@ int dsf_sandbox_setup(lua_State *L)
     ** (no C call on the hot path of every global read); the base's own
     ** __index raises for names outside the allow-list. Both metatables
     ** are protected, so scripts never reach the base table itself. */
-    lua_getfield(L, LUA_REGISTRYINDEX, BASE_KEY);
     lua_newtable(L);
     lua_pushcfunction(L, undefined_global);
     lua_setfield(L, -2, "__index");
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
-    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, BASEMT_KEY);
     lua_newtable(L);
-    lua_insert(L, -2);
-    lua_setfield(L, -2, "__index"); /* env_mt.__index = base */
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
     lua_setfield(L, LUA_REGISTRYINDEX, ENVMT_KEY);
+    return dsf_sandbox_renew(L);
+}
+
+/* A copy of the table on top, replacing it (its keys and values; no
+** metatable: library tables have none). */
+static void replace_with_copy(lua_State *L)
+{
+    int src = lua_gettop(L);
+    lua_createtable(L, 0, 32);
+    lua_pushnil(L);
+    while (lua_next(L, src)) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, -4);
+    }
+    lua_replace(L, src);
+}
+
+int dsf_sandbox_renew(lua_State *L)
+{
+    lua_settop(L, 0);
+    lua_getfield(L, LUA_REGISTRYINDEX, CONFIG_KEY);
+    dsf_sandbox_config *cfg = lua_touserdata(L, -1);
+    lua_getfield(L, LUA_REGISTRYINDEX, PRISTINE_KEY); /* 2 */
+    lua_createtable(L, 0, 32);                        /* 3: the base */
+    for (const dsf_sandbox_global *e = dsf_sandbox_globals; e->name; e++) {
+        if (e->from == DSF_FROM_DSFORGE) {
+            dsf_open_dsforge(L, cfg->warnings);
+        } else if (lua_getfield(L, 2, e->name) == LUA_TTABLE) {
+            replace_with_copy(L);
+        }
+        lua_setfield(L, 3, e->name);
+    }
+    lua_getfield(L, LUA_REGISTRYINDEX, BASEMT_KEY);
+    lua_setmetatable(L, 3);
+    lua_pushvalue(L, 3);
+    lua_setfield(L, LUA_REGISTRYINDEX, BASE_KEY);
+    lua_getfield(L, LUA_REGISTRYINDEX, ENVMT_KEY); /* env_mt.__index = base */
+    lua_pushvalue(L, 3);
+    lua_setfield(L, -2, "__index");
+    lua_pushliteral(L, ""); /* strings' methods: this base's string table */
+    lua_getmetatable(L, -1);
+    lua_getfield(L, 3, LUA_STRLIBNAME);
+    lua_setfield(L, -2, "__index");
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, LOADED_KEY);
+    lua_settop(L, 0);
     return 0;
 }
 

@@ -1,5 +1,5 @@
-/* build.c -- evaluating a variant: prepare, then build, in a fresh
-** sandboxed state. */
+/* build.c -- evaluating a variant: prepare, then build, in the profile's
+** renewed state (pstate.h). */
 #include "profile/internal.h"
 
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 #include "core/xalloc.h"
 #include "doc/merge.h"
 #include "lua/conv.h"
+#include "profile/pstate.h"
 
 
 typedef struct push_args {
@@ -74,16 +75,15 @@ static int apply_prepared(const dsf_profile *p, const dsf_profile_src *s,
 }
 
 int dsf_profile_build(cJSON **doc_out, cJSON **params_out,
-                      const dsf_profile *p, const dsf_profile_ctx *ctx,
+                      dsf_profile *p, const dsf_profile_ctx *ctx,
                       const cJSON *params, const cJSON *ctx_extra,
                       const dsf_layer *layers, dsf_prov *prov, dsf_diags *d)
 {
     *doc_out = NULL;
     if (params_out)
         *params_out = NULL;
-    const char *mods[DSF_MAX_MODULE_DIRS];
     dsf_host *h;
-    int rc = dsf_profile_open_host(&h, ctx, mods, d);
+    int rc = dsf_pstate_host(&h, &p->state, ctx, d);
     if (rc)
         return rc;
     lua_State *L = dsf_host_state(h);
@@ -95,7 +95,7 @@ int dsf_profile_build(cJSON **doc_out, cJSON **params_out,
     for (size_t i = 0; i < p->nchain && !rc; i++) {
         const dsf_profile_src *s = &p->chain[i];
         char *what = dsf_xasprintf("profile %s", s->name);
-        rc = dsf_host_load_file(h, s->path, d);
+        rc = dsf_host_load_kept(h, s->path, d);
         if (!rc)
             rc = dsf_host_call(h, 0, 1, what, d);
         if (!rc && !lua_istable(L, -1))
@@ -163,8 +163,11 @@ int dsf_profile_build(cJSON **doc_out, cJSON **params_out,
         }
         free(what);
     }
-    dsf_host_free(h);
+    lua_settop(L, 0);
     if (rc) {
+        /* A state that broke off a script is not used again. */
+        dsf_pstate_free(p->state);
+        p->state = NULL;
         cJSON_Delete(doc);
         cJSON_Delete(final);
         return rc;

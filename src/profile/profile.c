@@ -14,6 +14,7 @@
 #include "core/xalloc.h"
 #include "json/jsonout.h"
 #include "lua/conv.h"
+#include "profile/pstate.h"
 
 #define MAX_CHAIN 16
 
@@ -441,9 +442,9 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
                      const char *name, dsf_diags *d)
 {
     *out = NULL;
-    const char *mods[DSF_MAX_MODULE_DIRS];
+    dsf_profile_state *st = NULL; /* the profile's, once loaded */
     dsf_host *h;
-    int rc = dsf_profile_open_host(&h, ctx, mods, d);
+    int rc = dsf_pstate_host(&h, &st, ctx, d);
     if (rc)
         return rc;
 
@@ -456,7 +457,7 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
     const char *prefer_origin = NULL;
     rc = dsf_profile_resolve_remote(&want, &prefer_dir, &repo_origin, ctx, name, d);
     if (rc) {
-        dsf_host_free(h);
+        dsf_pstate_free(st);
         return rc;
     }
     prefer_origin = repo_origin;
@@ -499,7 +500,7 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
         const dsf_source *src;
         rc = dsf_srccache_get(ctx->sources, path, &src, d);
         if (!rc)
-            rc = dsf_host_load_file(h, path, d);
+            rc = dsf_host_load_kept(h, path, d);
         if (!rc)
             rc = dsf_host_call(h, 0, 1, what, d);
         free(what);
@@ -544,8 +545,9 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
     free(want);
     free(prefer_dir);
     free(repo_origin);
-    dsf_host_free(h);
+    lua_settop(dsf_host_state(h), 0);
     if (rc) {
+        dsf_pstate_free(st);
         /* On failure only fully read entries remain in srcs/decls. */
         for (size_t i = 0; i < n; i++) {
             if (!srcs[i].summary) { /* loaded but declaration not read */
@@ -566,6 +568,7 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
         return rc;
     }
     dsf_profile *p = dsf_xcalloc(1, sizeof *p);
+    p->state = st; /* builds renew it */
     p->nchain = n;
     p->chain = dsf_xcalloc(n, sizeof *p->chain);
     for (size_t i = 0; i < n; i++)
@@ -634,6 +637,7 @@ void dsf_profile_free(dsf_profile *p)
     free(p->params);
     free(p->tiers);
     cJSON_Delete(p->emit);
+    dsf_pstate_free(p->state);
     free(p);
 }
 

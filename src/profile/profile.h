@@ -73,6 +73,8 @@ typedef struct dsf_profile {
                              ** the chain's profile nearest the leaf that
                              ** has one (strings), or NULL */
     size_t emit_from;        /* ... its index in chain */
+    struct dsf_profile_state *state; /* where it is evaluated, kept from
+                             ** loading to dsf_profile_free (pstate.h) */
 } dsf_profile;
 
 /* What loading and building need; everything borrowed. */
@@ -138,7 +140,10 @@ const char *dsf_param_range_text(const dsf_param *param, char *buf,
 /* The type's name ("integer", ...). */
 const char *dsf_param_type_name(dsf_param_type t);
 
-/* Evaluates a variant in a fresh sandboxed state: runs each prepare
+/* Evaluates a variant in the profile's state, renewed (a fresh sandbox
+** environment, library tables and module cache; each file's chunk run
+** again in a new environment: see contrib/docs/architecture.md): runs
+** each prepare
 ** function of the chain (root first; each returns param changes, checked
 ** against the declarations), then each build function (root first) with
 ** the prepared params, deep-merging their results into a new document
@@ -148,7 +153,7 @@ const char *dsf_param_type_name(dsf_param_type t);
 ** ctx_extra (may be NULL) is passed to prepare and build as their second
 ** argument. */
 int dsf_profile_build(cJSON **doc_out, cJSON **params_out,
-                      const dsf_profile *p, const dsf_profile_ctx *ctx,
+                      dsf_profile *p, const dsf_profile_ctx *ctx,
                       const cJSON *params, const cJSON *ctx_extra,
                       const dsf_layer *layers, dsf_prov *prov, dsf_diags *d);
 

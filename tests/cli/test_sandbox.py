@@ -409,5 +409,62 @@ class ResultBudget(SandboxTestCase):
                               r"\d+) exceeded" % self.MAX_SECONDS)
 
 
+# Variants of one run are evaluated in one state, renewed between them
+# (contrib/docs/architecture.md): each variant checks that nothing an
+# earlier variant did is visible, then does all of it itself.
+ISOLATION_PROFILE = r'''
+local count = 0     -- top-level locals: upvalues of build
+local seen = {}
+local batch0 = require("deepspeed.batch")
+return { name = "x", summary = "s", params = { n = 1 },
+  build = function(p, ctx)
+    local leaks = {}
+    local function leak(what) leaks[#leaks + 1] = what end
+    count = count + 1
+    seen[#seen + 1] = ctx.variant
+    if count ~= 1 or #seen ~= 1 then leak("chunk upvalues") end
+    if rawget(_ENV, "leaked") ~= nil then leak("global") end
+    if rawget(string, "leaked") ~= nil or ("a"):upper() ~= "A" then leak("string") end
+    if ("x").leaked ~= nil then leak("string methods") end
+    if getmetatable(string) ~= nil or getmetatable(math) ~= nil then leak("library metatable") end
+    if table.insert == nil or rawget(table, "leaked") ~= nil then leak("table") end
+    if math.pi < 3.14 or rawget(utf8, "leaked") ~= nil then leak("math/utf8") end
+    if dsforge.sorted_keys == nil or rawget(dsforge, "leaked") ~= nil then leak("dsforge") end
+    local batch = require("deepspeed.batch")
+    if rawget(batch, "leaked") ~= nil or batch.resolve == nil then leak("module table") end
+    if batch ~= batch0 then leak("module cache") end
+    if getmetatable("") ~= false then leak("string metatable") end
+    if #leaks > 0 then
+      dsforge.fail("variant " .. ctx.variant .. " sees: " .. table.concat(leaks, ", "))
+    end
+    -- now change everything a later variant could see
+    leaked = true
+    string.leaked, string.upper = true, function() return "evil" end
+    setmetatable(string, { __index = function() return "meta" end })
+    setmetatable(math, {})
+    table.leaked, table.insert = true, nil
+    math.pi, utf8.leaked = 3, true
+    dsforge.leaked, dsforge.sorted_keys = true, nil
+    batch.leaked, batch.resolve = true, nil
+    pcall(setmetatable, getmetatable("") or {}, nil)
+    return { train_micro_batch_size_per_gpu = 1, gradient_accumulation_steps = p.n }
+  end }
+'''
+
+
+class ReuseIsolationTest(dsf.TempDirTest):
+    def test_a_variant_sees_nothing_of_the_one_before(self):
+        pdir = self.profile("x", ISOLATION_PROFILE)
+        for jobs in ("1", "2"):
+            res = run("gen", "x", "--profile-path", pdir, "-j", jobs,
+                      "--matrix", "n=1,2,3,4", "-o",
+                      os.path.join(self.tmp, "out" + jobs))
+            self.assertExit(res, 0)
+            self.assertNotIn("sees", res.err)
+            self.assertEqual(len([f for f in os.listdir(
+                os.path.join(self.tmp, "out" + jobs)) if f.startswith("x-")]),
+                4, repr(res))
+
+
 if __name__ == "__main__":
     unittest.main()
