@@ -275,10 +275,56 @@ end
 --   warmup_steps, warmup_ratio, save_on_each_node, auto_find_batch_size;
 --   nil means unknown (use M.with_defaults for TrainingArguments defaults).
 --   warmup_steps counts as 0 when only warmup_ratio is given.
+-- Every "auto" below cfg, as { node, key, path, first } (node[key] is
+-- the "auto"; first the top-level key): one walk, in no particular order
+-- (the caller sorts what it reports). The path text is built only for an
+-- "auto" found: the walk visits every value of every variant of a sweep.
+local function find_autos(cfg)
+  local autos, steps = {}, {}
+  local function walk(v, depth)
+    for k, x in next, v do
+      steps[depth + 1] = k
+      if x == "auto" then
+        local parts = {}
+        for i = 1, depth + 1 do
+          local st = steps[i]
+          if type(st) == "number" then
+            parts[#parts] = parts[#parts] .. "[" .. (st - 1) .. "]"
+          else
+            parts[#parts + 1] = tostring(st)
+          end
+        end
+        autos[#autos + 1] = { node = v, key = k, path = table.concat(parts, "."),
+          first = steps[1] }
+      elseif type(x) == "table" and x ~= NULL and x ~= dsforge.delete then
+        walk(x, depth + 1)
+      end
+    end
+  end
+  if obj(cfg) then walk(cfg, 0) end
+  return autos
+end
+M.find_autos = find_autos
+
+local resolve_in
+
 function M.resolve(cfg, inputs)
   inputs = inputs or {}
   check_inputs(inputs)
   local new = deepcopy(cfg)
+  return resolve_in(new, inputs, find_autos(new))
+end
+
+-- M.resolve_own(cfg, inputs, autos) -> cfg, missing, mismatches: M.resolve
+-- on a config the caller owns, filled in place (no copy); autos is
+-- M.find_autos(cfg).
+function M.resolve_own(cfg, inputs, autos)
+  inputs = inputs or {}
+  check_inputs(inputs)
+  return resolve_in(cfg, inputs, autos)
+end
+
+resolve_in = function(new, inputs, autos)
   local missing, mismatches, handled = {}, {}, {}
 
   local function need(...)
@@ -329,11 +375,13 @@ function M.resolve(cfg, inputs)
   fill("scheduler.params.warmup_min_lr", 0, {}, false)
   fill("scheduler.params.warmup_max_lr", I.learning_rate, need("learning_rate"), true, "learning_rate")
 
+  local replaced_checkpoint = false
   if I.save_on_each_node == true and obj(new) then
     local ck = rawget(new, "checkpoint")
     if not obj(ck) then
       ck = dsforge.object({})
       new.checkpoint = ck
+      replaced_checkpoint = true
     end
     ck.use_node_local_storage = true
   else
@@ -377,40 +425,12 @@ function M.resolve(cfg, inputs)
   fill("scheduler.params.warmup_num_steps", warm, warm_needs, true, "warmup_steps")
 
   -- every other "auto" stays "auto"
-  -- (The path text is built only for an "auto" found: the walk visits
-  -- every value of every variant of a sweep.)
-  local steps = {}
-  local function walk(v, depth)
-    if v == "auto" then
-      local parts = {}
-      for i = 1, depth do
-        local st = steps[i]
-        if type(st) == "number" then
-          parts[#parts] = parts[#parts] .. "[" .. st .. "]"
-        else
-          parts[#parts + 1] = st
-        end
-      end
-      local path = table.concat(parts, ".")
-      if not handled[path] then
-        missing[#missing + 1] = { path = path, reason = unfilled_reason(path, steps[1], stage) }
-      end
-      return
-    end
-    if type(v) ~= "table" or v == NULL or v == dsforge.delete then return end
-    if is_array(v) then
-      for i = 1, #v do
-        steps[depth + 1] = i - 1
-        walk(v[i], depth + 1)
-      end
-      return
-    end
-    for _, k in ipairs(dsforge.sorted_keys(v)) do
-      steps[depth + 1] = tostring(k)
-      walk(v[k], depth + 1)
+  for _, a in ipairs(autos) do
+    if rawget(a.node, a.key) == "auto" and not handled[a.path]
+      and not (replaced_checkpoint and a.first == "checkpoint") then
+      missing[#missing + 1] = { path = a.path, reason = unfilled_reason(a.path, a.first, stage) }
     end
   end
-  if obj(new) then walk(new, 0) end
 
   table.sort(missing, function(a, b)
     if a.path ~= b.path then return a.path < b.path end

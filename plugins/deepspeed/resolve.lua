@@ -43,17 +43,6 @@ function M.inputs(params, world_size)
   return inputs
 end
 
--- (Order does not matter here: the answer is the same for any order.)
-local function has_auto(v)
-  if v == "auto" then return true end
-  if type(v) == "table" then
-    for _, x in next, v do
-      if has_auto(x) then return true end
-    end
-  end
-  return false
-end
-
 -- Stage-3-only ZeRO keys (and their alias names). Below stage 3 the
 -- Trainer leaves their "auto" in place and DeepSpeed's pydantic model drops
 -- it (the stage-1/2 engine never reads them), so the resolver removes them.
@@ -77,12 +66,14 @@ local function drop_stage3_auto(cfg)
   end
 end
 
--- M.auto(cfg, params, world_size) -> the config with "auto" filled, or nil
--- when there is none. What cannot be filled stays "auto" (the auto-value
--- rule then reports it) and a warning names the missing inputs.
+-- M.auto(cfg, params, world_size) -> cfg with "auto" filled (in place:
+-- the resolver's own copy of the variant's config), or nil when there is
+-- none. What cannot be filled stays "auto" (the auto-value rule then
+-- reports it) and a warning names the missing inputs.
 function M.auto(cfg, params, world_size)
-  if not has_auto(cfg) then return nil end
-  local new, missing = hf.resolve(cfg, M.inputs(params, world_size))
+  local autos = hf.find_autos(cfg)
+  if #autos == 0 then return nil end
+  local new, missing = hf.resolve_own(cfg, M.inputs(params, world_size), autos)
   drop_stage3_auto(new)
   for _, m in ipairs(missing) do
     if m.needs then

@@ -360,4 +360,33 @@ return {
     T.falsy(hf.pyeq(NULL, 0))
     T.truthy(hf.pyeq(NULL, NULL))
   end,
+
+  find_autos_lists_every_auto_with_its_path = function()
+    local hf = require("deepspeed.hf")
+    local cfg = { a = "auto", b = { c = "auto", d = 1 }, e = { "x", "auto", { f = "auto" } } }
+    local got = {}
+    for _, a in ipairs(hf.find_autos(cfg)) do
+      T.eq(rawget(a.node, a.key), "auto")
+      got[#got + 1] = a.path .. "@" .. tostring(a.first)
+    end
+    table.sort(got)
+    T.eq(table.concat(got, " "), "a@a b.c@b e[1]@e e[2].f@e")
+    T.eq(#hf.find_autos({ x = 1 }), 0)
+    T.eq(#hf.find_autos({ "auto" }), 0) -- an array is not a config
+  end,
+
+  resolve_own_fills_in_place_as_resolve_does = function()
+    local hf = require("deepspeed.hf")
+    for _, mk in ipairs({ llava_zero3_offload, llava_zero2 }) do
+      for _, inputs in ipairs({ full_inputs(), { world_size = 8 } }) do
+        local new, missing, mism = hf.resolve(mk(), inputs)
+        local own = mk()
+        local same, missing2, mism2 = hf.resolve_own(own, inputs, hf.find_autos(own))
+        T.truthy(same == own)
+        T.truthy(hf.pyeq(new, own))
+        T.eq(table.concat(paths(missing), " "), table.concat(paths(missing2), " "))
+        T.eq(#mism, #mism2)
+      end
+    end
+  end,
 }
