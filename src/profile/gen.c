@@ -71,6 +71,7 @@ static void run_free(run *ru)
             free(v->cells);
         }
         cJSON_Delete(v->findings);
+        cJSON_Delete(v->differs);
         free(v->pick);
         dsf_gen_free_emitted(v);
     }

@@ -37,6 +37,8 @@ typedef struct variant {
     char **cells;           /* a text (or NULL) per declared column */
     size_t *pick;           /* the value index of each --matrix axis */
     cJSON *findings;        /* [{rule, severity, path, message}] */
+    cJSON *differs;         /* the manifest's differs_from_control, found
+                            ** while the document is held (or NULL) */
     dsf_emitted *emitted;   /* the selected emitters' files (gen_emit.c) */
     size_t nemitted;
 } variant;

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/sha256.h"
 #include "core/xalloc.h"
+#include "doc/jsondiff.h"
 #include "doc/merge.h"
 #include "json/jsonout.h"
 
@@ -153,6 +154,14 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
     dsf_json_write(&b, v->doc, true);
     v->bytes = dsf_buf_take(&b);
     dsf_sha256_hex(v->sha256, v->bytes, strlen(v->bytes));
+    /* The manifest's differs_from_control, from the document itself
+    ** rather than from its bytes read back: the same paths (the bytes
+    ** are the document, numbers round-trip, strings are valid UTF-8 and
+    ** the diff compares numbers by value and keys in sorted order). The
+    ** control is read from its bytes when its entry is made (manifest_
+    ** build.c), before any other variant's. */
+    if ((r->outdir || r->report) && ru->control && v != &ru->v[0])
+        v->differs = dsf_jsondiff_paths(ru->control, v->doc);
     return 0;
 }
 

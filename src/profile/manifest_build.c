@@ -139,11 +139,16 @@ cJSON *dsf_gen_manifest_entry(run *ru, variant *v)
     bool is_control = v == &ru->v[0];
     if (is_control && !ru->control)
         ru->control = cJSON_Parse(v->bytes);
-    cJSON *doc = is_control ? NULL : cJSON_Parse(v->bytes);
-    cJSON_AddItemToObject(e, "differs_from_control",
-                          is_control ? cJSON_CreateArray()
-                                     : dsf_jsondiff_paths(ru->control, doc));
-    cJSON_Delete(doc);
+    cJSON *diff = v->differs;
+    v->differs = NULL;
+    if (!diff && is_control)
+        diff = cJSON_CreateArray();
+    if (!diff) { /* the document is gone: read back from its bytes */
+        cJSON *doc = cJSON_Parse(v->bytes);
+        diff = dsf_jsondiff_paths(ru->control, doc);
+        cJSON_Delete(doc);
+    }
+    cJSON_AddItemToObject(e, "differs_from_control", diff);
     /* The entry is the last use of params, summary and findings: move
     ** them (a 1,000-variant sweep would hold them twice). */
     cJSON_AddItemToObject(e, "params", v->params);

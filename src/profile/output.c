@@ -481,6 +481,8 @@ int dsf_gen_out_variant(run *ru, variant *v, dsf_diags *d)
     v->extra = NULL;
     cJSON_Delete(v->findings);
     v->findings = NULL;
+    cJSON_Delete(v->differs);
+    v->differs = NULL;
     if (!r->report) { /* the page draws every variant's document */
         free(v->bytes);
         v->bytes = NULL;
