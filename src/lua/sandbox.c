@@ -379,25 +379,81 @@ static void replace_with_copy(lua_State *L)
     lua_replace(L, src);
 }
 
+/* Whether the table at t holds exactly the pristine table at p's keys
+** and values and has no metatable (nothing a script did to it shows). */
+static bool same_as_pristine(lua_State *L, int t, int p)
+{
+    t = lua_absindex(L, t);
+    p = lua_absindex(L, p);
+    if (lua_getmetatable(L, t)) {
+        lua_pop(L, 1);
+        return false;
+    }
+    size_t n = 0, m = 0;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        n++;
+        lua_pushvalue(L, -2);
+        lua_rawget(L, p);
+        bool same = lua_rawequal(L, -1, -2);
+        lua_pop(L, 2);
+        if (!same) {
+            lua_pop(L, 1);
+            return false;
+        }
+    }
+    lua_pushnil(L);
+    while (lua_next(L, p)) {
+        m++;
+        lua_pop(L, 1);
+    }
+    return n == m;
+}
+
 int dsf_sandbox_renew(lua_State *L)
 {
     lua_settop(L, 0);
     lua_getfield(L, LUA_REGISTRYINDEX, CONFIG_KEY);
     dsf_sandbox_config *cfg = lua_touserdata(L, -1);
     lua_getfield(L, LUA_REGISTRYINDEX, PRISTINE_KEY); /* 2 */
-    lua_createtable(L, 0, 32);                        /* 3: the base */
+    /* 3: the base. No script can write to it (only read through an
+    ** environment's protected metatable), so the one there is kept; of
+    ** its tables, which scripts can change, those that differ from the
+    ** pristine ones in any way are replaced by new copies. */
+    bool fresh = lua_getfield(L, LUA_REGISTRYINDEX, BASE_KEY) != LUA_TTABLE;
+    if (fresh) {
+        lua_pop(L, 1);
+        lua_createtable(L, 0, 32);
+        lua_getfield(L, LUA_REGISTRYINDEX, BASEMT_KEY);
+        lua_setmetatable(L, 3);
+        lua_pushvalue(L, 3);
+        lua_setfield(L, LUA_REGISTRYINDEX, BASE_KEY);
+    }
     for (const dsf_sandbox_global *e = dsf_sandbox_globals; e->name; e++) {
         if (e->from == DSF_FROM_DSFORGE) {
-            dsf_open_dsforge(L, cfg->warnings);
-        } else if (lua_getfield(L, 2, e->name) == LUA_TTABLE) {
-            replace_with_copy(L);
+            dsf_open_dsforge(L, cfg->warnings); /* warn's count at 0 */
+            lua_setfield(L, 3, e->name);
+            continue;
         }
+        if (lua_getfield(L, 2, e->name) != LUA_TTABLE) {
+            if (fresh)
+                lua_setfield(L, 3, e->name);
+            else
+                lua_pop(L, 1); /* a function: the base's is the same */
+            continue;
+        }
+        if (!fresh) {
+            lua_getfield(L, 3, e->name);
+            bool same = lua_istable(L, -1) && same_as_pristine(L, -1, -2);
+            lua_pop(L, 1);
+            if (same) {
+                lua_pop(L, 1);
+                continue;
+            }
+        }
+        replace_with_copy(L);
         lua_setfield(L, 3, e->name);
     }
-    lua_getfield(L, LUA_REGISTRYINDEX, BASEMT_KEY);
-    lua_setmetatable(L, 3);
-    lua_pushvalue(L, 3);
-    lua_setfield(L, LUA_REGISTRYINDEX, BASE_KEY);
     lua_getfield(L, LUA_REGISTRYINDEX, ENVMT_KEY); /* env_mt.__index = base */
     lua_pushvalue(L, 3);
     lua_setfield(L, -2, "__index");

@@ -46,13 +46,15 @@ typedef struct dsf_sandbox_config {
 ** with the dsf_sandbox_config as a light userdata at index 1. */
 int dsf_sandbox_setup(lua_State *L) DSF_LJMP;
 
-/* Gives the state a new base environment, as if it had just been set up:
-** fresh copies of the allow-listed library tables (the string metatable's
-** __index included), a fresh dsforge table (warn's count at 0) and an
-** empty module cache, so nothing a script stored or changed in them is
-** seen by the chunks loaded after this. Chunk environments made earlier
-** read through to the new base too. A lua_CFunction to run protected
-** (no arguments, no results); dsf_sandbox_setup ends with it. */
+/* Gives the state a base environment as if it had just been set up: a
+** fresh copy of each allow-listed library table that differs in any way
+** (keys, values, metatable) from the pristine one kept in the registry
+** (the string metatable's __index included), a fresh dsforge table
+** (warn's count at 0) and an empty module cache, so nothing a script
+** stored or changed in them is seen by the chunks loaded after this.
+** Chunk environments made earlier read through to the renewed base too.
+** A lua_CFunction to run protected (no arguments, no results);
+** dsf_sandbox_setup ends with it. */
 int dsf_sandbox_renew(lua_State *L) DSF_LJMP;
 
 /* Gives the function on top of the stack its own chunk environment. */
