@@ -275,38 +275,52 @@ end
 --   warmup_steps, warmup_ratio, save_on_each_node, auto_find_batch_size;
 --   nil means unknown (use M.with_defaults for TrainingArguments defaults).
 --   warmup_steps counts as 0 when only warmup_ratio is given.
+-- The path of key k below the value at path prefix ("" for the top):
+-- "a.b", "a[0]" (0-based). Memoised for the run: a sweep's variants have
+-- the same few dozen paths.
+local child_paths = {}
+local function child_path(prefix, k)
+  local t = child_paths[prefix]
+  if not t then
+    t = {}
+    child_paths[prefix] = t
+  end
+  local p = t[k]
+  if not p then
+    if type(k) == "number" then
+      p = prefix .. "[" .. (k - 1) .. "]"
+    elseif prefix == "" then
+      p = tostring(k)
+    else
+      p = prefix .. "." .. tostring(k)
+    end
+    t[k] = p
+  end
+  return p
+end
+
 -- Every "auto" below cfg, as { node, key, path, first } (node[key] is
 -- the "auto"; first the top-level key): one walk, in no particular order
--- (the caller sorts what it reports). The path text is built only for an
--- "auto" found: the walk visits every value of every variant of a sweep.
+-- (the caller sorts what it reports).
 local function find_autos(cfg)
-  local autos, steps = {}, {}
-  local function walk(v, depth)
+  local autos = {}
+  local function walk(v, prefix, first)
     for k, x in next, v do
-      steps[depth + 1] = k
       if x == "auto" then
-        local parts = {}
-        for i = 1, depth + 1 do
-          local st = steps[i]
-          if type(st) == "number" then
-            parts[#parts] = parts[#parts] .. "[" .. (st - 1) .. "]"
-          else
-            parts[#parts + 1] = tostring(st)
-          end
-        end
-        autos[#autos + 1] = { node = v, key = k, path = table.concat(parts, "."),
-          first = steps[1] }
+        autos[#autos + 1] = { node = v, key = k, path = child_path(prefix, k),
+          first = first or k }
       elseif type(x) == "table" and x ~= NULL and x ~= dsforge.delete then
-        walk(x, depth + 1)
+        walk(x, child_path(prefix, k), first or k)
       end
     end
   end
-  if obj(cfg) then walk(cfg, 0) end
+  if obj(cfg) then walk(cfg, "", nil) end
   return autos
 end
 M.find_autos = find_autos
 
 local resolve_in
+local NONE = {} -- never written
 
 function M.resolve(cfg, inputs)
   inputs = inputs or {}
@@ -327,10 +341,16 @@ end
 resolve_in = function(new, inputs, autos)
   local missing, mismatches, handled = {}, {}, {}
 
+  -- The inputs of a value that are missing (one shared empty list when
+  -- none is: the common case, made without a table).
   local function need(...)
-    local out = {}
-    for _, name in ipairs({ ... }) do
-      if inputs[name] == nil then out[#out + 1] = name end
+    local out = NONE
+    for i = 1, select("#", ...) do
+      local name = select(i, ...)
+      if inputs[name] == nil then
+        if out == NONE then out = {} end
+        out[#out + 1] = name
+      end
     end
     return out
   end
