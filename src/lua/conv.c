@@ -370,9 +370,12 @@ static bool short_integer(const char *s, long long *v)
     s += neg;
     long long n = 0;
     int digits = 0;
-    for (; *s >= '0' && *s <= '9'; s++, digits++)
+    for (; *s >= '0' && *s <= '9'; s++, digits++) {
+        if (digits == 18)
+            return false; /* longer: strtoll decides */
         n = n * 10 + (*s - '0');
-    if (*s || !digits || digits > 18)
+    }
+    if (*s || !digits)
         return false;
     *v = neg ? -n : n;
     return true;
