@@ -871,6 +871,81 @@ local function check_version(st, f, dp, kp)
   return false
 end
 
+-- The first of a node's types (nil when it has none), for plain_ok.
+local first_type = setmetatable({}, { __mode = "k" })
+
+-- Is the scalar v (not "auto", not null, not a table) one that
+-- check_value(st, v, node, ...) accepts without a finding, by its common
+-- case: the node's first type takes v as it is (an integer-valued number
+-- for "int", a finite number for "float", a boolean for "bool", a string
+-- for "string", anything for "any"), v is one of the node's enum values
+-- if it has any, and inside its bounds. Then the walk needs neither the
+-- value's path nor check_value; anything else (false) goes through
+-- check_value, which decides and reports as before. tv is type(v).
+local function plain_ok(v, tv, node)
+  local t = first_type[node]
+  if t == nil then
+    t = node.type
+    if type(t) == "table" then t = t[1] end
+    first_type[node] = t or false
+  end
+  if t == "bool" then
+    if tv ~= "boolean" or node.legacy_bool then return false end
+  elseif t == "string" then
+    if tv ~= "string" then return false end
+  elseif t == "int" then
+    -- (v % 1 is NaN for infinities and NaN: those fail)
+    if tv ~= "number" or v % 1 ~= 0 then return false end
+  elseif t == "float" then
+    if tv ~= "number" or v - v ~= 0 then return false end
+  elseif t == "any" then
+    if (tv == "boolean" and node.legacy_bool) or tv == "userdata" then return false end
+  else
+    return false
+  end
+  local enum = node.enum
+  if enum then
+    local hit = false
+    for i = 1, #enum do
+      if enum[i] == v then hit = true; break end
+    end
+    if not hit then return false end
+  end
+  if tv == "number" then
+    local b = node.min
+    if b ~= nil and v < b then return false end
+    b = node.exclusive_min
+    if b ~= nil and v <= b then return false end
+    b = node.max
+    if b ~= nil and v > b then return false end
+    b = node.exclusive_max
+    if b ~= nil and v >= b then return false end
+  end
+  return true
+end
+
+-- The dotted text of key under the object at dotted prefix (the walk asks
+-- for it for every key: made once per prefix and key, not concatenated
+-- again for every config).
+local dotted_cache = {}
+local function dotted_key(prefix, key)
+  local m = dotted_cache[prefix]
+  if not m then
+    m = {}
+    dotted_cache[prefix] = m
+  end
+  local dp = m[key]
+  if not dp then
+    dp = prefix .. "." .. key
+    m[key] = dp
+  end
+  return dp
+end
+
+-- Shared by every object without aliases or deprecated fields, which
+-- never writes to it (check_object's present and several).
+local NONE = setmetatable({}, { __newindex = function() error("schema_check: NONE is read-only") end })
+
 local function check_object(st, v, node, path)
   -- strictness (pydantic or dict.get, so coercion too) follows the release
   local strict = node.strict == true
@@ -885,14 +960,19 @@ local function check_object(st, v, node, path)
   local track = nf.has_aliases or #nf.deprecated > 0
   -- canonical name -> the first key used for it; and, only for a field
   -- given under more than one name, the list of the keys used
-  local present, several = {}, {}
+  local present, several = NONE, NONE
+  if track then present, several = {}, {} end
   -- The dotted text of a key of this object is dotted(path, key): its
   -- prefix is the same for every key, so it is made once per object.
   local top, prefix = #path == 0, path_dotted(path)
   local fields = node.fields
+  -- sorted_keys puts numbers before strings: when the first key is a
+  -- string, they all are.
+  local all_strings = type(keys[1]) == "string"
   for _, key in ipairs(keys) do
     local child = v[key]
-    local kp = copy_path(path, key)
+    -- (the key's path is made only when something needs it)
+    local kp
     -- (M.lookup, with the common case first: a field under its own name)
     local f, canonical = fields[key], key
     if not f then f, canonical = M.lookup(node, key) end
@@ -911,25 +991,33 @@ local function check_object(st, v, node, path)
         end
       end
       if f.rejected then
+        kp = copy_path(path, key)
         report(st, "rejected-key", kp, M.text(f.rejected, "en"),
           string.format("remove %s", M.path_text(kp)), "error")
       end
       local unread = false
-      if st.rel and type(key) == "string" then
+      if st.rel and (all_strings or type(key) == "string") then
         st.strict_here = strict -- (strict_at(st, node, path), above)
-        local dp = top and canonical or prefix and prefix .. "." .. canonical
+        local dp = top and canonical or prefix and dotted_key(prefix, canonical)
         -- (check_version says nothing of a key every covered release reads)
         if dp and (f.unreleased or f.since or spans[dp]) then
+          kp = kp or copy_path(path, key)
           unread = check_version(st, f, dp, kp)
         end
       end
       -- a key the release does not read has no value to check
-      if not unread then check_value(st, child, f, kp, pinfo, key) end
+      if not unread then
+        local tv = type(child)
+        if tv == "table" or child == "auto" or not plain_ok(child, tv, f) then
+          check_value(st, child, f, kp or copy_path(path, key), pinfo, key)
+        end
+      end
     elseif not node.open and st.rel and type(key) == "string" and dotted(path, key)
            and dv.reads(st.rel, dotted(path, key)) then
       -- not in the (newest) hand-written schema, but this release reads it
       local dp = dotted(path, key)
       local first, last = dv.span(dp)
+      kp = copy_path(path, key)
       report(st, "version-key", kp, string.format("DeepSpeed %s reads %s%s", st.rel.version, dp,
         last and string.format(" (covered releases %s to %s only)", first, last) or ""),
         "check it against the DeepSpeed version you run", "note")
@@ -943,6 +1031,7 @@ local function check_object(st, v, node, path)
         msg = string.format("%s is not a DeepSpeed key %s; DeepSpeed silently ignores it, so it has no effect", ktext, in_where())
       end
       local suffix, fix = unknown_advice(node, key)
+      kp = copy_path(path, key)
       report(st, "unknown-key", kp, msg .. suffix, fix, strict and "error" or "warning")
     end
   end
@@ -1073,12 +1162,22 @@ check_value = function(st, v, node, path, pinfo, key)
   if k == "object" and has_type(node, "object") and node.fields then
     check_object(st, v, node, path)
   elseif k == "object" and has_type(node, "map") and node.values then
+    local values = node.values
     for _, mk in ipairs(dsforge.sorted_keys(v)) do
-      check_value(st, v[mk], node.values, copy_path(path, mk), pinfo, mk)
+      local c = v[mk]
+      local tc = type(c)
+      if tc == "table" or c == "auto" or not plain_ok(c, tc, values) then
+        check_value(st, c, values, copy_path(path, mk), pinfo, mk)
+      end
     end
   elseif k == "array" and node.items then
+    local items = node.items
     for i = 1, #v do
-      check_value(st, v[i], node.items, copy_path(path, i), pinfo, nil)
+      local c = v[i]
+      local tc = type(c)
+      if tc == "table" or c == "auto" or not plain_ok(c, tc, items) then
+        check_value(st, c, items, copy_path(path, i), pinfo, nil)
+      end
     end
   end
 end
@@ -1114,6 +1213,19 @@ function M.check(cfg, ctx)
   end
   st.cfg = cfg
   check_object(st, cfg, ROOT, {})
+end
+
+-- For the tests: the walk's shortcut for plain scalars, and check_value
+-- itself on one value (st from opts: strict, v1, target; the findings
+-- are returned), so a test can hold the shortcut to what it skips.
+M.plain_ok = plain_ok
+function M.check_leaf(node, v, path, opts)
+  local found = {}
+  local st = { ctx = { report = function(f) found[#found + 1] = f end },
+               target = opts.target or "deepspeed", rel = dv.newest, v1 = opts.v1,
+               cfg = {} }
+  check_value(st, v, node, path, { strict = opts.strict }, path[#path])
+  return found
 end
 
 M.rules = {

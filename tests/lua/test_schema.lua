@@ -994,6 +994,79 @@ return {
     T.truthy(contains(oc[2].default_text, "ZeRO-3 为 true"))
   end,
 
+  -- The walk skips check_value for a scalar plain_ok accepts: for every
+  -- node of the schema and many values (integers, whole and fractional
+  -- floats, infinities, NaN, bounds, strings, enum members in other
+  -- types and cases, booleans, null), in pydantic and dict.get sections,
+  -- pydantic 1 and 2 and both targets, check_value finds nothing where
+  -- the shortcut says there is nothing to find.
+  plain_ok_never_skips_a_finding = function()
+    local c = sc()
+    local schema = require("deepspeed.schema")
+    local probes = { 0, 1, 2, -1, 3, 2.0, 2.5, -0.5, 1e300, -1e300, math.huge, -math.huge,
+                     0 / 0, 0.0, 1.0, 100, 65536, true, false, "", "x", "1", "2", "true",
+                     "auto", "AUTO", "cpu", "CPU", "nvme", "none", NULL }
+    local nodes, seen = {}, {}
+    local function visit(node, path)
+      if type(node) ~= "table" or seen[node] then return end
+      seen[node] = true
+      nodes[#nodes + 1] = { node = node, path = path }
+      if type(node.fields) == "table" then
+        for _, k in ipairs(dsforge.sorted_keys(node.fields)) do
+          local p = table.move(path, 1, #path, 1, {})
+          p[#p + 1] = k
+          visit(node.fields[k], p)
+        end
+      end
+      if type(node.values) == "table" then
+        local p = table.move(path, 1, #path, 1, {})
+        p[#p + 1] = "key"
+        visit(node.values, p)
+      end
+      if type(node.items) == "table" then
+        local p = table.move(path, 1, #path, 1, {})
+        p[#p + 1] = 1
+        visit(node.items, p)
+      end
+    end
+    visit(schema.root, {})
+    T.truthy(#nodes > 200)
+    local accepted, refused = 0, 0
+    for _, n in ipairs(nodes) do
+      local vals = table.move(probes, 1, #probes, 1, {})
+      for _, e in ipairs(n.node.enum or {}) do vals[#vals + 1] = e end
+      for _, b in ipairs({ "min", "max", "exclusive_min", "exclusive_max" }) do
+        local x = n.node[b]
+        if type(x) == "number" then
+          vals[#vals + 1] = x; vals[#vals + 1] = x + 1; vals[#vals + 1] = x - 1
+          vals[#vals + 1] = x + 0.5; vals[#vals + 1] = x - 0.5
+        end
+      end
+      for _, v in ipairs(vals) do
+        if v ~= "auto" and type(v) ~= "table" and c.plain_ok(v, type(v), n.node) then
+          accepted = accepted + 1
+          for _, strict in ipairs({ true, false }) do
+            for _, v1 in ipairs({ true, false }) do
+              for _, target in ipairs({ "deepspeed", "hf" }) do
+                local found = c.check_leaf(n.node, v, n.path, { strict = strict, v1 = v1, target = target })
+                if #found > 0 then
+                  error(string.format("plain_ok accepts %s at %s (strict %s, v1 %s, %s), but check_value finds: %s",
+                    c.format_value(v), c.path_text(n.path), tostring(strict), tostring(v1), target,
+                    found[1].message))
+                end
+              end
+            end
+          end
+        else
+          refused = refused + 1
+        end
+      end
+    end
+    -- neither side empty: the shortcut is taken, and not for everything
+    T.truthy(accepted > 500)
+    T.truthy(refused > 500)
+  end,
+
   explain_section_doc = function()
     local ex = require("deepspeed.explain")
     T.truthy(contains(ex.section_doc({ "zero_optimization" }, "en"), "ZeRO"))
