@@ -239,8 +239,14 @@ static int parse_string(parser *ps, char **out)
             return fail(ps, "control character in string (escape it)");
         }
         if (c != '\\') {
-            dsf_buf_putc(&b, (char)c);
-            ps->p++;
+            /* The run of plain bytes up to the next quote, backslash or
+            ** control character, in one append. */
+            const char *run = ps->p;
+            do
+                ps->p++;
+            while (ps->p < ps->end && *ps->p != '"' && *ps->p != '\\' &&
+                   (unsigned char)*ps->p >= 0x20);
+            dsf_buf_add(&b, run, (size_t)(ps->p - run));
             continue;
         }
         ps->p++;

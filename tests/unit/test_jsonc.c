@@ -330,6 +330,31 @@ static void test_duplicate_keys(void **state)
 /* ------------------------------------------------------------------ */
 /* Errors. */
 
+/* A string is read as runs of plain bytes between escapes: the runs,
+** escapes at either end, multi-byte UTF-8 and the empty string come out
+** as written, and the error positions inside a string stay exact. */
+static void test_string_runs(void **state)
+{
+    (void)state;
+    expect_compact("[\"plain text\", \"\", \"a\\\"b\", \"\\n\\tab\\\\\", "
+                   "\"x\\u00e9y\", \"\xc3\xa9t\xc3\xa9\", \"tail\\/\"]",
+                   "[\"plain text\",\"\",\"a\\\"b\",\"\\n\\tab\\\\\","
+                   "\"x\xc3\xa9y\",\"\xc3\xa9t\xc3\xa9\",\"tail/\"]");
+    dsf_jsrc *src = NULL;
+    cJSON *doc = parse_ok("{\"key with spaces\": \"long value here\",\n"
+                          " \"k\\u0041\": 1}", &src);
+    expect_key_pos(src, member(doc, "key with spaces"), 1, 2);
+    expect_pos(src, member(doc, "key with spaces"), 1, 21);
+    expect_key_pos(src, member(doc, "kA"), 2, 2);
+    cJSON_Delete(doc);
+    dsf_jsrc_free(src);
+    expect_error("{\"a\": \"abcdef\tg\"}", 1, 14,
+                 "control character in string (escape it)");
+    expect_error("{\"a\": \"ab\\ncdef\x01\"}", 1, 16,
+                 "control character in string (escape it)");
+    expect_error("{\"a\": \"abcdef", 1, 7, "unterminated string");
+}
+
 static void test_error_strings(void **state)
 {
     (void)state;
@@ -662,6 +687,7 @@ int main(void)
         cmocka_unit_test(test_positions_crlf),
         cmocka_unit_test(test_positions_after_duplicate),
         cmocka_unit_test(test_duplicate_keys),
+        cmocka_unit_test(test_string_runs),
         cmocka_unit_test(test_error_strings),
         cmocka_unit_test(test_error_comments),
         cmocka_unit_test(test_error_structure),
