@@ -166,6 +166,61 @@ static int cmp_skey(const void *pa, const void *pb)
     return (x > y) - (x < y);
 }
 
+/* Most tables sorted are a config's objects, of a few keys: they are
+** sorted in an array on the C stack, with the keys themselves kept on the
+** Lua stack (no string made again) and put in order by insertion. */
+#define SMALL_KEYS 48
+
+/* push_sorted_keys for a table of at most SMALL_KEYS keys, all numbers or
+** strings: pushes the sorted array and returns true; else leaves the
+** stack as it was and returns false. DSF_LJMP */
+static bool push_sorted_small(lua_State *L, int idx)
+{
+    skey keys[SMALL_KEYS];
+    int slot[SMALL_KEYS];
+    int base = lua_gettop(L);
+    luaL_checkstack(L, SMALL_KEYS + 4, "dsforge.sorted_keys");
+    int k = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        int t = lua_type(L, -1);
+        if (k == SMALL_KEYS || (t != LUA_TSTRING && t != LUA_TNUMBER)) {
+            lua_settop(L, base);
+            return false;
+        }
+        /* Insert the key (kept at this stack slot) in order. */
+        skey e;
+        memset(&e, 0, sizeof e);
+        if (t == LUA_TSTRING) {
+            e.is_string = 1;
+            e.s = lua_tolstring(L, -1, &e.len);
+        } else {
+            e.is_int = lua_isinteger(L, -1);
+            if (e.is_int)
+                e.i = lua_tointeger(L, -1);
+            else
+                e.n = lua_tonumber(L, -1);
+        }
+        int j = k++;
+        for (; j > 0 && cmp_skey(&keys[j - 1], &e) > 0; j--) {
+            keys[j] = keys[j - 1];
+            slot[j] = slot[j - 1];
+        }
+        keys[j] = e;
+        slot[j] = lua_gettop(L);
+        lua_pushvalue(L, -1); /* the copy lua_next goes on from */
+    }
+    lua_createtable(L, k, 0);
+    for (int i = 0; i < k; i++) {
+        lua_pushvalue(L, slot[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_copy(L, -1, base + 1);
+    lua_settop(L, base + 1);
+    return true;
+}
+
 /* Pushes an array of the keys of the table at idx, sorted: numbers, then
 ** strings. Keys of other types (booleans, tables, ...) cannot be put in a
 ** stable order: an error when strict, else appended in `next` order. The
@@ -174,6 +229,8 @@ static int cmp_skey(const void *pa, const void *pb)
 static void push_sorted_keys(lua_State *L, int idx, bool strict)
 {
     idx = lua_absindex(L, idx);
+    if (push_sorted_small(L, idx))
+        return;
     size_t n = 0;
     lua_pushnil(L);
     while (lua_next(L, idx)) {

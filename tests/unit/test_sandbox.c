@@ -869,6 +869,53 @@ static void test_pairs_visits_sorted_keys(void **state)
     outcome_free(&o);
 }
 
+/* sorted_keys and pairs give the same order for tables of any size (a
+** few keys are sorted on the C stack, more in a userdata): numbers, then
+** strings in byte order; a key of another type is an error for
+** sorted_keys and comes last in pairs, at either size. */
+static void test_sorted_keys_sizes(void **state)
+{
+    (void)state;
+    outcome o = run_code(
+        "local out = {}\n"
+        "for _, n in ipairs({0, 1, 2, 47, 48, 49, 50, 200}) do\n"
+        "  local t, want = {}, {}\n"
+        "  for i = n, 1, -1 do\n"
+        "    local k = (i % 3 == 0) and i or (i % 3 == 1) and i + 0.5\n"
+        "              or string.format('k%03d', i)\n"
+        "    t[k] = i\n"
+        "  end\n"
+        "  for k in next, t do want[#want + 1] = k end\n"
+        "  table.sort(want, function(a, b)\n"
+        "    if type(a) ~= type(b) then return type(a) == 'number' end\n"
+        "    return a < b end)\n"
+        "  local got, viap = dsforge.sorted_keys(t), {}\n"
+        "  for k in pairs(t) do viap[#viap + 1] = k end\n"
+        "  assert(#got == n and #viap == n, 'size ' .. n)\n"
+        "  for i = 1, n do\n"
+        "    assert(got[i] == want[i] and viap[i] == want[i], 'order ' .. n)\n"
+        "  end\n"
+        "  out[#out + 1] = n .. ':' .. tostring(got[1]) .. '..' .. tostring(got[n])\n"
+        "end\n"
+        "for _, n in ipairs({3, 60}) do\n"
+        "  local t = {}\n"
+        "  for i = 1, n do t['s' .. i] = i end\n"
+        "  t[true] = 1\n"
+        "  local ok, err = pcall(dsforge.sorted_keys, t)\n"
+        "  assert(not ok and tostring(err):find('keys must be numbers or strings'), n)\n"
+        "  local last\n"
+        "  for k in pairs(t) do last = k end\n"
+        "  out[#out + 1] = n .. ':' .. tostring(last)\n"
+        "end\n"
+        "return table.concat(out, ' ')\n");
+    assert_int_equal(o.rc, 0);
+    assert_string_equal(o.result,
+                        "0:nil..nil 1:1.5..1.5 2:1.5..k002 47:1.5..k047 "
+                        "48:1.5..k047 49:1.5..k047 50:1.5..k050 "
+                        "200:1.5..k200 3:true 60:true");
+    outcome_free(&o);
+}
+
 /* ------------------------------------------------------------------ */
 /* print goes to stderr. */
 
@@ -1454,6 +1501,7 @@ int main(void)
         cmocka_unit_test(test_nested_call_keeps_outer_backstop),
         cmocka_unit_test(test_every_c_function_checks_arguments),
         cmocka_unit_test(test_pairs_visits_sorted_keys),
+        cmocka_unit_test(test_sorted_keys_sizes),
         cmocka_unit_test(test_io_open),
         cmocka_unit_test(test_require_os_not_found),
         cmocka_unit_test(test_require_io_not_found),
