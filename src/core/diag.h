@@ -75,7 +75,8 @@ void dsf_diags_sort(dsf_diags *d);
 
 /* Prints every diagnostic as `file:line:col: severity: message [rule]`,
 ** followed by the excerpt with a caret, the hint and the trace. color
-** adds ANSI colours (only on a terminal, never with NO_COLOR). */
+** adds ANSI colours (only on a terminal, never with NO_COLOR). The text
+** is composed first and handed to out in one fwrite. */
 void dsf_diags_print(const dsf_diags *d, FILE *out, bool color);
 
 /* The one place text from scripts, files and repositories is made safe
