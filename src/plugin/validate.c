@@ -12,6 +12,7 @@
 #include "core/xalloc.h"
 #include "doc/jpath.h"
 #include "lua/conv.h"
+#include "lua/limits.h"
 
 /* ------------------------------------------------------------------ */
 /* Validation. */
@@ -130,6 +131,50 @@ static bool has_check(const dsf_plugins *p, const char *name)
     return false;
 }
 
+/* One protected call per plugin runs all its checks (run_checks): the
+** config and ctx are made once, then each check is called in turn. Each
+** check still runs under limits of its own (armed for it as for a call
+** of its own: its own instruction count and deadline), and an error is
+** reported as that rule's: what names the rule running, for the
+** messages of the one protected call. */
+typedef struct check_batch {
+    dsf_push_cfg_args *args;
+    const char *plugin;
+    const dsf_rule *running; /* the rule whose check runs, else NULL */
+    char *what;              /* "validation", then running->what */
+} check_batch;
+
+static int run_checks(lua_State *L)
+{
+    check_batch *b = lua_touserdata(L, 1);
+    const dsf_plugins *p = b->args->c->p;
+    lua_settop(L, 0);
+    lua_pushlightuserdata(L, b->args);
+    dsf_plugin_push_cfg_ctx(L); /* cfg at 1, ctx at 2 */
+    dsf_limits_saved outer, prev;
+    bool armed = false;
+    for (size_t i = 0; i < p->nrules; i++) {
+        const dsf_rule *r = &p->rules[i];
+        if (r->check_ref == LUA_NOREF || strcmp(r->plugin, b->plugin) != 0)
+            continue;
+        /* Limits of its own (the previous check's are done with: the
+        ** outer call's come back once, after the last). */
+        dsf_limits_arm(L, r->what, armed ? &prev : &outer);
+        armed = true;
+        strcpy(b->what, r->what);
+        b->running = r;
+        b->args->c->current = r;
+        lua_rawgeti(L, LUA_REGISTRYINDEX, r->check_ref);
+        lua_pushvalue(L, 1);
+        lua_pushvalue(L, 2);
+        lua_call(L, 2, 0);
+    }
+    if (armed)
+        dsf_limits_disarm(L, &outer);
+    b->running = NULL;
+    return 0;
+}
+
 static int cmp_finding(const void *a, const void *b)
 {
     const dsf_finding *x = a, *y = b;
@@ -162,6 +207,11 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
     size_t first = out->len;
     dsf_collector c = {p, out, NULL, o->strict};
     dsf_push_cfg_args args = {doc, o, &c, NULL};
+    size_t wlen = strlen("validation");
+    for (size_t i = 0; i < p->nrules; i++)
+        if (strlen(p->rules[i].what) > wlen)
+            wlen = strlen(p->rules[i].what);
+    check_batch b = {&args, NULL, NULL, dsf_xmalloc(wlen + 1)};
     int rc = 0;
     for (size_t pi = 0; pi < p->n && !rc; pi++) {
         if (!has_check(p, p->items[pi].name))
@@ -169,32 +219,21 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
         args.summary = o->summaries
                            ? cJSON_GetArrayItem(o->summaries, (int)pi)
                            : NULL;
-        /* One fresh copy of the config per plugin. */
-        rc = dsf_host_cpcall(p->host, dsf_plugin_push_cfg_ctx, &args, 2, "validation",
-                             d);
-        if (rc)
-            break;
-        int cfg = lua_gettop(L) - 1, ctx = cfg + 1;
-        for (size_t i = 0; i < p->nrules && !rc; i++) {
-            const dsf_rule *r = &p->rules[i];
-            if (r->check_ref == LUA_NOREF ||
-                strcmp(r->plugin, p->items[pi].name) != 0)
-                continue;
-            c.current = r;
-            lua_rawgeti(L, LUA_REGISTRYINDEX, r->check_ref);
-            lua_pushvalue(L, cfg);
-            lua_pushvalue(L, ctx);
-            rc = dsf_host_call(p->host, 2, 0, r->what, d);
-            if (rc) {
-                dsf_diag *g = dsf_diags_last(d);
-                if (g && !g->hint)
-                    dsf_diag_set_hint(g, "raised by %s: a bug in the "
-                                         "plugin, not in the config",
-                                      r->what);
-            }
+        /* One fresh copy of the config per plugin, and its checks. */
+        b.plugin = p->items[pi].name;
+        b.running = NULL;
+        strcpy(b.what, "validation");
+        rc = dsf_host_cpcall(p->host, run_checks, &b, 0, b.what, d);
+        if (rc && b.running) {
+            dsf_diag *g = dsf_diags_last(d);
+            if (g && !g->hint)
+                dsf_diag_set_hint(g, "raised by %s: a bug in the "
+                                     "plugin, not in the config",
+                                  b.running->what);
         }
         lua_settop(L, 0);
     }
+    free(b.what);
     if (out->len > first)
         qsort(out->items + first, out->len - first, sizeof *out->items,
               cmp_finding);

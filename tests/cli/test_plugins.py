@@ -477,6 +477,66 @@ class BrokenPlugins(PluginTest):
         self.assertIn("memory limit", res.err)
         self.assertIn("bx-rule", res.err)
 
+    # A plugin's checks run in one protected call, each under limits of
+    # its own: three checks that each use most of --max-instructions all
+    # run; an error in the second is reported as the second's, and the
+    # third does not run.
+    BATCH = (
+        'return { name = "bx", version = "1", rules = {\n'
+        '  { id = "bx-a", severity = "error", summary = "s",\n'
+        '    check = function(cfg, ctx) local x = 0\n'
+        '      for i = 1, 300000 do x = x + i end end },\n'
+        '  { id = "bx-b", severity = "error", summary = "s",\n'
+        '    check = function(cfg, ctx) local x = 0\n'
+        '      for i = 1, 300000 do x = x + i end\n'
+        '      if cfg.boom then error("boom") end\n'
+        '      if cfg.fail then dsforge.fail("failed input") end\n'
+        '      if cfg.loop then while true do end end\n'
+        '      if cfg.mem then local t = {}\n'
+        '        while true do t[#t + 1] = string.rep("x", 4096) end end\n'
+        '    end },\n'
+        '  { id = "bx-c", severity = "error", summary = "s",\n'
+        '    check = function(cfg, ctx) local x = 0\n'
+        '      for i = 1, 300000 do x = x + i end\n'
+        '      ctx.report{path = "q", message = "c ran"} end },\n'
+        '} }\n')
+
+    def run_batch(self, extra):
+        root = self.add_plugin("bx", self.BATCH)
+        path = self.write("b.json", json.dumps(
+            dict({"train_micro_batch_size_per_gpu": 1}, **extra)))
+        res = run("check", "--plugin-path", root, "--max-instructions",
+                  "1000000", "--max-memory", "16", path, timeout=120)
+        self.assertNoCrash(res)
+        return res, os.path.join(root, "bx", "init.lua")
+
+    def test_each_check_has_its_own_limits(self):
+        res, _ = self.run_batch({})
+        self.assertExit(res, 1)
+        self.assertIn("q: c ran [bx-c]", res.err)
+        self.assertNotIn("limit", res.err)
+
+    def test_a_check_that_fails_is_named_in_a_batch(self):
+        res, init = self.run_batch({"boom": True})
+        self.assertExit(res, 5)
+        self.assertIn("%s:8: error: boom\n  hint: raised by rule bx-b "
+                      "(plugin bx): a bug in the plugin, not in the config"
+                      % init, res.err)
+        self.assertNotIn("c ran", res.err)
+        res, init = self.run_batch({"loop": True})
+        self.assertExit(res, 5)
+        self.assertIn("%s:10: error: instruction limit of 1000000 exceeded\n"
+                      "  hint: the script ran past a sandbox limit while "
+                      "running rule bx-b (plugin bx)" % init, res.err)
+        res, init = self.run_batch({"fail": True})
+        self.assertExit(res, 3)
+        self.assertIn("%s:9: error: failed input\n  hint: reported by rule "
+                      "bx-b (plugin bx)" % init, res.err)
+        res, _ = self.run_batch({"mem": True})
+        self.assertExit(res, 5)
+        self.assertIn("dsforge: error: rule bx-b (plugin bx): memory limit "
+                      "of 16 MiB exceeded", res.err)
+
     def test_a_folder_without_init_lua_is_not_a_plugin(self):
         self.write("plugins/notes/README.md", "not a plugin\n")
         root = os.path.join(self.tmp, "plugins")
