@@ -16,7 +16,7 @@ local dsversion = require("deepspeed.dsversion")
 
 -- Globals used on every value of every variant, as upvalues (a global
 -- read goes through the sandbox environment's metatable).
-local type, rawget, rawset, next, ipairs, pairs = type, rawget, rawset, next, ipairs, pairs
+local type, rawset, next, ipairs, pairs = type, rawset, next, ipairs, pairs
 local tostring, tonumber, math, string, table = tostring, tonumber, math, string, table
 local dsforge = dsforge
 
@@ -31,17 +31,21 @@ local pynum = batch.pynum
 
 -- A JSON object (a table that is not null, not the delete marker and has
 -- no array part), else nil.
+--
+-- The tables the rules read are the config's and ctx's (dsf_json_push:
+-- their only metatable is the object/array marker, with no __index), so
+-- t[k] reads them as rawget(t, k) does, without a call.
 local function obj(v)
   -- (null and the delete marker are light userdata, never tables)
   if type(v) ~= "table" then return nil end
-  if rawget(v, 1) ~= nil then return nil end
+  if v[1] ~= nil then return nil end
   return v
 end
 
 -- t[k] when t is a JSON object, else nil.
 local function get(t, k)
   if obj(t) == nil then return nil end
-  return rawget(t, k)
+  return t[k]
 end
 
 local function is_num(v) return type(v) == "number" and v == v end
@@ -83,12 +87,12 @@ end
 -- "zero_optimization": true/false means stage 1/0.
 local function zero_stage(cfg)
   if not obj(cfg) then return nil end
-  local z = rawget(cfg, "zero_optimization")
+  local z = cfg.zero_optimization
   if z == nil then return 0 end
   if z == true then return 1 end
   if z == false then return 0 end
   if not obj(z) then return nil end
-  local s = rawget(z, "stage")
+  local s = z.stage
   if s == nil or s == "auto" then return 0 end
   if s == true then return 1 end
   if s == false then return 0 end
@@ -127,23 +131,23 @@ end
 
 -- bf16 wins over the old name bfloat16 when both are present.
 local function bf16_section(cfg)
-  local b = rawget(cfg, "bf16")
+  local b = cfg.bf16
   if b ~= nil then return obj(b), "bf16" end
-  return obj(rawget(cfg, "bfloat16")), "bfloat16"
+  return obj(cfg.bfloat16), "bfloat16"
 end
 
 -- elasticity is read with dict.get (elasticity/config.py): any truthy
 -- value turns it on, "auto" included.
 local function elasticity_enabled(cfg)
-  local e = obj(rawget(cfg, "elasticity"))
+  local e = obj(cfg.elasticity)
   if not e then return false end
-  return pytruthy(rawget(e, "enabled"))
+  return pytruthy(e.enabled)
 end
 
 local function offload_device(sec)
   local s = obj(sec)
   if not s then return nil end
-  local d = rawget(s, "device")
+  local d = s.device
   if d == "cpu" or d == "nvme" then return d end
   return nil
 end
@@ -154,7 +158,7 @@ local function each_offload(cfg, fn)
   local z = zero_section(cfg)
   if not z then return end
   for _, key in ipairs({ "offload_optimizer", "offload_param" }) do
-    local sec = obj(rawget(z, key))
+    local sec = obj(z[key])
     local dev = offload_device(sec)
     if dev then fn(key, sec, dev) end
   end
@@ -266,12 +270,18 @@ local function def(r) rules[#rules + 1] = r end
 -- The covered DeepSpeed release the check is for (ctx.ds_version, else the
 -- profile's ds_version param, else the newest; schema_check reports a bad
 -- one).
+-- (once per ctx: a config's rules share it and never change it)
+local release_of = setmetatable({}, { __mode = "k" })
 local function release(ctx)
+  local rel = release_of[ctx]
+  if rel then return rel end
   local spec = ctx.ds_version
   if spec == nil and type(ctx.params) == "table" and is_str(ctx.params.ds_version) then
     spec = ctx.params.ds_version
   end
-  return dsversion.resolve(spec) or dsversion.newest
+  rel = dsversion.resolve(spec) or dsversion.newest
+  release_of[ctx] = rel
+  return rel
 end
 
 -- Is the flag v at the dotted key dp on, as the chosen release reads it? A
@@ -343,7 +353,7 @@ def {
     -- Under the Trainer, accelerate's DeepSpeedPlugin.__post_init__
     -- (utils/dataclasses.py) inserts "gradient_accumulation_steps": 1 when
     -- the key is absent, so DeepSpeed never derives it.
-    local inserted = ctx.target == "hf" and rawget(cfg, batch.GAS) == nil
+    local inserted = ctx.target == "hf" and cfg[batch.GAS] == nil
     if inserted then gas = 1 end
     local res, msg, which = batch.resolve(tb, mb, gas, w)
     if not res then
@@ -388,7 +398,7 @@ def {
   fix = "add train_micro_batch_size_per_gpu (and optionally gradient_accumulation_steps)",
   check = function(cfg, ctx)
     if not obj(cfg) or elasticity_enabled(cfg) then return end
-    local tb, mb = rawget(cfg, batch.TB), rawget(cfg, batch.MB)
+    local tb, mb = cfg[batch.TB], cfg[batch.MB]
     if (tb ~= nil and tb ~= NULL) or (mb ~= nil and mb ~= NULL) then return end
     -- The Hugging Face Trainer only replaces "auto" (fill_match in
     -- transformers' integrations/deepspeed.py); it never adds a missing key.
@@ -410,11 +420,11 @@ def {
   fix = "enable only one of fp16.enabled and bf16.enabled",
   check = function(cfg, ctx)
     if not obj(cfg) then return end
-    local fp = obj(rawget(cfg, "fp16"))
+    local fp = obj(cfg.fp16)
     local bf, bkey = bf16_section(cfg)
     if not fp or not bf then return end
-    if not flag_on(ctx, "fp16.enabled", rawget(fp, "enabled"))
-       or not flag_on(ctx, bkey .. ".enabled", rawget(bf, "enabled")) then
+    if not flag_on(ctx, "fp16.enabled", fp.enabled)
+       or not flag_on(ctx, bkey .. ".enabled", bf.enabled) then
       return
     end
     emit(ctx, "precision-conflict", { bkey, "enabled" }, "fp16.enabled and " .. bkey
@@ -436,9 +446,9 @@ def {
     if not obj(cfg) then return end
     local stage = zero_stage(cfg)
     if stage == nil then return end
-    local fp = obj(rawget(cfg, "fp16"))
+    local fp = obj(cfg.fp16)
     -- (a key the release does not read cannot fail: version-key says so)
-    if fp and stage == 0 and pybool(rawget(fp, "fp16_master_weights_and_grads")) == true
+    if fp and stage == 0 and pybool(fp.fp16_master_weights_and_grads) == true
        and reads(ctx, "fp16.fp16_master_weights_and_grads") then
       emit(ctx, "master-weights-stage", { "fp16", "fp16_master_weights_and_grads" },
         "fp16.fp16_master_weights_and_grads is true at ZeRO stage 0: DeepSpeed's config"
@@ -447,7 +457,7 @@ def {
     end
     local bf, bkey = bf16_section(cfg)
     if not bf then return end
-    local master = pybool(rawget(bf, "bf16_master_weights_and_grads")) == true
+    local master = pybool(bf.bf16_master_weights_and_grads) == true
       and reads(ctx, bkey .. ".bf16_master_weights_and_grads")
     if stage == 0 and master then
       emit(ctx, "master-weights-stage", { bkey, "bf16_master_weights_and_grads" },
@@ -455,7 +465,7 @@ def {
         .. " check requires ZeRO stage 1-3 for it and refuses the config.",
         "set zero_optimization.stage to 1, 2 or 3, or remove bf16_master_weights_and_grads")
     end
-    if pybool(rawget(bf, "bf16_optimizer_states")) == true and (stage == 0 or not master)
+    if pybool(bf.bf16_optimizer_states) == true and (stage == 0 or not master)
        and reads(ctx, bkey .. ".bf16_optimizer_states") then
       local need = {}
       if stage == 0 then need[#need + 1] = "ZeRO stage 1-3" end
@@ -471,9 +481,9 @@ def {
 -- apex amp is on (a literal true-ish value; "auto" is HF's to decide).
 local function amp_enabled(cfg)
   if not obj(cfg) then return false end
-  local amp = obj(rawget(cfg, "amp"))
+  local amp = obj(cfg.amp)
   if not amp then return false end
-  local en = rawget(amp, "enabled")
+  local en = amp.enabled
   return en ~= "auto" and pytruthy(en)
 end
 
@@ -493,15 +503,15 @@ def {
   check = function(cfg, ctx)
     if not obj(cfg) then return end
     for _, key in ipairs(POPS_ENABLED) do
-      local sec = obj(rawget(cfg, key))
-      if sec and rawget(sec, "enabled") == nil then
+      local sec = obj(cfg[key])
+      if sec and sec.enabled == nil then
         emit(ctx, "section-shape", { key }, key .. " has no \"enabled\" key: DeepSpeed copies the"
           .. " section and pops \"enabled\" from it, which fails with KeyError: 'enabled'.",
           "add \"enabled\": false (or true) to " .. key .. ", or remove the section")
       end
     end
     for _, key in ipairs(KEYS_CALLED) do
-      if rawget(cfg, key) == NULL then
+      if cfg[key] == NULL then
         emit(ctx, "section-shape", { key }, key .. " is null: DeepSpeed checks `\"type\" in"
           .. " param_dict[\"" .. key .. "\"].keys()` once the key is present, which fails with"
           .. " AttributeError: 'NoneType' object has no attribute 'keys'.",
@@ -524,13 +534,13 @@ def {
   fix = "give min_loss_scale and loss_scale_window values > 0",
   check = function(cfg, ctx)
     local fp = obj(get(obj(cfg), "fp16"))
-    if not fp or pybool(rawget(fp, "enabled")) ~= true then return end
+    if not fp or pybool(fp.enabled) ~= true then return end
     local rel = release(ctx)
     if dsversion.cmp(rel.version, FP16_SCALE_CHECKED_SINCE) < 0 then return end
-    local ls = rawget(fp, "loss_scale")
+    local ls = fp.loss_scale
     if ls ~= nil and ls ~= 0 then return end
     for _, key in ipairs({ "loss_scale_window", "min_loss_scale" }) do
-      local v = rawget(fp, key)
+      local v = fp[key]
       if is_num(v) and v <= 0 then
         emit(ctx, "fp16-dynamic-scale", { "fp16", key }, "fp16." .. key .. " = " .. tostring(v)
           .. " with dynamic loss scaling (loss_scale 0): DeepSpeed " .. rel.version
@@ -568,11 +578,11 @@ def {
   check = function(cfg, ctx)
     if not amp_enabled(cfg) then return end
     if zero_stage(cfg) ~= 0 then return end -- with ZeRO, amp-with-zero fires first
-    local fp = obj(rawget(cfg, "fp16"))
+    local fp = obj(cfg.fp16)
     local bf, bkey = bf16_section(cfg)
     local which
-    if fp and flag_on(ctx, "fp16.enabled", rawget(fp, "enabled")) then which = "fp16"
-    elseif bf and flag_on(ctx, bkey .. ".enabled", rawget(bf, "enabled")) then which = bkey end
+    if fp and flag_on(ctx, "fp16.enabled", fp.enabled) then which = "fp16"
+    elseif bf and flag_on(ctx, bkey .. ".enabled", bf.enabled) then which = bkey end
     if not which then return end
     emit(ctx, "amp-with-fp16", { which, "enabled" }, "amp.enabled and " .. which
       .. ".enabled are both on: DeepSpeed raises NotImplementedError 'Cannot enable both"
@@ -650,7 +660,7 @@ def {
   fix = "set pin_memory to true if host RAM and the memlock limit allow it",
   check = function(cfg, ctx)
     each_offload(cfg, function(key, sec, dev)
-      if dev == "cpu" and pybool(rawget(sec, "pin_memory")) == false then
+      if dev == "cpu" and pybool(sec.pin_memory) == false then
         emit(ctx, "offload-pin-memory", { "zero_optimization", key, "pin_memory" },
           key .. " offloads to cpu with pin_memory false: host-device copies go"
           .. " through pageable memory and are slower. (Pinned memory is the default"
@@ -670,7 +680,7 @@ def {
   fix = "state pin_memory explicitly",
   check = function(cfg, ctx)
     each_offload(cfg, function(key, sec, dev)
-      if dev == "cpu" and rawget(sec, "pin_memory") == nil then
+      if dev == "cpu" and sec.pin_memory == nil then
         emit(ctx, "offload-pin-memory-default", { "zero_optimization", key },
           key .. " offloads to cpu without pin_memory: DeepSpeed < v0.19.5 uses pageable"
           .. " memory, v0.19.5+ pins it (page-locked host memory can exhaust host RAM or"
@@ -722,7 +732,7 @@ def {
       keys[#keys + 1] = "prefetch_bucket_size"
     end
     for _, key in ipairs(keys) do
-      local v = rawget(z, key)
+      local v = z[key]
       if is_num(v) and not (key == "reduce_bucket_size" and v == 0) then
         local fix = "set zero_optimization." .. key .. " between 1e6 and 2e9 elements"
           .. " (DeepSpeed's default is " .. ((key:find("prefetch")) and "5e7" or "5e8") .. ")"
@@ -813,7 +823,7 @@ def {
     if not z then return end
     local found = {}
     for _, key in ipairs(STAGE3_ONLY) do
-      local v = rawget(z, key)
+      local v = z[key]
       if v ~= nil and v ~= NULL and v ~= "auto" then found[#found + 1] = key end
     end
     if #found == 0 then return end
@@ -856,8 +866,8 @@ def {
         .. " rejects sum reduction together with ZenFlow.",
         "remove gradient_allreduce_op (default \"mean\") or the zenflow section")
     end
-    local comp = obj(rawget(cfg, "compile"))
-    if comp and pybool(rawget(comp, "deepcompile")) == true then
+    local comp = obj(cfg.compile)
+    if comp and pybool(comp.deepcompile) == true then
       emit(ctx, "allreduce-sum-unsupported", { "gradient_allreduce_op" },
         "gradient_allreduce_op \"" .. op .. "\" with compile.deepcompile: DeepSpeed"
         .. " rejects sum reduction together with DeepCompile.",
@@ -946,7 +956,7 @@ def {
     -- torch's required arguments (DeepSpeed's: scheduler-missing-param)
     if sc and sc.torch and (raw == nil or raw == NULL or params) then
       for _, key in ipairs(sc.required) do
-        if not params or rawget(params, key) == nil then
+        if not params or params[key] == nil then
           emit(ctx, "constructor-args", params and { "scheduler", "params" } or { "scheduler" }, string.format(
             "scheduler %s: %s.__init__ (%s) requires %q and scheduler.params does not give it, so"
             .. " deepspeed.initialize raises TypeError", t, sc.class, sc.origin, key),
@@ -971,7 +981,7 @@ def {
     -- a required argument missing (params absent or null: none given)
     if raw ~= nil and raw ~= NULL and not params then return end
     for _, key in ipairs(o.required) do
-      if not params or rawget(params, key) == nil then
+      if not params or params[key] == nil then
         emit(ctx, "constructor-args", params and { "optimizer", "params" } or { "optimizer" }, string.format(
           "optimizer %s: %s.__init__ (%s) requires %q and optimizer.params does not give it, so"
           .. " deepspeed.initialize raises TypeError", ot, o.class, o.origin, key),
@@ -1021,7 +1031,7 @@ def {
     local t = optimizer_type(cfg)
     local c = M.classify_optimizer(t)
     if not c or c.zero_supported or ONEBIT[c.name] then return end
-    if pytruthy(rawget(cfg, "zero_allow_untested_optimizer")) then return end
+    if pytruthy(cfg.zero_allow_untested_optimizer) then return end
     emit(ctx, "untested-optimizer", { "optimizer", "type" }, "optimizer \"" .. t
       .. "\" (" .. c.class .. ") with ZeRO stage " .. stage .. " is not in DeepSpeed's"
       .. " ZERO_SUPPORTED_OPTIMIZERS: DeepSpeed asserts 'You are using an untested ZeRO"
@@ -1059,9 +1069,9 @@ def {
     if not t then return end
     local low = t:lower()
     if low ~= "lamb" and low ~= "onebitlamb" then return end
-    local fp = obj(rawget(cfg, "fp16"))
-    if not fp or pybool(rawget(fp, "enabled")) ~= true then return end
-    local ls = rawget(fp, "loss_scale")
+    local fp = obj(cfg.fp16)
+    if not fp or pybool(fp.enabled) ~= true then return end
+    local ls = fp.loss_scale
     if not is_num(ls) or ls == 0 then return end
     emit(ctx, "lamb-static-loss-scale", { "fp16", "loss_scale" }, "optimizer \"" .. t
       .. "\" with a static fp16.loss_scale " .. pynum(ls) .. ": DeepSpeed asserts 'DeepSpeed "
@@ -1079,8 +1089,8 @@ def {
     local t, opt = optimizer_type(cfg)
     if not t or t:lower() ~= "adam" then return end
     local params = obj(get(opt, "params"))
-    if not params or rawget(params, "adam_w_mode") ~= nil then return end
-    local wd = rawget(params, "weight_decay")
+    if not params or params.adam_w_mode ~= nil then return end
+    local wd = params.weight_decay
     if wd == nil or wd == NULL or (is_num(wd) and wd == 0) then return end
     emit(ctx, "adam-is-adamw", { "optimizer", "type" }, "optimizer \"" .. t
       .. "\" with weight_decay " .. fmt(wd) .. ": DeepSpeed's adam_w_mode defaults to true,"
@@ -1100,7 +1110,7 @@ def {
     if ctx.target ~= "deepspeed" or not obj(cfg) then return end
     local stage = zero_stage(cfg)
     if stage ~= 1 and stage ~= 2 then return end
-    local opt = rawget(cfg, "optimizer")
+    local opt = cfg.optimizer
     if opt ~= nil and opt ~= NULL then return end
     emit(ctx, "zero-no-optimizer", { "optimizer" }, "ZeRO stage " .. stage
       .. " without an optimizer section: unless the training script passes an optimizer"
@@ -1131,12 +1141,12 @@ def {
     local ctor = dsversion.data(release(ctx)).schedulers[t]
     local required = ctor and ctor.required or SCHED_REQUIRED[t]
     if not required then return end
-    local params = rawget(sch, "params")
+    local params = sch.params
     if params == nil or params == NULL then params = {} end
     params = obj(params)
     if not params then return end
     for _, key in ipairs(required) do
-      local v = rawget(params, key)
+      local v = params[key]
       local why
       if v == nil then
         why = "is missing: DeepSpeed calls " .. t .. "(optimizer, **params) and the"
@@ -1196,7 +1206,7 @@ def {
     local sch = obj(get(obj(cfg), "scheduler"))
     local t = get(sch, "type")
     if t ~= "WarmupDecayLR" and t ~= "WarmupCosineLR" then return end
-    local params = obj(rawget(sch, "params"))
+    local params = obj(sch.params)
     local total = get(params, "total_num_steps")
     if not is_num(total) then return end
     local warm = get(params, "warmup_num_steps")
@@ -1226,11 +1236,11 @@ def {
   fix = "add elasticity.max_train_batch_size and elasticity.micro_batch_sizes, or disable elasticity",
   check = function(cfg, ctx)
     if not obj(cfg) or not elasticity_enabled(cfg) then return end
-    local e = obj(rawget(cfg, "elasticity"))
+    local e = obj(cfg.elasticity)
     for _, key in ipairs(ELASTIC_REQUIRED) do
-      if rawget(e, key) == nil then
+      if e[key] == nil then
         emit(ctx, "elasticity-missing", { "elasticity", "enabled" }, "elasticity.enabled is "
-          .. fmt(rawget(e, "enabled")) .. " (true for Python) and elasticity." .. key
+          .. fmt(e.enabled) .. " (true for Python) and elasticity." .. key
           .. " is missing: DeepSpeed raises ElasticityConfigError 'Elasticity config missing "
           .. key .. "' while reading the config.",
           "add elasticity." .. key .. ", or set elasticity.enabled to false")
@@ -1247,8 +1257,8 @@ def {
   fix = "remove the batch keys or set elasticity.ignore_non_elastic_batch_info to true",
   check = function(cfg, ctx)
     if not obj(cfg) or not elasticity_enabled(cfg) then return end
-    local e = obj(rawget(cfg, "elasticity"))
-    if pytruthy(rawget(e, "ignore_non_elastic_batch_info")) then return end
+    local e = obj(cfg.elasticity)
+    if pytruthy(e.ignore_non_elastic_batch_info) then return end
     local present = batch.present(cfg)
     if #present == 0 then return end
     emit(ctx, "elasticity-batch", { present[1] }, "elasticity is enabled and "
@@ -1317,7 +1327,7 @@ def {
   fix = "set gradient_clipping explicitly",
   check = function(cfg, ctx)
     if ctx.target ~= "deepspeed" or not obj(cfg) then return end
-    if rawget(cfg, "gradient_clipping") ~= nil then return end
+    if cfg.gradient_clipping ~= nil then return end
     local rel = release(ctx)
     local k = dsversion.data(rel).keys.gradient_clipping
     local d = k and k.d
