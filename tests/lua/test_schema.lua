@@ -1067,6 +1067,70 @@ return {
     T.truthy(refused > 500)
   end,
 
+  -- check_object walks keys in table order: the findings (as the core
+  -- sorts them: path, rule, message) are the same whatever order the
+  -- keys were inserted in, with aliases given with their fields,
+  -- deprecated keys with their replacements, unknown keys, "auto" and
+  -- bad values side by side.
+  walk_order_does_not_matter = function()
+    local entries = {
+      { "zero_optimization", { { "stage", 3 }, { "prefetch_bucket_size", 1 },
+        { "stage3_prefetch_bucket_size", 2 }, { "stage3_gather_16bit_weights_on_model_save", true },
+        { "gather_16bit_weights_on_model_save", false }, { "cpu_offload", true },
+        { "offload_optimizer", { { "device", "cpu" } } }, { "overlap_comm", "auto" },
+        { "reduce_bucket_sise", 5 }, { "sub_group_size", -1 }, { "max_live_parameters", 2.5 } } },
+      { "bfloat16", { { "enabled", true } } }, { "bf16", { { "enabled", "yes" } } },
+      { "fp16", { { "enabled", false }, { "loss_scale", -1 } } },
+      { "train_batch_size", "auto" }, { "gradient_clipping", "1.0" }, { "optimiser", 1 },
+      { "steps_per_print", 0 }, { "wall_clock_breakdown", NULL },
+    }
+    -- (reverse also sizes the table's hash part differently: keys added
+    -- and removed first, so next visits the keys in another order)
+    local function build(list, reverse)
+      local t = {}
+      local a, b, step = 1, #list, 1
+      if reverse then
+        a, b, step = #list, 1, -1
+        for i = 1, 40 do t["pad" .. i] = i end
+      end
+      for i = a, b, step do
+        local k, v = list[i][1], list[i][2]
+        if type(v) == "table" then v = build(v, reverse) end
+        t[k] = v
+      end
+      if reverse then
+        for i = 1, 40 do t["pad" .. i] = nil end
+      end
+      return t
+    end
+    local function order(t)
+      local keys = {}
+      for k in next, t do keys[#keys + 1] = k end
+      return table.concat(keys, ",")
+    end
+    T.truthy(order(build(entries, false)) ~= order(build(entries, true)))
+    T.truthy(order(build(entries, false).zero_optimization) ~= order(build(entries, true).zero_optimization))
+    local function sorted(found)
+      local out = {}
+      for i, f in ipairs(found) do
+        local p = {}
+        for j, x in ipairs(f.path) do p[j] = tostring(x) end
+        out[i] = table.concat(p, ".") .. "|" .. f.rule .. "|" .. f.message .. "|"
+          .. tostring(f.fix) .. "|" .. tostring(f.severity)
+      end
+      table.sort(out)
+      return table.concat(out, "\n")
+    end
+    for _, target in ipairs({ "deepspeed", "hf" }) do
+      for _, ver in ipairs({ false, "0.14.5", "0.16.9" }) do
+        local a = sorted(run(build(entries, false), target, ver or nil))
+        local b = sorted(run(build(entries, true), target, ver or nil))
+        T.truthy(#a > 500, a)
+        T.eq(a, b)
+      end
+    end
+  end,
+
   explain_section_doc = function()
     local ex = require("deepspeed.explain")
     T.truthy(contains(ex.section_doc({ "zero_optimization" }, "en"), "ZeRO"))
