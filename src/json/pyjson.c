@@ -5,9 +5,34 @@
 */
 #include "json/pyjson.h"
 
+#include <string.h>
+
+/* Whether text could hold a construct json.load rejects: a '/' (every
+** comment starts with one) or a ',' followed by nothing but blanks and
+** then '}' or ']'. Most files have neither, and memchr finds that out
+** faster than the scan below; a file that has one is scanned (the ','
+** or '/' may be inside a string). */
+static bool may_have_extension(const char *text, size_t len)
+{
+    if (memchr(text, '/', len))
+        return true;
+    const char *end = text + len;
+    for (const char *p = memchr(text, ',', len); p;
+         p = memchr(p + 1, ',', (size_t)(end - p - 1))) {
+        const char *q = p + 1;
+        while (q < end && (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n'))
+            q++;
+        if (q < end && (*q == '}' || *q == ']'))
+            return true;
+    }
+    return false;
+}
+
 bool dsf_pyjson_first_extension(const char *text, size_t len, dsf_jpos *pos,
                                 const char **what)
 {
+    if (!len || !may_have_extension(text, len))
+        return false;
     int line = 1, col = 1;
     bool in_string = false, comma = false;
     dsf_jpos comma_pos = {0, 0};

@@ -57,12 +57,28 @@ static void test_trailing_commas(void **state)
     expect("{\"a\": 1,\n\t\n}", 1, 8, "a trailing comma");
 }
 
+/* Files without a '/' and without a ',' before a closing bracket are
+** answered without the scan; a ',' or '/' anywhere still gets it: inside
+** a string it is no finding, after it the finding is found. */
+static void test_quick_answer(void **state)
+{
+    (void)state;
+    dsf_jpos pos;
+    const char *w;
+    assert_false(scan("", &pos, &w));
+    assert_false(scan("{\"a\": [1, 2], \"b\": \"x, y\"}", &pos, &w));
+    assert_false(scan("{\"a\": \"x,\t}\", \"b\": \"c/d\"}", &pos, &w));
+    expect("{\"a\": \"x,}\", \"b\": [1,\r\n]}", 1, 21, "a trailing comma");
+    expect("{\"a\": \"no / here\", \"b\": 1} // c", 1, 28, "a // comment");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plain_json),
         cmocka_unit_test(test_comments),
         cmocka_unit_test(test_trailing_commas),
+        cmocka_unit_test(test_quick_answer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
