@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 import unittest
 
 DSFORGE = os.environ.get("DSFORGE", "dsforge")
@@ -45,6 +46,31 @@ def run(*args, cwd=None, env=None, timeout=60, stdin=None):
                        capture_output=True, text=True, timeout=timeout,
                        stdin=subprocess.DEVNULL if stdin is None else stdin)
     return Result(p.returncode, p.stdout, p.stderr)
+
+
+def had_child(args, cwd=None, timeout=120):
+    """Runs dsforge with args (output discarded) and watches /proc while
+    it runs: returns (whether it had a child process at some point, its
+    exit code). Not a timing: it tells whether worker processes ran."""
+    env = dict(os.environ)
+    if "ASAN_OPTIONS" in env:  # LeakSanitizer's tracer is a child too
+        env["ASAN_OPTIONS"] += ":detect_leaks=0"
+    p = subprocess.Popen([DSFORGE] + [str(a) for a in args], cwd=cwd,
+                         env=env, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen = False
+    while p.poll() is None and not seen:
+        for pid in os.listdir("/proc"):
+            try:
+                with open("/proc/%s/stat" % pid) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if pid.isdigit() and fields[1] == str(p.pid):
+                seen = True
+        time.sleep(0.005)
+    p.wait(timeout=timeout)
+    return seen, p.returncode
 
 
 def shared(*parts):
