@@ -15,7 +15,8 @@ static void reserve(dsf_buf *b, size_t extra)
 
 void dsf_buf_add(dsf_buf *b, const char *s, size_t n)
 {
-    reserve(b, n);
+    if (b->cap - b->len <= n) /* room for n bytes and the NUL? */
+        reserve(b, n);
     if (n)
         memcpy(b->data + b->len, s, n);
     b->len += n;
@@ -29,7 +30,10 @@ void dsf_buf_puts(dsf_buf *b, const char *s)
 
 void dsf_buf_putc(dsf_buf *b, char c)
 {
-    dsf_buf_add(b, &c, 1);
+    if (b->cap - b->len <= 1)
+        reserve(b, 1);
+    b->data[b->len++] = c;
+    b->data[b->len] = '\0';
 }
 
 void dsf_buf_printf(dsf_buf *b, const char *fmt, ...)

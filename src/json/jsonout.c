@@ -2,6 +2,7 @@
 #include "json/jsonout.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,49 @@ void dsf_json_write_string(dsf_buf *out, const char *s)
     dsf_buf_putc(out, '"');
 }
 
+/* Appends the decimal digits of v (what "%lld" prints, without printf). */
+static void put_integer(dsf_buf *out, long long v)
+{
+    char tmp[24];
+    char *end = tmp + sizeof tmp, *p = end;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v
+                                 : (unsigned long long)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    dsf_buf_add(out, p, (size_t)(end - p));
+}
+
+/* The shortest of %.15g, %.16g, %.17g that reads back as v. A matrix
+** writes the same few fractions (learning rates, betas, epsilons) into
+** every variant: the last texts are remembered by the bits of v, which
+** determine the text. Borrowed until the next call. */
+static const char *shortest_text(double v)
+{
+    static struct {
+        uint64_t bits;
+        bool used;
+        char text[32];
+    } memo[64];
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    size_t slot = (size_t)((bits * 0x9E3779B97F4A7C15ull) >> 58);
+    if (memo[slot].used && memo[slot].bits == bits)
+        return memo[slot].text;
+    char *tmp = memo[slot].text;
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(tmp, sizeof memo[slot].text, "%.*g", prec, v);
+        if (strtod(tmp, NULL) == v)
+            break;
+    }
+    memo[slot].bits = bits;
+    memo[slot].used = true;
+    return tmp;
+}
+
 void dsf_json_write_number(dsf_buf *out, const cJSON *num)
 {
     if (num->valuestring && dsf_json_is_integer_literal(num)) {
@@ -71,21 +115,15 @@ void dsf_json_write_number(dsf_buf *out, const cJSON *num)
         return;
     }
     if (v == floor(v) && fabs(v) < 9.2e18) {
-        dsf_buf_printf(out, "%lld", (long long)v);
+        put_integer(out, (long long)v);
         return;
     }
-    char tmp[40];
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
-        if (strtod(tmp, NULL) == v)
-            break;
-    }
-    dsf_buf_puts(out, tmp);
+    dsf_buf_puts(out, shortest_text(v));
 }
 
-/* s as it is written (any byte that is not valid UTF-8 as U+FFFD), or
-** NULL when that is s itself. Caller frees. */
-static char *key_as_written(const char *s)
+/* Whether s is written as it is: valid UTF-8 (every other byte is
+** written as U+FFFD). */
+static bool key_is_written_as_is(const char *s)
 {
     size_t n = strlen(s), i = 0;
     while (i < n) {
@@ -95,13 +133,19 @@ static char *key_as_written(const char *s)
         }
         size_t len = dsf_utf8_seq((const unsigned char *)s + i, n - i);
         if (!len)
-            break;
+            return false;
         i += len;
     }
-    if (i == n)
-        return NULL;
+    return true;
+}
+
+/* s as it is written, any byte that is not valid UTF-8 as U+FFFD. Caller
+** frees. */
+static char *key_as_written(const char *s)
+{
+    size_t n = strlen(s);
     dsf_buf b = DSF_BUF_INIT;
-    for (i = 0; i < n;) {
+    for (size_t i = 0; i < n;) {
         size_t len = (unsigned char)s[i] < 0x80
                          ? 1
                          : dsf_utf8_seq((const unsigned char *)s + i, n - i);
@@ -114,24 +158,77 @@ static char *key_as_written(const char *s)
     return dsf_buf_take(&b);
 }
 
+/* A member and the key it is sorted by: its key as written. */
+typedef struct member {
+    const cJSON *item;
+    const char *key;        /* item->string, or owned by sort_members */
+} member;
+
 /* Keys are sorted as they are written, so printing what was parsed back
 ** gives the same order (a key with invalid UTF-8 is written with U+FFFD);
-** keys written alike keep a fixed order by their bytes. */
-static int cmp_members(const void *a, const void *b)
+** keys written alike keep a fixed order by their bytes, and members with
+** the same key their order in the document (the sort is stable). */
+static int cmp_members(const member *x, const member *y)
 {
-    const cJSON *x = *(const cJSON *const *)a;
-    const cJSON *y = *(const cJSON *const *)b;
-    char *wx = key_as_written(x->string), *wy = key_as_written(y->string);
-    int c = strcmp(wx ? wx : x->string, wy ? wy : y->string);
-    free(wx);
-    free(wy);
-    return c ? c : strcmp(x->string, y->string);
+    int c = strcmp(x->key, y->key);
+    return c ? c : strcmp(x->item->string, y->item->string);
+}
+
+/* A stable sort of m[0..n): insertion for short runs, merged through
+** tmp (n elements). */
+static void sort_run(member *m, member *tmp, size_t n)
+{
+    if (n <= 16) {
+        for (size_t i = 1; i < n; i++) {
+            member x = m[i];
+            size_t j = i;
+            for (; j > 0 && cmp_members(&m[j - 1], &x) > 0; j--)
+                m[j] = m[j - 1];
+            m[j] = x;
+        }
+        return;
+    }
+    size_t h = n / 2;
+    sort_run(m, tmp, h);
+    sort_run(m + h, tmp, n - h);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = cmp_members(&m[j], &m[i]) < 0 ? m[j++] : m[i++];
+    while (i < h)
+        tmp[k++] = m[i++];
+    memcpy(m, tmp, k * sizeof *m); /* m[j..n) is already in place */
+}
+
+/* Fills m with the n members of obj in the order they are written. */
+static void sort_members(member *m, const cJSON *obj, size_t n)
+{
+    size_t i = 0;
+    for (const cJSON *c = obj->child; c; c = c->next, i++) {
+        m[i].item = c;
+        m[i].key = key_is_written_as_is(c->string) ? c->string
+                                                   : key_as_written(c->string);
+    }
+    member small[16];
+    member *tmp = n <= 16 ? small : dsf_xmalloc(n * sizeof *tmp);
+    sort_run(m, tmp, n);
+    if (tmp != small)
+        free(tmp);
+}
+
+static void free_members(member *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (m[i].key != m[i].item->string)
+            free((char *)m[i].key);
 }
 
 static void indent(dsf_buf *out, int depth)
 {
-    dsf_buf_putc(out, '\n');
-    for (int i = 0; i < depth; i++)
+    static const char spaces[] = "\n                                ";
+    size_t want = 1 + 2 * (size_t)depth;
+    const size_t have = sizeof spaces - 1;
+    dsf_buf_add(out, spaces, want < have ? want : have);
+    for (want = want < have ? 0 : want - have; want; want -= 2)
         dsf_buf_add(out, "  ", 2);
 }
 
@@ -146,22 +243,25 @@ static void write_value(dsf_buf *out, const cJSON *item, bool pretty,
             dsf_buf_puts(out, "{}");
             return;
         }
-        const cJSON **members = dsf_xmalloc(n * sizeof *members);
-        size_t i = 0;
-        for (const cJSON *c = item->child; c; c = c->next)
-            members[i++] = c;
-        qsort(members, n, sizeof *members, cmp_members);
+        member stack[32];
+        member *members = n <= 32 ? stack : dsf_xmalloc(n * sizeof *members);
+        sort_members(members, item, n);
         dsf_buf_putc(out, '{');
-        for (i = 0; i < n; i++) {
+        for (size_t i = 0; i < n; i++) {
             if (i)
                 dsf_buf_putc(out, ',');
             if (pretty)
                 indent(out, depth + 1);
-            dsf_json_write_string(out, members[i]->string);
-            dsf_buf_puts(out, pretty ? ": " : ":");
-            write_value(out, members[i], pretty, depth + 1);
+            dsf_json_write_string(out, members[i].item->string);
+            if (pretty)
+                dsf_buf_add(out, ": ", 2);
+            else
+                dsf_buf_putc(out, ':');
+            write_value(out, members[i].item, pretty, depth + 1);
         }
-        free(members);
+        free_members(members, n);
+        if (members != stack)
+            free(members);
         if (pretty)
             indent(out, depth);
         dsf_buf_putc(out, '}');
@@ -192,6 +292,11 @@ static void write_value(dsf_buf *out, const cJSON *item, bool pretty,
     } else {
         dsf_buf_puts(out, "null");
     }
+}
+
+void dsf_json_write_at(dsf_buf *out, const cJSON *item, int depth)
+{
+    write_value(out, item, true, depth);
 }
 
 void dsf_json_write(dsf_buf *out, const cJSON *item, bool pretty)

@@ -19,6 +19,11 @@
 ** at top level) or compact (one line, no spaces). */
 void dsf_json_write(dsf_buf *out, const cJSON *item, bool pretty);
 
+/* Appends item as pretty JSON to out as if it were nested depth levels
+** deep: its inner lines are indented by 2 * (depth + 1) spaces, its
+** closing bracket by 2 * depth; no newline before or after. */
+void dsf_json_write_at(dsf_buf *out, const cJSON *item, int depth);
+
 /* Returns item as JSON text; caller frees. */
 char *dsf_json_print(const cJSON *item, bool pretty);
 

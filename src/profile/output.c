@@ -369,19 +369,8 @@ static void flush_entries(dsf_gen_out *o)
 ** "variants". */
 static void put_entry(dsf_gen_out *o, const cJSON *entry)
 {
-    dsf_buf b = DSF_BUF_INIT;
-    dsf_json_write(&b, entry, true);
     dsf_buf_puts(&o->mtext, o->nentries++ ? ",\n    " : "\n    ");
-    const char *s = b.data;
-    size_t n = b.len ? b.len - 1 : 0; /* without the final newline */
-    for (const char *nl; n && (nl = memchr(s, '\n', n)); ) {
-        dsf_buf_add(&o->mtext, s, (size_t)(nl - s));
-        dsf_buf_puts(&o->mtext, "\n    ");
-        n -= (size_t)(nl - s) + 1;
-        s = nl + 1;
-    }
-    dsf_buf_add(&o->mtext, s, n);
-    dsf_buf_free(&b);
+    dsf_json_write_at(&o->mtext, entry, 2);
     if (!o->hold && o->mtext.len >= 1u << 16)
         flush_entries(o);
 }

@@ -565,6 +565,110 @@ static void test_canonical_printing(void **state)
     dsf_buf_free(&b);
 }
 
+/* {"a":{"a":...{"a":1}...}} with depth + 1 objects. */
+static char *nested_pretty_source(int depth)
+{
+    dsf_buf b = DSF_BUF_INIT;
+    for (int i = 0; i <= depth; i++)
+        dsf_buf_puts(&b, "{\"a\":");
+    dsf_buf_puts(&b, "1");
+    for (int i = 0; i <= depth; i++)
+        dsf_buf_putc(&b, '}');
+    return dsf_buf_take(&b);
+}
+
+/* Objects built in memory, as gen's documents are: keys in byte order
+** whatever their number (short objects and long ones are sorted by
+** different code), members with the same key in the order they were
+** added, keys with invalid UTF-8 sorted as they are written. */
+static void test_key_order_in_memory(void **state)
+{
+    (void)state;
+    size_t sizes[] = {1, 2, 15, 16, 17, 31, 32, 33, 100, 1000};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        size_t n = sizes[s];
+        cJSON *obj = cJSON_CreateObject();
+        for (size_t i = 0; i < n; i++) {
+            char key[32];
+            /* a permutation of 0..n-1 (n and 7919 are coprime) */
+            snprintf(key, sizeof key, "k%04zu", (i * 7919) % n);
+            cJSON_AddItemToObject(obj, key, cJSON_CreateNumber((double)i));
+        }
+        /* two members named "k0000": the earlier one first */
+        cJSON_AddItemToObject(obj, "k0000", cJSON_CreateString("later"));
+        char *out = dsf_json_print(obj, false);
+        const char *p = out;
+        char prev[16] = "";
+        for (size_t i = 0; i <= n; i++) {
+            const char *q = strstr(p, "\"k");
+            assert_non_null(q);
+            char key[16];
+            assert_int_equal(sscanf(q, "\"%5s\"", key), 1);
+            assert_true(strcmp(prev, key) <= 0);
+            if (i == 1)
+                assert_string_equal(key, "k0000");
+            strcpy(prev, key);
+            p = q + 1;
+        }
+        assert_non_null(strstr(out, "\"k0000\":0,\"k0000\":\"later\""));
+        free(out);
+        cJSON_Delete(obj);
+    }
+    /* "\xff" is written as U+FFFD (EF BF BD): after "\xee", before
+    ** "\xf0..."; the key written alike keeps its place by its bytes. */
+    cJSON *obj = cJSON_CreateObject();
+    cJSON_AddNumberToObject(obj, "\xf0\x9f\x98\x80", 1);
+    cJSON_AddNumberToObject(obj, "\xff", 2);
+    cJSON_AddNumberToObject(obj, "\xee\x80\x80", 3);
+    cJSON_AddNumberToObject(obj, "\xef\xbf\xbd", 4);
+    char *out = dsf_json_print(obj, false);
+    assert_string_equal(out, "{\"\xee\x80\x80\":3,\"\xef\xbf\xbd\":4,"
+                             "\"\xef\xbf\xbd\":2,\"\xf0\x9f\x98\x80\":1}");
+    free(out);
+    cJSON_Delete(obj);
+    /* Integral numbers built in memory, printed without printf. */
+    cJSON *arr = cJSON_CreateArray();
+    double ints[] = {0, -1, 10, -1234567890123.0, 9007199254740992.0,
+                     -9.1e18};
+    for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateNumber(ints[i]));
+    out = dsf_json_print(arr, false);
+    assert_string_equal(out, "[0,-1,10,-1234567890123,9007199254740992,"
+                             "-9100000000000000000]");
+    free(out);
+    cJSON_Delete(arr);
+}
+
+/* Pretty printing at any depth, and as a nested value (the manifest's
+** entries): two spaces a level, however deep. */
+static void test_pretty_depth(void **state)
+{
+    (void)state;
+    char *text = nested_pretty_source(24);
+    cJSON *doc = parse_ok(text, NULL);
+    free(text);
+    char *pretty = dsf_json_print(doc, true);
+    const char *line = pretty;
+    for (int depth = 0; depth <= 24; depth++) {
+        line = strchr(line, '\n') + 1; /* the line of the key at depth */
+        size_t spaces = strspn(line, " ");
+        assert_int_equal(spaces, 2 * (size_t)(depth + 1));
+    }
+    free(pretty);
+    dsf_buf b = DSF_BUF_INIT;
+    cJSON *small = parse_ok("{\"b\": [1], \"a\": 2}", NULL);
+    dsf_json_write_at(&b, small, 2);
+    assert_string_equal(b.data, "{\n"
+                                "      \"a\": 2,\n"
+                                "      \"b\": [\n"
+                                "        1\n"
+                                "      ]\n"
+                                "    }");
+    dsf_buf_free(&b);
+    cJSON_Delete(small);
+    cJSON_Delete(doc);
+}
+
 /* ------------------------------------------------------------------ */
 /* Depth. */
 
@@ -697,6 +801,8 @@ int main(void)
         cmocka_unit_test(test_number_literals),
         cmocka_unit_test(test_canonical_numbers),
         cmocka_unit_test(test_canonical_printing),
+        cmocka_unit_test(test_key_order_in_memory),
+        cmocka_unit_test(test_pretty_depth),
         cmocka_unit_test(test_depth_cap),
         cmocka_unit_test(test_load_file),
     };
