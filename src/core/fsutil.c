@@ -89,6 +89,27 @@ static int write_all(int fd, const char *data, size_t len)
     return 0;
 }
 
+int dsf_write_new(const char *path, const char *data, size_t len,
+                  bool *existed, dsf_diags *d)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    *existed = fd < 0 && errno == EEXIST;
+    if (*existed)
+        return 0;
+    if (fd < 0)
+        return dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
+                              "cannot create: %s", strerror(errno));
+    int bad = write_all(fd, data, len) != 0 ? errno : 0;
+    if (close(fd) != 0 && !bad)
+        bad = errno;
+    if (bad) {
+        unlink(path);
+        return dsf_diag_error(d, DSF_EINPUT, path, 0, 0, "cannot write: %s",
+                              strerror(bad));
+    }
+    return 0;
+}
+
 int dsf_write_temp(char **tmp_out, const char *final_path, const char *data,
                    size_t len, bool durable, dsf_diags *d)
 {

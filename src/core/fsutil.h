@@ -33,6 +33,12 @@ int dsf_write_atomic(const char *path, const char *data, size_t len,
 /* True when path is a regular file holding exactly data[0..len). */
 bool dsf_file_equals(const char *path, const char *data, size_t len);
 
+/* Creates the file path with data (mode 0644 less the umask). When path
+** exists already, writes nothing and sets *existed (no error); otherwise
+** *existed is false. On a failure nothing is left at path. */
+int dsf_write_new(const char *path, const char *data, size_t len,
+                  bool *existed, dsf_diags *d);
+
 /* Creates dir and its missing parents (mode 0755). *created (may be NULL)
 ** is set to true when dir itself did not exist before. */
 int dsf_mkdir_p(const char *dir, bool *created, dsf_diags *d);

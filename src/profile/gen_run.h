@@ -212,12 +212,14 @@ int dsf_gen_run_parallel(run *ru, dsf_diags *d);
 
 /* Writing -o's directory as variants finish, all or nothing (output.c).
 ** dsf_gen_out_begin creates and locks the directory, reads the manifest
-** already there and starts this run's (ru->out). */
+** already there and starts this run's (ru->out); a directory that does
+** not exist is written as a staging directory beside it instead, renamed
+** into place by dsf_gen_out_finish. */
 int dsf_gen_out_begin(run *ru, dsf_diags *d);
 
 /* A variant is finished (validated without error): stages its files
-** (with -o: temporary files next to their final names, the emitters'
-** then its JSON), adds its manifest entry (-o, --report), and keeps
+** (with -o: temporary files next to their final names, or the final
+** names in the staging directory; the emitters' then its JSON), adds its manifest entry (-o, --report), and keeps
 ** only what the summary table and the footer need: its name, cells and
 ** the names of its emitted files (its bytes too for --report's page). */
 int dsf_gen_out_variant(run *ru, variant *v, dsf_diags *d);

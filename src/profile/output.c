@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/buf.h"
@@ -193,8 +194,14 @@ struct dsf_gen_out {
     const char *dir;
     char *top;              /* the outermost directory of dir this run
                             ** creates, or NULL */
-    char **made;            /* dir, then its parents up to top */
+    char **made;            /* the directories this run creates, dir (when
+                            ** not staged) then its parents up to top */
     size_t nmade, capmade;
+    char *stage;            /* a new dir: where its files are written under
+                            ** their own names, renamed to dir at the end
+                            ** (one rename instead of one per file); NULL
+                            ** when dir existed */
+    size_t stage_len;
     int lock;
     pending *w;             /* staged files, renamed in this order */
     size_t nw, cap;
@@ -229,9 +236,18 @@ static void unlink_on_backstop(void)
         return;
     if (o->mtmp)
         unlink(o->mtmp);
+    if (o->stage)
+        rmdir(o->stage);
     for (size_t i = 0; i < o->nmade; i++)
         if (rmdir(o->made[i]) != 0)
             break;
+}
+
+/* Whether path is a file in the staging directory. */
+static bool in_stage(const dsf_gen_out *o, const char *path)
+{
+    return o->stage && path && !strncmp(path, o->stage, o->stage_len) &&
+           path[o->stage_len] == '/';
 }
 
 /* Stages data for final_path (owned by o from now on) as a temporary
@@ -245,6 +261,20 @@ static int stage(dsf_gen_out *o, char *final_path, const char *data,
     pending *w = &o->w[o->nw++];
     w->final_path = final_path;
     w->tmp_path = NULL;
+    size_t n = strlen(o->dir);
+    if (o->stage && !strncmp(final_path, o->dir, n) && final_path[n] == '/') {
+        /* a new directory: the file's own name, in the staging one */
+        char *path = dsf_xasprintf("%s%s", o->stage, final_path + n);
+        bool taken;
+        int rc = dsf_write_new(path, data, len, &taken, d);
+        if (!rc && taken) /* two files of the run with one name: gen's */
+            rc = dsf_write_temp(&w->tmp_path, path, data, len, false, d);
+        if (rc || taken)  /* check of the names refuses the run */
+            free(path);
+        else
+            w->tmp_path = path;
+        return rc;
+    }
     if (!fresh && dsf_file_equals(final_path, data, len))
         return 0;
     return dsf_write_temp(&w->tmp_path, final_path, data, len, false, d);
@@ -285,6 +315,22 @@ static size_t split_manifest(const cJSON *m, const char *pname, char **text,
     return (size_t)(at - *text);
 }
 
+/* The last name of path (trailing slashes aside), or NULL when it is
+** empty, "." or "..". Caller frees. */
+static char *last_name(const char *path)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    size_t b = n;
+    while (b > 0 && path[b - 1] != '/')
+        b--;
+    if (b == n || (n - b == 1 && path[b] == '.') ||
+        (n - b == 2 && path[b] == '.' && path[b + 1] == '.'))
+        return NULL;
+    return dsf_xstrndup(path + b, n - b);
+}
+
 int dsf_gen_out_begin(run *ru, dsf_diags *d)
 {
     const char *pname = ru->profile->chain[ru->profile->nchain - 1].name;
@@ -308,7 +354,32 @@ int dsf_gen_out_begin(run *ru, dsf_diags *d)
             break;
         }
     }
-    for (char *p = o->top ? dsf_xstrdup(o->dir) : NULL; p;) {
+    /* A new directory is written as a staging one beside it, renamed
+    ** into place at the end. Not with --report, whose page may be meant
+    ** for the new directory: its path names it, not the staging one. */
+    char *base = o->top && !ru->r->report ? last_name(o->dir) : NULL;
+    char *parent = NULL;
+    if (base) {
+        /* dir is made by the final rename: made lists its parents */
+        size_t n = strlen(o->dir);
+        while (n > 1 && o->dir[n - 1] == '/')
+            n--;
+        char *norm = dsf_xstrndup(o->dir, n);
+        parent = dsf_path_dirname(norm);
+        free(norm);
+        for (char *p = dsf_xstrdup(parent); p;) {
+            if (access(p, F_OK) == 0 || errno != ENOENT) {
+                free(p);
+                break;
+            }
+            dsf_xgrow((void **)&o->made, &o->capmade, o->nmade + 1,
+                      sizeof *o->made);
+            o->made[o->nmade++] = p;
+            char *up = dsf_path_dirname(p);
+            p = strcmp(up, p) ? up : (free(up), NULL);
+        }
+    }
+    for (char *p = o->top && !base ? dsf_xstrdup(o->dir) : NULL; p;) {
         dsf_xgrow((void **)&o->made, &o->capmade, o->nmade + 1,
                   sizeof *o->made);
         o->made[o->nmade++] = p;
@@ -318,12 +389,32 @@ int dsf_gen_out_begin(run *ru, dsf_diags *d)
     live_from = 0;
     live_owner = true;
     dsf_limits_backstop_cleanup(unlink_on_backstop);
-    int rc = dsf_mkdir_p(o->dir, NULL, d);
-    if (!rc)
-        rc = lock_dir(o->dir, &o->lock, d);
+    int rc;
+    if (base) {
+        rc = dsf_mkdir_p(parent, NULL, d);
+        if (!rc) {
+            char *stage = dsf_xasprintf("%s/.%s.tmp-%ld", parent, base,
+                                        (long)getpid());
+            if (mkdir(stage, 0755) == 0) {
+                o->stage = stage;
+                o->stage_len = strlen(stage);
+            } else {
+                rc = dsf_diag_error(d, DSF_EINPUT, stage, 0, 0,
+                                    "cannot create directory: %s",
+                                    strerror(errno));
+                free(stage);
+            }
+        }
+        free(parent);
+        free(base);
+    } else {
+        rc = dsf_mkdir_p(o->dir, NULL, d);
+        if (!rc)
+            rc = lock_dir(o->dir, &o->lock, d);
+    }
     o->mpath = dsf_xasprintf("%s/manifest.json", o->dir);
     cJSON *old = NULL;
-    if (!rc)
+    if (!rc && !o->stage) /* (a staged one is merged at the end) */
         rc = read_manifest(o->mpath, &old, d);
     if (rc)
         return rc;
@@ -345,7 +436,20 @@ int dsf_gen_out_begin(run *ru, dsf_diags *d)
     char *text;
     size_t head = split_manifest(m, pname, &text, &o->mtail);
     cJSON_Delete(m);
-    rc = dsf_write_temp(&o->mtmp, o->mpath, text, head, false, d);
+    if (o->stage) {
+        o->mtmp = dsf_xasprintf("%s/manifest.json", o->stage);
+        bool taken; /* not in a directory just made */
+        rc = dsf_write_new(o->mtmp, text, head, &taken, d);
+        if (!rc && taken)
+            rc = dsf_diag_error(d, DSF_EINPUT, o->mtmp, 0, 0,
+                                "cannot create: %s", strerror(EEXIST));
+        if (rc) {
+            free(o->mtmp);
+            o->mtmp = NULL;
+        }
+    } else {
+        rc = dsf_write_temp(&o->mtmp, o->mpath, text, head, false, d);
+    }
     free(text);
     if (!rc) {
         o->mf = fopen(o->mtmp, "a");
@@ -517,7 +621,8 @@ static int finish_manifest(run *ru, dsf_gen_out *o, dsf_diags *d)
         return dsf_diag_error(d, DSF_EINPUT, w->tmp_path, 0, 0,
                               "cannot write the manifest: %s",
                               strerror(errno));
-    if (same_files(w->tmp_path, w->final_path)) {
+    if (!in_stage(o, w->tmp_path) &&
+        same_files(w->tmp_path, w->final_path)) {
         unlink(w->tmp_path);
         free(w->tmp_path);
         w->tmp_path = NULL;
@@ -536,6 +641,64 @@ static int finish_manifest(run *ru, dsf_gen_out *o, dsf_diags *d)
     return rc;
 }
 
+/* A new directory's files are in the staging one: it becomes dir. When
+** dir appeared meanwhile (another run made it), the files are moved in
+** one by one instead, under dir's lock, and the manifest is merged with
+** the one found there, as if this run had started after the other. */
+static int place_stage(run *ru, dsf_gen_out *o, dsf_diags *d)
+{
+    size_t n = strlen(o->dir);
+    while (n > 1 && o->dir[n - 1] == '/')
+        n--;
+    char *dir = dsf_xstrndup(o->dir, n);
+    int moved = rename(o->stage, dir) == 0 ? 0 : errno;
+    free(dir);
+    if (!moved) {
+        for (size_t i = 0; i < o->nw; i++)
+            if (in_stage(o, o->w[i].tmp_path)) {
+                free(o->w[i].tmp_path);
+                o->w[i].tmp_path = NULL;
+            }
+        free(o->stage);
+        o->stage = NULL;
+        return 0;
+    }
+    if (moved != EEXIST && moved != ENOTEMPTY)
+        return dsf_diag_error(d, DSF_EINPUT, o->dir, 0, 0,
+                              "cannot rename the finished directory into "
+                              "place: %s", strerror(moved));
+    /* The manifest is the last file staged (finish_manifest). */
+    pending *m = &o->w[o->nw - 1];
+    int rc = lock_dir(o->dir, &o->lock, d);
+    cJSON *old = NULL, *mine = NULL;
+    char *text = NULL;
+    size_t len;
+    if (!rc)
+        rc = read_manifest(m->final_path, &old, d);
+    if (!rc)
+        rc = dsf_read_file(&text, &len, m->tmp_path, DSF_JSON_MAX_FILE, d);
+    if (!rc)
+        rc = dsf_manifest_parse(&mine, m->tmp_path, text, len, d);
+    free(text);
+    if (!rc) {
+        const dsf_profile *p = ru->profile;
+        dsf_manifest_merge(mine, old, p->chain[p->nchain - 1].name);
+        char *merged = dsf_json_print(mine, true);
+        char *tmp;
+        rc = dsf_write_temp(&tmp, m->final_path, merged, strlen(merged),
+                            false, d);
+        free(merged);
+        if (!rc) {
+            unlink(m->tmp_path);
+            free(m->tmp_path);
+            m->tmp_path = tmp; /* renamed with the rest, last */
+        }
+    }
+    cJSON_Delete(old);
+    cJSON_Delete(mine);
+    return rc;
+}
+
 int dsf_gen_out_finish(run *ru, int rc, dsf_diags *d)
 {
     dsf_gen_out *o = ru->out;
@@ -543,6 +706,8 @@ int dsf_gen_out_finish(run *ru, int rc, dsf_diags *d)
         return rc;
     if (!rc && o->mf)
         rc = finish_manifest(ru, o, d);
+    if (!rc && o->stage)
+        rc = place_stage(ru, o, d);
     /* Everything is on disk: now the renames (the manifest after the
     ** variants), which do not fail in practice on one file system. */
     for (size_t i = 0; i < o->nw && !rc; i++) {
@@ -575,6 +740,9 @@ int dsf_gen_out_finish(run *ru, int rc, dsf_diags *d)
     dsf_buf_free(&o->mtext);
     if (o->lock >= 0)
         close(o->lock);
+    if (o->stage) /* empty now */
+        rmdir(o->stage);
+    free(o->stage);
     for (size_t i = 0; rc && i < o->nmade; i++) /* dir, then parents */
         if (rmdir(o->made[i]) != 0)
             break;

@@ -8,6 +8,7 @@ launchers, the YAML read by PyYAML."""
 import hashlib
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -346,10 +347,12 @@ class EmitterContract(dsf.TempDirTest):
 
 
 class WritePath(dsf.TempDirTest):
-    """What one written file costs (issue 12): in a directory this run
-    made, no file is compared with an earlier one (no stat of a name that
-    cannot exist), and the process id of the temporary names is asked
-    once; in an existing directory the comparison stays."""
+    """What one written file costs (issues 12 and 15): a new directory is
+    written as a staging directory beside it, each file once under its
+    own name, and renamed into place at the end (one rename, not one per
+    file; nothing compared with an earlier file); in an existing directory
+    each file is compared, written as a temporary file if it changed, and
+    renamed, and the process id of the temporary names is asked once."""
 
     def syscalls(self, out):
         if shutil.which("strace") is None:
@@ -361,7 +364,8 @@ class WritePath(dsf.TempDirTest):
                                ":detect_leaks=0").lstrip(":")
         res = subprocess.run(
             ["strace", "-f", "-o", log, "-e",
-             "trace=stat,lstat,newfstatat,statx,getpid,openat,rename",
+             "trace=stat,lstat,newfstatat,statx,getpid,openat,rename,"
+             "mkdir",
              dsf.DSFORGE, "gen", "8xa100", "--emit", "hf-args,launch",
              "--train-cmd", "train.py", "-o", out],
             capture_output=True, text=True, cwd=self.tmp, env=env,
@@ -375,15 +379,29 @@ class WritePath(dsf.TempDirTest):
         log = self.syscalls(out)
         names = [n for n in os.listdir(out) if n != "manifest.json"]
         self.assertEqual(len(names), 3 * 4)  # 3 tiers: JSON + 3 files
-        for n in names:
+        stage = [ln for ln in log.splitlines() if "mkdir(" in ln]
+        self.assertEqual(len(stage), 1, stage)
+        m = re.search(r'mkdir\("(%s/\.new\.tmp-\d+)"' % re.escape(self.tmp),
+                      stage[0])
+        self.assertIsNotNone(m, stage[0])
+        staging = m.group(1)
+        for n in names + ["manifest.json"]:
             with self.subTest(file=n):
-                lines = [ln for ln in log.splitlines()
-                         if '"%s/%s"' % (out, n) in ln]
-                # one rename into place, nothing else under the final name
-                self.assertEqual(len(lines), 1, lines)
-                self.assertIn("rename(", lines[0])
-        # not once per file (a sanitizer's runtime may ask once itself)
-        self.assertLess(log.count("getpid("), len(names))
+                # created once under its own name, in the staging directory
+                # (the manifest is then appended to as the run goes)
+                made = [ln for ln in log.splitlines()
+                        if '"%s/%s"' % (staging, n) in ln]
+                self.assertEqual(len(made), 2 if n == "manifest.json" else 1,
+                                 made)
+                self.assertIn("O_EXCL", made[0])
+                # never named under the final directory
+                self.assertNotIn('"%s/%s"' % (out, n), log)
+        # one rename: the staging directory into place
+        renames = [ln for ln in log.splitlines() if "rename(" in ln]
+        self.assertEqual(len(renames), 1, renames)
+        self.assertIn('rename("%s", "%s")' % (staging, out), renames[0])
+        self.assertEqual(sorted(os.listdir(self.tmp)),
+                         sorted(["new", "strace.log"]))
         # again, into the now existing directory: compared, unchanged
         before = self.listing(out)
         log = self.syscalls(out)
@@ -391,6 +409,8 @@ class WritePath(dsf.TempDirTest):
         # no temporary file but the manifest's (written as the run goes)
         self.assertEqual([ln for ln in log.splitlines() if ".tmp-" in ln
                           and "/manifest.json.tmp-" not in ln], [])
+        # not once per file (a sanitizer's runtime may ask once itself)
+        self.assertLess(log.count("getpid("), len(names))
 
 
 # TrainingArguments' order, as launch.render writes the words.

@@ -5,6 +5,7 @@ import hashlib
 import json
 import os
 import subprocess
+import time
 import unittest
 
 import dsf
@@ -86,6 +87,41 @@ class OutputDir(dsf.TempDirTest):
             self.assertEqual(len(m["variants"]), 9)
             tmp = [f for f in os.listdir(out) if not f.endswith(".json")]
             self.assertEqual(tmp, [], "temporary files left behind")
+
+
+    def test_a_new_directory_made_by_another_run_meanwhile(self):
+        # A new directory is written as a staging directory beside it and
+        # renamed into place at the end. When another run makes the
+        # directory meanwhile, this run moves its files in one by one
+        # under the directory's lock and merges the manifests, as if it
+        # had started after the other.
+        out = os.path.join(self.tmp, "d")
+        slow = subprocess.Popen(
+            [dsf.DSFORGE, "gen", "8xa100", "--tier", "medium",
+             "--matrix", "micro_batch_size=1,2,3,4,5,6,7,8,9,10",
+             "--matrix", "gradient_accumulation=1,2,4,8,16,32,64,128",
+             "--matrix", "steps_per_print=" + ",".join(map(str, range(1, 26))),
+             "-o", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            staging = ".d.tmp-%d" % slow.pid
+            for _ in range(6000):  # until the slow run has started writing
+                if staging in os.listdir(self.tmp) or slow.poll() is not None:
+                    break
+                time.sleep(0.005)
+            self.assertIn(staging, os.listdir(self.tmp))
+            self.assertExit(run("gen", "base", "--tier", "small", "-o", out),
+                            0)
+            self.assertIsNone(slow.poll(), "the slow run ended too soon")
+            self.assertEqual(sorted(manifest(out)["profiles"]), ["base"])
+        finally:
+            _, err = slow.communicate(timeout=600)
+        self.assertEqual(slow.returncode, 0, err)
+        m = self.assertConsistent(out)
+        self.assertEqual(sorted(m["profiles"]), ["8xa100", "base"])
+        self.assertEqual(len(m["variants"]), 2000 + 1)
+        self.assertEqual(sorted(os.listdir(self.tmp)), ["d"])
+        names = [f for f in os.listdir(out) if ".tmp-" in f]
+        self.assertEqual(names, [], "temporary files left behind")
 
 
 class SummaryTable(dsf.TempDirTest):
