@@ -357,7 +357,11 @@ int dsf_gen_out_begin(run *ru, dsf_diags *d)
     /* A new directory is written as a staging one beside it, renamed
     ** into place at the end. Not with --report, whose page may be meant
     ** for the new directory: its path names it, not the staging one. */
-    char *base = o->top && !ru->r->report ? last_name(o->dir) : NULL;
+    struct stat st; /* (not a dangling symbolic link either) */
+    char *base = o->top && !ru->r->report && lstat(o->dir, &st) != 0 &&
+                         errno == ENOENT
+                     ? last_name(o->dir)
+                     : NULL;
     char *parent = NULL;
     if (base) {
         /* dir is made by the final rename: made lists its parents */
@@ -399,9 +403,9 @@ int dsf_gen_out_begin(run *ru, dsf_diags *d)
                 o->stage = stage;
                 o->stage_len = strlen(stage);
             } else {
-                rc = dsf_diag_error(d, DSF_EINPUT, stage, 0, 0,
-                                    "cannot create directory: %s",
-                                    strerror(errno));
+                rc = dsf_diag_error(d, DSF_EINPUT, o->dir, 0, 0,
+                                    "cannot create its staging directory "
+                                    "%s: %s", stage, strerror(errno));
                 free(stage);
             }
         }
