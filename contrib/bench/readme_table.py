@@ -2,14 +2,18 @@
 """contrib/bench/readme_table.py -- the README's performance table, made
 from the results of contrib/bench/targets.sh, never edited by hand.
 
-    readme_table.py RESULTS.json README.md     rewrite the table in place
+    readme_table.py RESULTS.json... README.md  rewrite the table in place
     readme_table.py --check README.md          check the markers and the
                                                table's format (no timing)
 
 The table sits between the two marker lines BEGIN and END below; the
 rewrite replaces only what is between them. Each target of issue 15 is one
 row: what was measured, dsforge's median, the peer measured in the same
-run and its median, the ratio, the target and whether it held.
+run and its median, the ratio, the target and whether it held. Given
+several results (runs of targets.sh minutes apart, in order), the figures
+are the last run's, each ratio (or, without a peer, each value) is
+followed by its range over all runs, and "held" counts the runs in which
+the target held.
 """
 import json
 import re
@@ -24,7 +28,8 @@ RULE = "|---|---|---|---|---|---|"
 IDS = ["gen-lua", "gen-jsonnet", "gen-python", "matrix-dry", "matrix-out",
        "matrix-rss", "check-jq", "estimate-version", "explain-version",
        "check1-version", "fetch-curl"]
-ROW = re.compile(r"^\| [^|]+ \| [^|]+ \| [^|]* \| [^|]* \| [^|]+ \| (yes|no) \|$")
+ROW = re.compile(r"^\| [^|]+ \| [^|]+ \| [^|]* \| [^|]* \| [^|]+ \| "
+                 r"(yes|no|\d+ of \d+) \|$")
 
 
 def fmt_value(v, unit):
@@ -35,23 +40,54 @@ def fmt_value(v, unit):
     return "%g %s" % (v, unit)
 
 
-def rows(results):
-    by_id = {r["id"]: r for r in results["targets"]}
-    missing = [i for i in IDS if i not in by_id]
+def by_id(results):
+    got = {r["id"]: r for r in results["targets"]}
+    missing = [i for i in IDS if i not in got]
     if missing:
         raise SystemExit("readme_table.py: results lack " + ", ".join(missing))
+    return got
+
+
+def fmt_range(values, fmt):
+    lo, hi = min(values), max(values)
+    return " (%s–%s)" % (fmt(lo), fmt(hi)) if len(values) > 1 else ""
+
+
+def rows(runs):
+    """runs: the results of one or more targets.sh runs, the last one's
+    figures shown."""
+    ids = [by_id(r) for r in runs]
+    last = ids[-1]
     out = [HEADER, RULE]
     for i in IDS:
-        r = by_id[i]
+        r = last[i]
         peer = ("%s %s" % (r["peer"], fmt_value(r["peer_value"], r["unit"]))
                 if r.get("peer") else "")
-        ratio = "%.2f×" % r["ratio"] if r.get("ratio") is not None else ""
+        value = fmt_value(r["value"], r["unit"])
+        ratio = ""
+        if r.get("ratio") is not None:
+            ratio = "%.2f×" % r["ratio"] + fmt_range(
+                [x[i]["ratio"] for x in ids], lambda v: "%.2f" % v)
+        else:
+            value += fmt_range([x[i]["value"] for x in ids],
+                               lambda v: fmt_value(v, r["unit"]))
+        held = sum(1 for x in ids if x[i]["ok"])
+        if len(ids) == 1:
+            held = "yes" if held else "no"
+        else:
+            held = "%d of %d" % (held, len(ids))
         out.append("| %s | %s | %s | %s | %s | %s |" % (
-            r["what"], fmt_value(r["value"], r["unit"]), peer, ratio,
-            r["target"], "yes" if r["ok"] else "no"))
+            r["what"], value, peer, ratio, r["target"], held))
     out.append("")
-    out.append("Measured %s by `contrib/bench/targets.sh` (%s)." % (
-        results["date"], results["machine"]))
+    results = runs[-1]
+    if len(runs) == 1:
+        out.append("Measured %s by `contrib/bench/targets.sh` (%s)." % (
+            results["date"], results["machine"]))
+    else:
+        out.append("Measured %s by `contrib/bench/targets.sh`, %d runs "
+                   "(%s): the figures are the last run's, the ranges in "
+                   "brackets span all runs." % (
+                       results["date"], len(runs), results["machine"]))
     return out
 
 
@@ -91,13 +127,13 @@ def main(argv):
         for e in errors:
             print("readme_table.py: " + e, file=sys.stderr)
         return 1 if errors else 0
-    if len(argv) != 3:
+    if len(argv) < 3 or argv[1].startswith("-"):
         print(__doc__, file=sys.stderr)
         return 2
-    results = json.load(open(argv[1], encoding="utf-8"))
-    path = argv[2]
+    runs = [json.load(open(a, encoding="utf-8")) for a in argv[1:-1]]
+    path = argv[-1]
     head, _, tail = split(open(path, encoding="utf-8").read())
-    table = rows(results)
+    table = rows(runs)
     errors = check(table)
     if errors:
         raise SystemExit("readme_table.py: " + "; ".join(errors))

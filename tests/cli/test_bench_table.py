@@ -68,6 +68,26 @@ class BenchTable(unittest.TestCase):
         run(self.write("r2.json", json.dumps(results(ok=False))), readme)
         self.assertIn("| ≤ 1.5× | no |", open(readme, encoding="utf-8").read())
 
+    def test_several_runs_give_ranges_and_counts(self):
+        readme = self.write("README.md", "%s\n%s\n" % (readme_table.BEGIN,
+                                                       readme_table.END))
+        a, b = results(), results(ok=False)
+        for t in b["targets"]:  # the second run: ratios and values doubled
+            t["value"] *= 2
+            if t["ratio"] is not None:
+                t["ratio"] *= 2
+        res = run(self.write("a.json", json.dumps(a)),
+                  self.write("b.json", json.dumps(b)), readme)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        text = open(readme, encoding="utf-8").read()
+        # the last run's figures, the range over both, held in 1 of 2
+        self.assertIn("| work 0 | 2.0 ms | peer 0 2.0 ms | 1.00× (0.50–1.00) "
+                      "| ≤ 1.5× | 1 of 2 |", text)
+        self.assertIn("| work 3 | 8.0 ms (4.0 ms–8.0 ms) |  |  | ≤ 1.5× "
+                      "| 1 of 2 |", text)
+        self.assertIn("2 runs", text)
+        self.assertEqual(run("--check", readme).returncode, 0)
+
     def test_check_refuses_hand_edits_and_missing_markers(self):
         readme = self.write("README.md", "%s\n%s\n" % (readme_table.BEGIN,
                                                        readme_table.END))
