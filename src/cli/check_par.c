@@ -11,6 +11,7 @@
 #include "core/record.h"
 #include "core/workers.h"
 #include "core/xalloc.h"
+#include "lua/heap.h"
 #include "lua/limits.h"
 
 #define RECORD_END 0x44534643u
@@ -26,6 +27,7 @@ static void work(void *ctx, dsf_worker *w, int stop_fd)
 {
     const par *p = ctx;
     dsf_limits_after_fork();
+    dsf_heap_after_fork();
     for (size_t i = w->from; i < w->to; i++) {
         if (dsf_worker_stopped(stop_fd))
             break;

@@ -70,6 +70,17 @@ static struct {
     free_block *free[NCLASS];
 } pool;
 
+unsigned long dsf_heap_after_fork(void)
+{
+#if defined(MADV_POPULATE_WRITE) && !defined(DSF_HEAP_CHECKED)
+    if (pool.state == 1 && pool.populated > pool.base &&
+        madvise(pool.base, (size_t)(pool.populated - pool.base),
+                MADV_POPULATE_WRITE) == 0)
+        return (unsigned long)(pool.populated - pool.base);
+#endif
+    return 0;
+}
+
 #if !defined(DSF_HEAP_CHECKED)
 /* A valgrind tool that replaces malloc (memcheck, massif, ...) preloads
 ** its own library besides vgpreload_core; callgrind does not, and

@@ -45,6 +45,13 @@
 ** Returns the bytes populated (0 when nothing was done). */
 unsigned long dsf_heap_prefault(void);
 
+/* In a child just forked: makes the pool's pages its own in one call
+** (copy-on-write broken for all at once) instead of one page fault each
+** as its Lua writes them: the collector's marks alone touch every page
+** with a live object. Returns the bytes copied (0 when nothing was
+** done). */
+unsigned long dsf_heap_after_fork(void);
+
 /* The body of a Lua allocator (lua_Alloc without the limit): with
 ** nsize == 0 frees p (a block of osize bytes, or NULL) and returns NULL;
 ** otherwise returns a block of nsize bytes holding the first

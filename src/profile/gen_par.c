@@ -49,6 +49,7 @@
 #include "core/record.h"
 #include "core/workers.h"
 #include "core/xalloc.h"
+#include "lua/heap.h"
 #include "lua/limits.h"
 
 #define MIN_PER_JOB 16   /* variants that pay for a fork */
@@ -170,6 +171,7 @@ static void work(void *ctx, dsf_worker *w, int stop_fd)
     run *ru = ctx;
     FILE *f = w->f;
     dsf_limits_after_fork();
+    dsf_heap_after_fork();
     size_t ncol;
     dsf_plugins_columns(ru->plugins, &ncol);
     dsf_diags d = DSF_DIAGS_INIT;

@@ -3,8 +3,9 @@
 ** populates about DSF_HEAP_POPULATE bytes of the C heap (glibc, no
 ** AddressSanitizer), later calls do nothing, and the memory is usable;
 ** the pool of small blocks keeps contents across resizes, reuses a freed
-** block for the next of its size class, and steps aside when a tool that
-** checks memory replaces malloc.
+** block for the next of its size class, is copied whole into a forked
+** child in one call, and steps aside when a tool that checks memory
+** replaces malloc.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -119,6 +121,66 @@ static void test_pool_blocks(void **state)
     free(v);
 }
 
+/* The minor faults a child forked now takes writing one byte of each of
+** the n blocks v, after dsf_heap_after_fork or not. */
+static long child_write_faults(unsigned char **v, unsigned n, bool after)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (after && dsf_heap_after_fork() == 0)
+            _exit(2);
+        struct rusage a, b;
+        getrusage(RUSAGE_SELF, &a);
+        for (unsigned i = 0; i < n; i++)
+            v[i][0] ^= 1;
+        getrusage(RUSAGE_SELF, &b);
+        long faults = b.ru_minflt - a.ru_minflt;
+        _exit(write(fds[1], &faults, sizeof faults) == sizeof faults ? 0 : 1);
+    }
+    close(fds[1]);
+    long faults = -1;
+    ssize_t got = read(fds[0], &faults, sizeof faults);
+    close(fds[0]);
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    if (WEXITSTATUS(st) == 2)
+        return -1; /* no MADV_POPULATE_WRITE here */
+    assert_int_equal(WEXITSTATUS(st), 0);
+    assert_int_equal(got, (ssize_t)sizeof faults);
+    return faults;
+}
+
+/* A forked worker's Lua writes its pool pages (the collector marks every
+** live object): after dsf_heap_after_fork they are its own already, so
+** the writes take no copy-on-write fault. */
+static void test_pool_pages_copied_after_fork(void **state)
+{
+    (void)state;
+    if (!dsf_heap_pooled())
+        skip();
+    enum { N = 20000 }; /* 20,000 blocks of 48 bytes: ~240 pages */
+    unsigned char **v = malloc(N * sizeof *v);
+    assert_non_null(v);
+    for (unsigned i = 0; i < N; i++) {
+        v[i] = dsf_heap_realloc(NULL, 0, 48);
+        assert_non_null(v[i]);
+        v[i][0] = 0;
+    }
+    long with = child_write_faults(v, N, true);
+    if (with < 0)
+        skip();
+    long without = child_write_faults(v, N, false);
+    assert_true(without >= 200);
+    assert_true(with * 10 <= without);
+    for (unsigned i = 0; i < N; i++)
+        dsf_heap_realloc(v[i], 48, 0);
+    free(v);
+}
+
 /* In a process run by valgrind's memcheck (or another tool that replaces
 ** malloc) the pool is off: the tool sees every block. */
 static void test_pool_off_under_memcheck(void **state)
@@ -150,6 +212,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prefault_once),
         cmocka_unit_test(test_pool_blocks),
+        cmocka_unit_test(test_pool_pages_copied_after_fork),
         cmocka_unit_test(test_pool_off_under_memcheck),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
