@@ -108,6 +108,7 @@ int dsf_check_par_run(size_t n, size_t jobs, dsf_check_item check, void *ctx,
     par p = {check, ctx};
     dsf_worker *ws = dsf_xcalloc(jobs, sizeof *ws);
     int rc = dsf_workers_start(ws, jobs, 0, n, work, &p, d);
+    dsf_heap_after_fork(); /* the pages the workers share, this side's */
     for (size_t i = ws[0].from; i < ws[0].to && !rc; i++)
         rc = note(check(ctx, i, found), input_error);
     int died = 0;

@@ -22,6 +22,13 @@
 #endif
 #endif
 
+#if defined(__GLIBC__) && defined(MADV_POPULATE_WRITE) && \
+    !defined(DSF_HEAP_CHECKED)
+#define DSF_HEAP_ARENA_KNOWN 1
+/* Where the arena dsf_heap_prefault set up begins (NULL: not set up). */
+static char *arena_lo;
+#endif
+
 unsigned long dsf_heap_prefault(void)
 {
     static int done;
@@ -41,6 +48,7 @@ unsigned long dsf_heap_prefault(void)
         return 0;
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+    arena_lo = (char *)lo;
     uintptr_t hi = ((uintptr_t)p + DSF_HEAP_POPULATE) & ~(page - 1);
     unsigned long n = 0;
     if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0)
@@ -72,13 +80,22 @@ static struct {
 
 unsigned long dsf_heap_after_fork(void)
 {
+    unsigned long n = 0;
 #if defined(MADV_POPULATE_WRITE) && !defined(DSF_HEAP_CHECKED)
     if (pool.state == 1 && pool.populated > pool.base &&
         madvise(pool.base, (size_t)(pool.populated - pool.base),
                 MADV_POPULATE_WRITE) == 0)
-        return (unsigned long)(pool.populated - pool.base);
+        n += (unsigned long)(pool.populated - pool.base);
 #endif
-    return 0;
+#if defined(DSF_HEAP_ARENA_KNOWN)
+    /* and the C heap from the arena to its top: JSON trees, buffers,
+    ** Lua's larger blocks, and the room they grow into */
+    char *top = arena_lo ? sbrk(0) : NULL;
+    if (top && top != (char *)-1 && top > arena_lo &&
+        madvise(arena_lo, (size_t)(top - arena_lo), MADV_POPULATE_WRITE) == 0)
+        n += (unsigned long)(top - arena_lo);
+#endif
+    return n;
 }
 
 #if !defined(DSF_HEAP_CHECKED)

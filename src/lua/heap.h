@@ -45,10 +45,12 @@
 ** Returns the bytes populated (0 when nothing was done). */
 unsigned long dsf_heap_prefault(void);
 
-/* In a child just forked: makes the pool's pages its own in one call
-** (copy-on-write broken for all at once) instead of one page fault each
-** as its Lua writes them: the collector's marks alone touch every page
-** with a live object. Returns the bytes copied (0 when nothing was
+/* In a process that just forked, parent or worker: makes the pages of
+** the pool and of the C heap from the arena to its top its own in one
+** call each (copy-on-write broken for all at once) instead of one page
+** fault each as they are written: the collector's marks alone touch
+** every page with a live object, and the room above the C heap's blocks
+** is where it grows. Returns the bytes populated (0 when nothing was
 ** done). */
 unsigned long dsf_heap_after_fork(void);
 

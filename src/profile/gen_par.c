@@ -344,6 +344,7 @@ int dsf_gen_run_parallel(run *ru, dsf_diags *d)
     size_t jobs = dsf_gen_parallel_jobs(ru);
     dsf_worker *ws = dsf_xcalloc(jobs, sizeof *ws);
     rc = dsf_workers_start(ws, jobs, 1, ru->nv, work, ru, d);
+    dsf_heap_after_fork(); /* the pages the workers share, this side's */
     /* (after the forks: a worker keeps the plain clean-up) */
     live_jobs = jobs;
     live_workers = ws;

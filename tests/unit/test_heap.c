@@ -181,6 +181,33 @@ static void test_pool_pages_copied_after_fork(void **state)
     free(v);
 }
 
+/* The same for the C heap from the prefaulted arena to its top: blocks
+** malloc'd there (JSON trees, Lua's larger blocks), and the room above
+** them the heap grows into. */
+static void test_c_heap_pages_copied_after_fork(void **state)
+{
+    (void)state;
+#if defined(CHECKED_BUILD)
+    skip(); /* AddressSanitizer's own allocator: no arena */
+#endif
+    dsf_heap_prefault(); /* (test_prefault_once did it, in this order) */
+    enum { N = 96 };  /* 96 blocks of 4 KiB: in the arena */
+    unsigned char *v[N];
+    for (unsigned i = 0; i < N; i++) {
+        v[i] = malloc(4000);
+        assert_non_null(v[i]);
+        v[i][0] = 0;
+    }
+    long with = child_write_faults(v, N, true);
+    if (with < 0)
+        skip();
+    long without = child_write_faults(v, N, false);
+    assert_true(without >= 80);
+    assert_true(with * 10 <= without);
+    for (unsigned i = 0; i < N; i++)
+        free(v[i]);
+}
+
 /* In a process run by valgrind's memcheck (or another tool that replaces
 ** malloc) the pool is off: the tool sees every block. */
 static void test_pool_off_under_memcheck(void **state)
@@ -213,6 +240,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_prefault_once),
         cmocka_unit_test(test_pool_blocks),
         cmocka_unit_test(test_pool_pages_copied_after_fork),
+        cmocka_unit_test(test_c_heap_pages_copied_after_fork),
         cmocka_unit_test(test_pool_off_under_memcheck),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
