@@ -21,6 +21,14 @@ typedef struct par {
     void *ctx;
 } par;
 
+/* One file, the C heap's growth faulted in as it happens. */
+static int check_item(dsf_check_item check, void *ctx, size_t i,
+                      dsf_diags *found)
+{
+    dsf_heap_follow();
+    return check(ctx, i, found);
+}
+
 /* A worker: one record per file (index, stderr mark, result, findings),
 ** on disk before the next file. */
 static void work(void *ctx, dsf_worker *w, int stop_fd)
@@ -32,7 +40,7 @@ static void work(void *ctx, dsf_worker *w, int stop_fd)
         if (dsf_worker_stopped(stop_fd))
             break;
         dsf_diags found = DSF_DIAGS_INIT;
-        int rc = p->check(p->ctx, i, &found);
+        int rc = check_item(p->check, p->ctx, i, &found);
         dsf_rec_put_u64(w->f, i);
         dsf_rec_put_u64(w->f, dsf_worker_stderr_mark());
         dsf_rec_put_u64(w->f, (uint64_t)(int64_t)rc);
@@ -102,7 +110,7 @@ int dsf_check_par_run(size_t n, size_t jobs, dsf_check_item check, void *ctx,
     if (jobs < 2) {
         int rc = 0;
         for (size_t i = 0; i < n && !rc; i++)
-            rc = note(check(ctx, i, found), input_error);
+            rc = note(check_item(check, ctx, i, found), input_error);
         return rc;
     }
     par p = {check, ctx};
@@ -110,7 +118,7 @@ int dsf_check_par_run(size_t n, size_t jobs, dsf_check_item check, void *ctx,
     int rc = dsf_workers_start(ws, jobs, 0, n, work, &p, d);
     dsf_heap_after_fork(); /* the pages the workers share, this side's */
     for (size_t i = ws[0].from; i < ws[0].to && !rc; i++)
-        rc = note(check(ctx, i, found), input_error);
+        rc = note(check_item(check, ctx, i, found), input_error);
     int died = 0;
     for (size_t j = 1; j < jobs; j++) {
         if (rc || died) /* the others stop at their next file */

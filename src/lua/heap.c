@@ -25,8 +25,9 @@
 #if defined(__GLIBC__) && defined(MADV_POPULATE_WRITE) && \
     !defined(DSF_HEAP_CHECKED)
 #define DSF_HEAP_ARENA_KNOWN 1
-/* Where the arena dsf_heap_prefault set up begins (NULL: not set up). */
-static char *arena_lo;
+/* Where the arena dsf_heap_prefault set up begins (NULL: not set up),
+** and up to where the C heap is populated (dsf_heap_follow). */
+static char *arena_lo, *populated_top;
 #endif
 
 unsigned long dsf_heap_prefault(void)
@@ -53,6 +54,7 @@ unsigned long dsf_heap_prefault(void)
     unsigned long n = 0;
     if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0)
         n = (unsigned long)(hi - lo);
+    populated_top = (char *)hi;
     free(p);
     return n;
 #else
@@ -92,10 +94,29 @@ unsigned long dsf_heap_after_fork(void)
     ** Lua's larger blocks, and the room they grow into */
     char *top = arena_lo ? sbrk(0) : NULL;
     if (top && top != (char *)-1 && top > arena_lo &&
-        madvise(arena_lo, (size_t)(top - arena_lo), MADV_POPULATE_WRITE) == 0)
+        madvise(arena_lo, (size_t)(top - arena_lo), MADV_POPULATE_WRITE) == 0) {
         n += (unsigned long)(top - arena_lo);
+        populated_top = top;
+    }
 #endif
     return n;
+}
+
+unsigned long dsf_heap_follow(void)
+{
+#if defined(DSF_HEAP_ARENA_KNOWN)
+    if (!arena_lo)
+        return 0;
+    char *top = sbrk(0); /* glibc's cached break: no system call */
+    if (top == (char *)-1 || top <= populated_top)
+        return 0;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    char *lo = (char *)((uintptr_t)populated_top & ~(page - 1));
+    populated_top = top;
+    if (madvise(lo, (size_t)(top - lo), MADV_POPULATE_WRITE) == 0)
+        return (unsigned long)(top - lo);
+#endif
+    return 0;
 }
 
 #if !defined(DSF_HEAP_CHECKED)

@@ -54,6 +54,14 @@ unsigned long dsf_heap_prefault(void);
 ** done). */
 unsigned long dsf_heap_after_fork(void);
 
+/* For a loop over many items (variants, files), once per item: when the
+** C heap has grown since the last call (or since the arena was set up),
+** faults in the new room in one call (about 1 MiB at a time, the heap's
+** top pad) instead of one page fault each as the items' data fill it.
+** Cheap when it has not grown (no system call). Returns the bytes
+** populated. */
+unsigned long dsf_heap_follow(void);
+
 /* The body of a Lua allocator (lua_Alloc without the limit): with
 ** nsize == 0 frees p (a block of osize bytes, or NULL) and returns NULL;
 ** otherwise returns a block of nsize bytes holding the first

@@ -11,6 +11,7 @@
 #include "core/teardown.h"
 #include "core/xalloc.h"
 #include "doc/doc.h"
+#include "lua/heap.h"
 
 /* ------------------------------------------------------------------ */
 
@@ -141,6 +142,7 @@ static int evaluate(run *ru, dsf_diags *d)
         for (size_t i = 0; i < ru->nv && !rc; i++) {
             int erc;
             size_t from;
+            dsf_heap_follow();
             rc = dsf_gen_eval_variant(ru, i, d, &erc, &from);
         }
     if (!rc)

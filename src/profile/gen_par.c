@@ -185,6 +185,7 @@ static void work(void *ctx, dsf_worker *w, int stop_fd)
         size_t s0 = dsf_gen_out_nstaged(ru), out_from;
         if (entries)
             dsf_buf_clear(entries);
+        dsf_heap_follow();
         int erc, rc = dsf_gen_eval_variant(ru, i, &d, &erc, &out_from);
         variant *v = &ru->v[i];
         dsf_rec_put_u64(f, i);
@@ -279,7 +280,7 @@ static int collect(run *ru, dsf_worker *w, int rc, int *died, dsf_diags *d)
     rewind(w->f);
     record x;
     size_t next = w->from;
-    while (get_record(w->f, &x, ncol)) {
+    while (dsf_heap_follow(), get_record(w->f, &x, ncol)) {
         if (!rc && x.index == next) {
             dsf_worker_show_stderr(w, x.err_end);
             rc = merge(ru, &x, d);
@@ -349,8 +350,10 @@ int dsf_gen_run_parallel(run *ru, dsf_diags *d)
     live_jobs = jobs;
     live_workers = ws;
     out_cleanup = dsf_limits_backstop_cleanup(abandon_workers);
-    for (size_t i = ws[0].from; i < ws[0].to && !rc; i++)
+    for (size_t i = ws[0].from; i < ws[0].to && !rc; i++) {
+        dsf_heap_follow();
         rc = dsf_gen_eval_variant(ru, i, d, &erc, &from);
+    }
     dsf_limits_backstop_cleanup(out_cleanup);
     live_workers = NULL;
     int died = 0; /* the wait status of a worker that died */

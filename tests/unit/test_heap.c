@@ -7,6 +7,7 @@
 ** child in one call, and steps aside when a tool that checks memory
 ** replaces malloc.
 */
+#define _DEFAULT_SOURCE /* sbrk */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -208,6 +209,71 @@ static void test_c_heap_pages_copied_after_fork(void **state)
         free(v[i]);
 }
 
+/* In a child: once the C heap has grown (sbrk, by the 1 MiB top pad the
+** arena set), the faults taken by the next 200 blocks of 4 KiB malloc'd
+** and written, with dsf_heap_follow called at the growth or not; -1 when
+** it populated nothing (no MADV_POPULATE_WRITE). */
+static long grown_heap_write_faults(bool follow)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        enum { N = 200 };
+        static unsigned char *v[N];
+        char *top = sbrk(0);
+        for (unsigned i = 0; i < 1000 && sbrk(0) == top; i++)
+            if (!malloc(4000)) /* kept: the heap must grow */
+                _exit(1);
+        if (sbrk(0) == top)
+            _exit(4);
+        if (follow && dsf_heap_follow() == 0)
+            _exit(2);
+        if (follow && dsf_heap_follow() != 0) /* nothing until it grows */
+            _exit(3);
+        struct rusage a, b;
+        getrusage(RUSAGE_SELF, &a);
+        for (unsigned i = 0; i < N; i++) {
+            if (!(v[i] = malloc(4000)))
+                _exit(1);
+            v[i][0] = 1;
+        }
+        getrusage(RUSAGE_SELF, &b);
+        long faults = b.ru_minflt - a.ru_minflt;
+        _exit(write(fds[1], &faults, sizeof faults) == sizeof faults ? 0 : 1);
+    }
+    close(fds[1]);
+    long faults = -1;
+    ssize_t got = read(fds[0], &faults, sizeof faults);
+    close(fds[0]);
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    if (WEXITSTATUS(st) == 2)
+        return -1;
+    assert_int_equal(WEXITSTATUS(st), 0);
+    assert_int_equal(got, (ssize_t)sizeof faults);
+    return faults;
+}
+
+/* A loop over many items calls dsf_heap_follow once per item: the room
+** the C heap grew into is faulted in at once, not page by page. */
+static void test_follow_faults_in_growth(void **state)
+{
+    (void)state;
+#if defined(CHECKED_BUILD)
+    skip();
+#endif
+    dsf_heap_prefault();
+    long with = grown_heap_write_faults(true);
+    if (with < 0)
+        skip();
+    long without = grown_heap_write_faults(false);
+    assert_true(without >= 150);
+    assert_true(with * 10 <= without);
+}
+
 /* In a process run by valgrind's memcheck (or another tool that replaces
 ** malloc) the pool is off: the tool sees every block. */
 static void test_pool_off_under_memcheck(void **state)
@@ -241,6 +307,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_pool_blocks),
         cmocka_unit_test(test_pool_pages_copied_after_fork),
         cmocka_unit_test(test_c_heap_pages_copied_after_fork),
+        cmocka_unit_test(test_follow_faults_in_growth),
         cmocka_unit_test(test_pool_off_under_memcheck),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
