@@ -5,16 +5,17 @@
 ** On the virtual machines dsforge is measured on, a page fault costs
 ** 15-20 microseconds; a command that runs Lua touches about thirty pages
 ** of the executable's code and embedded bytecode (and a dozen of libc's)
-** for the first time after main(), while mapping all of them with
-** MADV_POPULATE_READ costs about as much as four faults.
+** for the first time after main(), and a few pages of stack, while
+** mapping all of them with MADV_POPULATE_READ costs about as much as four
+** faults.
 */
 #ifndef DSF_PREFAULT_H
 #define DSF_PREFAULT_H
 
 /* Maps the read-only segments of the executable and of libc into this
-** process's page tables (once; later calls return at once). Returns the
-** bytes mapped (0 where the kernel lacks MADV_POPULATE_READ, or in a
-** sanitizer or valgrind build, where it is not worth it). */
+** process's page tables, and the 64 KiB of stack below the caller's frame
+** (once; later calls return at once). Returns the bytes mapped (0 where
+** the kernel lacks MADV_POPULATE_READ/WRITE). */
 unsigned long dsf_prefault_image(void);
 
 #endif

@@ -93,6 +93,55 @@ static void test_reading_the_image_takes_no_faults(void **state)
     assert_true(with * 8 <= without);
 }
 
+/* Writes every page of 48 KiB of this frame's stack (not inlined: its
+** frame is below its caller's). */
+__attribute__((noinline)) static void write_stack(void)
+{
+    volatile unsigned char buf[48 << 10];
+    for (size_t off = 0; off < sizeof buf; off += 4096)
+        buf[off] = 1;
+}
+
+/* The minor faults a fresh child takes writing 48 KiB of stack below the
+** frame that prefaulted (or did not). */
+static long faults_writing_stack(int prefault)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (prefault)
+            dsf_prefault_image();
+        struct rusage a, b;
+        getrusage(RUSAGE_SELF, &a);
+        write_stack();
+        getrusage(RUSAGE_SELF, &b);
+        long n = b.ru_minflt - a.ru_minflt;
+        _exit(write(fds[1], &n, sizeof n) == (ssize_t)sizeof n ? 0 : 1);
+    }
+    close(fds[1]);
+    long n = -1;
+    assert_int_equal(read(fds[0], &n, sizeof n), (ssize_t)sizeof n);
+    close(fds[0]);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return n;
+}
+
+/* The stack a Lua command will reach is part of what it prefaults. */
+static void test_the_stack_below_takes_no_faults(void **state)
+{
+    (void)state;
+    if (faults_reading_image(1) < 0)
+        skip(); /* a kernel before 5.14 */
+    long without = faults_writing_stack(0);
+    long with = faults_writing_stack(1);
+    assert_true(without >= 8);
+    assert_true(with * 4 <= without);
+}
+
 static void test_once(void **state)
 {
     (void)state;
@@ -105,6 +154,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reading_the_image_takes_no_faults),
+        cmocka_unit_test(test_the_stack_below_takes_no_faults),
         cmocka_unit_test(test_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
