@@ -25,9 +25,9 @@
 #if defined(__GLIBC__) && defined(MADV_POPULATE_WRITE) && \
     !defined(DSF_HEAP_CHECKED)
 #define DSF_HEAP_ARENA_KNOWN 1
-/* Where the arena dsf_heap_prefault set up begins (NULL: not set up),
-** and up to where the C heap is populated (dsf_heap_follow). */
-static char *arena_lo, *populated_top;
+/* Where the arena dsf_heap_prefault set up begins (NULL: not set up) and
+** the heap's top then, and up to where the C heap is populated. */
+static char *arena_lo, *arena_top, *populated_top;
 #endif
 
 unsigned long dsf_heap_prefault(void)
@@ -55,6 +55,7 @@ unsigned long dsf_heap_prefault(void)
     if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0)
         n = (unsigned long)(hi - lo);
     populated_top = (char *)hi;
+    arena_top = sbrk(0);
     free(p);
     return n;
 #else
@@ -105,10 +106,17 @@ unsigned long dsf_heap_after_fork(void)
 unsigned long dsf_heap_follow(void)
 {
 #if defined(DSF_HEAP_ARENA_KNOWN)
+    /* The arena's room beyond what dsf_heap_prefault populated is left to
+    ** page faults in a short run (populating a page costs 1-2 us, a fault
+    ** 15-20 us: a run that touches a few of them loses); from the 16th
+    ** item on the run is long, and it is populated with what the heap
+    ** grew by since. */
+    static unsigned calls;
     if (!arena_lo)
         return 0;
     char *top = sbrk(0); /* glibc's cached break: no system call */
-    if (top == (char *)-1 || top <= populated_top)
+    if (top == (char *)-1 || top <= populated_top ||
+        (++calls < 16 && top <= arena_top))
         return 0;
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     char *lo = (char *)((uintptr_t)populated_top & ~(page - 1));
