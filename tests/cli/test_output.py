@@ -4,6 +4,7 @@ the directory always holds complete outputs matching the manifest)."""
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import time
 import unittest
@@ -94,26 +95,30 @@ class OutputDir(dsf.TempDirTest):
         # renamed into place at the end. When another run makes the
         # directory meanwhile, this run moves its files in one by one
         # under the directory's lock and merges the manifests, as if it
-        # had started after the other.
+        # had started after the other. The slow run is stopped (SIGSTOP)
+        # while its staging directory exists, so the other one finishes
+        # first whatever the machine's load.
         out = os.path.join(self.tmp, "d")
         slow = subprocess.Popen(
-            [dsf.DSFORGE, "gen", "8xa100", "--tier", "medium",
+            [dsf.DSFORGE, "gen", "8xa100", "--tier", "medium", "-j", "1",
              "--matrix", "micro_batch_size=1,2,3,4,5,6,7,8,9,10",
              "--matrix", "gradient_accumulation=1,2,4,8,16,32,64,128",
              "--matrix", "steps_per_print=" + ",".join(map(str, range(1, 26))),
              "-o", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        staging = ".d.tmp-%d" % slow.pid
         try:
-            staging = ".d.tmp-%d" % slow.pid
             for _ in range(6000):  # until the slow run has started writing
                 if staging in os.listdir(self.tmp) or slow.poll() is not None:
                     break
                 time.sleep(0.005)
-            self.assertIn(staging, os.listdir(self.tmp))
+            os.kill(slow.pid, signal.SIGSTOP)
+            self.assertIn(staging, os.listdir(self.tmp),
+                          "the slow run ended before it could be stopped")
             self.assertExit(run("gen", "base", "--tier", "small", "-o", out),
                             0)
-            self.assertIsNone(slow.poll(), "the slow run ended too soon")
             self.assertEqual(sorted(manifest(out)["profiles"]), ["base"])
         finally:
+            os.kill(slow.pid, signal.SIGCONT)
             _, err = slow.communicate(timeout=600)
         self.assertEqual(slow.returncode, 0, err)
         m = self.assertConsistent(out)
