@@ -103,6 +103,21 @@ unsigned long dsf_heap_after_fork(void)
     return n;
 }
 
+unsigned long dsf_heap_populate(void *p, size_t n)
+{
+#if defined(MADV_POPULATE_WRITE) && !defined(DSF_HEAP_CHECKED)
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+    uintptr_t hi = ((uintptr_t)p + n) & ~(page - 1);
+    if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0)
+        return (unsigned long)(hi - lo);
+#else
+    (void)p;
+    (void)n;
+#endif
+    return 0;
+}
+
 unsigned long dsf_heap_follow(void)
 {
 #if defined(DSF_HEAP_ARENA_KNOWN)

@@ -62,6 +62,10 @@ unsigned long dsf_heap_after_fork(void);
 ** populated. */
 unsigned long dsf_heap_follow(void);
 
+/* Faults in the whole pages of the block p[0..n) in one call (a large
+** array about to be filled). Returns the bytes populated. */
+unsigned long dsf_heap_populate(void *p, size_t n);
+
 /* The body of a Lua allocator (lua_Alloc without the limit): with
 ** nsize == 0 frees p (a block of osize bytes, or NULL) and returns NULL;
 ** otherwise returns a block of nsize bytes holding the first

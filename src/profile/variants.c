@@ -13,6 +13,7 @@
 #include "core/xalloc.h"
 #include "json/jsonc.h"
 #include "json/jsonout.h"
+#include "lua/heap.h"
 #include "plugin/machine_params.h"
 
 static const dsf_param *need_param(const dsf_profile *p, const char *key,
@@ -456,9 +457,14 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d)
         free(desc);
     }
     if (!rc) {
-        ru->v = dsf_xcalloc(nt * cells, sizeof *ru->v);
+        /* A sweep's array and names take megabytes of new heap: faulted
+        ** in as the heap grows, not a page at a time (lua/heap.h). */
+        ru->v = dsf_xmalloc(nt * cells * sizeof *ru->v);
+        dsf_heap_populate(ru->v, nt * cells * sizeof *ru->v);
+        memset(ru->v, 0, nt * cells * sizeof *ru->v);
         for (size_t ti = 0; ti < nt && !rc; ti++) {
             for (size_t c = 0; c < cells && !rc; c++) {
+                dsf_heap_follow();
                 variant *v = &ru->v[ru->nv++];
                 v->tier = tiers[ti];
                 dsf_buf name = DSF_BUF_INIT;

@@ -274,6 +274,59 @@ static void test_follow_faults_in_growth(void **state)
     assert_true(with * 10 <= without);
 }
 
+/* In a child: the faults taken writing every page of a 4 MiB block
+** (mmap'd by malloc), populated first or not. */
+static long big_block_write_faults(bool populate)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        size_t n = 4u << 20;
+        unsigned char *p = malloc(n);
+        if (!p)
+            _exit(1);
+        if (populate && dsf_heap_populate(p, n) == 0)
+            _exit(2);
+        struct rusage a, b;
+        getrusage(RUSAGE_SELF, &a);
+        for (size_t off = 0; off < n; off += 4096)
+            p[off] = 1;
+        getrusage(RUSAGE_SELF, &b);
+        long faults = b.ru_minflt - a.ru_minflt;
+        _exit(write(fds[1], &faults, sizeof faults) == sizeof faults ? 0 : 1);
+    }
+    close(fds[1]);
+    long faults = -1;
+    ssize_t got = read(fds[0], &faults, sizeof faults);
+    close(fds[0]);
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    if (WEXITSTATUS(st) == 2)
+        return -1;
+    assert_int_equal(WEXITSTATUS(st), 0);
+    assert_int_equal(got, (ssize_t)sizeof faults);
+    return faults;
+}
+
+/* A large array about to be filled (a sweep's variants) is faulted in
+** with one call. */
+static void test_populate_a_block(void **state)
+{
+    (void)state;
+#if defined(CHECKED_BUILD)
+    skip();
+#endif
+    long with = big_block_write_faults(true);
+    if (with < 0)
+        skip();
+    long without = big_block_write_faults(false);
+    assert_true(without >= 1000);
+    assert_true(with * 10 <= without);
+}
+
 /* In a process run by valgrind's memcheck (or another tool that replaces
 ** malloc) the pool is off: the tool sees every block. */
 static void test_pool_off_under_memcheck(void **state)
@@ -308,6 +361,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_pool_pages_copied_after_fork),
         cmocka_unit_test(test_c_heap_pages_copied_after_fork),
         cmocka_unit_test(test_follow_faults_in_growth),
+        cmocka_unit_test(test_populate_a_block),
         cmocka_unit_test(test_pool_off_under_memcheck),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
