@@ -27,8 +27,10 @@ local NULL = dsforge.null
 local pynum = require("deepspeed.batch").pynum
 local batch = require("deepspeed.batch")
 
+-- (null and the delete marker are light userdata, never tables: a table
+-- is neither, with no comparison)
 local function obj(v)
-  if type(v) ~= "table" or v == NULL or v == dsforge.delete then return nil end
+  if type(v) ~= "table" then return nil end
   if rawget(v, 1) ~= nil then return nil end
   return v
 end
@@ -139,7 +141,7 @@ end
 ---------------------------------------------------------------------------
 
 local function deepcopy(v)
-  if type(v) ~= "table" or v == NULL or v == dsforge.delete then return v end
+  if type(v) ~= "table" then return v end -- (null, delete: not tables)
   local out = {}
   for _, k in ipairs(dsforge.sorted_keys(v)) do out[k] = deepcopy(rawget(v, k)) end
   if next(v) == nil then
@@ -309,7 +311,7 @@ local function find_autos(cfg)
       if x == "auto" then
         autos[#autos + 1] = { node = v, key = k, path = child_path(prefix, k),
           first = first or k }
-      elseif type(x) == "table" and x ~= NULL and x ~= dsforge.delete then
+      elseif type(x) == "table" then -- (null, delete: not tables)
         walk(x, child_path(prefix, k), first or k)
       end
     end

@@ -894,13 +894,27 @@ end
 -- origin: where the signature comes from ("DeepSpeed 0.19.5", or "torch
 -- 1.13.1, 2.6.0, 2.14.1; torch/optim/sgd.py:29 in 2.14.1": for a torch
 -- class, allowed is every argument any covered torch release takes).
-local function check_kwargs(ctx, section, t, cls, params, allowed, skip, origin)
-  local names = {}
-  for _, a in ipairs(allowed) do names[a] = true end
-  local cands = dsforge.array {}
-  for _, a in ipairs(allowed) do cands[#cands + 1] = a end
+-- The set of a constructor's argument names: made once per list when the
+-- list is the release data's (the same for every variant of a run; kept:
+-- true), else for this call (a list made for it).
+local names_of = setmetatable({}, { __mode = "k" })
+local function arg_names(allowed, kept)
+  local names = kept and names_of[allowed]
+  if not names then
+    names = {}
+    for _, a in ipairs(allowed) do names[a] = true end
+    if kept then names_of[allowed] = names end
+  end
+  return names
+end
+
+local function check_kwargs(ctx, section, t, cls, params, allowed, skip, origin, kept)
+  local names = arg_names(allowed, kept)
   for _, key in ipairs(dsforge.sorted_keys(params)) do
     if type(key) == "string" and not names[key] and not skip[key] then
+      -- (the candidates only for a finding)
+      local cands = dsforge.array {}
+      for _, a in ipairs(allowed) do cands[#cands + 1] = a end
       local s = require("deepspeed.schema_check").suggest(key, cands)
       emit(ctx, "constructor-args", { section, "params", key }, string.format(
         "%s %s: %s.__init__ (%s) has no argument %q, so deepspeed.initialize raises"
@@ -950,7 +964,7 @@ def {
     local params = obj(raw)
     local sc = obj(cfg) and require("deepspeed.ctor").scheduler(cfg, rel)
     if sc and params then
-      check_kwargs(ctx, "scheduler", t, sc.class, params, sc.args, {}, sc.origin)
+      check_kwargs(ctx, "scheduler", t, sc.class, params, sc.args, {}, sc.origin, true)
       torch_only_notes(ctx, "scheduler", t, sc, params)
     end
     -- torch's required arguments (DeepSpeed's: scheduler-missing-param)

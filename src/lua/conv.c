@@ -27,6 +27,7 @@
 ** bytes. */
 #define NODE_COST (sizeof(cJSON) + 16)
 #define CHECK_TIME_EVERY 1024 /* nodes between two looks at the clock */
+#define KEEP_PAIRS 64         /* see convert_table */
 
 /* An edit may reach exactly as deep as a converted table. */
 _Static_assert(DSF_CONV_MAX_DEPTH == DSF_JPATH_MAX_DEPTH,
@@ -112,6 +113,7 @@ static void pop_path(conv *c, size_t mark)
 typedef struct member {
     const char *key;
     size_t keylen;
+    int slot; /* kept: the key's stack slot (its value's is the next) */
 } member;
 
 static int cmp_member(const void *a, const void *b)
@@ -136,24 +138,42 @@ static int convert_table(conv *c, int idx, cJSON **out)
     if (!lua_checkstack(L, 6))
         return failf(c, "Lua stack overflow");
 
-    /* Classify the keys: strings, positive integers, or anything else. */
+    /* Classify the keys: strings, positive integers, or anything else.
+    ** The pairs of a table of up to KEEP_PAIRS keys stay on the stack
+    ** (key, value, from base + 1 on), so an object's members are then
+    ** converted from there without looking each key up again (hashing
+    ** and finding it once more, for every member of every converted
+    ** config); a larger table's are looked up as before. */
     size_t nstr = 0, nint = 0;
     lua_Integer maxint = 0;
+    int base = lua_gettop(L);
+    bool kept = lua_checkstack(L, 2 * KEEP_PAIRS + 4);
     lua_pushnil(L);
     while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        if (lua_type(L, -1) == LUA_TSTRING) {
+        if (lua_type(L, -2) == LUA_TSTRING) {
             nstr++;
-        } else if (lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1) {
+        } else if (lua_isinteger(L, -2) && lua_tointeger(L, -2) >= 1) {
             nint++;
-            if (lua_tointeger(L, -1) > maxint)
-                maxint = lua_tointeger(L, -1);
+            if (lua_tointeger(L, -2) > maxint)
+                maxint = lua_tointeger(L, -2);
         } else {
-            lua_pop(L, 1);
+            lua_settop(L, base);
             return failf(c, "a table key is not a positive integer or a "
                             "string");
         }
+        if (kept && nstr + nint <= KEEP_PAIRS) {
+            lua_pushvalue(L, -2); /* the key again, for lua_next */
+        } else {
+            lua_pop(L, 1);
+            if (kept) { /* too many to keep: only the key, for lua_next */
+                lua_replace(L, base + 1);
+                lua_settop(L, base + 1);
+                kept = false;
+            }
+        }
     }
+    if (nint || !kept)
+        lua_settop(L, base); /* read by index or key, below */
     if (nstr && nint)
         return failf(c, "a table mixes array items and object keys");
     int marker = dsf_lua_marker(L, idx);
@@ -191,11 +211,19 @@ static int convert_table(conv *c, int idx, cJSON **out)
     } else {
         member *ms = nstr ? dsf_xmalloc(nstr * sizeof *ms) : NULL;
         size_t n = 0;
-        lua_pushnil(L);
-        while (lua_next(L, idx)) {
-            lua_pop(L, 1);
-            ms[n].key = lua_tolstring(L, -1, &ms[n].keylen);
-            n++;
+        if (kept) {
+            for (; n < nstr; n++) {
+                ms[n].slot = base + 1 + 2 * (int)n;
+                ms[n].key = lua_tolstring(L, ms[n].slot, &ms[n].keylen);
+            }
+        } else {
+            lua_pushnil(L);
+            while (lua_next(L, idx)) {
+                lua_pop(L, 1);
+                ms[n].slot = 0;
+                ms[n].key = lua_tolstring(L, -1, &ms[n].keylen);
+                n++;
+            }
         }
         /* The strings stay alive: they are keys of the table. */
         if (n)
@@ -215,15 +243,21 @@ static int convert_table(conv *c, int idx, cJSON **out)
             }
             size_t mark = c->path.len;
             push_path_key(c, ms[i].key);
-            lua_pushlstring(L, ms[i].key, ms[i].keylen);
-            lua_rawget(L, idx);
+            int vi = ms[i].slot + 1;
+            if (!kept) {
+                lua_pushlstring(L, ms[i].key, ms[i].keylen);
+                lua_rawget(L, idx);
+                vi = lua_gettop(L);
+            }
             cJSON *v = NULL;
-            rc = convert(c, lua_gettop(L), &v);
-            lua_pop(L, 1);
+            rc = convert(c, vi, &v);
+            if (!kept)
+                lua_pop(L, 1);
             pop_path(c, mark);
             if (!rc)
                 cJSON_AddItemToObject(obj, ms[i].key, v);
         }
+        lua_settop(L, base);
         free(ms);
         *out = rc ? (cJSON_Delete(obj), NULL) : obj;
     }
@@ -413,9 +447,12 @@ void dsf_json_push(lua_State *L, const cJSON *item)
         lua_pushlightuserdata(L, (void *)&dsf_delete_sentinel);
     } else if (cJSON_IsObject(item)) {
         lua_createtable(L, 0, cJSON_GetArraySize(item));
+        /* (a new table, with no metatable yet: a raw set is the same as
+        ** lua_setfield, without looking for a __newindex) */
         for (const cJSON *ch = item->child; ch; ch = ch->next) {
+            lua_pushstring(L, ch->string);
             dsf_json_push(L, ch);
-            lua_setfield(L, -2, ch->string);
+            lua_rawset(L, -3);
         }
         dsf_lua_mark(L, -1, false);
     } else if (cJSON_IsArray(item)) {
