@@ -440,6 +440,17 @@ static void push_number(lua_State *L, const cJSON *item)
     lua_pushnumber(L, item->valuedouble);
 }
 
+/* lua_pushstring without its cache of recently pushed C strings (the
+** cache is keyed by the text's address: a document's strings are at new
+** addresses every time, so every look there misses, at two strcmp). */
+static void push_text(lua_State *L, const char *s)
+{
+    if (s)
+        lua_pushlstring(L, s, strlen(s));
+    else
+        lua_pushnil(L); /* as lua_pushstring */
+}
+
 void dsf_json_push(lua_State *L, const cJSON *item)
 {
     luaL_checkstack(L, 4, "JSON nesting");
@@ -450,7 +461,7 @@ void dsf_json_push(lua_State *L, const cJSON *item)
         /* (a new table, with no metatable yet: a raw set is the same as
         ** lua_setfield, without looking for a __newindex) */
         for (const cJSON *ch = item->child; ch; ch = ch->next) {
-            lua_pushstring(L, ch->string);
+            push_text(L, ch->string);
             dsf_json_push(L, ch);
             lua_rawset(L, -3);
         }
@@ -464,7 +475,7 @@ void dsf_json_push(lua_State *L, const cJSON *item)
         }
         dsf_lua_mark(L, -1, true);
     } else if (cJSON_IsString(item)) {
-        lua_pushstring(L, item->valuestring);
+        push_text(L, item->valuestring);
     } else if (cJSON_IsNumber(item)) {
         push_number(L, item);
     } else if (cJSON_IsBool(item)) {

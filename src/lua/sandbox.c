@@ -55,6 +55,24 @@ void dsf_sandbox_set_env(lua_State *L)
         lua_pop(L, 1);
 }
 
+/* type(v): luaB_type's answer, with the type names pushed from upvalues
+** (pushed once, at set-up) rather than found again by lua_pushstring on
+** every call: rules and walks ask type() of every value they read. */
+static int l_type(lua_State *L)
+{
+    int t = lua_type(L, 1);
+    luaL_argcheck(L, t != LUA_TNONE, 1, "value expected");
+    lua_pushvalue(L, lua_upvalueindex(t + 1));
+    return 1;
+}
+
+static void push_type(lua_State *L)
+{
+    for (int t = 0; t < LUA_NUMTYPES; t++)
+        lua_pushstring(L, lua_typename(L, t));
+    lua_pushcclosure(L, l_type, LUA_NUMTYPES);
+}
+
 static int l_print(lua_State *L)
 {
     int n = lua_gettop(L);
@@ -268,7 +286,7 @@ const dsf_sandbox_global dsf_sandbox_globals[] = {
     {"select", DSF_FROM_BASE, NULL, NULL},
     {"tonumber", DSF_FROM_BASE, NULL, NULL},
     {"tostring", DSF_FROM_BASE, NULL, NULL},
-    {"type", DSF_FROM_BASE, NULL, NULL},
+    {"type", DSF_FROM_SANDBOX, l_type, NULL},
     {"load", DSF_FROM_SANDBOX, l_load, NULL},
     {"pairs", DSF_FROM_SANDBOX, dsf_lua_pairs, NULL},
     {"print", DSF_FROM_SANDBOX, l_print, NULL},
@@ -317,7 +335,10 @@ int dsf_sandbox_setup(lua_State *L)
             }
             break;
         case DSF_FROM_SANDBOX:
-            lua_pushcfunction(L, e->fn);
+            if (e->fn == l_type)
+                push_type(L); /* a closure: the names as upvalues */
+            else
+                lua_pushcfunction(L, e->fn);
             break;
         case DSF_FROM_DSFORGE:
             continue; /* made by each renewal (warn counts per base) */

@@ -206,6 +206,61 @@ static void test_round_trips(void **state)
     }
 }
 
+/* An object's members are converted from the pairs kept on the stack up
+** to 64 keys and looked up by key beyond (conv.c, KEEP_PAIRS): the same
+** JSON either way, at every size around the bound, nested in each other,
+** and the same errors. */
+static void expect_object_of(dsf_buf *b, int n, int depth)
+{
+    dsf_buf_putc(b, '{');
+    for (int i = 1; i <= n; i++) {
+        dsf_buf_printf(b, "%s\"k%03d\":", i > 1 ? "," : "", i);
+        if (depth > 0 && i % 16 == 0)
+            expect_object_of(b, n, depth - 1);
+        else
+            dsf_buf_printf(b, "%d", i);
+    }
+    dsf_buf_putc(b, '}');
+}
+
+static void test_objects_of_any_size(void **state)
+{
+    static const int sizes[] = {1, 2, 16, 63, 64, 65, 66, 130};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        char code[400];
+        snprintf(code, sizeof code,
+                 "local function obj(n, depth) local t = {} "
+                 "for i = n, 1, -1 do local k = string.format('k%%03d', i) "
+                 "if depth > 0 and i %% 16 == 0 then t[k] = obj(n, depth - 1) "
+                 "else t[k] = i end end return t end "
+                 "return obj(%d, 2)", sizes[s]);
+        dsf_buf want = DSF_BUF_INIT;
+        expect_object_of(&want, sizes[s], 2);
+        expect_json(state, code, want.data);
+        dsf_buf_free(&want);
+    }
+    /* A bad key or value found after the first 64 pairs, and before. */
+    expect_conv_error(state,
+                      "local t = {} for i = 1, 100 do t['k' .. i] = i end "
+                      "t[1] = 0 return {a = t}",
+                      0, "a table mixes array items and object keys at a");
+    expect_conv_error(state,
+                      "local t = {} for i = 1, 100 do t['k' .. i] = i end "
+                      "t[true] = 0 return {a = t}",
+                      0, "a table key is not a positive integer or a "
+                         "string at a");
+    expect_conv_error(state,
+                      "local t = {} for i = 1, 100 do t['k' .. i] = i end "
+                      "t.k77 = {x = print} return {a = t}",
+                      0, "a function value cannot be converted to JSON at "
+                         "a.k77.x");
+    expect_conv_error(state,
+                      "local t = {} for i = 1, 10 do t['k' .. i] = i end "
+                      "t.k7 = {x = print} return {a = t}",
+                      0, "a function value cannot be converted to JSON at "
+                         "a.k7.x");
+}
+
 static void test_json_to_lua_types(void **state)
 {
     fixture *f = *state;
@@ -701,6 +756,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_round_trips, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_objects_of_any_size, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_json_to_lua_types, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_integers_stay_integers, setup,

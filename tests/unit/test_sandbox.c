@@ -524,6 +524,33 @@ static void test_string_metatable_write(void **state)
     outcome_free(&o);
 }
 
+/* type() is dsforge's (the names pushed from upvalues, sandbox.c), with
+** the base library's answers and error: every type, the names usable as
+** the strings they are, and no argument refused. */
+static void test_type(void **state)
+{
+    (void)state;
+    outcome o = run_code(
+        "local r = { type(nil), type(true), type(1), type(1.5), type('s'),\n"
+        "  type({}), type(print), type(function() end),\n"
+        "  type(dsforge.null), type(type) }\n"
+        "local s = type(0)\n"
+        "assert(s == 'number' and #s == 6 and s:upper() == 'NUMBER')\n"
+        "assert(({ number = 1 })[type(2)] == 1)\n"
+        "return table.concat(r, ',')\n");
+    assert_int_equal(o.rc, 0);
+    assert_string_equal(o.result, "nil,boolean,number,number,string,table,"
+                                  "function,function,userdata,function");
+    outcome_free(&o);
+    expect_script_error("local x = 1\nreturn type()\n",
+                        "bad argument #1 to 'type' (value expected)", 2);
+    /* (called by pcall, it has no name to give: as the base library's) */
+    o = run_code("return select(2, pcall(type))\n");
+    assert_int_equal(o.rc, 0);
+    assert_string_equal(o.result, "bad argument #1 to '?' (value expected)");
+    outcome_free(&o);
+}
+
 static void test_gc_metamethod_refused(void **state)
 {
     (void)state;
@@ -1524,6 +1551,7 @@ int main(void)
         cmocka_unit_test(test_loaded_text_runs_in_sandbox),
         cmocka_unit_test(test_string_metatable_read),
         cmocka_unit_test(test_string_metatable_write),
+        cmocka_unit_test(test_type),
         cmocka_unit_test(test_gc_metamethod_refused),
         cmocka_unit_test(test_gc_loop_attempt),
         cmocka_unit_test(test_infinite_loop),
