@@ -1,6 +1,7 @@
 /* merge.c -- see merge.h. */
 #include "merge.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "core/buf.h"
@@ -66,11 +67,15 @@ static cJSON *copy_without_tombstones(const cJSON *v)
     return c;
 }
 
-static void merge_into(cJSON *doc, const cJSON *layer_doc,
+/* Merges layer_doc's members into doc: copies of them, or (take) the
+** members themselves, detached from layer_doc (which the caller then
+** deletes): the same document and the same events either way. */
+static void merge_into(cJSON *doc, cJSON *layer_doc, bool take,
                        const dsf_layer *layer, const dsf_jsrc *src,
                        dsf_prov *prov, dsf_buf *path)
 {
-    for (const cJSON *m = layer_doc->child; m; m = m->next) {
+    for (cJSON *m = layer_doc->child, *next; m; m = next) {
+        next = m->next;
         size_t mark = path->len;
         dsf_jpath_append_key(path, m->string);
         cJSON *existing = cJSON_GetObjectItemCaseSensitive(doc, m->string);
@@ -87,7 +92,18 @@ static void merge_into(cJSON *doc, const cJSON *layer_doc,
             if (!m->child && prov) /* an explicit empty object: note it */
                 dsf_prov_record_tree(prov, path->data, m, DSF_PROV_OVERRIDE,
                                      layer, src);
-            merge_into(existing, m, layer, src, prov, path);
+            merge_into(existing, m, take, layer, src, prov, path);
+        } else if (take) {
+            /* (recorded first: the events see the tombstones, as below) */
+            dsf_prov_record_tree(prov, path->data, m,
+                                 existing ? DSF_PROV_OVERRIDE : DSF_PROV_SET,
+                                 layer, src);
+            cJSON *v = cJSON_DetachItemViaPointer(layer_doc, m);
+            strip_tombstones(v);
+            if (existing)
+                cJSON_ReplaceItemViaPointer(doc, existing, v);
+            else
+                cJSON_AddItemToObject(doc, v->string, v);
         } else {
             cJSON *v = copy_without_tombstones(m);
             if (existing)
@@ -108,6 +124,17 @@ void dsf_merge(cJSON *doc, const cJSON *layer_doc, const dsf_layer *layer,
 {
     dsf_buf path = DSF_BUF_INIT;
     dsf_buf_puts(&path, "");
-    merge_into(doc, layer_doc, layer, src, prov, &path);
+    /* (not written to: take is false) */
+    merge_into(doc, (cJSON *)layer_doc, false, layer, src, prov, &path);
     dsf_buf_free(&path);
+}
+
+void dsf_merge_take(cJSON *doc, cJSON *layer_doc, const dsf_layer *layer,
+                    const dsf_jsrc *src, dsf_prov *prov)
+{
+    dsf_buf path = DSF_BUF_INIT;
+    dsf_buf_puts(&path, "");
+    merge_into(doc, layer_doc, true, layer, src, prov, &path);
+    dsf_buf_free(&path);
+    cJSON_Delete(layer_doc);
 }

@@ -20,6 +20,12 @@
 void dsf_merge(cJSON *doc, const cJSON *layer_doc, const dsf_layer *layer,
                const dsf_jsrc *src, dsf_prov *prov);
 
+/* dsf_merge, with layer_doc's members moved into doc rather than copied
+** (the same document, the same events): takes layer_doc (deleted; a
+** result the caller made only to merge it). */
+void dsf_merge_take(cJSON *doc, cJSON *layer_doc, const dsf_layer *layer,
+                    const dsf_jsrc *src, dsf_prov *prov);
+
 /* Records a SET/OVERRIDE event for value at path and for every leaf below
 ** it (used by merge and by command-line edits). */
 void dsf_prov_record_tree(dsf_prov *prov, const char *path,

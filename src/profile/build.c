@@ -156,8 +156,8 @@ int dsf_profile_build(cJSON **doc_out, cJSON **params_out,
                 free(err);
                 rc = DSF_ESCRIPT;
             } else {
-                dsf_merge(doc, part, &layers[i], NULL, prov);
-                cJSON_Delete(part);
+                /* (part is ours: its members are moved, not copied) */
+                dsf_merge_take(doc, part, &layers[i], NULL, prov);
             }
             lua_pop(L, 1);
         }

@@ -149,6 +149,52 @@ static void test_merge_copies(void **state)
     cJSON_Delete(doc);
 }
 
+/* dsf_merge_take moves the layer's members instead of copying them: the
+** same document and the same events as dsf_merge, for overrides, new
+** keys, nested objects, arrays, empty objects and tombstones (at the top,
+** nested, and inside a new subtree, where they are dropped). */
+static void test_merge_take_same_as_merge(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"{}", "{\"a\":{\"b\":[1]},\"c\":2}"},
+        {"{\"a\":{\"b\":1,\"c\":{\"d\":2}},\"e\":[1]}",
+         "{\"a\":{\"c\":{\"d\":3,\"f\":4},\"g\":{}},\"e\":[2,3],"
+         "\"h\":null}"},
+        {"{\"a\":1,\"b\":{\"c\":1},\"d\":\"x\"}",
+         "{\"a\":{\"$delete\":true},\"b\":{\"c\":{\"$delete\":true}},"
+         "\"n\":{\"$delete\":true},\"d\":{\"p\":{\"$delete\":true},"
+         "\"q\":{\"r\":{\"$delete\":true},\"s\":1}}}"},
+        {"{\"a\":[1],\"b\":{}}", "{\"a\":{},\"b\":{},\"c\":{}}"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        dsf_prov p1 = DSF_PROV_INIT, p2 = DSF_PROV_INIT;
+        cJSON *d1 = json(cases[i][0]), *d2 = json(cases[i][0]);
+        cJSON *l1 = json(cases[i][1]), *l2 = json(cases[i][1]);
+        dsf_merge(d1, l1, &profile_layer, NULL, &p1);
+        cJSON_Delete(l1);
+        dsf_merge_take(d2, l2, &profile_layer, NULL, &p2);
+        char *want = dsf_json_print(d1, false);
+        expect_doc(d2, want);
+        free(want);
+        assert_int_equal(p2.len, p1.len);
+        for (size_t k = 0; k < p1.len; k++)
+            expect_event(&p2, k, p1.ev[k].path, p1.ev[k].action,
+                         &profile_layer, p1.ev[k].line, p1.ev[k].col,
+                         p1.ev[k].value);
+        cJSON_Delete(d1);
+        cJSON_Delete(d2);
+        dsf_prov_free(&p1);
+        dsf_prov_free(&p2);
+    }
+    /* The members are the layer's own: a new key in the doc, nothing
+    ** copied (the layer is gone, the document whole). */
+    cJSON *doc = json("{}"), *l = json("{\"a\":{\"b\":[1,{\"c\":2}]}}");
+    dsf_merge_take(doc, l, &profile_layer, NULL, NULL);
+    expect_doc(doc, "{\"a\":{\"b\":[1,{\"c\":2}]}}");
+    cJSON_Delete(doc);
+}
+
 /* ------------------------------------------------------------------ */
 /* Provenance. */
 
@@ -349,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_other_values_replace),
         cmocka_unit_test(test_tombstones),
         cmocka_unit_test(test_merge_copies),
+        cmocka_unit_test(test_merge_take_same_as_merge),
         cmocka_unit_test(test_provenance_events),
         cmocka_unit_test(test_origin_nearest_layer),
         cmocka_unit_test(test_empty_object_events),
