@@ -7,8 +7,8 @@
 **
 ** For each file it emits the source text, the bytecode of exactly that
 ** text (line numbers kept for error messages, the names of local
-** variables dropped: see strip_locals), and where in
-** the bytecode the chunk name is stored, so the runtime can put the file's
+** variables and of upvalues other than _ENV dropped: see bcstrip.h), and
+** where in the bytecode the chunk name is stored, so the runtime can put the file's
 ** real path there. At run time a built-in file whose bytes equal the
 ** embedded source is loaded from this bytecode instead of being compiled
 ** again (lua/builtin.c); any other file is compiled from text. The sha256
@@ -34,6 +34,7 @@
 #include <lualib.h>
 
 #include "core/sha256.h"
+#include "tools/bcstrip.h"
 
 typedef struct blob {
     unsigned char *data;
@@ -68,173 +69,12 @@ static void emit_bytes(FILE *out, const char *name, const unsigned char *p,
     fprintf(out, "%s};\n", n ? "" : "0");
 }
 
-/* Lua 5.4's dumpSize: 7-bit groups, most significant first, the last
-** byte marked with 0x80. */
-static size_t encode_size(unsigned char *out, size_t x)
-{
-    unsigned char tmp[16];
-    size_t n = 0;
-    do {
-        tmp[n++] = x & 0x7f;
-        x >>= 7;
-    } while (x);
-    for (size_t i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
-    out[n - 1] |= 0x80;
-    return n;
-}
-
-/* ------------------------------------------------------------------ */
-/* Dropping the names of local variables from a Lua 5.4 binary chunk
-** (lundump.c's format), keeping everything else: line information (error
-** locations), upvalue names (messages name globals through _ENV), the
-** code and constants. Undumping interns every local's name in every
-** function, about a third of the strings a built-in module brings; a
-** built-in's error messages then say "a nil value" where they said "a nil
-** value (local 'x')", and a traceback names such a function by its file
-** and line. Returns 0, or -1 when the bytes are not the expected format. */
-
-typedef struct cursor {
-    const unsigned char *p, *end;
-    int bad;
-} cursor;
-
-static size_t get_size(cursor *c)
-{
-    size_t x = 0;
-    for (;;) {
-        if (c->p >= c->end || x > ((size_t)-1 >> 7)) {
-            c->bad = 1;
-            return 0;
-        }
-        unsigned b = *c->p++;
-        x = (x << 7) | (b & 0x7f);
-        if (b & 0x80)
-            return x;
-    }
-}
-
-static const unsigned char *get_bytes(cursor *c, size_t n)
-{
-    if (c->bad || (size_t)(c->end - c->p) < n) {
-        c->bad = 1;
-        return NULL;
-    }
-    const unsigned char *q = c->p;
-    c->p += n;
-    return q;
-}
-
 static void add(blob *out, const void *p, size_t n)
 {
     if (writer(NULL, p, n, out)) {
         fprintf(stderr, "out of memory\n");
         exit(1);
     }
-}
-
-static void put_size(blob *out, size_t x)
-{
-    unsigned char enc[16];
-    add(out, enc, encode_size(enc, x));
-}
-
-/* Copies what the cursor passes over since mark. */
-static void copy_since(blob *out, const unsigned char *mark, cursor *c)
-{
-    if (!c->bad && c->p > mark)
-        add(out, mark, (size_t)(c->p - mark));
-}
-
-static void skip_string(cursor *c)
-{
-    size_t n = get_size(c);
-    if (n)
-        get_bytes(c, n - 1);
-}
-
-enum { MAX_DEPTH = 200 };
-
-static void strip_function(blob *out, cursor *c, int depth)
-{
-    if (depth > MAX_DEPTH) {
-        c->bad = 1;
-        return;
-    }
-    const unsigned char *mark = c->p;
-    skip_string(c);                 /* source */
-    get_size(c);                    /* linedefined */
-    get_size(c);                    /* lastlinedefined */
-    get_bytes(c, 3);                /* numparams, is_vararg, maxstacksize */
-    size_t n = get_size(c);         /* code */
-    if (n > (size_t)(c->end - c->p) / 4)
-        c->bad = 1;
-    get_bytes(c, n * 4);
-    n = get_size(c);                /* constants */
-    for (size_t i = 0; i < n && !c->bad; i++) {
-        const unsigned char *tt = get_bytes(c, 1);
-        if (!tt)
-            break;
-        switch (*tt) {
-        case 3:  /* LUA_VNUMINT */
-        case 19: /* LUA_VNUMFLT */
-            get_bytes(c, 8);
-            break;
-        case 4:  /* LUA_VSHRSTR */
-        case 20: /* LUA_VLNGSTR */
-            skip_string(c);
-            break;
-        case 0: case 1: case 17: /* nil, false, true */
-            break;
-        default:
-            c->bad = 1;
-        }
-    }
-    n = get_size(c);                /* upvalues: instack, idx, kind */
-    if (n > (size_t)(c->end - c->p) / 3)
-        c->bad = 1;
-    get_bytes(c, n * 3);
-    n = get_size(c);                /* nested functions */
-    copy_since(out, mark, c);
-    for (size_t i = 0; i < n && !c->bad; i++)
-        strip_function(out, c, depth + 1);
-    mark = c->p;
-    n = get_size(c);                /* lineinfo */
-    get_bytes(c, n);
-    n = get_size(c);                /* abslineinfo: pc, line */
-    for (size_t i = 0; i < n && !c->bad; i++) {
-        get_size(c);
-        get_size(c);
-    }
-    copy_since(out, mark, c);
-    n = get_size(c);                /* locvars: name, startpc, endpc */
-    for (size_t i = 0; i < n && !c->bad; i++) {
-        skip_string(c);
-        get_size(c);
-        get_size(c);
-    }
-    put_size(out, 0);
-    mark = c->p;
-    n = get_size(c);                /* upvalue names */
-    for (size_t i = 0; i < n && !c->bad; i++)
-        skip_string(c);
-    copy_since(out, mark, c);
-}
-
-/* The header: signature, version, format, LUAC_DATA, three sizes, the
-** test integer and number, then the main function's upvalue count. */
-enum { HEADER = 4 + 1 + 1 + 6 + 3 + 8 + 8 + 1 };
-
-static int strip_locals(blob *out, const blob *bc)
-{
-    cursor c = {bc->data, bc->data + bc->len, 0};
-    const unsigned char *h = get_bytes(&c, HEADER);
-    if (!h || memcmp(h, LUA_SIGNATURE, 4) != 0 || h[4] != 0x54 ||
-        h[5] != 0 || h[12] != 4 || h[13] != 8 || h[14] != 8)
-        return -1;
-    add(out, h, HEADER);
-    strip_function(out, &c, 0);
-    return c.bad || c.p != c.end ? -1 : 0;
 }
 
 static int read_all(blob *b, const char *path)
@@ -284,11 +124,14 @@ static int compile(compiled *out, const char *text, size_t len,
         return 1;
     }
     memset(out, 0, sizeof *out);
-    if (strip_locals(&out->bc, &full) != 0) {
-        fprintf(stderr, "%s: unexpected bytecode format\n", what);
+    int st = dsf_bc_strip(&out->bc.data, &out->bc.len, full.data, full.len);
+    free(full.data);
+    if (st != 0) {
+        fprintf(stderr, "%s: %s\n", what, st == -2 ? "out of memory"
+                                           : "unexpected bytecode format");
         return 1;
     }
-    free(full.data);
+    out->bc.cap = out->bc.len;
     /* Find the chunk name: encoded size then the bytes. */
     unsigned char enc[4300];
     size_t nlen = strlen(name);
@@ -296,7 +139,7 @@ static int compile(compiled *out, const char *text, size_t len,
         fprintf(stderr, "%s: name too long\n", what);
         return 1;
     }
-    size_t elen = encode_size(enc, nlen + 1);
+    size_t elen = dsf_bc_encode_size(enc, nlen + 1);
     memcpy(enc + elen, name, nlen);
     elen += nlen;
     size_t off = 0;

@@ -4,7 +4,7 @@
 ** (lua/srccache.h) serves it: for an embedded path, and for a file on disk
 ** whose text is a built-in's; any other text is hashed as read. The
 ** embedded bytecode is the source's compilation without the names of
-** local variables: the same code, constants and functions, the same line
+** local variables and of upvalues other than _ENV (bcstrip.h): the same code, constants and functions, the same line
 ** information (error locations), fewer strings to intern; or, for a
 ** data module, a snapshot that builds an equal value.
 */
@@ -28,6 +28,7 @@
 #include "lua/builtin.h"
 #include "lua/scriptfs.h"
 #include "lua/srccache.h"
+#include "tools/bcstrip.h"
 
 static void test_digests_are_the_sources(void **state)
 {
@@ -133,6 +134,7 @@ static const char check_lua[] =
     "local b = debug.getinfo(g, 'L').activelines\n"
     "for k in pairs(a) do assert(b[k], 'line ' .. k) end\n"
     "for k in pairs(b) do assert(a[k], 'line ' .. k) end\n"
+    "assert(debug.getupvalue(f, 1) == '_ENV', 'the main chunk names _ENV')\n"
     "local fi, gi = debug.getinfo(f, 'S'), debug.getinfo(g, 'S')\n"
     "assert(fi.linedefined == gi.linedefined)\n"
     "assert(fi.lastlinedefined == gi.lastlinedefined)\n"
@@ -187,12 +189,86 @@ static void test_bytecode_keeps_code_and_lines(void **state)
     assert_true(parts >= 100);
 }
 
+typedef struct dumped {
+    char data[8192];
+    size_t len;
+} dumped;
+
+static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud)
+{
+    (void)L;
+    dumped *d = ud;
+    if (sz > sizeof d->data - d->len)
+        return 1;
+    memcpy(d->data + d->len, p, sz);
+    d->len += sz;
+    return 0;
+}
+
+/* The error message of calling the stripped compilation of text. */
+static const char *stripped_error(lua_State *L, const char *text)
+{
+    assert_int_equal(luaL_loadbufferx(L, text, strlen(text), "=t", "t"),
+                     LUA_OK);
+    static dumped d;
+    d.len = 0;
+    assert_int_equal(lua_dump(L, dump_writer, &d, 0), 0);
+    lua_pop(L, 1);
+    unsigned char *out;
+    size_t out_len;
+    assert_int_equal(dsf_bc_strip(&out, &out_len,
+                                  (const unsigned char *)d.data, d.len), 0);
+    assert_true(out_len < d.len);
+    assert_int_equal(luaL_loadbufferx(L, (const char *)out, out_len, "=t",
+                                      "b"), LUA_OK);
+    free(out);
+    assert_int_not_equal(lua_pcall(L, 0, 0, 0), LUA_OK);
+    return lua_tostring(L, -1);
+}
+
+static void test_strip_keeps_env_name(void **state)
+{
+    (void)state;
+    lua_State *L = luaL_newstate();
+    assert_non_null(L);
+    luaL_openlibs(L);
+    /* A global, read in a nested function through the _ENV upvalue, is
+    ** still named; a local and an upvalue are not. */
+    assert_string_equal(stripped_error(L, "local up = 1\n"
+                                          "local function f() return up + "
+                                          "nothing_here() end\n"
+                                          "f()\n"),
+                        "t:2: attempt to call a nil value (global "
+                        "'nothing_here')");
+    assert_string_equal(stripped_error(L, "local up\n"
+                                          "local function f() return "
+                                          "up.x end\n"
+                                          "f()\n"),
+                        "t:2: attempt to index a nil value (upvalue '?')");
+    assert_string_equal(stripped_error(L, "local x\nreturn x.y\n"),
+                        "t:2: attempt to index a nil value");
+    /* The unstripped compilation named them. */
+    assert_int_equal(luaL_loadstring(L, "local up\n"
+                                        "local function f() return up.x end\n"
+                                        "f()\n"), LUA_OK);
+    assert_int_equal(lua_pcall(L, 0, 0, 0), LUA_ERRRUN);
+    assert_non_null(strstr(lua_tostring(L, -1), "(upvalue 'up')"));
+    /* Not a chunk. */
+    unsigned char *out = (unsigned char *)"x";
+    size_t out_len = 1;
+    assert_int_equal(dsf_bc_strip(&out, &out_len,
+                                  (const unsigned char *)"\x1bLua", 4), -1);
+    assert_null(out);
+    lua_close(L);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_digests_are_the_sources),
         cmocka_unit_test(test_cache_serves_build_digest),
         cmocka_unit_test(test_bytecode_keeps_code_and_lines),
+        cmocka_unit_test(test_strip_keeps_env_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
