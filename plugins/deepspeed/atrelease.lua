@@ -15,7 +15,7 @@
 --                             under section sp that node does not declare
 
 local dv = require("deepspeed.dsversion")
-local sc = require("deepspeed.schema_check")
+local sc = require("deepspeed.schema_util")
 local schema = require("deepspeed.schema")
 
 local M = {}

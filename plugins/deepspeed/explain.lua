@@ -2,7 +2,7 @@
 -- value differs from DeepSpeed's default, in English or Chinese.
 
 local schema = require("deepspeed.schema")
-local sc = require("deepspeed.schema_check")
+local sc = require("deepspeed.schema_util")
 
 local M = {}
 
@@ -79,7 +79,12 @@ function M.versions_text(path, node, lang)
   return table.concat(parts, "; ")
 end
 
-local at = require("deepspeed.atrelease")
+-- A release's view (explain --ds-version, explain KEY): loaded on first use.
+local at = setmetatable({}, { __index = function(t, k)
+  local m = require("deepspeed.atrelease")
+  setmetatable(t, { __index = m })
+  return m[k]
+end })
 
 -- Why release rel does not read dp (M.status's answer), in words.
 function M.release_text(rel, st, dp, first, last, lang)

@@ -2,7 +2,7 @@
 -- deepspeed.schema. "auto" is accepted exactly on the keys Hugging Face fills.
 
 local schema = require("deepspeed.schema")
-local sc = require("deepspeed.schema_check")
+local sc = require("deepspeed.schema_util")
 
 local M = {}
 

@@ -1,0 +1,73 @@
+"""A command loads only the plugin modules it calls (issue 15): with the
+built-in plugins on disk (DSFORGE_DATADIR) and a module replaced by one
+that fails as soon as it is loaded, a command that must not load it still
+succeeds with the same output, and one that does load it fails (the
+replacement is seen)."""
+import os
+import shutil
+import unittest
+
+import dsf
+
+CONFIG = """{
+  "train_batch_size": 64,
+  "train_micro_batch_size_per_gpu": 8,
+  "bf16": {"enabled": true},
+  "zero_optimization": {"stage": 3, "overlap_comm": true},
+  "optimizer": {"type": "AdamW", "params": {"lr": 0.0001}}
+}
+"""
+
+
+class LoadsOnlyWhatItCalls(dsf.TempDirTest):
+    def setUp(self):
+        super().setUp()
+        self.data = os.path.join(self.tmp, "data")
+        for kind in ("plugins", "profiles"):
+            shutil.copytree(os.path.join(dsf.SOURCE_DIR, kind),
+                            os.path.join(self.data, kind))
+        self.work = os.path.join(self.tmp, "work")
+        os.makedirs(self.work)
+        self.cfg = self.write("work/ds.json", CONFIG)
+
+    def run_with(self, poisoned, *args):
+        """Runs dsforge with each module in poisoned (a path under
+        plugins/) replaced by one that raises when it is loaded."""
+        for rel in poisoned:
+            with open(os.path.join(self.data, "plugins", rel), "w") as f:
+                f.write('error("%s was loaded")\n' % rel)
+        return dsf.run(*args, cwd=self.work,
+                       env={"DSFORGE_DATADIR": self.data})
+
+    def same_as_builtin(self, poisoned, *args):
+        want = dsf.run(*args, cwd=self.work)
+        self.assertEqual(want.rc, 0, want)
+        got = self.run_with(poisoned, *args)
+        self.assertEqual((got.rc, got.out, got.err), (0, want.out, want.err))
+
+    def test_explain_file_loads_no_walk_and_no_rules(self):
+        self.same_as_builtin(
+            ["deepspeed/schema_check.lua", "deepspeed/rules.lua",
+             "deepspeed/atrelease.lua", "deepspeed/batch.lua",
+             "deepspeed/estimate.lua"],
+            "explain", self.cfg)
+
+    def test_explain_key_loads_no_walk(self):
+        self.same_as_builtin(["deepspeed/schema_check.lua", "deepspeed/rules.lua"],
+                             "explain", "zero_optimization.stage")
+
+    def test_estimate_loads_no_schema(self):
+        self.same_as_builtin(
+            ["deepspeed/schema.lua", "deepspeed/schema_check.lua",
+             "deepspeed/schema_util.lua", "deepspeed/rules.lua",
+             "deepspeed/explain.lua", "deepspeed/dsversion.lua"],
+            "estimate", "--model", "llama-2-7b", "--stage", "3")
+
+    def test_the_replacement_is_seen(self):
+        r = self.run_with(["deepspeed/schema_check.lua"], "check", self.cfg)
+        self.assertNotEqual(r.rc, 0, r)
+        self.assertIn("deepspeed/schema_check.lua was loaded", r.err)
+
+
+if __name__ == "__main__":
+    unittest.main()
