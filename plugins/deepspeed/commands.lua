@@ -5,94 +5,13 @@
 
 local M = {}
 
-local function usage(msg, hint)
-  return nil, { message = msg, hint = hint, kind = "usage" }
+-- The commands' work (commands_run.lua), loaded when one runs.
+local function runner(name)
+  return function(...) return require("deepspeed.commands_run")[name](...) end
 end
 
--- A whole number in [min, max], as the C commands read them.
-local function whole(opt, s, min, max)
-  local v = s:match("^%-?%d+$") and math.tointeger(tonumber(s))
-  if not v or v < min or v > max then
-    return nil, string.format("--%s: '%s' is not a whole number between %d and %d",
-      opt, s, min, max)
-  end
-  return v
-end
-
-local SUFFIX = { k = 3, m = 6, b = 9, t = 12 }
-
--- A count such as a model's parameters: 7000000000, 7e9, 7B, 7b, 1.3B,
--- 350M, 125k, 0.5T; the value must be whole and in [min, max]. Exact
--- integer arithmetic: 1.3B is 1300000000, never 1299999999.
-function M.parse_count(s, min, max)
-  if type(s) ~= "string" then return nil end
-  local int, frac, exp, suf = s:match("^(%d*)%.?(%d*)([eE]?[+-]?%d*)([kKmMbBtT]?)$")
-  if not int then return nil end
-  local digits = int .. frac
-  if digits == "" or #digits > 18 then return nil end
-  if int == "" and not s:find("^%.") then return nil end
-  local e = 0
-  if exp ~= "" then
-    local n = exp:match("^[eE]([+-]?%d+)$")
-    if not n or #n > 4 then return nil end
-    e = math.tointeger(tonumber(n))
-  end
-  e = e + (SUFFIX[suf:lower()] or 0) - #frac
-  local v = math.tointeger(tonumber(digits))
-  while e < 0 do
-    if v % 10 ~= 0 then return nil end
-    v, e = v // 10, e + 1
-  end
-  while e > 0 do
-    if v > max // 10 then return nil end
-    v, e = v * 10, e - 1
-  end
-  if v < min or v > max then return nil end
-  return v
-end
-
-local function count(opt, s, min, max)
-  local v = M.parse_count(s, min, max)
-  if not v then
-    return nil, string.format("--%s: '%s' is not a count between %d and %d", opt, s, min, max),
-      "write it as 7000000000, 7e9, 7B, 1.3B or 350M"
-  end
-  return v
-end
-
-local function one_of(opt, s, a, b)
-  if s ~= a and s ~= b then
-    return nil, string.format("--%s must be '%s' or '%s'", opt, a, b)
-  end
-  return s
-end
-
-local function gib(bytes) return string.format("%.2f", bytes / 1073741824.0) end
-
-local function estimate_table(res)
-  local i = res.inputs
-  local out = {
-    "Estimated memory needed for params, optim states and gradients for a:",
-    string.format("HW: Setup with %d node%s, %d GPU%s per node.", i.nodes,
-      i.nodes > 1 and "s" or "", i.gpus_per_node, i.gpus_per_node > 1 and "s" or ""),
-    -- truncated like DeepSpeed's int(total_params/1e6)
-    string.format("SW: Model with %dM total params, %dM largest layer params.",
-      i.params // 1000000, i.largest_layer // 1000000),
-    "  per CPU  |  per GPU |   Options",
-  }
-  for _, r in ipairs(res.rows) do
-    local zi = ""
-    if r.zero_init ~= nil then zi = r.zero_init and " zero_init=1" or " zero_init=0" end
-    out[#out + 1] = string.format("  %8s | %8s | ZeRO-%d offload_optimizer=%s offload_param=%s%s",
-      r.cpu_text, r.gpu_text, r.stage, r.offload_optimizer, r.offload_param, zi)
-  end
-  if res.activation_bytes then
-    out[#out + 1] = string.format("Activations per GPU: %sGB (with activation "
-      .. "checkpointing: %sGB); add them to the per-GPU column.",
-      gib(res.activation_bytes), gib(res.activation_bytes_checkpointed))
-  end
-  return table.concat(out, "\n") .. "\n"
-end
+-- A count such as a model's parameters (commands_run.lua's parse_count).
+function M.parse_count(...) return require("deepspeed.commands_run").parse_count(...) end
 
 local estimate = {
   name = "estimate",
@@ -122,101 +41,11 @@ local estimate = {
       help = "0 counts the s x s attention scores of eager attention (default 1)" },
     { name = "json", help = "bytes as JSON, with the inputs echoed" },
   },
-  run = function(opts, args, ctx)
-    if #args > 0 then return usage("unexpected argument '" .. args[1] .. "'") end
-    local o, hf_path = {}, nil
-    local function num(opt, key, min, max, reader)
-      local s = opts[opt]
-      if s == nil then return true end
-      local v, err, hint = (reader or whole)(opt, s, min, max)
-      if not v then return false, err, hint end
-      o[key] = v
-      return true
-    end
-    local checks = {
-      { "params", "params", 1, 1000000000000000, count },
-      { "largest-layer", "largest_layer", 0, 1000000000000000, count },
-      { "gpus", "gpus", 1, 1000000 }, { "nodes", "nodes", 1, 1000000 },
-      { "stage", "stage", 0, 3 }, { "seq-len", "seq_len", 1, 100000000 },
-      { "micro-batch", "micro_batch", 1, 1000000 },
-    }
-    for _, c in ipairs(checks) do
-      local ok, err, hint = num(c[1], c[2], c[3], c[4], c[5])
-      if not ok then return usage(err, hint) end
-    end
-    for _, c in ipairs({ { "zero-init", "zero_init" }, { "flash-attention", "flash_attention" } }) do
-      if opts[c[1]] ~= nil then
-        local v, err = one_of(c[1], opts[c[1]], "0", "1")
-        if not v then return usage(err) end
-        o[c[2]] = v == "1"
-      end
-    end
-    for _, c in ipairs({ { "offload-optimizer", "offload_optimizer" }, { "offload-param", "offload_param" } }) do
-      if opts[c[1]] ~= nil then
-        local v, err = one_of(c[1], opts[c[1]], "none", "cpu")
-        if not v then return usage(err) end
-        o[c[2]] = v
-      end
-    end
-    local model = opts.model
-    if model then
-      -- a file when it looks like one or exists; otherwise a catalog name
-      -- or Hub id (meta-llama/Llama-2-7b-hf)
-      if model:sub(-5) == ".json" or ctx.is_file(model) then
-        local cfg, err = ctx.read_json(model)
-        if cfg == nil then return nil, err end
-        o.hf_config, hf_path = cfg, model
-      else
-        o.model = model
-      end
-    end
-    if not o.model and not o.hf_config and not o.params then
-      return usage("estimate needs --model or --params",
-        "try 'dsforge estimate --model llama-2-7b --gpus 8'")
-    end
-    if o.micro_batch and not o.seq_len then
-      return usage("--micro-batch goes with --seq-len")
-    end
-    local res = require("deepspeed.estimate").run(o)
-    if res.error then
-      local input = res.code == 3
-      -- an input error is about the config.json: name the file
-      return nil, { message = res.error, hint = res.hint,
-        kind = input and "input" or "usage", file = input and hf_path or nil }
-    end
-    if opts.json then return res end
-    return estimate_table(res)
-  end,
-}
-
-local LABELS = {
-  en = { changed = "changed", default = "same as default", unknown = "not a DeepSpeed key",
-         none = "no default", dword = "default", release = "not read by this release" },
-  zh = { changed = "已修改", default = "同默认值", unknown = "DeepSpeed 不认识的键",
-         none = "无默认值", dword = "默认", release = "该版本不读取" },
+  run = runner("estimate"),
 }
 
 local DS_VERSION_OPT = { name = "ds-version", arg = "X.Y[.Z]",
   help = "DeepSpeed release (default: $DSFORGE_DS_VERSION, else the newest covered)" }
-
--- The covered release for ctx.ds_version (--ds-version or
--- $DSFORGE_DS_VERSION): the release, or nil and a usage error. A version
--- between covered releases uses the nearest earlier one, with a warning.
-local function release_of(ctx)
-  local dv = require("deepspeed.dsversion")
-  local rel, note = dv.resolve(ctx.ds_version)
-  if not rel then
-    return nil, { message = note, hint = "covered releases: " .. dv.covered_text(), kind = "usage" }
-  end
-  if note then dsforge.warn(note) end
-  return rel, ctx.ds_version ~= nil
-end
-
--- A FILE argument rather than a KEY: a path, a JSON file name, or a file.
-local function is_path(ctx, s)
-  return s:find("/", 1, true) ~= nil or s:match("%.jsonc?$") ~= nil or s:match("%.hjson$") ~= nil
-    or ctx.is_file(s)
-end
 
 local explain = {
   name = "explain",
@@ -235,45 +64,7 @@ local explain = {
     { name = "lang", arg = "en|zh", help = "language of the explanations (default en)" },
     DS_VERSION_OPT,
   },
-  run = function(opts, args, ctx)
-    local lang = opts.lang or "en"
-    if lang ~= "en" and lang ~= "zh" then return usage("--lang must be 'en' or 'zh'") end
-    if #args == 0 then return usage("explain needs a FILE or a KEY") end
-    if #args > 1 then return usage("explain takes one FILE or KEY") end
-    local rel, asked = release_of(ctx)
-    if not rel then return nil, asked end
-    local ex = require("deepspeed.explain")
-    if not is_path(ctx, args[1]) then return ex.key(args[1], rel, lang) end
-    local doc, err = ctx.read_json(args[1])
-    if doc == nil then return nil, err end
-    local L = LABELS[lang]
-    local out = {}
-    for _, r in ipairs(ex.rows(doc, lang, asked and rel or nil)) do
-      local p = {}
-      for _, k in ipairs(r.path) do
-        if type(k) == "string" then
-          p[#p + 1] = (#p > 0 and "." or "") .. k
-        else
-          p[#p + 1] = string.format("[%d]", k - 1)
-        end
-      end
-      -- value_text: the plugin's text for a value with no exact JSON form
-      -- (an integral number beyond 2^53)
-      local v = r.value ~= nil and ctx.json(r.value) or r.value_text or "?"
-      local status = r.status
-      local label = status == "changed" and L.changed or status == "default" and L.default
-        or status == "unknown" and L.unknown or status == "not-in-release" and L.release or L.none
-      local line = table.concat(p) .. " = " .. v .. "  [" .. label
-      -- the default, unless there is none to name ("none")
-      if r.default_text and r.default_text ~= "" and r.default_text ~= "none" then
-        line = line .. "; " .. L.dword .. " " .. r.default_text
-      end
-      out[#out + 1] = line .. "]"
-      if r.doc and r.doc ~= "" then out[#out + 1] = "    " .. r.doc end
-    end
-    if #out == 0 then return "" end
-    return table.concat(out, "\n") .. "\n"
-  end,
+  run = runner("explain"),
 }
 
 local schema = {
@@ -285,12 +76,7 @@ local schema = {
     .. "--ds-version (or $DSFORGE_DS_VERSION), the schema of that release: only the keys "
     .. "it reads, its defaults, and its sections that reject unknown keys.",
   options = { DS_VERSION_OPT },
-  run = function(_, args, ctx)
-    if #args > 0 then return usage("schema takes no arguments") end
-    local rel, asked = release_of(ctx)
-    if not rel then return nil, asked end
-    return require("deepspeed.jsonschema").generate(asked and rel or nil)
-  end,
+  run = runner("schema"),
 }
 
 M.commands = { estimate, explain, schema }

@@ -4,11 +4,14 @@
 -- (schema_check.lua); cross-field rules and lint live in rules.lua; the
 -- "auto" resolver uses the Hugging Face formulas in hf.lua; summary.lua
 -- gives each variant's summary (memory, fit, HF arguments), the summary
--- table's columns and the memory-fit rule. Helper modules
+-- table's columns and the memory-fit rule (columns.lua). Helper modules
 -- (memory, activations, models, planner, hf, batch) are loaded by profiles
 -- and commands with require("deepspeed.<module>") when they need them.
 
-local summary = require("deepspeed.summary")
+-- What the plugin declares about summaries (columns, report layout, the
+-- memory-fit rule); the estimate itself (summary.lua) is loaded when a
+-- variant is first summarized (issue 15).
+local decl = require("deepspeed.columns")
 
 -- The rules, loaded when a command first runs or lists them (check, gen,
 -- plugins): estimate and explain never load the schema walk or rules.lua.
@@ -16,7 +19,7 @@ local function rules()
   local list = {}
   for _, r in ipairs(require("deepspeed.schema_check").rules) do list[#list + 1] = r end
   for _, r in ipairs(require("deepspeed.rules").rules) do list[#list + 1] = r end
-  list[#list + 1] = summary.fit_rule
+  list[#list + 1] = decl.fit_rule
   return list
 end
 
@@ -43,8 +46,8 @@ return {
   },
   -- Per variant: estimated memory, whether it fits, HF arguments.
   summarize = function(cfg, ctx)
-    return summary.variant(cfg, ctx.params or {})
+    return require("deepspeed.summary").variant(cfg, ctx.params or {})
   end,
-  columns = summary.columns,
-  report = summary.report_layout(),
+  columns = decl.columns,
+  report = decl.report_layout(),
 }

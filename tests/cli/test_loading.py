@@ -49,7 +49,8 @@ class LoadsOnlyWhatItCalls(dsf.TempDirTest):
         self.same_as_builtin(
             ["deepspeed/schema_check.lua", "deepspeed/rules.lua",
              "deepspeed/atrelease.lua", "deepspeed/batch.lua",
-             "deepspeed/estimate.lua"],
+             "deepspeed/estimate.lua", "deepspeed/summary.lua",
+             "deepspeed/models.lua"],
             "explain", self.cfg)
 
     def test_explain_key_loads_no_walk(self):
@@ -60,8 +61,20 @@ class LoadsOnlyWhatItCalls(dsf.TempDirTest):
         self.same_as_builtin(
             ["deepspeed/schema.lua", "deepspeed/schema_check.lua",
              "deepspeed/schema_util.lua", "deepspeed/rules.lua",
-             "deepspeed/explain.lua", "deepspeed/dsversion.lua"],
+             "deepspeed/explain.lua", "deepspeed/dsversion.lua",
+             "deepspeed/summary.lua"],
             "estimate", "--model", "llama-2-7b", "--stage", "3")
+
+    def test_check_loads_no_command_and_no_summary(self):
+        self.same_as_builtin(
+            ["deepspeed/commands_run.lua", "deepspeed/summary.lua",
+             "deepspeed/explain.lua", "deepspeed/estimate.lua",
+             "deepspeed/models.lua", "deepspeed/memory.lua"],
+            "check", self.cfg)
+
+    def test_plugin_help_loads_no_command(self):
+        self.same_as_builtin(["deepspeed/commands_run.lua", "deepspeed/summary.lua"],
+                             "estimate", "--help")
 
     def test_the_replacement_is_seen(self):
         r = self.run_with(["deepspeed/schema_check.lua"], "check", self.cfg)
