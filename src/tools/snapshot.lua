@@ -139,25 +139,32 @@ if #chunks > 0 then
 local setmetatable, rawget, next, type, match = setmetatable, rawget, next, type, string.match
 local function FIELDS(k) if k == "fields" or k == "doc" then return "" end end
 local function PREFIX(k) if type(k) == "string" then return match(k, "^[^.]*") end end
-local function Z(t, parts, group_of)
-  local function build(g)
-    local i = parts[g]
-    if i then
-      parts[g] = nil
-      if next(parts) == nil then setmetatable(t, nil) end
-      PART(i)(t, S, A, O, N)
-    end
+-- One metatable for every table built from parts; its parts and how keys
+-- map to them are looked up by the table (no closures per table).
+local PARTS, GROUP = {}, {}
+local function build(t, parts, g)
+  local i = parts[g]
+  if i then
+    parts[g] = nil
+    if next(parts) == nil then setmetatable(t, nil); PARTS[t], GROUP[t] = nil, nil end
+    PART(i)(t, S, A, O, N)
   end
-  return setmetatable(t, {
-    __index = function(_, k)
-      local g = group_of(k)
-      if g and parts[g] then build(g); return rawget(t, k) end
-    end,
-    __pairs = function()
-      for g in next, parts do build(g) end
-      return next, t, nil
-    end,
-  })
+end
+local MT = {
+  __index = function(t, k)
+    local parts = PARTS[t]
+    local g = parts and GROUP[t](k)
+    if g and parts[g] then build(t, parts, g); return rawget(t, k) end
+  end,
+  __pairs = function(t)
+    local parts = PARTS[t]
+    if parts then for g in next, parts do build(t, parts, g) end end
+    return next, t, nil
+  end,
+}
+local function Z(t, parts, group_of)
+  PARTS[t], GROUP[t] = parts, group_of
+  return setmetatable(t, MT)
 end
 ]]
 end
