@@ -10,7 +10,7 @@
 
 local memory = require("deepspeed.memory")
 local models = require("deepspeed.models")
-local activations = require("deepspeed.activations")
+-- deepspeed.activations is loaded only with --seq-len (below).
 
 local M = {}
 
@@ -93,6 +93,7 @@ function M.run(opts)
     local a = { seq_len = opts.seq_len, micro_batch = opts.micro_batch or 1,
       hidden_size = m.hidden_size, layers = m.layers, heads = m.heads, vocab = m.vocab,
       flash_attention = opts.flash_attention ~= false }
+    local activations = require("deepspeed.activations")
     local ok, v = pcall(activations.bytes, a)
     if not ok then return fail(2, tostring(v):gsub("^[^:]*:%d+: ", "")) end
     act_plain = v

@@ -62,7 +62,7 @@ class LoadsOnlyWhatItCalls(dsf.TempDirTest):
             ["deepspeed/schema.lua", "deepspeed/schema_check.lua",
              "deepspeed/schema_util.lua", "deepspeed/rules.lua",
              "deepspeed/explain.lua", "deepspeed/dsversion.lua",
-             "deepspeed/summary.lua"],
+             "deepspeed/summary.lua", "deepspeed/activations.lua"],
             "estimate", "--model", "llama-2-7b", "--stage", "3")
 
     def test_check_loads_no_command_and_no_summary(self):
