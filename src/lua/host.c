@@ -18,7 +18,6 @@
 #include "core/xalloc.h"
 #include "lua/chunk.h"
 #include "lua/errobj.h"
-#include "core/prefault.h"
 #include "lua/heap.h"
 #include "lua/sandbox.h"
 
@@ -353,7 +352,6 @@ int dsf_host_new(dsf_host **out, const dsf_host_config *cfg, dsf_diags *d)
 {
     *out = NULL;
     dsf_heap_prefault(); /* once: the states' memory, faulted in */
-    dsf_prefault_image(); /* and the code and bytecode that will run */
     dsf_host *h = dsf_xcalloc(1, sizeof *h);
     h->sources = cfg->sources;
     h->sandbox.module_dirs = cfg->module_dirs;
