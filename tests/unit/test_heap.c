@@ -122,21 +122,28 @@ static void test_pool_blocks(void **state)
     free(v);
 }
 
-/* The minor faults a child forked now takes writing one byte of each of
-** the n blocks v, after dsf_heap_after_fork or not. */
-static long child_write_faults(unsigned char **v, unsigned n, bool after)
+/* What a measurement in a child does: prepare (a nonzero return means
+** "not supported here"), then the writes whose faults are counted. */
+typedef struct in_child {
+    int (*prepare)(void *ctx);
+    void (*write)(void *ctx);
+    void *ctx;
+} in_child;
+
+/* The minor faults a child forked now takes in m.write, after m.prepare;
+** -1 when m.prepare says the kernel cannot (no MADV_POPULATE_WRITE). */
+static long faults_in_child(in_child m)
 {
     int fds[2];
     assert_int_equal(pipe(fds), 0);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        if (after && dsf_heap_after_fork() == 0)
+        if (m.prepare && m.prepare(m.ctx) != 0)
             _exit(2);
         struct rusage a, b;
         getrusage(RUSAGE_SELF, &a);
-        for (unsigned i = 0; i < n; i++)
-            v[i][0] ^= 1;
+        m.write(m.ctx);
         getrusage(RUSAGE_SELF, &b);
         long faults = b.ru_minflt - a.ru_minflt;
         _exit(write(fds[1], &faults, sizeof faults) == sizeof faults ? 0 : 1);
@@ -149,10 +156,37 @@ static long child_write_faults(unsigned char **v, unsigned n, bool after)
     assert_int_equal(waitpid(pid, &st, 0), pid);
     assert_true(WIFEXITED(st));
     if (WEXITSTATUS(st) == 2)
-        return -1; /* no MADV_POPULATE_WRITE here */
+        return -1;
     assert_int_equal(WEXITSTATUS(st), 0);
     assert_int_equal(got, (ssize_t)sizeof faults);
     return faults;
+}
+
+typedef struct blocks {
+    unsigned char **v;
+    unsigned n;
+} blocks;
+
+static int after_fork(void *ctx)
+{
+    (void)ctx;
+    return dsf_heap_after_fork() == 0;
+}
+
+static void write_blocks(void *ctx)
+{
+    const blocks *b = ctx;
+    for (unsigned i = 0; i < b->n; i++)
+        b->v[i][0] ^= 1;
+}
+
+/* The minor faults a child forked now takes writing one byte of each of
+** the n blocks v, after dsf_heap_after_fork or not. */
+static long child_write_faults(unsigned char **v, unsigned n, bool after)
+{
+    blocks b = {v, n};
+    return faults_in_child(
+        (in_child){after ? after_fork : NULL, write_blocks, &b});
 }
 
 /* A forked worker's Lua writes its pool pages (the collector marks every
@@ -209,52 +243,43 @@ static void test_c_heap_pages_copied_after_fork(void **state)
         free(v[i]);
 }
 
-/* In a child: once the C heap has grown (sbrk, by the 1 MiB top pad the
-** arena set), the faults taken by the next 200 blocks of 4 KiB malloc'd
-** and written, with dsf_heap_follow called at the growth or not; -1 when
-** it populated nothing (no MADV_POPULATE_WRITE). */
+/* Grows the C heap (sbrk, by the 1 MiB top pad the arena set), then calls
+** dsf_heap_follow when ctx says so (nonzero: it populated nothing). */
+static int grow_heap(void *ctx)
+{
+    char *top = sbrk(0);
+    for (unsigned i = 0; i < 1000 && sbrk(0) == top; i++)
+        if (!malloc(4000)) /* kept: the heap must grow */
+            _exit(1);
+    if (sbrk(0) == top)
+        _exit(4);
+    if (!*(bool *)ctx)
+        return 0;
+    if (dsf_heap_follow() == 0)
+        return 1;
+    if (dsf_heap_follow() != 0) /* nothing more until it grows again */
+        _exit(3);
+    return 0;
+}
+
+/* The next 200 blocks of 4 KiB, malloc'd and written. */
+static void fill_grown_heap(void *ctx)
+{
+    (void)ctx;
+    for (unsigned i = 0; i < 200; i++) {
+        unsigned char *p = malloc(4000);
+        if (!p)
+            _exit(1);
+        p[0] = 1;
+    }
+}
+
+/* In a child: the faults the next 200 blocks take once the C heap has
+** grown, with dsf_heap_follow called at the growth or not; -1 when it
+** populated nothing. */
 static long grown_heap_write_faults(bool follow)
 {
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        enum { N = 200 };
-        static unsigned char *v[N];
-        char *top = sbrk(0);
-        for (unsigned i = 0; i < 1000 && sbrk(0) == top; i++)
-            if (!malloc(4000)) /* kept: the heap must grow */
-                _exit(1);
-        if (sbrk(0) == top)
-            _exit(4);
-        if (follow && dsf_heap_follow() == 0)
-            _exit(2);
-        if (follow && dsf_heap_follow() != 0) /* nothing until it grows */
-            _exit(3);
-        struct rusage a, b;
-        getrusage(RUSAGE_SELF, &a);
-        for (unsigned i = 0; i < N; i++) {
-            if (!(v[i] = malloc(4000)))
-                _exit(1);
-            v[i][0] = 1;
-        }
-        getrusage(RUSAGE_SELF, &b);
-        long faults = b.ru_minflt - a.ru_minflt;
-        _exit(write(fds[1], &faults, sizeof faults) == sizeof faults ? 0 : 1);
-    }
-    close(fds[1]);
-    long faults = -1;
-    ssize_t got = read(fds[0], &faults, sizeof faults);
-    close(fds[0]);
-    int st;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st));
-    if (WEXITSTATUS(st) == 2)
-        return -1;
-    assert_int_equal(WEXITSTATUS(st), 0);
-    assert_int_equal(got, (ssize_t)sizeof faults);
-    return faults;
+    return faults_in_child((in_child){grow_heap, fill_grown_heap, &follow});
 }
 
 /* A loop over many items calls dsf_heap_follow once per item: the room
@@ -274,41 +299,33 @@ static void test_follow_faults_in_growth(void **state)
     assert_true(with * 10 <= without);
 }
 
+typedef struct big_block {
+    unsigned char *p;
+    size_t n;
+    bool populate;
+} big_block;
+
+static int alloc_big_block(void *ctx)
+{
+    big_block *b = ctx;
+    if (!(b->p = malloc(b->n)))
+        _exit(1);
+    return b->populate && dsf_heap_populate(b->p, b->n) == 0;
+}
+
+static void write_big_block(void *ctx)
+{
+    const big_block *b = ctx;
+    for (size_t off = 0; off < b->n; off += 4096)
+        b->p[off] = 1;
+}
+
 /* In a child: the faults taken writing every page of a 4 MiB block
 ** (mmap'd by malloc), populated first or not. */
 static long big_block_write_faults(bool populate)
 {
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        size_t n = 4u << 20;
-        unsigned char *p = malloc(n);
-        if (!p)
-            _exit(1);
-        if (populate && dsf_heap_populate(p, n) == 0)
-            _exit(2);
-        struct rusage a, b;
-        getrusage(RUSAGE_SELF, &a);
-        for (size_t off = 0; off < n; off += 4096)
-            p[off] = 1;
-        getrusage(RUSAGE_SELF, &b);
-        long faults = b.ru_minflt - a.ru_minflt;
-        _exit(write(fds[1], &faults, sizeof faults) == sizeof faults ? 0 : 1);
-    }
-    close(fds[1]);
-    long faults = -1;
-    ssize_t got = read(fds[0], &faults, sizeof faults);
-    close(fds[0]);
-    int st;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st));
-    if (WEXITSTATUS(st) == 2)
-        return -1;
-    assert_int_equal(WEXITSTATUS(st), 0);
-    assert_int_equal(got, (ssize_t)sizeof faults);
-    return faults;
+    big_block b = {NULL, 4u << 20, populate};
+    return faults_in_child((in_child){alloc_big_block, write_big_block, &b});
 }
 
 /* A large array about to be filled (a sweep's variants) is faulted in
