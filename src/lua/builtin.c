@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/xalloc.h"
+#include "lua/bcsize.h"
 
 /* Is path rel itself (possibly as ./rel) or .../rel? */
 static bool names_builtin(const char *path, const char *rel)
@@ -16,21 +17,6 @@ static bool names_builtin(const char *path, const char *rel)
     if (n == m)
         return !strcmp(path, rel);
     return n > m && path[n - m - 1] == '/' && !strcmp(path + n - m, rel);
-}
-
-/* Lua 5.4's dumpSize encoding (see precompile.c). */
-static size_t encode_size(unsigned char *out, size_t x)
-{
-    unsigned char tmp[16];
-    size_t n = 0;
-    do {
-        tmp[n++] = x & 0x7f;
-        x >>= 7;
-    } while (x);
-    for (size_t i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
-    out[n - 1] |= 0x80;
-    return n;
 }
 
 const dsf_builtin_chunk *dsf_builtin_find(const char *path, const char *text,
@@ -54,7 +40,7 @@ static void reader_init(dsf_builtin_reader *r, const unsigned char *bc,
     r->path = path;
     r->step = 0;
     /* '@' + path + the terminating byte Lua counts in the size */
-    r->size_len = encode_size(r->size, strlen(path) + 2);
+    r->size_len = dsf_bc_encode_size(r->size, strlen(path) + 2);
 }
 
 void dsf_builtin_reader_init(dsf_builtin_reader *r,

@@ -32,22 +32,6 @@ static void add(out *o, const void *p, size_t n)
     o->len += n;
 }
 
-/* Lua 5.4's dumpSize: 7-bit groups, most significant first, the last
-** byte marked with 0x80. */
-size_t dsf_bc_encode_size(unsigned char *dst, size_t x)
-{
-    unsigned char tmp[16];
-    size_t n = 0;
-    do {
-        tmp[n++] = x & 0x7f;
-        x >>= 7;
-    } while (x);
-    for (size_t i = 0; i < n; i++)
-        dst[i] = tmp[n - 1 - i];
-    dst[n - 1] |= 0x80;
-    return n;
-}
-
 static void put_size(out *o, size_t x)
 {
     unsigned char enc[16];

@@ -16,9 +16,8 @@
 
 #include <stddef.h>
 
-/* Writes Lua 5.4's dumpSize encoding of x to out (at most 10 bytes) and
-** returns its length. */
-size_t dsf_bc_encode_size(unsigned char *out, size_t x);
+#include "lua/bcsize.h" /* dsf_bc_encode_size */
+
 
 /* The chunk bc[0 .. len) (lua_dump's output, not stripped) without the
 ** names above: a malloc'd copy in *out (the caller frees it), its length in

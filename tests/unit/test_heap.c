@@ -162,6 +162,20 @@ static long faults_in_child(in_child m)
     return faults;
 }
 
+/* The same writes take under a tenth of the faults (of at least at_least)
+** when the child prepared them with populated than with plain; skipped
+** where the kernel cannot populate. */
+static void expect_populated(in_child populated, in_child plain,
+                             long at_least)
+{
+    long with = faults_in_child(populated);
+    if (with < 0)
+        skip();
+    long without = faults_in_child(plain);
+    assert_true(without >= at_least);
+    assert_true(with * 10 <= without);
+}
+
 typedef struct blocks {
     unsigned char **v;
     unsigned n;
@@ -180,15 +194,6 @@ static void write_blocks(void *ctx)
         b->v[i][0] ^= 1;
 }
 
-/* The minor faults a child forked now takes writing one byte of each of
-** the n blocks v, after dsf_heap_after_fork or not. */
-static long child_write_faults(unsigned char **v, unsigned n, bool after)
-{
-    blocks b = {v, n};
-    return faults_in_child(
-        (in_child){after ? after_fork : NULL, write_blocks, &b});
-}
-
 /* A forked worker's Lua writes its pool pages (the collector marks every
 ** live object): after dsf_heap_after_fork they are its own already, so
 ** the writes take no copy-on-write fault. */
@@ -205,12 +210,9 @@ static void test_pool_pages_copied_after_fork(void **state)
         assert_non_null(v[i]);
         v[i][0] = 0;
     }
-    long with = child_write_faults(v, N, true);
-    if (with < 0)
-        skip();
-    long without = child_write_faults(v, N, false);
-    assert_true(without >= 200);
-    assert_true(with * 10 <= without);
+    blocks b = {v, N};
+    expect_populated((in_child){after_fork, write_blocks, &b},
+                     (in_child){NULL, write_blocks, &b}, 200);
     for (unsigned i = 0; i < N; i++)
         dsf_heap_realloc(v[i], 48, 0);
     free(v);
@@ -233,12 +235,9 @@ static void test_c_heap_pages_copied_after_fork(void **state)
         assert_non_null(v[i]);
         v[i][0] = 0;
     }
-    long with = child_write_faults(v, N, true);
-    if (with < 0)
-        skip();
-    long without = child_write_faults(v, N, false);
-    assert_true(without >= 80);
-    assert_true(with * 10 <= without);
+    blocks b = {v, N};
+    expect_populated((in_child){after_fork, write_blocks, &b},
+                     (in_child){NULL, write_blocks, &b}, 80);
     for (unsigned i = 0; i < N; i++)
         free(v[i]);
 }
@@ -274,14 +273,6 @@ static void fill_grown_heap(void *ctx)
     }
 }
 
-/* In a child: the faults the next 200 blocks take once the C heap has
-** grown, with dsf_heap_follow called at the growth or not; -1 when it
-** populated nothing. */
-static long grown_heap_write_faults(bool follow)
-{
-    return faults_in_child((in_child){grow_heap, fill_grown_heap, &follow});
-}
-
 /* A loop over many items calls dsf_heap_follow once per item: the room
 ** the C heap grew into is faulted in at once, not page by page. */
 static void test_follow_faults_in_growth(void **state)
@@ -291,12 +282,9 @@ static void test_follow_faults_in_growth(void **state)
     skip();
 #endif
     dsf_heap_prefault();
-    long with = grown_heap_write_faults(true);
-    if (with < 0)
-        skip();
-    long without = grown_heap_write_faults(false);
-    assert_true(without >= 150);
-    assert_true(with * 10 <= without);
+    bool follow = true, plain = false;
+    expect_populated((in_child){grow_heap, fill_grown_heap, &follow},
+                     (in_child){grow_heap, fill_grown_heap, &plain}, 150);
 }
 
 typedef struct big_block {
@@ -320,14 +308,6 @@ static void write_big_block(void *ctx)
         b->p[off] = 1;
 }
 
-/* In a child: the faults taken writing every page of a 4 MiB block
-** (mmap'd by malloc), populated first or not. */
-static long big_block_write_faults(bool populate)
-{
-    big_block b = {NULL, 4u << 20, populate};
-    return faults_in_child((in_child){alloc_big_block, write_big_block, &b});
-}
-
 /* A large array about to be filled (a sweep's variants) is faulted in
 ** with one call. */
 static void test_populate_a_block(void **state)
@@ -336,12 +316,11 @@ static void test_populate_a_block(void **state)
 #if defined(CHECKED_BUILD)
     skip();
 #endif
-    long with = big_block_write_faults(true);
-    if (with < 0)
-        skip();
-    long without = big_block_write_faults(false);
-    assert_true(without >= 1000);
-    assert_true(with * 10 <= without);
+    big_block populated = {NULL, 4u << 20, true};
+    big_block plain = {NULL, 4u << 20, false};
+    expect_populated((in_child){alloc_big_block, write_big_block, &populated},
+                     (in_child){alloc_big_block, write_big_block, &plain},
+                     1000);
 }
 
 /* In a process run by valgrind's memcheck (or another tool that replaces
