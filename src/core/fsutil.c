@@ -264,7 +264,7 @@ char *dsf_path_join(const char *a, const char *b)
         return dsf_xstrdup(b);
     size_t la = strlen(a);
     bool slash = a[la - 1] == '/';
-    return dsf_xasprintf("%s%s%s", a, slash ? "" : "/", b);
+    return dsf_xconcat(a, slash ? "" : "/", b, NULL);
 }
 
 char *dsf_path_dirname(const char *path)

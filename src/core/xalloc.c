@@ -59,16 +59,45 @@ char *dsf_xstrndup(const char *s, size_t n)
 
 char *dsf_xasprintf(const char *fmt, ...)
 {
+    /* One formatting pass when the text fits the stack buffer (most do),
+    ** a second only for a longer one. */
+    char small[256];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
     if (n < 0)
         oom(0);
+    if ((size_t)n < sizeof small)
+        return dsf_xstrndup(small, (size_t)n);
     char *p = dsf_xmalloc((size_t)n + 1);
     va_start(ap, fmt);
     vsnprintf(p, (size_t)n + 1, fmt, ap);
     va_end(ap);
+    return p;
+}
+
+char *dsf_xconcat(const char *s, ...)
+{
+    va_list ap;
+    size_t n = 0;
+    va_start(ap, s);
+    for (const char *a = s; a; a = va_arg(ap, const char *)) {
+        size_t len = strlen(a);
+        if (len > SIZE_MAX - 1 - n)
+            oom(SIZE_MAX);
+        n += len;
+    }
+    va_end(ap);
+    char *p = dsf_xmalloc(n + 1), *w = p;
+    va_start(ap, s);
+    for (const char *a = s; a; a = va_arg(ap, const char *)) {
+        size_t len = strlen(a);
+        memcpy(w, a, len);
+        w += len;
+    }
+    va_end(ap);
+    *w = '\0';
     return p;
 }
 

@@ -25,6 +25,10 @@ char *dsf_xstrndup(const char *s, size_t n);
 /* printf into a new string. Caller frees. */
 char *dsf_xasprintf(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
+/* The strings given, up to a NULL, one after the other in a new string
+** (no formatting: for names built on every load, such as a rule's "rule
+** ID (plugin NAME)"). Caller frees. */
+char *dsf_xconcat(const char *s, ...) __attribute__((sentinel));
 
 /* Reports that memory ran out and aborts. */
 _Noreturn void dsf_xoom(void);

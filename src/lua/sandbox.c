@@ -225,8 +225,8 @@ static int l_require(lua_State *L)
     dsf_diags ignore = DSF_DIAGS_INIT;
     for (size_t i = 0; i < h->n_module_dirs && !src; i++) {
         for (int form = 0; form < 2 && !src; form++) {
-            path = dsf_xasprintf("%s/%s%s", h->module_dirs[i], rel,
-                                 form ? "/init.lua" : ".lua");
+            path = dsf_xconcat(h->module_dirs[i], "/", rel,
+                               form ? "/init.lua" : ".lua", NULL);
             /* A missing candidate is just not this one. */
             if (dsf_srccache_get(h->sources, path, &src, &ignore) != 0)
                 src = NULL;

@@ -177,7 +177,7 @@ static int read_one(dsf_plugin_commands *cmds, lua_State *L, int t,
                  "letters, digits, '-') and a one-line 'summary'; usage, "
                  "description, notes and positional are strings");
     if (!rc && !c.usage)
-        c.usage = dsf_xasprintf("%s [options]", c.name);
+        c.usage = dsf_xconcat(c.name, " [options]", NULL);
     for (size_t i = 0; !rc && i < cmds->n; i++) {
         if (!strcmp(cmds->items[i].name, c.name)) {
             char msg[200];

@@ -255,7 +255,7 @@ static int read_emitter(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
     e->files = files;
     e->nfiles = nfiles;
     e->ref = ref;
-    e->what = dsf_xasprintf("emitter %s (plugin %s)", name, plugin);
+    e->what = dsf_xconcat("emitter ", name, " (plugin ", plugin, ")", NULL);
     return 0;
 }
 

@@ -83,7 +83,7 @@ static int read_resolvers(dsf_plugins *p, lua_State *L, int t,
         rv->plugin = dsf_xstrdup(pi->name);
         rv->name = dsf_xstrdup(name);
         rv->ref = ref;
-        rv->label = dsf_xasprintf("plugin %s resolver %s", pi->name, name);
+        rv->label = dsf_xconcat("plugin ", pi->name, " resolver ", name, NULL);
         rv->layer.kind = "plugin";
         rv->layer.label = rv->label;
         rv->layer.file = NULL;
@@ -131,8 +131,8 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
                     const char *origin, dsf_diags *d)
 {
     lua_State *L = dsf_host_state(p->host);
-    char *file = dsf_xasprintf("%s/%s/init.lua", dir, name);
-    char *what = dsf_xasprintf("plugin %s", name);
+    char *file = dsf_xconcat(dir, "/", name, "/init.lua", NULL);
+    char *what = dsf_xconcat("plugin ", name, NULL);
     int rc;
     /* require(name) through the sandbox's require (no chunk of our own:
     ** a state that loads only built-ins runs without the count hook). */
@@ -258,8 +258,8 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
         p->rules_refs[p->n - 1] = rules_ref;
         p->summarize_what = dsf_xrealloc(p->summarize_what,
                                          p->n * sizeof *p->summarize_what);
-        p->summarize_what[p->n - 1] = dsf_xasprintf("plugin %s summarize",
-                                                    name);
+        p->summarize_what[p->n - 1] = dsf_xconcat("plugin ", name,
+                                                  " summarize", NULL);
     }
     cJSON_Delete(report); /* not kept: an error came after it */
     lua_settop(L, 0);
@@ -316,8 +316,8 @@ int dsf_plugins_load(dsf_plugins **out, const dsf_dirs *dirs,
         size_t nn;
         dsf_scriptfs_list_dir(&names, &nn, dirs->items[i].path);
         for (size_t k = 0; !rc && k < nn; k++) {
-            char *init = dsf_xasprintf("%s/%s/init.lua", dirs->items[i].path,
-                                       names[k]);
+            char *init = dsf_xconcat(dirs->items[i].path, "/", names[k],
+                                     "/init.lua", NULL);
             bool is_plugin = dsf_scriptfs_is_file(init);
             const dsf_plugin_info *winner = NULL;
             for (size_t j = 0; j < p->n && !winner; j++)

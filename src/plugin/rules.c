@@ -117,7 +117,7 @@ static int read_rule_list(dsf_plugins *p, lua_State *L,
         ru->fix = dsf_xstrdup(fix);
         ru->strict = dsf_xstrdup(strict);
         ru->check_ref = ref;
-        ru->what = dsf_xasprintf("rule %s (plugin %s)", id, pi->name);
+        ru->what = dsf_xconcat("rule ", id, " (plugin ", pi->name, ")", NULL);
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -162,8 +162,8 @@ int dsf_plugin_rules_load(dsf_plugins *p, dsf_diags *d)
             continue;
         p->rules_refs[i] = LUA_NOREF; /* called once, whatever happens */
         dsf_plugin_info *pi = &p->items[i];
-        char *file = dsf_xasprintf("%s/init.lua", pi->dir);
-        char *what = dsf_xasprintf("plugin %s rules", pi->name);
+        char *file = dsf_xconcat(pi->dir, "/init.lua", NULL);
+        char *what = dsf_xconcat("plugin ", pi->name, " rules", NULL);
         lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
         luaL_unref(L, LUA_REGISTRYINDEX, ref);
         rc = dsf_host_call(p->host, 0, 1, what, d);

@@ -119,7 +119,7 @@ static int read_column(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
     c->right = align && !strcmp(align, "right");
     c->varies = show && !strcmp(show, "varies");
     c->ref = ref;
-    c->what = dsf_xasprintf("column %s (plugin %s)", name, plugin);
+    c->what = dsf_xconcat("column ", name, " (plugin ", plugin, ")", NULL);
     return 0;
 }
 
