@@ -50,7 +50,7 @@ class LoadsOnlyWhatItCalls(dsf.TempDirTest):
             ["deepspeed/schema_check.lua", "deepspeed/rules.lua",
              "deepspeed/atrelease.lua", "deepspeed/batch.lua",
              "deepspeed/estimate.lua", "deepspeed/summary.lua",
-             "deepspeed/models.lua"],
+             "deepspeed/models.lua", "deepspeed/explain_key.lua"],
             "explain", self.cfg)
 
     def test_explain_key_loads_no_walk(self):
@@ -75,6 +75,20 @@ class LoadsOnlyWhatItCalls(dsf.TempDirTest):
     def test_plugin_help_loads_no_command(self):
         self.same_as_builtin(["deepspeed/commands_run.lua", "deepspeed/summary.lua"],
                              "estimate", "--help")
+
+    def test_explain_key_loads_its_module(self):
+        # explain_key.lua is required where a key is explained: the same
+        # text as before, and a replaced copy is what runs.
+        args = ("explain", "zero_optimization.stage3_gather_16bit_weights_on_model_save",
+                "--lang", "zh")
+        want = dsf.run(*args, cwd=self.work)
+        self.assertEqual(want.rc, 0, want)
+        self.assertIn("(DeepSpeed ", want.out)
+        got = dsf.run(*args, cwd=self.work, env={"DSFORGE_DATADIR": self.data})
+        self.assertEqual((got.rc, got.out, got.err), (0, want.out, want.err))
+        r = self.run_with(["deepspeed/explain_key.lua"], *args)
+        self.assertNotEqual(r.rc, 0, r)
+        self.assertIn("deepspeed/explain_key.lua was loaded", r.err)
 
     def test_the_replacement_is_seen(self):
         r = self.run_with(["deepspeed/schema_check.lua"], "check", self.cfg)
