@@ -6,8 +6,6 @@
 
 local M = {}
 
-local GIB = 1024 * 1024 * 1024
-
 -- The share of gpu_mem_gb a variant must leave free to "fit": the margin
 -- the planner keeps (planner.lua takes its default from here).
 M.FIT_MARGIN = 0.10
@@ -42,104 +40,37 @@ end
 -- cell's text or nil ("-").
 ---------------------------------------------------------------------------
 
--- A whole number as text: non-negative numbers are truncated, anything
--- else has no cell.
-local function whole(x)
-  if type(x) ~= "number" or x ~= x or x < 0 then return nil end
-  if x >= 2^63 then return string.format("%.0f", x) end
-  return string.format("%d", math.floor(x))
-end
-
-local function gib(x)
-  if type(x) ~= "number" or x < 0 then return nil end
-  return string.format("%.2f", x / GIB)
-end
-
-local function precision(cfg)
-  local bf = type(cfg.bf16) == "table" and cfg.bf16.enabled or nil
-  local fp = type(cfg.fp16) == "table" and cfg.fp16.enabled or nil
-  if bf == true then return "bf16" end
-  if fp == true then return "fp16" end
-  if type(bf) == "string" or type(fp) == "string" then return "auto" end
-  return "fp32"
-end
-
-local function offload(cfg)
-  local z = type(cfg.zero_optimization) == "table" and cfg.zero_optimization or {}
-  local function on(sec)
-    local d = type(sec) == "table" and sec.device or nil
-    return type(d) == "string" and d ~= "none"
+-- A column's value function: the cell's text from cells.lua, loaded when
+-- the first cell is drawn (a command that draws no table does not undump
+-- the cells; every column shares this one function prototype).
+local cells
+local function cell(name)
+  return function(v)
+    cells = cells or require("deepspeed.cells")
+    return cells[name](v)
   end
-  local oo, op = on(z.offload_optimizer), on(z.offload_param)
-  if oo and op then return "opt+param" end
-  if oo then return "optimizer" end
-  if op then return "param" end
-  return "none"
-end
-
-local function world(params)
-  local w = type(params) == "table" and params.world_size or nil
-  if type(w) == "number" and w >= 1 then return whole(w) end
-  return "1"
-end
-
--- A param as text: strings as they are, numbers in %g, else nil.
-local function param_text(params, key)
-  local x = type(params) == "table" and params[key] or nil
-  if type(x) == "string" then return x end
-  if type(x) == "number" then return string.format("%g", x) end
-  return nil
-end
-
-local function checkpointing(params)
-  if type(params) ~= "table" then return nil end
-  local a, g = params.activation_checkpointing, params.gradient_checkpointing
-  if a == nil and g == nil then return nil end
-  return (a == true or g == true) and "yes" or "no"
-end
-
-local function stage(cfg)
-  local z = cfg.zero_optimization
-  local s = type(z) == "table" and whole(z.stage) or nil
-  return s or "0"
 end
 
 M.columns = {
-  { name = "world", align = "right", width = 5,
-    value = function(v) return world(v.params) end },
-  { name = "micro", align = "right", width = 5,
-    value = function(v) return whole(v.config.train_micro_batch_size_per_gpu) end },
-  { name = "gas", align = "right", width = 4,
-    value = function(v) return whole(v.config.gradient_accumulation_steps) end },
-  { name = "global", align = "right", width = 6,
-    value = function(v) return whole(v.config.train_batch_size) end },
-  { name = "zero", align = "right", width = 4,
-    value = function(v) return stage(v.config) end },
-  { name = "offload", width = 9, value = function(v) return offload(v.config) end },
-  { name = "prec", width = 5, value = function(v) return precision(v.config) end },
+  { name = "world", align = "right", width = 5, value = cell("world") },
+  { name = "micro", align = "right", width = 5, value = cell("micro") },
+  { name = "gas", align = "right", width = 4, value = cell("gas") },
+  { name = "global", align = "right", width = 6, value = cell("global") },
+  { name = "zero", align = "right", width = 4, value = cell("zero") },
+  { name = "offload", width = 9, value = cell("offload") },
+  { name = "prec", width = 5, value = cell("prec") },
   -- Inputs shown only when they differ between the variants.
-  { name = "model", show = "varies",
-    value = function(v) return param_text(v.params, "model") end },
-  { name = "seq", align = "right", show = "varies",
-    value = function(v) return whole(v.params and v.params.seq_len) end },
-  { name = "ckpt", show = "varies",
-    value = function(v) return checkpointing(v.params) end },
-  { name = "gpu_gb", align = "right", show = "varies",
-    value = function(v) return param_text(v.params, "gpu_mem_gb") end },
-  { name = "gpu_gib", align = "right", width = 8,
-    value = function(v) return v.summary and gib(v.summary.gpu_bytes) end },
-  { name = "cpu_gib", align = "right", width = 8,
-    value = function(v) return v.summary and gib(v.summary.cpu_bytes) end },
+  { name = "model", show = "varies", value = cell("model") },
+  { name = "seq", align = "right", show = "varies", value = cell("seq") },
+  { name = "ckpt", show = "varies", value = cell("ckpt") },
+  { name = "gpu_gb", align = "right", show = "varies", value = cell("gpu_gb") },
+  { name = "gpu_gib", align = "right", width = 8, value = cell("gpu_gib") },
+  { name = "cpu_gib", align = "right", width = 8, value = cell("cpu_gib") },
   { name = "fits",
     note = string.format("estimated GPU memory within %g%% of gpu_mem_gb "
       .. "(the %g%% margin the planner keeps)", (1 - M.FIT_MARGIN) * 100,
       M.FIT_MARGIN * 100),
-    value = function(v)
-      local f = v.summary and v.summary.fits
-      if f == true then return "yes" end
-      if f == false then return "NO" end
-      return nil
-    end },
+    value = cell("fits") },
 }
 
 -- The memory-fit rule: the summary's estimate against gpu_mem_gb, a

@@ -69,8 +69,27 @@ class LoadsOnlyWhatItCalls(dsf.TempDirTest):
         self.same_as_builtin(
             ["deepspeed/commands_run.lua", "deepspeed/summary.lua",
              "deepspeed/explain.lua", "deepspeed/estimate.lua",
-             "deepspeed/models.lua", "deepspeed/memory.lua"],
+             "deepspeed/models.lua", "deepspeed/memory.lua",
+             "deepspeed/cells.lua"],
             "check", self.cfg)
+
+    def test_estimate_and_explain_draw_no_cells(self):
+        for args in (("estimate", "--model", "llama-2-7b", "--stage", "3"),
+                     ("explain", self.cfg)):
+            self.same_as_builtin(["deepspeed/cells.lua"], *args)
+
+    def test_gen_draws_its_cells(self):
+        # cells.lua is required when the summary table's first cell is
+        # drawn: the same table as before, and a replaced copy runs.
+        want = dsf.run("gen", "8xa100", cwd=self.work)
+        self.assertEqual(want.rc, 0, want)
+        self.assertIn("gpu_gib", want.out)
+        got = dsf.run("gen", "8xa100", cwd=self.work,
+                      env={"DSFORGE_DATADIR": self.data})
+        self.assertEqual((got.rc, got.out, got.err), (0, want.out, want.err))
+        r = self.run_with(["deepspeed/cells.lua"], "gen", "8xa100")
+        self.assertNotEqual(r.rc, 0, r)
+        self.assertIn("deepspeed/cells.lua was loaded", r.out + r.err)
 
     def test_plugin_help_loads_no_command(self):
         self.same_as_builtin(["deepspeed/commands_run.lua", "deepspeed/summary.lua"],
