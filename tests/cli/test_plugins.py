@@ -388,6 +388,29 @@ class BrokenPlugins(PluginTest):
         self.assertIn("unknown-key", res.err)
         self.assertIn("'bx'", res.err)
         self.assertIn("'deepspeed'", res.err)
+        # bx's list is read when it is declared, deepspeed's (a function)
+        # when check first needs the rules: the ids of both are one index.
+        self.assertRegex(res.err, r"plugin 'deepspeed': rule id 'unknown-key' "
+                         r"is already declared by plugin 'bx' \(.*/bx/init\.lua\)")
+        self.assertIn("hint: rule ids are global: rename the rule", res.err)
+        # the same from a rules function of bx, and within one list
+        res, _ = self.broken(
+            'return { name = "bx", version = "1", rules = function() return {\n'
+            '  { id = "bx-a", severity = "error", summary = "a" },\n'
+            '  { id = "version-key", severity = "note", summary = "b" } } end }\n')
+        self.assertExit(res, 3)
+        self.assertRegex(res.err, r"rule id 'version-key' is already declared "
+                         r"by plugin '(deepspeed|bx)'")
+        for rules in ('{ id = "dup", severity = "error", summary = "a" },\n'
+                      '{ id = "other", severity = "error", summary = "a" },\n'
+                      '{ id = "dup", severity = "note", summary = "b" }',):
+            for lazy in (False, True):
+                body = ("function() return { %s } end" if lazy else "{ %s }") % rules
+                res, _ = self.broken('return { name = "bx", version = "1", '
+                                     'rules = %s }\n' % body)
+                self.assertExit(res, 3)
+                self.assertIn("plugin 'bx': rule id 'dup' is declared twice",
+                              res.err)
 
     def test_rule_raising_at_run_time_exits_5(self):
         text = ('return { name = "bx", version = "1", rules = {\n'
