@@ -50,11 +50,7 @@ static const char *unknown_field(lua_State *L, int t,
     lua_pushnil(L);
     while (lua_next(L, t)) {
         lua_pop(L, 1);
-        bool ok = false;
-        if (lua_type(L, -1) == LUA_TSTRING)
-            for (int i = 0; known[i]; i++)
-                ok |= !strcmp(lua_tostring(L, -1), known[i]);
-        if (!ok) {
+        if (!dsf_plugin_known_key(L, -1, known)) {
             const char *k = lua_type(L, -1) == LUA_TSTRING
                                 ? lua_tostring(L, -1)
                                 : "(not a string)";

@@ -18,6 +18,17 @@ bool dsf_plugin_parse_severity(const char *s, dsf_severity *out)
     return true;
 }
 
+bool dsf_plugin_known_key(lua_State *L, int k, const char *const *known)
+{
+    if (lua_type(L, k) != LUA_TSTRING)
+        return false;
+    const char *s = lua_tostring(L, k);
+    for (int i = 0; known[i]; i++)
+        if (!strcmp(s, known[i]))
+            return true;
+    return false;
+}
+
 const char *dsf_plugin_raw_string(lua_State *L, int t, const char *key)
 {
     lua_pushstring(L, key);

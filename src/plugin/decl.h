@@ -18,6 +18,10 @@ struct dsf_plugins;
 /* Lower-case "error", "warning" or "note"; false for anything else. */
 bool dsf_plugin_parse_severity(const char *s, dsf_severity *out);
 
+/* Whether the key at index k (a lua_next key: not converted) is a
+** string among known (NULL-terminated). */
+bool dsf_plugin_known_key(lua_State *L, int k, const char *const *known);
+
 /* Raw string field key of the table at t, or NULL (borrowed from Lua: it
 ** stays alive while t holds it). */
 const char *dsf_plugin_raw_string(lua_State *L, int t, const char *key);

@@ -182,11 +182,7 @@ static int read_emitter(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
     lua_pushnil(L);
     while (lua_next(L, r)) {
         lua_pop(L, 1);
-        bool known = false;
-        if (lua_type(L, -1) == LUA_TSTRING)
-            for (int k = 0; emitter_fields[k]; k++)
-                known |= !strcmp(lua_tostring(L, -1), emitter_fields[k]);
-        if (!known) {
+        if (!dsf_plugin_known_key(L, -1, emitter_fields)) {
             lua_pop(L, 1);
             return emitter_error(d, file, plugin, NULL, i,
                                  "unknown field (known: name, summary, "

@@ -157,11 +157,7 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
         lua_pushnil(L);
         while (!rc && lua_next(L, t)) {
             lua_pop(L, 1);
-            bool known = false;
-            if (lua_type(L, -1) == LUA_TSTRING)
-                for (int i = 0; plugin_fields[i]; i++)
-                    known |= !strcmp(lua_tostring(L, -1), plugin_fields[i]);
-            if (!known) {
+            if (!dsf_plugin_known_key(L, -1, plugin_fields)) {
                 dsf_buf k = DSF_BUF_INIT;
                 dsf_buf_puts(&k, "unknown field (known: ");
                 for (int i = 0; plugin_fields[i]; i++)

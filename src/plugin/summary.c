@@ -58,11 +58,7 @@ static int read_column(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
     lua_pushnil(L);
     while (lua_next(L, r)) {
         lua_pop(L, 1);
-        bool known = false;
-        if (lua_type(L, -1) == LUA_TSTRING)
-            for (int k = 0; column_fields[k]; k++)
-                known |= !strcmp(lua_tostring(L, -1), column_fields[k]);
-        if (!known) {
+        if (!dsf_plugin_known_key(L, -1, column_fields)) {
             lua_pop(L, 1);
             return column_error(d, file, plugin, i,
                                 "unknown field (known: name, header, align, "
