@@ -5,9 +5,10 @@
 
 local M = {}
 
--- The commands' work (commands_run.lua), loaded when one runs.
-local function runner(name)
-  return function(...) return require("deepspeed.commands_run")[name](...) end
+-- The commands' work, loaded when one runs: estimate in commands_run.lua,
+-- explain and schema in commands_doc.lua.
+local function runner(name, module)
+  return function(...) return require(module)[name](...) end
 end
 
 -- A count such as a model's parameters (commands_run.lua's parse_count).
@@ -41,7 +42,7 @@ local estimate = {
       help = "0 counts the s x s attention scores of eager attention (default 1)" },
     { name = "json", help = "bytes as JSON, with the inputs echoed" },
   },
-  run = runner("estimate"),
+  run = runner("estimate", "deepspeed.commands_run"),
 }
 
 local DS_VERSION_OPT = { name = "ds-version", arg = "X.Y[.Z]",
@@ -64,7 +65,7 @@ local explain = {
     { name = "lang", arg = "en|zh", help = "language of the explanations (default en)" },
     DS_VERSION_OPT,
   },
-  run = runner("explain"),
+  run = runner("explain", "deepspeed.commands_doc"),
 }
 
 local schema = {
@@ -76,7 +77,7 @@ local schema = {
     .. "--ds-version (or $DSFORGE_DS_VERSION), the schema of that release: only the keys "
     .. "it reads, its defaults, and its sections that reject unknown keys.",
   options = { DS_VERSION_OPT },
-  run = runner("schema"),
+  run = runner("schema", "deepspeed.commands_doc"),
 }
 
 M.commands = { estimate, explain, schema }

@@ -1,8 +1,8 @@
--- plugins/deepspeed/commands_run.lua -- what the commands the deepspeed
--- plugin declares (commands.lua) do when they run: loaded by the command
--- that runs, not when the plugin is declared (issue 15). Each
--- M.<command>(opts, args, ctx) returns the text to print (or a table,
--- printed as JSON), or nil and an error table.
+-- plugins/deepspeed/commands_run.lua -- what the estimate command the
+-- deepspeed plugin declares (commands.lua) does when it runs: loaded by
+-- that command, not when the plugin is declared (issue 15); explain and
+-- schema are in commands_doc.lua. M.estimate(opts, args, ctx) returns the
+-- text to print (or a table, printed as JSON), or nil and an error table.
 
 local M = {}
 
@@ -95,32 +95,6 @@ local function estimate_table(res)
   return table.concat(out, "\n") .. "\n"
 end
 
-local LABELS = {
-  en = { changed = "changed", default = "same as default", unknown = "not a DeepSpeed key",
-         none = "no default", dword = "default", release = "not read by this release" },
-  zh = { changed = "已修改", default = "同默认值", unknown = "DeepSpeed 不认识的键",
-         none = "无默认值", dword = "默认", release = "该版本不读取" },
-}
-
--- The covered release for ctx.ds_version (--ds-version or
--- $DSFORGE_DS_VERSION): the release, or nil and a usage error. A version
--- between covered releases uses the nearest earlier one, with a warning.
-local function release_of(ctx)
-  local dv = require("deepspeed.dsversion")
-  local rel, note = dv.resolve(ctx.ds_version)
-  if not rel then
-    return nil, { message = note, hint = "covered releases: " .. dv.covered_text(), kind = "usage" }
-  end
-  if note then dsforge.warn(note) end
-  return rel, ctx.ds_version ~= nil
-end
-
--- A FILE argument rather than a KEY: a path, a JSON file name, or a file.
-local function is_path(ctx, s)
-  return s:find("/", 1, true) ~= nil or s:match("%.jsonc?$") ~= nil or s:match("%.hjson$") ~= nil
-    or ctx.is_file(s)
-end
-
 function M.estimate(opts, args, ctx)
   if #args > 0 then return usage("unexpected argument '" .. args[1] .. "'") end
   local o, hf_path = {}, nil
@@ -185,53 +159,6 @@ function M.estimate(opts, args, ctx)
   end
   if opts.json then return res end
   return estimate_table(res)
-end
-
-function M.explain(opts, args, ctx)
-  local lang = opts.lang or "en"
-  if lang ~= "en" and lang ~= "zh" then return usage("--lang must be 'en' or 'zh'") end
-  if #args == 0 then return usage("explain needs a FILE or a KEY") end
-  if #args > 1 then return usage("explain takes one FILE or KEY") end
-  local rel, asked = release_of(ctx)
-  if not rel then return nil, asked end
-  local ex = require("deepspeed.explain")
-  if not is_path(ctx, args[1]) then return ex.key(args[1], rel, lang) end
-  local doc, err = ctx.read_json(args[1])
-  if doc == nil then return nil, err end
-  local L = LABELS[lang]
-  local out = {}
-  for _, r in ipairs(ex.rows(doc, lang, asked and rel or nil)) do
-    local p = {}
-    for _, k in ipairs(r.path) do
-      if type(k) == "string" then
-        p[#p + 1] = (#p > 0 and "." or "") .. k
-      else
-        p[#p + 1] = string.format("[%d]", k - 1)
-      end
-    end
-    -- value_text: the plugin's text for a value with no exact JSON form
-    -- (an integral number beyond 2^53)
-    local v = r.value ~= nil and ctx.json(r.value) or r.value_text or "?"
-    local status = r.status
-    local label = status == "changed" and L.changed or status == "default" and L.default
-      or status == "unknown" and L.unknown or status == "not-in-release" and L.release or L.none
-    local line = table.concat(p) .. " = " .. v .. "  [" .. label
-    -- the default, unless there is none to name ("none")
-    if r.default_text and r.default_text ~= "" and r.default_text ~= "none" then
-      line = line .. "; " .. L.dword .. " " .. r.default_text
-    end
-    out[#out + 1] = line .. "]"
-    if r.doc and r.doc ~= "" then out[#out + 1] = "    " .. r.doc end
-  end
-  if #out == 0 then return "" end
-  return table.concat(out, "\n") .. "\n"
-end
-
-function M.schema(_, args, ctx)
-  if #args > 0 then return usage("schema takes no arguments") end
-  local rel, asked = release_of(ctx)
-  if not rel then return nil, asked end
-  return require("deepspeed.jsonschema").generate(asked and rel or nil)
 end
 
 return M

@@ -50,7 +50,8 @@ class LoadsOnlyWhatItCalls(dsf.TempDirTest):
             ["deepspeed/schema_check.lua", "deepspeed/rules.lua",
              "deepspeed/atrelease.lua", "deepspeed/batch.lua",
              "deepspeed/estimate.lua", "deepspeed/summary.lua",
-             "deepspeed/models.lua", "deepspeed/explain_key.lua"],
+             "deepspeed/models.lua", "deepspeed/explain_key.lua",
+             "deepspeed/commands_run.lua"],
             "explain", self.cfg)
 
     def test_explain_key_loads_no_walk(self):
@@ -62,12 +63,14 @@ class LoadsOnlyWhatItCalls(dsf.TempDirTest):
             ["deepspeed/schema.lua", "deepspeed/schema_check.lua",
              "deepspeed/schema_util.lua", "deepspeed/rules.lua",
              "deepspeed/explain.lua", "deepspeed/dsversion.lua",
-             "deepspeed/summary.lua", "deepspeed/activations.lua"],
+             "deepspeed/summary.lua", "deepspeed/activations.lua",
+             "deepspeed/commands_doc.lua"],
             "estimate", "--model", "llama-2-7b", "--stage", "3")
 
     def test_check_loads_no_command_and_no_summary(self):
         self.same_as_builtin(
-            ["deepspeed/commands_run.lua", "deepspeed/summary.lua",
+            ["deepspeed/commands_run.lua", "deepspeed/commands_doc.lua",
+             "deepspeed/summary.lua",
              "deepspeed/explain.lua", "deepspeed/estimate.lua",
              "deepspeed/models.lua", "deepspeed/memory.lua",
              "deepspeed/cells.lua"],
@@ -92,8 +95,24 @@ class LoadsOnlyWhatItCalls(dsf.TempDirTest):
         self.assertIn("deepspeed/cells.lua was loaded", r.out + r.err)
 
     def test_plugin_help_loads_no_command(self):
-        self.same_as_builtin(["deepspeed/commands_run.lua", "deepspeed/summary.lua"],
+        self.same_as_builtin(["deepspeed/commands_run.lua", "deepspeed/commands_doc.lua",
+                              "deepspeed/summary.lua"],
                              "estimate", "--help")
+
+    def test_schema_loads_no_estimate(self):
+        self.same_as_builtin(["deepspeed/commands_run.lua"], "schema")
+
+    def test_each_command_loads_its_own_work(self):
+        # estimate's work (commands_run.lua) and explain/schema's
+        # (commands_doc.lua) are required by the command that runs them.
+        for poisoned, args in (
+                ("deepspeed/commands_run.lua",
+                 ("estimate", "--model", "llama-2-7b", "--stage", "3")),
+                ("deepspeed/commands_doc.lua", ("explain", "zero_optimization.stage")),
+                ("deepspeed/commands_doc.lua", ("schema",))):
+            r = self.run_with([poisoned], *args)
+            self.assertNotEqual(r.rc, 0, r)
+            self.assertIn(poisoned + " was loaded", r.err)
 
     def test_explain_key_loads_its_module(self):
         # explain_key.lua is required where a key is explained: the same
