@@ -406,7 +406,8 @@ int dsf_plugins_run_command(dsf_plugins *p, const dsf_plugin_command *c,
     *out = NULL;
     *status = 0;
     run_ctx rc = {c, opts, args, cmdline, ncmdline, ds_version};
-    char *what = dsf_xasprintf("command %s (plugin %s)", c->name, c->plugin);
+    char *what = dsf_xconcat("command ", c->name, " (plugin ", c->plugin, ")",
+                             NULL);
     int r = dsf_host_cpcall(p->host, push_run, &rc, 2, what, d);
     if (!r) {
         int top = lua_gettop(L);
