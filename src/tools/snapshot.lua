@@ -11,7 +11,10 @@
 -- pairs(), loads and runs the part, which fills the node in place. In a
 -- release's facts (dsdata/vX_Y_Z.lua), `keys` ("section.key" -> fact)
 -- starts empty and reading a key loads the part holding its section's
--- keys (the text before the first dot). Once every part of a table is
+-- keys (the text before the first dot); in the model catalog
+-- (catalog.lua), `models` the same way by model name (llama-2-7b alone,
+-- llama-3.1-8b with the other llama-3.x names), so an estimate undumps
+-- one model's entry, not all of them. Once every part of a table is
 -- in, its metatable is gone and it is the plain table the source builds
 -- (same identity). The main chunk is called with a loader, PART(i) ->
 -- part i's function (lua/chunk.c); a part is called with (t, S, A, O, N).
@@ -64,6 +67,11 @@ elseif rel:find("^plugins/deepspeed/dsdata/v[%d_]+%.lua$") and plain(value.keys)
     if type(k) ~= "string" then fail("a release's keys are strings") end
   end
   lazy[value.keys] = "prefix"
+elseif rel == "plugins/deepspeed/catalog.lua" and plain(value.models) then
+  for k in next, value.models do
+    if type(k) ~= "string" then fail("a model's name is a string") end
+  end
+  lazy[value.models] = "prefix"
 end
 -- The part a key of a lazy table goes to (nil: built with the table).
 local function group_of(how, k)

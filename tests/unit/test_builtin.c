@@ -190,8 +190,12 @@ static void test_bytecode_keeps_code_and_lines(void **state)
         if (!strcmp(c->rel, "plugins/deepspeed/catalog.lua") ||
             !strcmp(c->rel, "plugins/deepspeed/schema.lua"))
             assert_true(c->snapshot);
-    /* The schema's sections and the releases' keys are parts. */
+    /* The schema's sections and the releases' keys are parts, and the
+    ** catalog's models (one part per name up to its first dot). */
     assert_true(parts >= 100);
+    for (const dsf_builtin_chunk *c = dsf_builtin_chunks; c->rel; c++)
+        if (!strcmp(c->rel, "plugins/deepspeed/catalog.lua"))
+            assert_true(c->nparts >= 10);
 }
 
 typedef struct dumped {
