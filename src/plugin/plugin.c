@@ -358,14 +358,8 @@ void dsf_plugins_free(dsf_plugins *p)
         free(p->items[i].origin);
         cJSON_Delete(p->items[i].report);
     }
-    for (size_t i = 0; i < p->nrules; i++) {
-        free(p->rules[i].id);
-        free(p->rules[i].plugin);
-        free(p->rules[i].summary);
-        free(p->rules[i].fix);
-        free(p->rules[i].strict);
-        free(p->rules[i].what);
-    }
+    for (size_t i = 0; i < p->nrules; i++)
+        free(p->rules[i].id); /* and the rule's other strings */
     for (size_t i = 0; i < p->nresolvers; i++) {
         free(p->resolvers[i].plugin);
         free(p->resolvers[i].name);

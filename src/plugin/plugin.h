@@ -27,7 +27,8 @@
 #define DSF_PLUGIN_INTERFACE 1
 
 typedef struct dsf_rule {
-    char *id;
+    char *id;          /* one block with the strings below (read_rule_list):
+                          freeing id frees them all */
     char *plugin;
     dsf_severity severity;
     char *summary;

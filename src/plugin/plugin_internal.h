@@ -32,7 +32,7 @@ struct dsf_plugins {
     dsf_plugin_info *items;
     size_t n;
     dsf_rule *rules;
-    size_t nrules;
+    size_t nrules, cap_rules;
     resolver *resolvers;
     size_t nresolvers;
     dsf_plugin_shadowed *shadowed;

@@ -31,6 +31,44 @@ static int decl_error(dsf_diags *d, const char *file, const char *plugin,
     return DSF_EINPUT;
 }
 
+/* Copies s to *w and moves *w past its terminating NUL; returns the
+** copy. */
+static char *put(char **w, const char *s, size_t len)
+{
+    char *at = *w;
+    memcpy(at, s, len + 1);
+    *w += len + 1;
+    return at;
+}
+
+/* The rule's strings and its name for messages ("rule ID (plugin NAME)")
+** in one block, owned by ru->id: one allocation per rule, not six. */
+static void fill_rule(dsf_rule *ru, const char *id, const char *plugin,
+                      const char *summary, const char *fix,
+                      const char *strict)
+{
+    size_t lid = strlen(id), lpl = strlen(plugin), lsu = strlen(summary);
+    size_t lfi = fix ? strlen(fix) : 0, lst = strict ? strlen(strict) : 0;
+    static const char w1[] = "rule ", w2[] = " (plugin ", w3[] = ")";
+    size_t lwhat = sizeof w1 - 1 + lid + sizeof w2 - 1 + lpl + sizeof w3 - 1;
+    char *b = dsf_xmalloc(lid + lpl + lsu + lfi + lst + lwhat + 6), *w = b;
+    ru->id = put(&w, id, lid);
+    ru->plugin = put(&w, plugin, lpl);
+    ru->summary = put(&w, summary, lsu);
+    ru->fix = fix ? put(&w, fix, lfi) : NULL;
+    ru->strict = strict ? put(&w, strict, lst) : NULL;
+    ru->what = w;
+    memcpy(w, w1, sizeof w1 - 1);
+    w += sizeof w1 - 1;
+    memcpy(w, id, lid);
+    w += lid;
+    memcpy(w, w2, sizeof w2 - 1);
+    w += sizeof w2 - 1;
+    memcpy(w, plugin, lpl);
+    w += lpl;
+    memcpy(w, w3, sizeof w3);
+}
+
 /* Reads the list of rule declarations on top of the stack and pops it. */
 static int read_rule_list(dsf_plugins *p, lua_State *L,
                           const dsf_plugin_info *pi, const char *file,
@@ -108,16 +146,12 @@ static int read_rule_list(dsf_plugins *p, lua_State *L,
                 return DSF_EINPUT;
             }
         }
-        p->rules = dsf_xrealloc(p->rules, (p->nrules + 1) * sizeof *p->rules);
+        dsf_xgrow((void **)&p->rules, &p->cap_rules, p->nrules + 1,
+                  sizeof *p->rules);
         dsf_rule *ru = &p->rules[p->nrules++];
-        ru->id = dsf_xstrdup(id);
-        ru->plugin = dsf_xstrdup(pi->name);
+        fill_rule(ru, id, pi->name, summary, fix, strict);
         ru->severity = s;
-        ru->summary = dsf_xstrdup(summary);
-        ru->fix = dsf_xstrdup(fix);
-        ru->strict = dsf_xstrdup(strict);
         ru->check_ref = ref;
-        ru->what = dsf_xconcat("rule ", id, " (plugin ", pi->name, ")", NULL);
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
