@@ -398,6 +398,15 @@ local function default_phrase(node, name)
   return string.format("%s = %s", name, dt)
 end
 
+-- use.when(cfg): a verdict that reads the whole config, not only the
+-- value's own section. The walk of a top-level section that asks one is
+-- not kept by the section cache (walk_section, below): its findings
+-- depend on more than the section.
+local function reads_cfg(st, use)
+  st.read_cfg = true
+  return use.when(st.cfg)
+end
+
 -- What plain DeepSpeed does with the string "auto" at this node, and
 -- the severity: a pydantic model (pinfo.strict: the chosen release reads
 -- this section with one) drops "auto" in DeepSpeedConfigModel.__init__
@@ -438,7 +447,7 @@ local function auto_behaviour(st, node, pinfo, name, path)
     return string.format("DeepSpeed reads it with dict.get and does not interpret it: the non-empty string \"auto\" is true in Python, so %s acts as true", name), "warning"
   end
   if t == "int" or t == "float" then
-    if use and use.when and not use.when(st.cfg) then
+    if use and use.when and not reads_cfg(st, use) then
       return string.format("DeepSpeed keeps the string; only %s computes with it (and fails with TypeError), which this config does not enable, so it has no effect now", use.feature), "warning"
     end
     if use and use.fails then
@@ -466,7 +475,7 @@ local function lenient_verdict(st, path, v, why, msg, sev)
     return msg .. string.format(" (%s)", use.fails), "error"
   end
   if why == "number-string" and use and use.when then
-    if use.when(st.cfg) then
+    if reads_cfg(st, use) then
       return msg .. string.format(" (%s is on, and computes with it)", use.feature), "error"
     end
     return string.format("DeepSpeed does no type conversion here and keeps the string %s; only %s computes with it (and fails with TypeError), which this config does not enable, so it has no effect now", json_string(v), use.feature), "warning"
@@ -481,6 +490,11 @@ local function lenient_verdict(st, path, v, why, msg, sev)
 end
 
 local function report(st, rule, path, message, fix, severity)
+  local rec = st.record
+  if rec then
+    -- (a copy of the path: the receiver may keep or change the one it gets)
+    rec[#rec + 1] = { rule, table.move(path, 1, #path, 1, {}), message, fix, severity }
+  end
   st.ctx.report({ rule = rule, path = path, message = message, fix = fix, severity = severity })
 end
 
@@ -712,6 +726,31 @@ end
 -- never writes to it (check_object's present and several).
 local NONE = setmetatable({}, { __newindex = function() error("schema_check: NONE is read-only") end })
 
+-- The section cache (section_cache.lua), required at the second config
+-- a state checks; the number of configs checked.
+local section_cache
+local configs_checked = 0
+
+-- check_value on the top-level section v (the value of field f under
+-- key), or its findings again from the cache.
+local function walk_section(st, v, f, path, pinfo, key)
+  local per = st.sections
+  if not per then return check_value(st, v, f, path, pinfo, key) end
+  local kept = section_cache.lookup(per, key, v)
+  if kept then
+    for j = 1, #kept do
+      local r = kept[j]
+      report(st, r[1], table.move(r[2], 1, #r[2], 1, {}), r[3], r[4], r[5])
+    end
+    return
+  end
+  local found = {}
+  st.record, st.read_cfg = found, false
+  check_value(st, v, f, path, pinfo, key)
+  st.record = nil
+  if not st.read_cfg then section_cache.store(per, key, v, found) end
+end
+
 local function check_object(st, v, node, path)
   -- strictness (pydantic or dict.get, so coercion too) follows the release
   local strict = node.strict == true
@@ -774,7 +813,9 @@ local function check_object(st, v, node, path)
       -- a key the release does not read has no value to check
       if not unread then
         local tv = type(child)
-        if tv == "table" or child == "auto" or not plain_ok(child, tv, f) then
+        if tv == "table" and top then
+          walk_section(st, child, f, kp or { key }, pinfo, key)
+        elseif tv == "table" or child == "auto" or not plain_ok(child, tv, f) then
           check_value(st, child, f, kp or copy_path(path, key), pinfo, key)
         end
       end
@@ -978,7 +1019,19 @@ function M.check(cfg, ctx)
     return
   end
   st.cfg = cfg
+  configs_checked = configs_checked + 1
+  if configs_checked > 1 and st.rel and type(st.target) == "string" then
+    section_cache = section_cache or require("deepspeed.section_cache")
+    st.sections = section_cache.for_context(st.rel, st.requested or "", st.target)
+  end
   check_object(st, cfg, ROOT, {})
+end
+
+-- For the tests: empties the section cache, and counts no config checked
+-- (the next is walked without it, the one after with it).
+function M.clear_section_cache()
+  configs_checked = 0
+  if section_cache then section_cache.clear() end
 end
 
 -- For the tests: the walk's shortcut for plain scalars, and check_value

@@ -1131,6 +1131,124 @@ return {
     end
   end,
 
+  -- The section cache (schema_check.lua, walk_section) serves a section's
+  -- findings again only for an equal section under the same release and
+  -- target: after any other config, a config's findings are those of a
+  -- walk from scratch.
+  section_cache_never_stale = function()
+    local check = sc()
+    -- the first config a state checks is walked without the cache (a
+    -- one-file check loads none of it), the next ones with it
+    local function fresh(cfg, target, ver)
+      check.clear_section_cache()
+      return run(cfg, target, ver)
+    end
+    local function reset()
+      check.clear_section_cache()
+      run({})
+    end
+    local pairs_ = {
+      -- a value, a type, a key more, a key less
+      { { zero_optimization = { stage = 3 } }, { zero_optimization = { stage = "3" } } },
+      { { zero_optimization = { stage = 3 } }, { zero_optimization = { stage = 4 } } },
+      { { zero_optimization = { stage = 3 } }, { zero_optimization = { stage = 3, bogus = 1 } } },
+      { { zero_optimization = { stage = 3, overlap_comm = "yes" } }, { zero_optimization = { stage = 3 } } },
+      -- integer and float, 0.0 and -0.0
+      { { optimizer = { type = "AdamW", params = { lr = 1 } } },
+        { optimizer = { type = "AdamW", params = { lr = 1.0 } } } },
+      { { gradient_clipping = 1, fp16 = { enabled = true, loss_scale = 0.0 } },
+        { gradient_clipping = 1, fp16 = { enabled = true, loss_scale = -0.0 } } },
+      -- nested arrays, and an empty object against an empty array
+      { { optimizer = { type = "AdamW", params = { betas = { 0.9, 0.95 } } } },
+        { optimizer = { type = "AdamW", params = { betas = { 0.9, "x" } } } } },
+      { { optimizer = { type = "AdamW", params = { betas = { 0.9, 0.95 } } } },
+        { optimizer = { type = "AdamW", params = { betas = { 0.9 } } } } },
+      { { flops_profiler = {} }, { flops_profiler = dsforge.array {} } },
+      -- the same section, whose verdict reads another one (dictuse's when)
+      { { aio = { block_size = "auto" } },
+        { aio = { block_size = "auto" },
+          zero_optimization = { stage = 3, offload_param = { device = "nvme", nvme_path = "/n" } } } },
+    }
+    local differ = 0
+    for _, pr in ipairs(pairs_) do
+      for _, target in ipairs({ "deepspeed", "hf" }) do
+        for _, ver in ipairs({ false, "0.14.5" }) do
+          for _, order in ipairs({ { 1, 2 }, { 2, 1 } }) do
+            local a, b = pr[order[1]], pr[order[2]]
+            local want = fresh(b, target, ver or nil)
+            if show(want) ~= show(fresh(a, target, ver or nil)) then differ = differ + 1 end
+            reset()
+            run(a, target, ver or nil)
+            T.eq(show(run(b, target, ver or nil)), show(want))
+            T.eq(run(b, target, ver or nil), want) -- served from the cache
+          end
+        end
+      end
+    end
+    -- (each pair differs in its findings somewhere: else it tests nothing)
+    T.truthy(differ >= #pairs_, differ)
+    -- the target and the release are part of the key
+    local cfg = { zero_optimization = { stage = 3, stage3_prefetch_bucket_size = "auto" } }
+    reset()
+    local ds, hf = run(cfg, "deepspeed"), run(cfg, "hf")
+    T.eq(show(ds), show(fresh(cfg, "deepspeed")))
+    T.eq(show(hf), show(fresh(cfg, "hf")))
+    T.truthy(show(ds) ~= show(hf))
+    -- served only for an equal section: the same number subtype and sign
+    -- of zero too (no finding tells those apart today; a walk that does
+    -- must not get another value's findings)
+    local cache = require("deepspeed.section_cache")
+    local function opt(x) return { optimizer = { type = "AdamW", params = { lr = x, betas = { 0.9, x } } } } end
+    local function served(a, b)
+      reset()
+      run(a)
+      local before = cache.hits()
+      run(b)
+      return cache.hits() - before
+    end
+    -- (the first config: none kept)
+    check.clear_section_cache()
+    local before = cache.hits()
+    run(opt(1e-4)); run(opt(1e-4))
+    T.eq(cache.hits() - before, 0)
+    T.eq(served(opt(1e-4), opt(1e-4)), 1)
+    T.eq(served(opt(1), opt(1.0)), 0)
+    T.eq(served(opt(1.0), opt(1)), 0)
+    T.eq(served(opt(0.0), opt(-0.0)), 0)
+    T.eq(served(opt(1e-4), opt(2e-4)), 0)
+    T.eq(served({ flops_profiler = {} }, { flops_profiler = dsforge.array {} }), 0)
+    -- bounded: no entry for a section of more values than the most one
+    -- holds, none past the budget of all entries, the oldest of a
+    -- section's entries replaced by its newest
+    local big = { 0.9 }
+    for i = 2, 300 do big[i] = 0.9 end
+    T.eq(served(opt(big), opt(big)), 0)
+    local max_nodes, budget = cache.bounds()
+    cache.bounds(nil, 12)
+    T.eq(served(opt(1e-4), opt(1e-4)), 1) -- 7 values; the next, 14
+    T.eq(served({ optimizer = { type = "AdamW", params = { lr = 1, betas = { 1, 2, 3, 4, 5, 6, 7, 8, 9 } } } },
+                { optimizer = { type = "AdamW", params = { lr = 1, betas = { 1, 2, 3, 4, 5, 6, 7, 8, 9 } } } }), 0)
+    cache.bounds(nil, budget)
+    reset()
+    local n = cache.slots + 2
+    for i = 1, n do run(opt(i * 1e-4)) end
+    local _, _, held = cache.bounds()
+    T.eq(held, cache.slots * 7)
+    local hits = cache.hits()
+    run(opt(3 * 1e-4)); run(opt(n * 1e-4)); run(opt(1 * 1e-4))
+    T.eq(cache.hits() - hits, 2)
+    T.eq(select(1, cache.bounds()), max_nodes)
+    -- a receiver that changes the paths it is given changes no later run
+    -- (neither those recorded nor those served)
+    local bad = { zero_optimization = { stage = 3, bogus = 1 } }
+    local want = fresh(bad)
+    reset()
+    for _ = 1, 2 do
+      check.check(bad, { target = "deepspeed", report = function(f) f.path[1] = "changed" end })
+    end
+    T.eq(run(bad), want)
+  end,
+
   explain_section_doc = function()
     local ex = require("deepspeed.explain")
     T.truthy(contains(ex.section_doc({ "zero_optimization" }, "en"), "ZeRO"))
