@@ -19,7 +19,7 @@ void dsf_prov_add(dsf_prov *p, const char *path, dsf_prov_action action,
     e->layer = layer;
     e->line = line ? line : layer->line;
     e->col = line ? col : layer->col;
-    e->value = value ? dsf_json_print(value, false) : NULL;
+    e->value = value && !p->no_values ? dsf_json_print(value, false) : NULL;
 }
 
 /* Is a a prefix of b at a step boundary? */

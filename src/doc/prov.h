@@ -4,6 +4,7 @@
 #ifndef DSF_PROV_H
 #define DSF_PROV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
@@ -36,11 +37,14 @@ typedef struct dsf_prov_event {
 typedef struct dsf_prov {
     dsf_prov_event *ev;
     size_t len, cap;
+    bool no_values; /* record events without their value's text (for a
+                    ** caller that never shows it: gen without --why) */
 } dsf_prov;
 
-#define DSF_PROV_INIT {NULL, 0, 0}
+#define DSF_PROV_INIT {NULL, 0, 0, false}
 
-/* Records an event (copies path and the JSON text of value, if any). */
+/* Records an event (copies path and the JSON text of value, if any,
+** unless p->no_values). */
 void dsf_prov_add(dsf_prov *p, const char *path, dsf_prov_action action,
                   const dsf_layer *layer, int line, int col,
                   const cJSON *value);

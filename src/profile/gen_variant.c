@@ -73,6 +73,10 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
     const dsf_gen_request *r = ru->r;
     dsf_profile_ctx pc = {r->profile_dirs, r->plugin_dirs, ru->sources,
                           r->limits, &ru->warnings, r->repo};
+    /* Only --why shows the values the layers set (output.c): without it,
+    ** and unless the caller keeps the provenance, the events go without
+    ** their values' text. */
+    v->prov.no_values = !r->why && !ru->keep;
     dsf_gen_variant_inputs(ru, v);
     cJSON *extra = cJSON_CreateObject();
     cJSON_AddStringToObject(extra, "profile",

@@ -305,6 +305,22 @@ static void test_origin_nearest_layer(void **state)
     assert_string_equal(e->path, "a.b.d");
     expect_doc(doc, "{\"a\":{\"b\":{\"d\":1}},\"x\":2}");
     dsf_prov_free(&prov);
+    /* Without values: the same events, with no value text. */
+    dsf_prov bare = DSF_PROV_INIT;
+    bare.no_values = true;
+    cJSON *doc2 = cJSON_CreateObject();
+    dsf_merge(doc2, l1, &profile_layer, NULL, &bare);
+    dsf_merge(doc2, l2, &file_layer, NULL, &bare);
+    e = dsf_prov_origin(&bare, "a.b");
+    assert_non_null(e);
+    assert_ptr_equal(e->layer, &file_layer);
+    assert_int_equal(e->action, DSF_PROV_OVERRIDE);
+    assert_null(e->value);
+    e = dsf_prov_origin(&bare, "x");
+    assert_int_equal(e->action, DSF_PROV_OVERRIDE);
+    assert_null(e->value);
+    dsf_prov_free(&bare);
+    cJSON_Delete(doc2);
     cJSON_Delete(l1);
     cJSON_Delete(l2);
     cJSON_Delete(l3);
