@@ -24,25 +24,20 @@ local cache = {} -- rel -> requested -> target -> name -> { entries, next = slot
 local held = 0   -- values held by all entries
 local hits = 0   -- sections served (for the tests)
 
+-- t[k], a new table put there when it has none.
+local function at(t, k)
+  local v = t[k]
+  if not v then
+    v = {}
+    t[k] = v
+  end
+  return v
+end
+
 -- M.for_context(rel, requested, target) -> the entries of that context
 -- (a table the other functions take), made when new.
 function M.for_context(rel, requested, target)
-  local by_req = cache[rel]
-  if not by_req then
-    by_req = {}
-    cache[rel] = by_req
-  end
-  local by_target = by_req[requested]
-  if not by_target then
-    by_target = {}
-    by_req[requested] = by_target
-  end
-  local per = by_target[target]
-  if not per then
-    per = {}
-    by_target[target] = per
-  end
-  return per
+  return at(at(at(cache, rel), requested), target)
 end
 
 -- Is the scalar a the scalar s, subtype and sign of zero included?
