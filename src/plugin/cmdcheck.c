@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
+#include "lua/callscope.h"
 #include "lua/conv.h"
 #include "plugin/plugin_internal.h"
 
@@ -132,6 +133,7 @@ typedef struct call {
     const dsf_cmdcheck *c;
     const cJSON *doc;
     const dsf_cmdcheck_in *in;
+    dsf_callscope scope; /* open while ctx.read_text may be called */
 } call;
 
 /* Whether path is one of the command's words, or the value of a
@@ -150,7 +152,7 @@ static bool named(const dsf_cmdcheck_in *in, const char *path)
 /* ctx.read_text(path) -> text | nil, message */
 static int l_read_text(lua_State *L)
 {
-    const call *a = lua_touserdata(L, lua_upvalueindex(1));
+    const call *a = dsf_callscope_data(L, "ctx.read_text");
     const char *path = luaL_checkstring(L, 1);
     if (!named(a->in, path))
         return luaL_error(L, "'%s' is not a word of the command: a command "
@@ -213,8 +215,7 @@ static int push_call(lua_State *L)
         }
     }
     lua_setfield(L, -2, "env");
-    lua_pushlightuserdata(L, a);
-    lua_pushcclosure(L, l_read_text, 1);
+    dsf_callscope_push(L, &a->scope, l_read_text, a);
     lua_setfield(L, -2, "read_text");
     lua_call(L, 3, 1);
     return 1;
@@ -335,8 +336,10 @@ int dsf_plugins_check_command(dsf_plugins *p, const cJSON *doc,
     for (size_t k = 0; !rc && k < p->cmdchecks.n; k++) {
         const dsf_cmdcheck *c = &p->cmdchecks.items[k];
         char *what = dsf_xasprintf("plugin %s check_command", c->plugin);
-        call a = {c, doc, in};
+        call a = {c, doc, in, {0, NULL}};
+        dsf_callscope_open(&a.scope);
         rc = dsf_host_cpcall(p->host, push_call, &a, 1, what, d);
+        dsf_callscope_close(&a.scope);
         if (rc) {
             dsf_diag *g = dsf_diags_last(d);
             if (g && !g->hint)

@@ -12,6 +12,7 @@
 #include "core/xalloc.h"
 #include "json/jsonc.h"
 #include "json/jsonout.h"
+#include "lua/callscope.h"
 #include "lua/conv.h"
 #include "plugin/decl.h"
 #include "plugin/plugin_internal.h"
@@ -251,6 +252,7 @@ typedef struct run_ctx {
     char *const *cmdline;
     int ncmdline;
     const char *ds_version;
+    dsf_callscope scope; /* open while ctx.read_json, ctx.is_file work */
 } run_ctx;
 
 static bool on_cmdline(const run_ctx *rc, const char *path)
@@ -276,7 +278,7 @@ static const char *path_arg(lua_State *L, const run_ctx *rc)
 /* ctx.read_json(path) -> value | nil, {message, file, line, col, kind} */
 static int l_read_json(lua_State *L)
 {
-    const run_ctx *rc = lua_touserdata(L, lua_upvalueindex(1));
+    const run_ctx *rc = dsf_callscope_data(L, "ctx.read_json");
     const char *path = path_arg(L, rc);
     cJSON *doc = NULL;
     dsf_diags d = DSF_DIAGS_INIT;
@@ -307,7 +309,7 @@ static int l_read_json(lua_State *L)
 
 static int l_is_file(lua_State *L)
 {
-    const run_ctx *rc = lua_touserdata(L, lua_upvalueindex(1));
+    const run_ctx *rc = dsf_callscope_data(L, "ctx.is_file");
     lua_pushboolean(L, dsf_is_file(path_arg(L, rc)));
     return 1;
 }
@@ -341,11 +343,9 @@ static int push_run(lua_State *L)
     dsf_json_push(L, rc->opts);
     dsf_json_push(L, rc->args);
     lua_createtable(L, 0, 4);
-    lua_pushlightuserdata(L, rc);
-    lua_pushcclosure(L, l_read_json, 1);
+    dsf_callscope_push(L, &rc->scope, l_read_json, rc);
     lua_setfield(L, -2, "read_json");
-    lua_pushlightuserdata(L, rc);
-    lua_pushcclosure(L, l_is_file, 1);
+    dsf_callscope_push(L, &rc->scope, l_is_file, rc);
     lua_setfield(L, -2, "is_file");
     lua_pushcfunction(L, dsf_plugin_lua_json);
     lua_setfield(L, -2, "json");
@@ -405,10 +405,12 @@ int dsf_plugins_run_command(dsf_plugins *p, const dsf_plugin_command *c,
     lua_State *L = dsf_host_state(p->host);
     *out = NULL;
     *status = 0;
-    run_ctx rc = {c, opts, args, cmdline, ncmdline, ds_version};
+    run_ctx rc = {c, opts, args, cmdline, ncmdline, ds_version, {0, NULL}};
     char *what = dsf_xconcat("command ", c->name, " (plugin ", c->plugin, ")",
                              NULL);
+    dsf_callscope_open(&rc.scope);
     int r = dsf_host_cpcall(p->host, push_run, &rc, 2, what, d);
+    dsf_callscope_close(&rc.scope);
     if (!r) {
         int top = lua_gettop(L);
         int v = top - 1, e = top;

@@ -8,6 +8,8 @@
 
 #include <lua.h>
 
+#include "lua/callscope.h"
+
 #include "plugin/cmdcheck.h"
 #include "plugin/commands.h"
 #include "plugin/decl.h"
@@ -70,6 +72,7 @@ typedef struct dsf_collector {
     dsf_findings *out;
     const dsf_rule *current;  /* the rule running, NULL in a resolver */
     const char *strict;       /* dsf_validate_opts.strict */
+    dsf_callscope scope;      /* open while ctx.report may be called */
 } dsf_collector;
 
 typedef struct dsf_push_cfg_args {

@@ -54,8 +54,9 @@ int dsf_plugins_resolve(dsf_plugins *p, cJSON **doc,
 {
     lua_State *L = dsf_host_state(p->host);
     dsf_findings none = DSF_FINDINGS_INIT;
-    dsf_collector c = {p, &none, NULL, NULL};
+    dsf_collector c = {p, &none, NULL, NULL, {0, NULL}};
     int rc = 0;
+    dsf_callscope_open(&c.scope);
     for (size_t i = 0; i < p->nresolvers && !rc; i++) {
         resolver *rv = &p->resolvers[i];
         dsf_push_cfg_args args = {*doc, o, &c, NULL};
@@ -91,6 +92,7 @@ int dsf_plugins_resolve(dsf_plugins *p, cJSON **doc,
         }
         lua_settop(L, 0);
     }
+    dsf_callscope_close(&c.scope);
     dsf_findings_free(&none);
     return rc;
 }

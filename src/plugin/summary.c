@@ -250,12 +250,15 @@ static int run_plugin(dsf_plugins *p, size_t pi, const dsf_variant_view *v,
     }
     const char *what = p->summarize_what[pi];
     dsf_findings none = DSF_FINDINGS_INIT;
-    dsf_collector c = {p, &none, NULL, NULL};
+    dsf_collector c = {p, &none, NULL, NULL, {0, NULL}};
     dsf_push_cfg_args args = {v->doc, o, &c, NULL};
+    dsf_callscope_open(&c.scope);
     int rc = dsf_host_cpcall(p->host, dsf_plugin_push_cfg_ctx, &args, 2,
                              what, d);
-    if (rc)
+    if (rc) {
+        dsf_callscope_close(&c.scope);
         return rc;
+    }
     int cfg = lua_gettop(L) - 1, ctx = cfg + 1;
     cJSON *mine = NULL;
     if (ref != LUA_NOREF) {
@@ -307,6 +310,7 @@ static int run_plugin(dsf_plugins *p, size_t pi, const dsf_variant_view *v,
             blame(d, ca.running->what);
     }
     lua_settop(L, 0);
+    dsf_callscope_close(&c.scope);
     dsf_findings_free(&none);
     cJSON_AddItemToArray(per_plugin, mine ? mine : cJSON_CreateNull());
     return rc;

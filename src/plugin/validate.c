@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "doc/jpath.h"
+#include "lua/callscope.h"
 #include "lua/conv.h"
 #include "lua/limits.h"
 
@@ -30,7 +31,7 @@ static const dsf_rule *find_rule(const dsf_plugins *p, const char *id)
 ** finding (that is a bug in the rule, reported with its location). */
 static int l_report(lua_State *L)
 {
-    dsf_collector *c = lua_touserdata(L, lua_upvalueindex(1));
+    dsf_collector *c = dsf_callscope_data(L, "ctx.report");
     luaL_checktype(L, 1, LUA_TTABLE);
     if (!c->current)
         return luaL_error(L, "ctx.report is only available to rules (a "
@@ -115,8 +116,7 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
         lua_pushstring(L, a->o->ds_version);
         lua_setfield(L, -2, "ds_version");
     }
-    lua_pushlightuserdata(L, a->c);
-    lua_pushcclosure(L, l_report, 1);
+    dsf_callscope_push(L, &a->c->scope, l_report, a->c);
     lua_setfield(L, -2, "report");
     return 2;
 }
@@ -205,7 +205,7 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
     }
     lua_State *L = dsf_host_state(p->host);
     size_t first = out->len;
-    dsf_collector c = {p, out, NULL, o->strict};
+    dsf_collector c = {p, out, NULL, o->strict, {0, NULL}};
     dsf_push_cfg_args args = {doc, o, &c, NULL};
     size_t wlen = strlen("validation");
     for (size_t i = 0; i < p->nrules; i++)
@@ -213,6 +213,7 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
             wlen = strlen(p->rules[i].what);
     check_batch b = {&args, NULL, NULL, dsf_xmalloc(wlen + 1)};
     int rc = 0;
+    dsf_callscope_open(&c.scope);
     for (size_t pi = 0; pi < p->n && !rc; pi++) {
         if (!has_check(p, p->items[pi].name))
             continue; /* no copy of the config for a plugin with no check */
@@ -233,6 +234,7 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
         }
         lua_settop(L, 0);
     }
+    dsf_callscope_close(&c.scope);
     free(b.what);
     if (out->len > first)
         qsort(out->items + first, out->len - first, sizeof *out->items,

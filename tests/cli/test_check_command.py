@@ -453,6 +453,26 @@ class PluginCommandChecks(dsf.TempDirTest):
                 self.assertIn(word, res.err)
                 self.assertIn("plugin cc check_command", res.err)
 
+    # ctx.read_text reaches the C data of its call; kept by the plugin and
+    # called later (here by its rule, which runs after the command check),
+    # it raises instead of reading the freed stack of that call.
+    def test_read_text_kept_past_its_call_is_refused(self):
+        self.write("plugins/cc/init.lua", (
+            'local kept\n'
+            'return { name = "cc", version = "1",\n'
+            '  check_command = { run = function(cfg, words, ctx)\n'
+            '    kept = ctx.read_text; return {} end },\n'
+            '  rules = { { id = "cc-late", severity = "warning", summary = "s",\n'
+            '    check = function(cfg, ctx)\n'
+            '      if kept then kept("cfg.json") end\n'
+            '    end } } }\n'))
+        res = self.check("deepspeed", "train.py", "cfg.json")
+        self.assertExit(res, 5)
+        self.assertIn("plugins/cc/init.lua:7: error: ctx.read_text was kept "
+                      "past the call that handed it over", res.err)
+        self.assertIn("raised by rule cc-late (plugin cc)", res.err)
+        self.assertNotIn("Sanitizer", res.err)
+
     def test_bad_declarations_are_input_errors(self):
         for decl, word in (("3", "must be a table"),
                            ("{ run = function() end, x = 1 }",
