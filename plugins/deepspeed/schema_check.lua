@@ -736,7 +736,10 @@ local configs_checked = 0
 local function walk_section(st, v, f, path, pinfo, key)
   local per = st.sections
   if not per then return check_value(st, v, f, path, pinfo, key) end
-  local kept = section_cache.lookup(per, key, v)
+  -- (the host's identity of the section, when it gives one:
+  -- ctx.identities)
+  local id = st.identities and st.identities[key]
+  local kept = section_cache.lookup(per, key, v, id)
   if kept then
     for j = 1, #kept do
       local r = kept[j]
@@ -748,7 +751,7 @@ local function walk_section(st, v, f, path, pinfo, key)
   st.record, st.read_cfg = found, false
   check_value(st, v, f, path, pinfo, key)
   st.record = nil
-  if not st.read_cfg then section_cache.store(per, key, v, found) end
+  if not st.read_cfg then section_cache.store(per, key, v, found, id) end
 end
 
 local function check_object(st, v, node, path)
@@ -1023,6 +1026,10 @@ function M.check(cfg, ctx)
   if configs_checked > 1 and st.rel and type(st.target) == "string" then
     section_cache = section_cache or require("deepspeed.section_cache")
     st.sections = section_cache.for_context(st.rel, st.requested or "", st.target)
+    -- Rules never change the config they check, and this walk is the
+    -- first rule: the identities describe cfg as it is.
+    local ids = ctx.identities
+    if type(ids) == "table" then st.identities = ids end
   end
   check_object(st, cfg, ROOT, {})
 end

@@ -82,14 +82,30 @@ local function same_value(v, s, shape)
   return n == sh[2]
 end
 
--- M.lookup(per, name, v) -> the findings kept for the section v under
--- the top-level key name, or nil. The caller copies what it hands on.
-function M.lookup(per, name, v)
+-- M.lookup(per, name, v [, id]) -> the findings kept for the section v
+-- under the top-level key name, or nil. The caller copies what it hands
+-- on. With the host's identity of v (ctx.identities: a string equal for
+-- equal values, number subtypes included), one table lookup finds its
+-- entry.
+-- Without one, v is compared with the kept snapshots, the newest first:
+-- in a sweep, consecutive variants differ in the axis that varies fastest
+-- and share every section it does not touch.
+function M.lookup(per, name, v, id)
   local slots = per[name]
   if not slots then return nil end
-  for i = 1, #slots do
+  if id then
+    local e = slots.by_id and slots.by_id[id]
+    if not e then return nil end
+    hits = hits + 1
+    return e.found
+  end
+  local n, newest = #slots, slots.next - 1
+  if newest < 1 then newest = n end
+  for j = 0, n - 1 do
+    local i = newest - j
+    if i < 1 then i = i + n end
     local e = slots[i]
-    if same_value(v, e.snap, e.shape) then
+    if e.shape and same_value(v, e.snap, e.shape) then
       hits = hits + 1
       return e.found
     end
@@ -97,14 +113,22 @@ function M.lookup(per, name, v)
   return nil
 end
 
--- M.store(per, name, v, found): keeps found (the walk's findings of v, a
--- list the caller no longer changes) for sections equal to v, within the
--- bounds.
-function M.store(per, name, v, found)
-  local shape = {}
-  local snap, left = snapshot(v, shape, max_nodes)
-  if snap == nil then return end
-  local size = max_nodes - left
+-- M.store(per, name, v, found [, id]): keeps found (the walk's
+-- findings of v, a list the caller no longer changes) for sections equal
+-- to v, within the bounds: under its identity when given (no snapshot to
+-- make: the entry counts as its findings plus a value per 16 bytes of the
+-- identity), else with a snapshot of v.
+function M.store(per, name, v, found, id)
+  local snap, shape, size
+  if id then
+    size = 1 + #found + #id // 16
+  else
+    shape = {}
+    local left
+    snap, left = snapshot(v, shape, max_nodes)
+    if snap == nil then return end
+    size = max_nodes - left
+  end
   local slots = per[name]
   if not slots then
     slots = { next = 1 }
@@ -114,7 +138,17 @@ function M.store(per, name, v, found)
   local old = slots[slots.next]
   local now = held - (old and old.size or 0) + size
   if now > budget then return end
-  slots[slots.next] = { snap = snap, shape = shape, found = found, size = size }
+  if old and old.id then slots.by_id[old.id] = nil end
+  local e = { snap = snap, shape = shape, found = found, size = size, id = id }
+  slots[slots.next] = e
+  if id then
+    local by = slots.by_id
+    if not by then
+      by = {}
+      slots.by_id = by
+    end
+    by[id] = e
+  end
   held = now
   slots.next = slots.next % SLOTS + 1
 end

@@ -415,29 +415,38 @@ static bool short_integer(const char *s, long long *v)
     return true;
 }
 
-static void push_number(lua_State *L, const cJSON *item)
+bool dsf_json_lua_integer(const cJSON *item, long long *out)
 {
     long long iv;
     if (item->valuestring && short_integer(item->valuestring, &iv)) {
-        lua_pushinteger(L, (lua_Integer)iv);
-        return;
+        *out = iv;
+        return true;
     }
     if (item->valuestring && !strpbrk(item->valuestring, ".eE")) {
         errno = 0;
         char *end;
         long long v = strtoll(item->valuestring, &end, 10);
         if (!errno && !*end) {
-            lua_pushinteger(L, (lua_Integer)v);
-            return;
+            *out = v;
+            return true;
         }
     } else if (!item->valuestring) {
         double v = item->valuedouble;
         if (v == floor(v) && fabs(v) <= MAX_SAFE_INT) {
-            lua_pushinteger(L, (lua_Integer)v);
-            return;
+            *out = (long long)v;
+            return true;
         }
     }
-    lua_pushnumber(L, item->valuedouble);
+    return false;
+}
+
+static void push_number(lua_State *L, const cJSON *item)
+{
+    long long iv;
+    if (dsf_json_lua_integer(item, &iv))
+        lua_pushinteger(L, (lua_Integer)iv);
+    else
+        lua_pushnumber(L, item->valuedouble);
 }
 
 /* lua_pushstring without its cache of recently pushed C strings (the

@@ -50,4 +50,9 @@ int dsf_lua_to_json(cJSON **out, char **err, lua_State *L, int idx,
 /* Pushes item as a Lua value. DSF_LJMP (allocates in Lua). */
 void dsf_json_push(lua_State *L, const cJSON *item) DSF_LJMP;
 
+/* Whether dsf_json_push gives the number item to Lua as an integer (its
+** literal is one, or it has no literal and an integral value within
+** +-2^53), and that integer in *out; false: a float, item->valuedouble. */
+bool dsf_json_lua_integer(const cJSON *item, long long *out);
+
 #endif

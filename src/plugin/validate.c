@@ -13,6 +13,7 @@
 #include "doc/jpath.h"
 #include "lua/callscope.h"
 #include "lua/conv.h"
+#include "lua/identity.h"
 #include "lua/limits.h"
 
 /* ------------------------------------------------------------------ */
@@ -99,7 +100,7 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
     dsf_push_cfg_args *a = lua_touserdata(L, 1);
     lua_settop(L, 0);
     dsf_json_push(L, a->doc);
-    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 7);
     lua_pushstring(L, a->o->target);
     lua_setfield(L, -2, "target");
     lua_pushstring(L, a->o->mode);
@@ -115,6 +116,21 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
     if (a->o->ds_version) {
         lua_pushstring(L, a->o->ds_version);
         lua_setfield(L, -2, "ds_version");
+    }
+    if (a->identities && cJSON_IsObject(a->doc)) {
+        /* top-level key -> the identity of its value (lua/identity.h) */
+        lua_createtable(L, 0, cJSON_GetArraySize(a->doc));
+        dsf_buf id = DSF_BUF_INIT;
+        for (const cJSON *m = a->doc->child; m; m = m->next) {
+            dsf_buf_clear(&id);
+            dsf_json_identity(&id, m);
+            /* (raises only at the memory limit: id then leaks until the
+            ** exit that follows, exit 5) */
+            lua_pushlstring(L, id.data, id.len);
+            lua_setfield(L, -2, m->string);
+        }
+        dsf_buf_free(&id);
+        lua_setfield(L, -2, "identities");
     }
     dsf_callscope_push(L, &a->c->scope, l_report, a->c);
     lua_setfield(L, -2, "report");
@@ -206,7 +222,7 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
     lua_State *L = dsf_host_state(p->host);
     size_t first = out->len;
     dsf_collector c = {p, out, NULL, o->strict, {0, NULL}};
-    dsf_push_cfg_args args = {doc, o, &c, NULL};
+    dsf_push_cfg_args args = {doc, o, &c, NULL, true};
     size_t wlen = strlen("validation");
     for (size_t i = 0; i < p->nrules; i++)
         if (strlen(p->rules[i].what) > wlen)
