@@ -460,13 +460,45 @@ static void push_text(lua_State *L, const char *s)
         lua_pushnil(L); /* as lua_pushstring */
 }
 
+/* A member count (cJSON_GetArraySize without the call into the shared
+** library). */
+static int count_members(const cJSON *item)
+{
+    int n = 0;
+    for (const cJSON *ch = item->child; ch; ch = ch->next)
+        n++;
+    return n;
+}
+
 void dsf_json_push(lua_State *L, const cJSON *item)
 {
-    luaL_checkstack(L, 4, "JSON nesting");
+    /* (the type tested here, not through cJSON_Is*: one call each into
+    ** the shared library, for every value of every document pushed) */
+    switch (item->type & 0xFF) {
+    case cJSON_String:
+        push_text(L, item->valuestring);
+        return;
+    case cJSON_Number:
+        push_number(L, item);
+        return;
+    case cJSON_True:
+        lua_pushboolean(L, 1);
+        return;
+    case cJSON_False:
+        lua_pushboolean(L, 0);
+        return;
+    case cJSON_Object:
+    case cJSON_Array:
+        /* a table, a key and the value being pushed, per level */
+        luaL_checkstack(L, 4, "JSON nesting");
+        break;
+    default:
+        break;
+    }
     if (dsf_doc_is_tombstone(item)) {
         lua_pushlightuserdata(L, (void *)&dsf_delete_sentinel);
     } else if (cJSON_IsObject(item)) {
-        lua_createtable(L, 0, cJSON_GetArraySize(item));
+        lua_createtable(L, 0, count_members(item));
         /* (a new table, with no metatable yet: a raw set is the same as
         ** lua_setfield, without looking for a __newindex) */
         for (const cJSON *ch = item->child; ch; ch = ch->next) {
@@ -476,7 +508,7 @@ void dsf_json_push(lua_State *L, const cJSON *item)
         }
         dsf_lua_mark(L, -1, false);
     } else if (cJSON_IsArray(item)) {
-        lua_createtable(L, cJSON_GetArraySize(item), 0);
+        lua_createtable(L, count_members(item), 0);
         lua_Integer i = 1;
         for (const cJSON *ch = item->child; ch; ch = ch->next) {
             dsf_json_push(L, ch);
