@@ -737,8 +737,8 @@ local function walk_section(st, v, f, path, pinfo, key)
   local per = st.sections
   if not per then return check_value(st, v, f, path, pinfo, key) end
   -- (the host's identity of the section, when it gives one:
-  -- ctx.identities)
-  local id = st.identities and st.identities[key]
+  -- ctx.identity)
+  local id = st.identity and st.identity(key)
   local kept = section_cache.lookup(per, key, v, id)
   if kept then
     for j = 1, #kept do
@@ -1028,8 +1028,8 @@ function M.check(cfg, ctx)
     st.sections = section_cache.for_context(st.rel, st.requested or "", st.target)
     -- Rules never change the config they check, and this walk is the
     -- first rule: the identities describe cfg as it is.
-    local ids = ctx.identities
-    if type(ids) == "table" then st.identities = ids end
+    local identity = ctx.identity
+    if type(identity) == "function" then st.identity = identity end
   end
   check_object(st, cfg, ROOT, {})
 end

@@ -84,7 +84,7 @@ end
 
 -- M.lookup(per, name, v [, id]) -> the findings kept for the section v
 -- under the top-level key name, or nil. The caller copies what it hands
--- on. With the host's identity of v (ctx.identities: a string equal for
+-- on. With the host's identity of v (ctx.identity: a string equal for
 -- equal values, number subtypes included), one table lookup finds its
 -- entry.
 -- Without one, v is compared with the kept snapshots, the newest first:

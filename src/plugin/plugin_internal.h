@@ -80,7 +80,7 @@ typedef struct dsf_push_cfg_args {
     const dsf_validate_opts *o;
     dsf_collector *c;
     const cJSON *summary;     /* ctx.summary, or NULL */
-    bool identities;          /* ctx.identities too (for rules) */
+    bool identities;          /* ctx.identity too (for rules) */
 } dsf_push_cfg_args;
 
 int dsf_plugin_push_cfg_ctx(lua_State *L);

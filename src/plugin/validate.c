@@ -94,6 +94,30 @@ static int l_report(lua_State *L)
 }
 
 
+/* ctx.identity(key) -> the identity (lua/identity.h) of the config's
+** top-level value under key, or nil when it has none. Made when asked:
+** a rule that keeps nothing across configs never pays for it. */
+static int l_identity(lua_State *L)
+{
+    const cJSON *doc = dsf_callscope_data(L, "ctx.identity");
+    const char *key = luaL_checkstring(L, 1);
+    const cJSON *m = NULL;
+    for (const cJSON *x = doc->child; x; x = x->next)
+        if (!strcmp(x->string, key))
+            m = x; /* (the last of duplicate keys: the one cfg holds) */
+    if (!m) {
+        lua_pushnil(L);
+        return 1;
+    }
+    dsf_buf id = DSF_BUF_INIT;
+    dsf_json_identity(&id, m);
+    /* (raises only at the memory limit: id then leaks until the exit that
+    ** follows, exit 5) */
+    lua_pushlstring(L, id.data, id.len);
+    dsf_buf_free(&id);
+    return 1;
+}
+
 /* Pushes cfg and ctx (protected: allocates in Lua). */
 int dsf_plugin_push_cfg_ctx(lua_State *L)
 {
@@ -118,19 +142,8 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
         lua_setfield(L, -2, "ds_version");
     }
     if (a->identities && cJSON_IsObject(a->doc)) {
-        /* top-level key -> the identity of its value (lua/identity.h) */
-        lua_createtable(L, 0, cJSON_GetArraySize(a->doc));
-        dsf_buf id = DSF_BUF_INIT;
-        for (const cJSON *m = a->doc->child; m; m = m->next) {
-            dsf_buf_clear(&id);
-            dsf_json_identity(&id, m);
-            /* (raises only at the memory limit: id then leaks until the
-            ** exit that follows, exit 5) */
-            lua_pushlstring(L, id.data, id.len);
-            lua_setfield(L, -2, m->string);
-        }
-        dsf_buf_free(&id);
-        lua_setfield(L, -2, "identities");
+        dsf_callscope_push(L, &a->c->scope, l_identity, (void *)a->doc);
+        lua_setfield(L, -2, "identity");
     }
     dsf_callscope_push(L, &a->c->scope, l_report, a->c);
     lua_setfield(L, -2, "report");

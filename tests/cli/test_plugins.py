@@ -560,10 +560,11 @@ class BrokenPlugins(PluginTest):
         self.assertIn("dsforge: error: rule bx-b (plugin bx): memory limit "
                       "of 16 MiB exceeded", res.err)
 
-    # ctx.report reaches the C data of the call that handed it over; kept
-    # by the plugin and called after that call (by a resolver, a summary
-    # or the next variant's rule), it raises instead of reading the freed
-    # stack of the call (it used to crash under the sanitizers).
+    # ctx.report (and ctx.identity) reach the C data of the call that
+    # handed them over; kept by the plugin and called after that call (by
+    # a resolver, a summary or the next variant's rule), they raise
+    # instead of reading the freed stack of the call (ctx.report used to
+    # crash under the sanitizers).
     def test_ctx_report_kept_past_its_call_is_refused(self):
         kept = ('local kept\n'
                 'return { name = "bx", version = "1",\n'
@@ -579,16 +580,21 @@ class BrokenPlugins(PluginTest):
                 '      kept = ctx.report\n'
                 '    end } } }\n')
         lines = {"resolver": 4, "summary": 7, "rule": 11}
-        for where, line in sorted(lines.items()):
-            with self.subTest(where=where):
-                out = os.path.join(self.tmp, "out-" + where)
-                text = kept.replace("WHERE", '"%s"' % where)
-                res, init = self.broken(text, "gen", "8xa100", "-o", out)
-                self.assertExit(res, 5)
-                self.assertNames(res, init, line)
-                self.assertIn("ctx.report was kept past the call that "
-                              "handed it over", res.err)
-                self.assertFalse(os.path.exists(out))
+        for fn in ("report", "identity"):
+            for where, line in sorted(lines.items()):
+                with self.subTest(fn=fn, where=where):
+                    out = os.path.join(self.tmp, "out-%s-%s" % (fn, where))
+                    text = kept.replace("WHERE", '"%s"' % where)
+                    if fn == "identity":
+                        text = (text.replace("kept{ message = \"m\" }",
+                                             'kept("steps_per_print")')
+                                .replace("ctx.report", "ctx.identity"))
+                    res, init = self.broken(text, "gen", "8xa100", "-o", out)
+                    self.assertExit(res, 5)
+                    self.assertNames(res, init, line)
+                    self.assertIn("ctx.%s was kept past the call that "
+                                  "handed it over" % fn, res.err)
+                    self.assertFalse(os.path.exists(out))
 
     def test_a_folder_without_init_lua_is_not_a_plugin(self):
         self.write("plugins/notes/README.md", "not a plugin\n")

@@ -1,7 +1,7 @@
 """The section cache (plugins/deepspeed/section_cache.lua) as the host
 feeds it: one process checking many configs serves a top-level section's
 findings again only for a section equal to one walked before, keyed by the
-host's identity of the section (ctx.identities, src/lua/identity.h). Every
+host's identity of the section (ctx.identity, src/lua/identity.h). Every
 config's findings are those it gets checked alone, whatever came before
 it: number subtypes, the sign of zero, strings and numbers, objects and
 arrays, keys in another order (issue 15)."""
