@@ -51,8 +51,8 @@ static void equal_values_are_equal(void **state)
     static const char *const values[] = {
         "{}", "[]", "null", "true", "false", "0", "1", "1.5", "-0.0", "0.0",
         "\"\"", "\"a\"", "{\"a\":1}", "[1,[2,{\"b\":null}]]",
-        "{\"zero_optimization\":{\"stage\":3,\"offload_param\":"
-        "{\"device\":\"cpu\"}}}",
+        ("{\"zero_optimization\":{\"stage\":3,\"offload_param\":"
+         "{\"device\":\"cpu\"}}}"),
     };
     for (size_t i = 0; i < sizeof values / sizeof *values; i++)
         assert_true(same(values[i], values[i]));
