@@ -17,7 +17,10 @@
 # current directory), which contrib/bench/readme_table.py turns into the
 # README's table. Exit 0 when every target held, 1 when one did not, 2
 # when the benchmark cannot run. Knobs: DSFORGE, RUNS (20), MATRIX_RUNS
-# (3), PYTHON, JSONNET, LUA (lua5.4), REALWORLD (default
+# (3), ONESHOT_RUNS (100: a one-shot command takes ~4 ms, spread ~0.6 ms
+# on this VM; with medians of 20 runs its ratio to --version ranged
+# 1.36-1.59 over six runs of this script), PYTHON, JSONNET, LUA
+# (lua5.4), REALWORLD (default
 # $DSF_SHARED_DIR/realworld-configs, DSF_SHARED_DIR defaulting to
 # ../shared beside the repository), TMPDIR (outputs; tmpfs isolates
 # dsforge's own cost from the disk's).
@@ -31,6 +34,7 @@ JSONNET=${JSONNET:-jsonnet}
 LUA=${LUA:-lua5.4}
 RUNS=${RUNS:-20}
 MATRIX_RUNS=${MATRIX_RUNS:-3}
+ONESHOT_RUNS=${ONESHOT_RUNS:-100}
 REALWORLD=${REALWORLD:-${DSF_SHARED_DIR:-$root/../shared}/realworld-configs}
 OUT=$(realpath -m "${1:-targets.json}")
 
@@ -116,8 +120,8 @@ hf check --warmup 2 --runs "$RUNS" -i \
 
 # --- one-shot commands against --version --------------------------
 for one in rw/*.json; do break; done
-echo "== estimate, explain, one-file check (runs $RUNS)"
-hf oneshot --warmup 3 --runs "$RUNS" -i \
+echo "== estimate, explain, one-file check (runs $ONESHOT_RUNS)"
+hf oneshot --warmup 3 --runs "$ONESHOT_RUNS" -i \
     -n version "$DSFORGE --version" \
     -n estimate "$DSFORGE estimate --model llama-2-7b --stage 3" \
     -n explain "$DSFORGE explain $one" \
