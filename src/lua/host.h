@@ -48,10 +48,12 @@ lua_State *dsf_host_state(dsf_host *h);
 
 /* Makes the state as good as a new one for the next scripts (see
 ** dsf_sandbox_renew: a fresh base environment, library copies and module
-** cache; nothing charged; the garbage collected). Only what the caller
-** keeps itself (registry references, e.g. compiled chunks whose
-** environment it replaces before calling them) survives. Empties the
-** stack. */
+** cache; nothing charged). The last scripts' garbage is left to the
+** collector: it never counts against the memory limit, since an
+** allocation the limit refuses is retried after a full collection. Only
+** what the caller keeps itself (registry references, e.g. compiled chunks
+** whose environment it replaces before calling them) survives. Empties
+** the stack. */
 int dsf_host_renew(dsf_host *h, dsf_diags *d);
 
 /* The collector's pause while the host loads what lives as long as it
