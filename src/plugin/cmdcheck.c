@@ -6,11 +6,13 @@
 
 #include <lauxlib.h>
 
+#include "core/buf.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
 #include "lua/callscope.h"
 #include "lua/conv.h"
+#include "lua/guard.h"
 #include "plugin/plugin_internal.h"
 
 static const char *const fields[] = {"env", "run", NULL};
@@ -160,18 +162,27 @@ static int l_read_text(lua_State *L)
                           path);
     char *text;
     size_t len;
+    /* The text is the guard's while pushing it may raise. */
+    dsf_guard *g = dsf_guard_push(L);
     dsf_diags d = DSF_DIAGS_INIT;
     if (dsf_read_file(&text, &len, path, DSF_CMDCHECK_MAX_FILE, &d)) {
-        lua_pushnil(L);
-        lua_pushstring(L, d.len ? d.items[0].message : "cannot read it");
+        /* (the message copied into a guarded buffer first: pushing it may
+        ** raise, and d is C memory) */
+        dsf_buf msg = DSF_BUF_INIT;
+        dsf_buf_puts(&msg, d.len ? d.items[0].message : "cannot read it");
         dsf_diags_free(&d);
+        g->p = msg.data;
+        g->release = free;
+        lua_pushnil(L);
+        lua_pushlstring(L, msg.data, msg.len);
+        dsf_guard_release(g);
         return 2;
     }
     dsf_diags_free(&d);
-    /* raises only at the memory limit; text then leaks until the exit
-    ** that follows (exit 5) */
+    g->p = text;
+    g->release = free;
     lua_pushlstring(L, text, len);
-    free(text);
+    dsf_guard_release(g);
     return 1;
 }
 

@@ -14,6 +14,7 @@
 #include "json/jsonout.h"
 #include "lua/callscope.h"
 #include "lua/conv.h"
+#include "lua/guard.h"
 #include "plugin/decl.h"
 #include "plugin/plugin_internal.h"
 
@@ -275,24 +276,39 @@ static const char *path_arg(lua_State *L, const run_ctx *rc)
     return path;
 }
 
+static void delete_json(void *doc) { cJSON_Delete(doc); }
+
+static void delete_diags(void *d)
+{
+    dsf_diags_free(d);
+    free(d);
+}
+
 /* ctx.read_json(path) -> value | nil, {message, file, line, col, kind} */
 static int l_read_json(lua_State *L)
 {
     const run_ctx *rc = dsf_callscope_data(L, "ctx.read_json");
     const char *path = path_arg(L, rc);
     cJSON *doc = NULL;
+    /* The document is the guard's while pushing it may raise. */
+    dsf_guard *guard = dsf_guard_push(L);
     dsf_diags d = DSF_DIAGS_INIT;
     if (dsf_json_load_file(&doc, NULL, path, &d) == 0) {
         dsf_diags_free(&d);
-        /* dsf_json_push raises only when Lua's memory limit is hit; doc
-        ** then leaks until exit, which follows at once (exit 5) */
+        guard->p = doc;
+        guard->release = delete_json;
         dsf_json_push(L, doc);
-        cJSON_Delete(doc);
+        dsf_guard_release(guard);
         return 1;
     }
+    /* d's messages are the guard's while the pushes below may raise. */
+    dsf_diags *kept = dsf_xmalloc(sizeof *kept);
+    *kept = d;
+    guard->p = kept;
+    guard->release = delete_diags;
     lua_pushnil(L);
     lua_createtable(L, 0, 5);
-    const dsf_diag *g = d.len ? &d.items[0] : NULL;
+    const dsf_diag *g = kept->len ? &kept->items[0] : NULL;
     lua_pushstring(L, g ? g->message : "cannot read the file");
     lua_setfield(L, -2, "message");
     lua_pushstring(L, g && g->file ? g->file : path);
@@ -303,7 +319,7 @@ static int l_read_json(lua_State *L)
     lua_setfield(L, -2, "col");
     lua_pushliteral(L, "input");
     lua_setfield(L, -2, "kind");
-    dsf_diags_free(&d);
+    dsf_guard_release(guard);
     return 2;
 }
 

@@ -13,6 +13,7 @@
 #include "doc/jpath.h"
 #include "lua/callscope.h"
 #include "lua/conv.h"
+#include "lua/guard.h"
 #include "lua/identity.h"
 #include "lua/limits.h"
 
@@ -109,12 +110,14 @@ static int l_identity(lua_State *L)
         lua_pushnil(L);
         return 1;
     }
+    /* The identity is the guard's while pushing it may raise. */
+    dsf_guard *g = dsf_guard_push(L);
     dsf_buf id = DSF_BUF_INIT;
     dsf_json_identity(&id, m);
-    /* (raises only at the memory limit: id then leaks until the exit that
-    ** follows, exit 5) */
+    g->p = id.data;
+    g->release = free;
     lua_pushlstring(L, id.data, id.len);
-    dsf_buf_free(&id);
+    dsf_guard_release(g);
     return 1;
 }
 
