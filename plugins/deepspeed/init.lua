@@ -29,8 +29,9 @@ return {
   version = "0.19.6-1",
   summary = "DeepSpeed 0.19.6 config schema, rules, memory model and \"auto\" resolution",
   rules = rules,
-  -- estimate, explain, schema (commands.lua)
-  commands = require("deepspeed.commands").commands,
+  -- estimate, explain, schema (commands.lua), loaded when a plugin
+  -- command first runs or is listed: gen and check never load them.
+  commands = function() return require("deepspeed.commands").commands end,
   resolvers = {
     {
       -- At --target deepspeed, replace every "auto" with what Hugging Face

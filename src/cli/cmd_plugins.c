@@ -10,7 +10,9 @@
 #include "cli/plugin_env.h"
 #include "core/error.h"
 #include "json/jsonout.h"
+#include "plugin/commands.h"
 #include "plugin/emit.h"
+#include "plugin/summary.h"
 
 
 enum { OPT_JSON = 1 };
@@ -121,6 +123,11 @@ static int run(int argc, char **argv)
             rc = dsf_plugin_env_load(&pe, &env, &d);
         if (!rc)
             rc = dsf_plugins_load_rules(pe.plugins, &d);
+        if (!rc) /* every declaration checked, as the commands that use
+                 ** them read them */
+            rc = dsf_plugins_read_commands(pe.plugins, &d);
+        if (!rc)
+            rc = dsf_plugins_read_summaries(pe.plugins, &d);
     }
     if (!rc && json) {
         print_json(pe.plugins);

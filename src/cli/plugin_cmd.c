@@ -86,6 +86,8 @@ void dsf_plugin_cmds_load(dsf_plugin_cmds *pc, int argc, char **argv,
     pc->rc = dsf_cli_env_finish(&pc->env, &pc->d);
     if (!pc->rc)
         pc->rc = dsf_plugin_env_load(&pc->pe, &pc->env, &pc->d);
+    if (!pc->rc)
+        pc->rc = dsf_plugins_read_commands(pc->pe.plugins, &pc->d);
     if (pc->rc)
         return;
     pc->pcmds = dsf_plugins_commands(pc->pe.plugins, &pc->n);

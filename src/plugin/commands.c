@@ -220,12 +220,52 @@ static int read_entry(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
     return read_one(&p->commands, L, r, plugin, file, d);
 }
 
-int dsf_plugin_commands_read(dsf_plugins *p, lua_State *L, int t,
-                             const char *plugin, const char *file,
-                             dsf_diags *d)
+/* The `commands` of the declaration at t: a list, or a function
+** returning one (called here, so a command that runs no plugin command
+** does not load the modules that define them). */
+static int read_commands(dsf_plugins *p, lua_State *L, int t,
+                         const char *plugin, const char *file, dsf_diags *d)
 {
-    return dsf_plugin_read_list(p, L, t, "commands", read_entry, plugin,
-                                file, d);
+    lua_pushliteral(L, "commands");
+    if (lua_rawget(L, t) != LUA_TFUNCTION) {
+        lua_pop(L, 1);
+        return dsf_plugin_read_list(p, L, t, "commands", read_entry, plugin,
+                                    file, d);
+    }
+    char *what = dsf_xconcat("plugin ", plugin, " commands", NULL);
+    int rc = dsf_host_call(p->host, 0, 1, what, d);
+    free(what);
+    if (rc)
+        return rc;
+    if (lua_istable(L, -1))
+        rc = dsf_plugin_read_items(p, L, lua_gettop(L), read_entry, plugin,
+                                   file, d);
+    else
+        rc = dsf_diag_error(d, DSF_EINPUT, file, 0, 0,
+                            "plugin '%s': the 'commands' function must "
+                            "return a list of commands", plugin);
+    lua_pop(L, 1);
+    return rc;
+}
+
+int dsf_plugins_read_commands(dsf_plugins *p, dsf_diags *d)
+{
+    if (p->commands_read)
+        return 0;
+    p->commands_read = true; /* once, whatever happens */
+    lua_State *L = dsf_host_state(p->host);
+    dsf_host_gc_loading(p->host, true);
+    int rc = 0;
+    for (size_t i = 0; i < p->n && !rc; i++) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, p->decls[i].ref);
+        int t = lua_gettop(L);
+        rc = read_commands(p, L, t, p->items[i].name, p->decls[i].file, d);
+        lua_settop(L, t - 1);
+    }
+    dsf_host_gc_loading(p->host, false);
+    if (rc) /* nothing half-read is kept */
+        dsf_plugin_commands_free(&p->commands);
+    return rc;
 }
 
 void dsf_plugin_commands_free(dsf_plugin_commands *cmds)

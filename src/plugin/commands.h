@@ -51,17 +51,20 @@ typedef struct dsf_plugin_commands {
     size_t n;
 } dsf_plugin_commands;
 
-/* Reads the `commands` list of the declaration at stack index t of
-** plugin (file names it for messages) into p's commands: DSF_EINPUT with a
-** diagnostic for a bad declaration or a name another plugin declared.
-** Leaves the stack as it was. */
-int dsf_plugin_commands_read(dsf_plugins *p, lua_State *L, int t,
-                             const char *plugin, const char *file,
-                             dsf_diags *d);
+/* Reads the `commands` every plugin declares (a list, or a function
+** returning one, called now) into p's commands, in plugin order. Loading
+** the plugins does not read them: only a command that runs, lists or
+** documents plugin commands does (the built-in commands never do, nor
+** load the modules a `commands` function requires). The first call reads
+** them; later calls return 0 at once. DSF_EINPUT with a diagnostic for a
+** bad declaration or a name another plugin declared, or the function's
+** script error; nothing is kept then. */
+int dsf_plugins_read_commands(dsf_plugins *p, dsf_diags *d);
 
 void dsf_plugin_commands_free(dsf_plugin_commands *cmds);
 
-/* The commands every loaded plugin declares (borrowed from p). */
+/* The commands every loaded plugin declares (borrowed from p; none before
+** dsf_plugins_read_commands). */
 const dsf_plugin_command *dsf_plugins_commands(const dsf_plugins *p,
                                                size_t *n);
 

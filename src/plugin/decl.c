@@ -54,7 +54,16 @@ int dsf_plugin_read_list(struct dsf_plugins *p, lua_State *L, int t,
                      "plugin '%s': '%s' must be a list", plugin, field);
         return DSF_EINPUT;
     }
-    int lt = lua_gettop(L);
+    int rc = dsf_plugin_read_items(p, L, lua_gettop(L), item, plugin, file,
+                                   d);
+    lua_pop(L, 1);
+    return rc;
+}
+
+int dsf_plugin_read_items(struct dsf_plugins *p, lua_State *L, int lt,
+                          dsf_plugin_item_fn item, const char *plugin,
+                          const char *file, dsf_diags *d)
+{
     lua_Integer n = (lua_Integer)lua_rawlen(L, lt);
     int rc = 0;
     for (lua_Integer i = 1; i <= n && !rc; i++) {
@@ -62,6 +71,5 @@ int dsf_plugin_read_list(struct dsf_plugins *p, lua_State *L, int t,
         rc = item(p, L, lua_gettop(L), i, plugin, file, d);
         lua_pop(L, 1);
     }
-    lua_pop(L, 1);
     return rc;
 }

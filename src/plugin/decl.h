@@ -40,4 +40,9 @@ int dsf_plugin_read_list(struct dsf_plugins *p, lua_State *L, int t,
                          const char *plugin, const char *file,
                          dsf_diags *d);
 
+/* The same for the list at stack index lt itself (a table). */
+int dsf_plugin_read_items(struct dsf_plugins *p, lua_State *L, int lt,
+                          dsf_plugin_item_fn item, const char *plugin,
+                          const char *file, dsf_diags *d);
+
 #endif

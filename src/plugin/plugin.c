@@ -13,7 +13,6 @@
 #include "core/fsutil.h"
 #include "core/buf.h"
 #include "core/xalloc.h"
-#include "lua/conv.h"
 #include "lua/scriptfs.h"
 #include "plugin/summary.h"
 
@@ -203,30 +202,6 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
                                 "function", NULL);
         }
     }
-    /* report: what an A/B page draws from each variant's summary, as
-    ** data (diff/report.h). */
-    cJSON *report = NULL;
-    if (!rc) {
-        lua_pushliteral(L, "report");
-        int ty = lua_rawget(L, t);
-        char *err = NULL;
-        if (ty != LUA_TNIL &&
-            (ty != LUA_TTABLE || dsf_lua_to_json(&report, &err, L, -1, 0) ||
-             !cJSON_IsObject(report))) {
-            char *detail = err ? dsf_xasprintf(" (%s)", err) : NULL;
-            rc = decl_error(d, file, name, "'report' must be a JSON-like "
-                            "table of bars and products", detail);
-            free(detail);
-            free(err);
-            cJSON_Delete(report);
-            report = NULL;
-        }
-        lua_pop(L, 1);
-    }
-    if (!rc)
-        rc = dsf_plugin_read_columns(p, L, t, name, file, d);
-    if (!rc)
-        rc = dsf_plugin_commands_read(p, L, t, name, file, d);
     if (!rc)
         rc = dsf_plugin_read_emitters(p, L, t, name, file, d);
     if (!rc)
@@ -244,8 +219,6 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
         it->dir = dsf_path_join(dir, name);
         it->origin = dsf_xstrdup(origin);
         it->interface = iface;
-        it->report = report;
-        report = NULL;
         p->summarize_refs = dsf_xrealloc(p->summarize_refs,
                                          p->n * sizeof *p->summarize_refs);
         p->summarize_refs[p->n - 1] = summarize_ref;
@@ -257,7 +230,15 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
         p->summarize_what[p->n - 1] = dsf_xconcat("plugin ", name,
                                                   " summarize", NULL);
     }
-    cJSON_Delete(report); /* not kept: an error came after it */
+    if (!rc) {
+        /* The declaration stays in the state: its summary columns and
+        ** report layout are read when a command first needs them
+        ** (dsf_plugins_read_summaries). */
+        p->decls = dsf_xrealloc(p->decls, p->n * sizeof *p->decls);
+        lua_pushvalue(L, t);
+        p->decls[p->n - 1].ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        p->decls[p->n - 1].file = dsf_xstrdup(file);
+    }
     lua_settop(L, 0);
     free(file);
     free(what);
@@ -383,6 +364,10 @@ void dsf_plugins_free(dsf_plugins *p)
     free(p->summarize_what);
     free(p->summarize_refs);
     free(p->rules_refs);
+    if (p->decls)
+        for (size_t i = 0; i < p->n; i++)
+            free(p->decls[i].file);
+    free(p->decls);
     dsf_plugin_free_columns(p);
     dsf_plugin_free_emitters(p);
     free(p->items);

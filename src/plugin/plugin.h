@@ -47,7 +47,8 @@ typedef struct dsf_plugin_info {
     char *origin;
     char sha256[65];   /* of init.lua */
     int interface;     /* the interface version it declares */
-    cJSON *report;     /* its declared A/B report layout, or NULL */
+    cJSON *report;     /* its declared A/B report layout, or NULL (also
+                       ** until dsf_plugins_read_summaries) */
 } dsf_plugin_info;
 
 /* A copy of a plugin that is not used because a directory earlier on

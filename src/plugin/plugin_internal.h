@@ -6,6 +6,8 @@
 #ifndef DSF_PLUGIN_INTERNAL_H
 #define DSF_PLUGIN_INTERNAL_H
 
+#include <stdbool.h>
+
 #include <lua.h>
 
 #include "lua/callscope.h"
@@ -44,6 +46,13 @@ struct dsf_plugins {
                              ** called (dsf_plugins_load_rules), else
                              ** LUA_NOREF */
     char **summarize_what;   /* per plugin: "plugin P summarize" */
+    struct {
+        int ref;             /* its declaration table (registry) */
+        char *file;          /* its init.lua, for messages */
+    } *decls;                /* per plugin */
+    bool summaries_read;     /* columns and report layouts read
+                             ** (dsf_plugins_read_summaries) */
+    bool commands_read;      /* dsf_plugins_read_commands ran */
     struct dsf_column *columns;
     size_t ncolumns;
     dsf_plugin_commands commands;  /* declared commands: commands.c */

@@ -127,6 +127,60 @@ int dsf_plugin_read_columns(dsf_plugins *p, lua_State *L, int t,
                                 file, d);
 }
 
+/* The `report` field of the declaration at t: what an A/B page draws from
+** each variant's summary, as data (diff/report.h). */
+static int read_report(dsf_plugin_info *it, lua_State *L, int t,
+                       const char *file, dsf_diags *d)
+{
+    lua_pushliteral(L, "report");
+    int ty = lua_rawget(L, t);
+    cJSON *report = NULL;
+    char *err = NULL;
+    int rc = 0;
+    if (ty != LUA_TNIL &&
+        (ty != LUA_TTABLE || dsf_lua_to_json(&report, &err, L, -1, 0) ||
+         !cJSON_IsObject(report))) {
+        dsf_diag_add(d, DSF_ERROR, file, 0, 0,
+                     "plugin '%s': 'report' must be a JSON-like table of "
+                     "bars and products%s%s%s", it->name, err ? " (" : "",
+                     err ? err : "", err ? ")" : "");
+        cJSON_Delete(report);
+        report = NULL;
+        rc = DSF_EINPUT;
+    }
+    free(err);
+    lua_pop(L, 1);
+    it->report = report;
+    return rc;
+}
+
+int dsf_plugins_read_summaries(dsf_plugins *p, dsf_diags *d)
+{
+    if (p->summaries_read)
+        return 0;
+    lua_State *L = dsf_host_state(p->host);
+    int rc = 0;
+    for (size_t i = 0; i < p->n && !rc; i++) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, p->decls[i].ref);
+        int t = lua_gettop(L);
+        rc = read_report(&p->items[i], L, t, p->decls[i].file, d);
+        if (!rc)
+            rc = dsf_plugin_read_columns(p, L, t, p->items[i].name,
+                                         p->decls[i].file, d);
+        lua_settop(L, t - 1);
+    }
+    if (rc) { /* nothing half-read is kept */
+        dsf_plugin_free_columns(p);
+        for (size_t i = 0; i < p->n; i++) {
+            cJSON_Delete(p->items[i].report);
+            p->items[i].report = NULL;
+        }
+        return rc;
+    }
+    p->summaries_read = true;
+    return 0;
+}
+
 void dsf_plugin_free_columns(dsf_plugins *p)
 {
     for (size_t i = 0; i < p->ncolumns; i++) {

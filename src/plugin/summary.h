@@ -28,7 +28,17 @@ typedef struct dsf_column {
     char *what;        /* "column NAME (plugin P)", for messages */
 } dsf_column;
 
-/* The declared columns, plugin order then declaration order (borrowed). */
+/* Reads what every plugin declares for summaries: its `columns` and its
+** `report` layout (dsf_plugin_info.report). Loading the plugins does not
+** read them: a command that prints no summary table and writes no
+** manifest (estimate, explain, check) never pays for them, nor fails on a
+** bad declaration it does not use. The first call reads them, in plugin
+** order; later calls return its result at once. DSF_EINPUT names the
+** plugin's init.lua and the field (nothing is kept then). */
+int dsf_plugins_read_summaries(dsf_plugins *p, dsf_diags *d);
+
+/* The declared columns, plugin order then declaration order (borrowed;
+** none before dsf_plugins_read_summaries). */
 const dsf_column *dsf_plugins_columns(const dsf_plugins *p, size_t *n);
 
 /* What a finished variant is, for the hooks. All borrowed. */

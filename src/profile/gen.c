@@ -119,6 +119,8 @@ static int evaluate(run *ru, dsf_diags *d)
     if (!rc)
         rc = dsf_plugins_load(&ru->plugins, r->plugin_dirs, ru->sources,
                               r->limits, &ru->warnings, d);
+    if (!rc) /* the summary table's columns, the manifest's layout */
+        rc = dsf_plugins_read_summaries(ru->plugins, d);
     if (!rc)
         rc = setup_layers(ru, d);
     if (!rc)

@@ -160,6 +160,32 @@ class Contract(dsf.TempDirTest):
             self.assertExit(res, 3)
             self.assertIn("'report' must be a JSON-like table", res.err)
 
+    def test_summary_declarations_are_read_by_the_commands_that_use_them(self):
+        # columns and report are read when gen first needs them (and by
+        # `plugins`, which checks every declaration); estimate, explain and
+        # check never read them, so a bad one there does not stop them
+        for body, msg in (("  columns = {{ name = 'c' }},",
+                           "needs a 'value' function"),
+                          ("  report = 'bars',",
+                           "'report' must be a JSON-like table")):
+            res, path = self.gen("px", body)
+            self.assertExit(res, 3)
+            self.assertIn(msg, res.err)
+            self.assertIn(path, res.err)
+            root = os.path.dirname(os.path.dirname(path))
+            res = run("plugins", "--plugin-path", root)
+            self.assertExit(res, 3)
+            self.assertIn(msg, res.err)
+            res = run("estimate", "--model", "llama-2-7b", "--plugin-path",
+                      root)
+            self.assertExit(res, 0)
+            self.assertIn("6738M total params", res.out)
+            cfg = os.path.join(self.tmp, "ds.json")
+            with open(cfg, "w") as f:
+                json.dump({"train_micro_batch_size_per_gpu": 1}, f)
+            res = run("check", cfg, "--plugin-path", root)
+            self.assertExit(res, 0)
+
     def test_the_first_declared_report_layout_draws_the_page(self):
         # A plugin earlier on the path declares its own layout: the
         # manifest records it, not the DeepSpeed plugin's.

@@ -76,6 +76,16 @@ class LoadsOnlyWhatItCalls(dsf.TempDirTest):
              "deepspeed/cells.lua"],
             "check", self.cfg)
 
+    def test_gen_and_check_load_no_command_declaration(self):
+        # the plugin's `commands` is a function: only a command that runs
+        # or lists plugin commands calls it (and requires commands.lua)
+        self.same_as_builtin(["deepspeed/commands.lua"], "check", self.cfg)
+        self.same_as_builtin(["deepspeed/commands.lua"], "gen", "8xa100")
+        for args in (("estimate", "--model", "llama-2-7b"), ("plugins",)):
+            r = self.run_with(["deepspeed/commands.lua"], *args)
+            self.assertNotEqual(r.rc, 0, r)
+            self.assertIn("deepspeed/commands.lua was loaded", r.err)
+
     def test_estimate_and_explain_draw_no_cells(self):
         for args in (("estimate", "--model", "llama-2-7b", "--stage", "3"),
                      ("explain", self.cfg)):

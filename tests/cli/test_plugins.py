@@ -298,6 +298,51 @@ class LazyRules(PluginTest):
         self.assertIn("the 'rules' function must return a list", res.err)
 
 
+LAZY_COMMANDS = """return {
+  name = "lc", version = "1.0",
+  commands = function()
+    dsforge.warn("lc: commands loaded")
+    return { { name = "lccmd", summary = "says hello",
+               run = function() return "lc ran\\n" end } }
+  end,
+}
+"""
+
+
+class LazyCommands(PluginTest):
+    """commands = function() ... end: called once, when a plugin command
+    runs or is listed; gen and check never call it."""
+
+    def test_a_plugin_command_calls_it_gen_and_check_do_not(self):
+        root = self.add_plugin("lc", LAZY_COMMANDS)
+        res = run("lccmd", "--plugin-path", root)
+        self.assertExit(res, 0)
+        self.assertEqual(res.out, "lc ran\n")
+        self.assertEqual(res.err.count("lc: commands loaded"), 1, res.err)
+        for args in (("check", self.write("s3.json", STAGE3)),
+                     ("gen", "8xa100")):
+            res = run(*args, "--plugin-path", root)
+            self.assertExit(res, 0)
+            self.assertNotIn("commands loaded", res.err)
+
+    def test_a_commands_function_that_fails(self):
+        s3 = self.write("s3.json", STAGE3)
+        for body, code, msg in (
+                ('error("no commands today")', 5, "no commands today"),
+                ("do return 42 end", 3,
+                 "the 'commands' function must return a list of commands")):
+            root = self.add_plugin("lc", LAZY_COMMANDS.replace(
+                'dsforge.warn("lc: commands loaded")', body), body[:2])
+            for args in (("lccmd",), ("plugins",)):
+                res = run(*args, "--plugin-path", root)
+                self.assertNoCrash(res)
+                self.assertExit(res, code)
+                self.assertIn(msg, res.err)
+            # a built-in command never calls it
+            res = run("check", "--plugin-path", root, s3)
+            self.assertExit(res, 0)
+
+
 class BrokenPlugins(PluginTest):
     def broken(self, text, *cmd):
         """Runs cmd (default: check a clean file) with plugin bx = text."""
