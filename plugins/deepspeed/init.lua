@@ -9,9 +9,10 @@
 -- and commands with require("deepspeed.<module>") when they need them.
 
 -- What the plugin declares about summaries (columns, report layout, the
--- memory-fit rule); the estimate itself (summary.lua) is loaded when a
--- variant is first summarized (issue 15).
-local decl = require("deepspeed.columns")
+-- memory-fit rule), loaded when the core first reads one of them: gen and
+-- plugins do, estimate and explain never; the estimate itself
+-- (summary.lua) is loaded when a variant is first summarized (issue 15).
+local function decl() return require("deepspeed.columns") end
 
 -- The rules, loaded when a command first runs or lists them (check, gen,
 -- plugins): estimate and explain never load the schema walk or rules.lua.
@@ -19,7 +20,7 @@ local function rules()
   local list = {}
   for _, r in ipairs(require("deepspeed.schema_check").rules) do list[#list + 1] = r end
   for _, r in ipairs(require("deepspeed.rules").rules) do list[#list + 1] = r end
-  list[#list + 1] = decl.fit_rule
+  list[#list + 1] = decl().fit_rule
   return list
 end
 
@@ -49,6 +50,6 @@ return {
   summarize = function(cfg, ctx)
     return require("deepspeed.summary").variant(cfg, ctx.params or {})
   end,
-  columns = decl.columns,
-  report = decl.report_layout(),
+  columns = function() return decl().columns end,
+  report = function() return decl().report_layout() end,
 }

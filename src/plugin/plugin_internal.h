@@ -62,10 +62,7 @@ struct dsf_plugins {
     dsf_machine_hooks machine;     /* machine_params: machine_params.c */
 };
 
-/* Reads the `columns` list of the declaration at t (summary.c). */
-int dsf_plugin_read_columns(dsf_plugins *p, lua_State *L, int t,
-                            const char *plugin, const char *file,
-                            dsf_diags *d);
+/* Frees the columns read (summary.c). */
 void dsf_plugin_free_columns(dsf_plugins *p);
 
 /* Reads the `emitters` list of the declaration at t (emit.c). */

@@ -119,24 +119,51 @@ static int read_column(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
     return 0;
 }
 
-int dsf_plugin_read_columns(dsf_plugins *p, lua_State *L, int t,
-                            const char *plugin, const char *file,
-                            dsf_diags *d)
+/* Pushes field key of the declaration at t (nil when absent); when it is
+** a function, calls it and pushes what it returns instead (a declaration
+** can so leave the modules that build the value unloaded until a command
+** needs it). Nothing is pushed on error. */
+static int push_field(dsf_plugins *p, lua_State *L, int t, const char *key,
+                      const char *plugin, dsf_diags *d)
 {
-    return dsf_plugin_read_list(p, L, t, "columns", read_column, plugin,
-                                file, d);
+    lua_pushstring(L, key);
+    if (lua_rawget(L, t) != LUA_TFUNCTION)
+        return 0;
+    char *what = dsf_xconcat("plugin ", plugin, " ", key, NULL);
+    int rc = dsf_host_call(p->host, 0, 1, what, d);
+    free(what);
+    return rc;
 }
 
-/* The `report` field of the declaration at t: what an A/B page draws from
-** each variant's summary, as data (diff/report.h). */
-static int read_report(dsf_plugin_info *it, lua_State *L, int t,
-                       const char *file, dsf_diags *d)
+/* The `columns` of the declaration at t. */
+static int read_columns(dsf_plugins *p, lua_State *L, int t,
+                        const char *plugin, const char *file, dsf_diags *d)
 {
-    lua_pushliteral(L, "report");
-    int ty = lua_rawget(L, t);
+    int rc = push_field(p, L, t, "columns", plugin, d);
+    if (rc)
+        return rc;
+    int ty = lua_type(L, -1);
+    if (ty == LUA_TTABLE)
+        rc = dsf_plugin_read_items(p, L, lua_gettop(L), read_column, plugin,
+                                   file, d);
+    else if (ty != LUA_TNIL)
+        rc = dsf_diag_error(d, DSF_EINPUT, file, 0, 0,
+                            "plugin '%s': 'columns' must be a list", plugin);
+    lua_pop(L, 1);
+    return rc;
+}
+
+/* The `report` of the declaration at t: what an A/B page draws from each
+** variant's summary, as data (diff/report.h). */
+static int read_report(dsf_plugins *p, dsf_plugin_info *it, lua_State *L,
+                       int t, const char *file, dsf_diags *d)
+{
+    int rc = push_field(p, L, t, "report", it->name, d);
+    if (rc)
+        return rc;
+    int ty = lua_type(L, -1);
     cJSON *report = NULL;
     char *err = NULL;
-    int rc = 0;
     if (ty != LUA_TNIL &&
         (ty != LUA_TTABLE || dsf_lua_to_json(&report, &err, L, -1, 0) ||
          !cJSON_IsObject(report))) {
@@ -159,16 +186,18 @@ int dsf_plugins_read_summaries(dsf_plugins *p, dsf_diags *d)
     if (p->summaries_read)
         return 0;
     lua_State *L = dsf_host_state(p->host);
+    dsf_host_gc_loading(p->host, true);
     int rc = 0;
     for (size_t i = 0; i < p->n && !rc; i++) {
         lua_rawgeti(L, LUA_REGISTRYINDEX, p->decls[i].ref);
         int t = lua_gettop(L);
-        rc = read_report(&p->items[i], L, t, p->decls[i].file, d);
+        rc = read_report(p, &p->items[i], L, t, p->decls[i].file, d);
         if (!rc)
-            rc = dsf_plugin_read_columns(p, L, t, p->items[i].name,
-                                         p->decls[i].file, d);
+            rc = read_columns(p, L, t, p->items[i].name, p->decls[i].file,
+                              d);
         lua_settop(L, t - 1);
     }
+    dsf_host_gc_loading(p->host, false);
     if (rc) { /* nothing half-read is kept */
         dsf_plugin_free_columns(p);
         for (size_t i = 0; i < p->n; i++) {

@@ -186,6 +186,26 @@ class Contract(dsf.TempDirTest):
             res = run("check", cfg, "--plugin-path", root)
             self.assertExit(res, 0)
 
+    def test_columns_and_report_may_be_functions(self):
+        out = os.path.join(self.tmp, "out")
+        res, _ = self.gen("aaa", "  columns = function() return {{ name = 'c', "
+                          "value = function(v) return 'cv' end }} end,\n"
+                          "  report = function() return { bars = { { label = "
+                          "'mine', parts = { { label = 'p', value = 'x' } } } "
+                          "} } end,", "-o", out)
+        self.assertExit(res, 0)
+        self.assertRegex(res.out.splitlines()[1], r" cv ")
+        with open(os.path.join(out, "manifest.json")) as f:
+            self.assertEqual(json.load(f)["report_layout"]["bars"][0]["label"],
+                             "mine")
+        res, path = self.gen("px", "  columns = function() error('no columns') "
+                             "end,")
+        self.assertExit(res, 5)
+        self.assertIn("%s:3: error: no columns" % path, res.err)
+        res, _ = self.gen("px", "  report = function() return 'bars' end,")
+        self.assertExit(res, 3)
+        self.assertIn("'report' must be a JSON-like table", res.err)
+
     def test_the_first_declared_report_layout_draws_the_page(self):
         # A plugin earlier on the path declares its own layout: the
         # manifest records it, not the DeepSpeed plugin's.

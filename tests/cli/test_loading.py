@@ -86,6 +86,15 @@ class LoadsOnlyWhatItCalls(dsf.TempDirTest):
             self.assertNotEqual(r.rc, 0, r)
             self.assertIn("deepspeed/commands.lua was loaded", r.err)
 
+    def test_estimate_and_explain_read_no_summary_declaration(self):
+        # columns and report are functions: gen calls them, these never do
+        for args in (("estimate", "--model", "llama-2-7b", "--stage", "3"),
+                     ("explain", self.cfg)):
+            self.same_as_builtin(["deepspeed/columns.lua"], *args)
+        r = self.run_with(["deepspeed/columns.lua"], "gen", "8xa100")
+        self.assertNotEqual(r.rc, 0, r)
+        self.assertIn("deepspeed/columns.lua was loaded", r.err)
+
     def test_estimate_and_explain_draw_no_cells(self):
         for args in (("estimate", "--model", "llama-2-7b", "--stage", "3"),
                      ("explain", self.cfg)):
