@@ -248,24 +248,23 @@ static int read_commands(dsf_plugins *p, lua_State *L, int t,
     return rc;
 }
 
+static int read_decl(dsf_plugins *p, lua_State *L, int t, size_t i,
+                     dsf_diags *d)
+{
+    return read_commands(p, L, t, p->items[i].name, p->decls[i].file, d);
+}
+
 int dsf_plugins_read_commands(dsf_plugins *p, dsf_diags *d)
 {
     if (p->commands_read)
         return 0;
-    p->commands_read = true; /* once, whatever happens */
-    lua_State *L = dsf_host_state(p->host);
-    dsf_host_gc_loading(p->host, true);
-    int rc = 0;
-    for (size_t i = 0; i < p->n && !rc; i++) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, p->decls[i].ref);
-        int t = lua_gettop(L);
-        rc = read_commands(p, L, t, p->items[i].name, p->decls[i].file, d);
-        lua_settop(L, t - 1);
-    }
-    dsf_host_gc_loading(p->host, false);
-    if (rc) /* nothing half-read is kept */
+    int rc = dsf_plugins_each_decl(p, read_decl, d);
+    if (rc) { /* nothing half-read is kept */
         dsf_plugin_commands_free(&p->commands);
-    return rc;
+        return rc;
+    }
+    p->commands_read = true;
+    return 0;
 }
 
 void dsf_plugin_commands_free(dsf_plugin_commands *cmds)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "plugin/plugin_internal.h"
 
 bool dsf_plugin_parse_severity(const char *s, dsf_severity *out)
 {
@@ -71,5 +72,21 @@ int dsf_plugin_read_items(struct dsf_plugins *p, lua_State *L, int lt,
         rc = item(p, L, lua_gettop(L), i, plugin, file, d);
         lua_pop(L, 1);
     }
+    return rc;
+}
+
+int dsf_plugins_each_decl(dsf_plugins *p, dsf_plugin_decl_fn fn,
+                          dsf_diags *d)
+{
+    lua_State *L = dsf_host_state(p->host);
+    dsf_host_gc_loading(p->host, true);
+    int rc = 0;
+    for (size_t i = 0; i < p->n && !rc; i++) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, p->decls[i].ref);
+        int t = lua_gettop(L);
+        rc = fn(p, L, t, i, d);
+        lua_settop(L, t - 1);
+    }
+    dsf_host_gc_loading(p->host, false);
     return rc;
 }

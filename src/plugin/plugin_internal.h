@@ -62,6 +62,15 @@ struct dsf_plugins {
     dsf_machine_hooks machine;     /* machine_params: machine_params.c */
 };
 
+/* Calls fn for each loaded plugin, in plugin order, with its declaration
+** table at stack index t (its init.lua's result, kept by the loader) and
+** the collector in loading mode; stops at the first error and returns it.
+** For the fields read when a command first needs them (decl.c). */
+typedef int (*dsf_plugin_decl_fn)(dsf_plugins *p, lua_State *L, int t,
+                                  size_t i, dsf_diags *d);
+int dsf_plugins_each_decl(dsf_plugins *p, dsf_plugin_decl_fn fn,
+                          dsf_diags *d);
+
 /* Frees the columns read (summary.c). */
 void dsf_plugin_free_columns(dsf_plugins *p);
 

@@ -181,23 +181,20 @@ static int read_report(dsf_plugins *p, dsf_plugin_info *it, lua_State *L,
     return rc;
 }
 
+static int read_decl(dsf_plugins *p, lua_State *L, int t, size_t i,
+                     dsf_diags *d)
+{
+    int rc = read_report(p, &p->items[i], L, t, p->decls[i].file, d);
+    if (!rc)
+        rc = read_columns(p, L, t, p->items[i].name, p->decls[i].file, d);
+    return rc;
+}
+
 int dsf_plugins_read_summaries(dsf_plugins *p, dsf_diags *d)
 {
     if (p->summaries_read)
         return 0;
-    lua_State *L = dsf_host_state(p->host);
-    dsf_host_gc_loading(p->host, true);
-    int rc = 0;
-    for (size_t i = 0; i < p->n && !rc; i++) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, p->decls[i].ref);
-        int t = lua_gettop(L);
-        rc = read_report(p, &p->items[i], L, t, p->decls[i].file, d);
-        if (!rc)
-            rc = read_columns(p, L, t, p->items[i].name, p->decls[i].file,
-                              d);
-        lua_settop(L, t - 1);
-    }
-    dsf_host_gc_loading(p->host, false);
+    int rc = dsf_plugins_each_decl(p, read_decl, d);
     if (rc) { /* nothing half-read is kept */
         dsf_plugin_free_columns(p);
         for (size_t i = 0; i < p->n; i++) {
