@@ -220,38 +220,11 @@ static int read_entry(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
     return read_one(&p->commands, L, r, plugin, file, d);
 }
 
-/* The `commands` of the declaration at t: a list, or a function
-** returning one (called here, so a command that runs no plugin command
-** does not load the modules that define them). */
-static int read_commands(dsf_plugins *p, lua_State *L, int t,
-                         const char *plugin, const char *file, dsf_diags *d)
-{
-    lua_pushliteral(L, "commands");
-    if (lua_rawget(L, t) != LUA_TFUNCTION) {
-        lua_pop(L, 1);
-        return dsf_plugin_read_list(p, L, t, "commands", read_entry, plugin,
-                                    file, d);
-    }
-    char *what = dsf_xconcat("plugin ", plugin, " commands", NULL);
-    int rc = dsf_host_call(p->host, 0, 1, what, d);
-    free(what);
-    if (rc)
-        return rc;
-    if (lua_istable(L, -1))
-        rc = dsf_plugin_read_items(p, L, lua_gettop(L), read_entry, plugin,
-                                   file, d);
-    else
-        rc = dsf_diag_error(d, DSF_EINPUT, file, 0, 0,
-                            "plugin '%s': the 'commands' function must "
-                            "return a list of commands", plugin);
-    lua_pop(L, 1);
-    return rc;
-}
-
 static int read_decl(dsf_plugins *p, lua_State *L, int t, size_t i,
                      dsf_diags *d)
 {
-    return read_commands(p, L, t, p->items[i].name, p->decls[i].file, d);
+    return dsf_plugin_read_lazy_list(p, L, t, "commands", read_entry,
+                                     p->items[i].name, p->decls[i].file, d);
 }
 
 int dsf_plugins_read_commands(dsf_plugins *p, dsf_diags *d)

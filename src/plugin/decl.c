@@ -1,9 +1,11 @@
 /* decl.c -- see decl.h. */
 #include "plugin/decl.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "core/xalloc.h"
 #include "plugin/plugin_internal.h"
 
 bool dsf_plugin_parse_severity(const char *s, dsf_severity *out)
@@ -57,6 +59,46 @@ int dsf_plugin_read_list(struct dsf_plugins *p, lua_State *L, int t,
     }
     int rc = dsf_plugin_read_items(p, L, lua_gettop(L), item, plugin, file,
                                    d);
+    lua_pop(L, 1);
+    return rc;
+}
+
+int dsf_plugin_push_field(struct dsf_plugins *p, lua_State *L, int t,
+                          const char *field, const char *plugin, bool *called,
+                          dsf_diags *d)
+{
+    *called = false;
+    lua_pushstring(L, field);
+    if (lua_rawget(L, t) != LUA_TFUNCTION)
+        return 0;
+    *called = true;
+    char *what = dsf_xconcat("plugin ", plugin, " ", field, NULL);
+    int rc = dsf_host_call(p->host, 0, 1, what, d);
+    free(what);
+    return rc;
+}
+
+int dsf_plugin_read_lazy_list(struct dsf_plugins *p, lua_State *L, int t,
+                              const char *field, dsf_plugin_item_fn item,
+                              const char *plugin, const char *file,
+                              dsf_diags *d)
+{
+    bool called;
+    int rc = dsf_plugin_push_field(p, L, t, field, plugin, &called, d);
+    if (rc)
+        return rc;
+    int ty = lua_type(L, -1);
+    if (ty == LUA_TTABLE)
+        rc = dsf_plugin_read_items(p, L, lua_gettop(L), item, plugin, file,
+                                   d);
+    else if (called)
+        rc = dsf_diag_error(d, DSF_EINPUT, file, 0, 0,
+                            "plugin '%s': the '%s' function must return a "
+                            "list of %s", plugin, field, field);
+    else if (ty != LUA_TNIL)
+        rc = dsf_diag_error(d, DSF_EINPUT, file, 0, 0,
+                            "plugin '%s': '%s' must be a list", plugin,
+                            field);
     lua_pop(L, 1);
     return rc;
 }

@@ -40,6 +40,24 @@ int dsf_plugin_read_list(struct dsf_plugins *p, lua_State *L, int t,
                          const char *plugin, const char *file,
                          dsf_diags *d);
 
+/* Pushes field of the declaration at t (nil when absent). When it is a
+** function, calls it (through the plugin set's host, named "plugin P
+** field" in messages) and pushes what it returns instead, with *called
+** set: a declaration can so leave the modules that build the value
+** unloaded until a command needs it. Nothing is pushed on error. */
+int dsf_plugin_push_field(struct dsf_plugins *p, lua_State *L, int t,
+                          const char *field, const char *plugin, bool *called,
+                          dsf_diags *d);
+
+/* Like dsf_plugin_read_list, but the field may also be a function that
+** returns the list (dsf_plugin_push_field). A function that returns
+** something else than a list is "plugin 'P': the 'field' function must
+** return a list of field". */
+int dsf_plugin_read_lazy_list(struct dsf_plugins *p, lua_State *L, int t,
+                              const char *field, dsf_plugin_item_fn item,
+                              const char *plugin, const char *file,
+                              dsf_diags *d);
+
 /* The same for the list at stack index lt itself (a table). */
 int dsf_plugin_read_items(struct dsf_plugins *p, lua_State *L, int lt,
                           dsf_plugin_item_fn item, const char *plugin,

@@ -231,9 +231,9 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
                                                   " summarize", NULL);
     }
     if (!rc) {
-        /* The declaration stays in the state: its summary columns and
-        ** report layout are read when a command first needs them
-        ** (dsf_plugins_read_summaries). */
+        /* The declaration stays in the state: its commands, summary
+        ** columns and report layout are read when a command first needs
+        ** them (dsf_plugins_read_commands, dsf_plugins_read_summaries). */
         p->decls = dsf_xrealloc(p->decls, p->n * sizeof *p->decls);
         lua_pushvalue(L, t);
         p->decls[p->n - 1].ref = luaL_ref(L, LUA_REGISTRYINDEX);

@@ -119,46 +119,13 @@ static int read_column(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
     return 0;
 }
 
-/* Pushes field key of the declaration at t (nil when absent); when it is
-** a function, calls it and pushes what it returns instead (a declaration
-** can so leave the modules that build the value unloaded until a command
-** needs it). Nothing is pushed on error. */
-static int push_field(dsf_plugins *p, lua_State *L, int t, const char *key,
-                      const char *plugin, dsf_diags *d)
-{
-    lua_pushstring(L, key);
-    if (lua_rawget(L, t) != LUA_TFUNCTION)
-        return 0;
-    char *what = dsf_xconcat("plugin ", plugin, " ", key, NULL);
-    int rc = dsf_host_call(p->host, 0, 1, what, d);
-    free(what);
-    return rc;
-}
-
-/* The `columns` of the declaration at t. */
-static int read_columns(dsf_plugins *p, lua_State *L, int t,
-                        const char *plugin, const char *file, dsf_diags *d)
-{
-    int rc = push_field(p, L, t, "columns", plugin, d);
-    if (rc)
-        return rc;
-    int ty = lua_type(L, -1);
-    if (ty == LUA_TTABLE)
-        rc = dsf_plugin_read_items(p, L, lua_gettop(L), read_column, plugin,
-                                   file, d);
-    else if (ty != LUA_TNIL)
-        rc = dsf_diag_error(d, DSF_EINPUT, file, 0, 0,
-                            "plugin '%s': 'columns' must be a list", plugin);
-    lua_pop(L, 1);
-    return rc;
-}
-
 /* The `report` of the declaration at t: what an A/B page draws from each
 ** variant's summary, as data (diff/report.h). */
 static int read_report(dsf_plugins *p, dsf_plugin_info *it, lua_State *L,
                        int t, const char *file, dsf_diags *d)
 {
-    int rc = push_field(p, L, t, "report", it->name, d);
+    bool called;
+    int rc = dsf_plugin_push_field(p, L, t, "report", it->name, &called, d);
     if (rc)
         return rc;
     int ty = lua_type(L, -1);
@@ -186,7 +153,9 @@ static int read_decl(dsf_plugins *p, lua_State *L, int t, size_t i,
 {
     int rc = read_report(p, &p->items[i], L, t, p->decls[i].file, d);
     if (!rc)
-        rc = read_columns(p, L, t, p->items[i].name, p->decls[i].file, d);
+        rc = dsf_plugin_read_lazy_list(p, L, t, "columns", read_column,
+                                       p->items[i].name, p->decls[i].file,
+                                       d);
     return rc;
 }
 
