@@ -6,7 +6,6 @@
 
 #include <lauxlib.h>
 
-#include "core/buf.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
@@ -166,15 +165,14 @@ static int l_read_text(lua_State *L)
     dsf_guard *g = dsf_guard_push(L);
     dsf_diags d = DSF_DIAGS_INIT;
     if (dsf_read_file(&text, &len, path, DSF_CMDCHECK_MAX_FILE, &d)) {
-        /* (the message copied into a guarded buffer first: pushing it may
-        ** raise, and d is C memory) */
-        dsf_buf msg = DSF_BUF_INIT;
-        dsf_buf_puts(&msg, d.len ? d.items[0].message : "cannot read it");
+        /* (the message is the guard's too) */
+        char *msg = dsf_xstrdup(d.len ? d.items[0].message
+                                      : "cannot read it");
         dsf_diags_free(&d);
-        g->p = msg.data;
+        g->p = msg;
         g->release = free;
         lua_pushnil(L);
-        lua_pushlstring(L, msg.data, msg.len);
+        lua_pushstring(L, msg);
         dsf_guard_release(g);
         return 2;
     }
