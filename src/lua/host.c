@@ -402,7 +402,8 @@ int dsf_host_renew(dsf_host *h, dsf_diags *d)
     lua_settop(h->L, 0);
     /* What the last scripts left is garbage now (nothing reachable holds
     ** it). It is not collected here: a full collection per variant cost
-    ** 2.5% of a sweep's time (issue 15), and the budget does not need it.
+    ** 2.5% of a sweep variant's instructions (issue 15), and the budget
+    ** does not need it.
     ** When an allocation would pass the memory limit the limiter refuses
     ** it, Lua collects everything unreachable (its emergency collection)
     ** and asks again, so only what is live counts, as in a new state
