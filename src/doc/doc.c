@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/xalloc.h"
+#include "json/jsonalloc.h"
 
 /* cJSON_Raw never comes out of our parser or the Lua bridge, so it is free
 ** to mean "tombstone". */
@@ -56,6 +57,6 @@ cJSON *dsf_doc_int(long long v)
     cJSON *n = cJSON_CreateNumber((double)v);
     if (!n)
         dsf_xoom();
-    n->valuestring = dsf_xasprintf("%lld", v);
+    n->valuestring = dsf_json_int_text(v);
     return n;
 }

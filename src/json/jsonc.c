@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
+#include "json/jsonalloc.h"
 #include "core/utf8.h"
 
 typedef struct posent {
@@ -334,16 +335,16 @@ static int parse_number(parser *ps, cJSON **out)
         while (q < ps->end && *q >= '0' && *q <= '9')
             q++;
     }
-    char *lit = dsf_xstrndup(s, (size_t)(q - s));
+    char *lit = dsf_json_strndup(s, (size_t)(q - s)); /* n's, below */
     errno = 0;
     double v = strtod(lit, NULL);
     if (!isfinite(v)) {
-        free(lit);
+        cJSON_free(lit);
         return fail(ps, "number out of range");
     }
     cJSON *n = cJSON_CreateNumber(v);
     if (!n) {
-        free(lit);
+        cJSON_free(lit);
         return fail(ps, "out of memory");
     }
     n->valuestring = lit;

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "doc/doc.h"
+#include "json/jsonalloc.h"
 #include "doc/jpath.h"
 #include "core/utf8.h"
 #include "lua/values.h"
@@ -290,7 +291,7 @@ static cJSON *number(double v, const char *literal)
     cJSON *n = cJSON_CreateNumber(v);
     if (!n)
         dsf_xoom();
-    n->valuestring = literal ? dsf_xstrdup(literal) : NULL;
+    n->valuestring = literal ? dsf_json_strdup(literal) : NULL;
     return n;
 }
 

@@ -12,6 +12,7 @@
 #include "core/buf.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
+#include "json/jsonalloc.h"
 #include "json/jsonc.h"
 #include "json/jsonout.h"
 #include "core/utf8.h"
@@ -204,7 +205,7 @@ int dsf_param_parse(cJSON **out, const dsf_param *param, const char *text,
         }
         v = cJSON_CreateNumber(x);
         if (v && param->type == DSF_PARAM_INTEGER && x == floor(x))
-            v->valuestring = dsf_xasprintf("%lld", (long long)x);
+            v->valuestring = dsf_json_int_text((long long)x);
         break;
     }
     case DSF_PARAM_BOOLEAN:
