@@ -96,24 +96,47 @@ static int unknown_command(const char *cmd, const dsf_plugin_cmds *pc)
     return dsf_cli_finish(NULL, &d, DSF_EUSAGE);
 }
 
-static void top_help(FILE *out, int argc, char **argv)
+/* When the plugins did not load, cmd (not a built-in) may be one of
+** their commands: their error is the answer. Returns the exit status. */
+static int plugins_not_loaded(const char *cmd, dsf_plugin_cmds *pc)
+{
+    dsf_diag *g = dsf_diag_add(&pc->d, DSF_ERROR, NULL, 0, 0,
+                               "'%s' is not a built-in command, and the "
+                               "plugins that may declare it did not load",
+                               cmd);
+    dsf_diag_set_hint(g, "fix the plugin above, or try 'dsforge --help'");
+    return dsf_cli_finish(&pc->env, &pc->d, pc->rc);
+}
+
+/* The top help. When the plugins' commands cannot be read, it lists the
+** built-in commands only and says so on stderr, after the plugins'
+** error: returns that error's exit status (else 0). */
+static int top_help(FILE *out, int argc, char **argv)
 {
     dsf_plugin_cmds pc;
     dsf_plugin_cmds_load(&pc, argc, argv, true);
     const dsf_command *all[MAX_COMMANDS];
     size_t n = all_commands(all, &pc);
     dsf_help_top(out, all, n, tail_help);
+    int rc = 0;
+    if (pc.rc) {
+        dsf_diag *g = dsf_diag_add(&pc.d, DSF_ERROR, NULL, 0, 0,
+                                   "the plugins' commands could not be "
+                                   "read: none is listed above");
+        dsf_diag_set_hint(g, "fix the plugin above, or see 'dsforge "
+                             "plugins'");
+        rc = dsf_cli_finish(&pc.env, &pc.d, pc.rc);
+    }
     dsf_plugin_cmds_free(&pc);
+    return rc;
 }
 
 /* help [COMMAND] [common options]: the options (--plugin-path, --repo,
 ** ...) choose where plugin commands are found, as for the command. */
 static int run_help(int argc, char **argv)
 {
-    if (argc < 2) {
-        top_help(stdout, argc, argv);
-        return 0;
-    }
+    if (argc < 2)
+        return top_help(stdout, argc, argv);
     dsf_cli_env env;
     dsf_cli_env_init(&env);
     dsf_diags d = DSF_DIAGS_INIT;
@@ -139,10 +162,8 @@ static int run_help(int argc, char **argv)
     dsf_diags_free(&d);
     if (cl.help_shown)
         return 0;
-    if (!name) {
-        top_help(stdout, argc, argv);
-        return 0;
-    }
+    if (!name)
+        return top_help(stdout, argc, argv);
     const dsf_command *c = find_builtin(name);
     if (!c && !strcmp(name, "help"))
         c = &help_cmd;
@@ -155,6 +176,8 @@ static int run_help(int argc, char **argv)
     if (c)
         dsf_help_print(stdout, c,
                        c->common ? dsf_common_opts : dsf_help_opts);
+    else if (pc.rc && name[0] != '-')
+        rc = plugins_not_loaded(name, &pc);
     else
         rc = unknown_command(name, &pc);
     dsf_plugin_cmds_free(&pc);
@@ -185,12 +208,12 @@ static int run_completion(int argc, char **argv)
 int dsf_cli_main(int argc, char **argv)
 {
     if (argc < 2) {
-        top_help(stderr, argc, argv);
+        top_help(stderr, argc, argv); /* (a usage error, whatever else) */
         return 2;
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
-        return run_help(1, argv + 1);
+        return run_help(argc - 1, argv + 1); /* as "help" */
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
         printf("dsforge %s\n", dsf_version);
         return 0;
@@ -218,15 +241,7 @@ int dsf_cli_main(int argc, char **argv)
     } else if ((c = dsf_plugin_cmds_find(&pc, cmd)) != NULL) {
         rc = dsf_plugin_cmds_run(&pc, c, argc - 1, argv + 1);
     } else if (pc.rc && cmd[0] != '-') {
-        /* the plugins did not load: it may be one of their commands, so
-        ** their error is the answer */
-        dsf_diag *g = dsf_diag_add(&pc.d, DSF_ERROR, NULL, 0, 0,
-                                   "'%s' is not a built-in command, and the "
-                                   "plugins that may declare it did not "
-                                   "load", cmd);
-        dsf_diag_set_hint(g, "fix the plugin above, or try 'dsforge "
-                             "--help'");
-        rc = dsf_cli_finish(&pc.env, &pc.d, pc.rc);
+        rc = plugins_not_loaded(cmd, &pc);
     } else {
         rc = unknown_command(cmd, &pc);
     }

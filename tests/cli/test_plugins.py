@@ -342,6 +342,41 @@ class LazyCommands(PluginTest):
             res = run("check", "--plugin-path", root, s3)
             self.assertExit(res, 0)
 
+    def test_help_says_when_the_commands_cannot_be_read(self):
+        """help lists the built-in commands, then the plugin's error and
+        that no plugin command is listed (not a silently shorter list);
+        help of a plugin command gives the error, not "unknown command"."""
+        root = self.add_plugin("lc", LAZY_COMMANDS.replace(
+            'dsforge.warn("lc: commands loaded")', 'error("no commands today")'))
+        init = os.path.join(root, "lc", "init.lua")
+        for args in (("help",), ("--help",)):
+            res = run(*args, "--plugin-path", root)
+            self.assertNoCrash(res)
+            self.assertExit(res, 5)
+            self.assertIn("  gen ", res.out)
+            self.assertNotIn("Commands from plugins", res.out)
+            self.assertIn("no commands today", res.err)
+            self.assertIn(init + ":", res.err)
+            self.assertIn("commands could not be read: none is listed above",
+                          res.err)
+        for name in ("estimate", "lccmd"):
+            res = run("help", name, "--plugin-path", root)
+            self.assertExit(res, 5)
+            self.assertIn("no commands today", res.err)
+            self.assertIn("'%s' is not a built-in command, and the plugins "
+                          "that may declare it did not load" % name, res.err)
+            self.assertNotIn("unknown command", res.err)
+        res = run("help", "gen", "--plugin-path", root)  # built-in: as ever
+        self.assertExit(res, 0)
+        self.assertIn("Usage: dsforge gen", res.out)
+        # and with the plugin fixed, both are listed again
+        root = self.add_plugin("lc", LAZY_COMMANDS, "ok")
+        res = run("help", "--plugin-path", root)
+        self.assertExit(res, 0)
+        self.assertIn("Commands from plugins", res.out)
+        self.assertIn("lccmd", res.out)
+        self.assertIn("estimate", res.out)
+
 
 class BrokenPlugins(PluginTest):
     def broken(self, text, *cmd):
