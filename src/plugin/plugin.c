@@ -363,6 +363,7 @@ void dsf_plugins_free(dsf_plugins *p)
             free(p->summarize_what[i]);
     free(p->summarize_what);
     free(p->summarize_refs);
+    free(p->held);
     free(p->rules_refs);
     if (p->decls)
         for (size_t i = 0; i < p->n; i++)

@@ -60,6 +60,12 @@ struct dsf_plugins {
     size_t nemitters;
     dsf_cmdchecks cmdchecks;       /* check_command: cmdcheck.c */
     dsf_machine_hooks machine;     /* machine_params: machine_params.c */
+    /* Between dsf_plugins_hold_variant and dsf_plugins_release_variant:
+    ** the document held (NULL: none), and per plugin a registry reference
+    ** to { cfg, params, summary } as its summarize and columns saw them,
+    ** which its rules get (summary.c, validate.c), or LUA_NOREF. */
+    const cJSON *held_doc;
+    int *held;
 };
 
 /* Calls fn for each loaded plugin, in plugin order, with its declaration
@@ -96,6 +102,9 @@ typedef struct dsf_push_cfg_args {
     dsf_collector *c;
     const cJSON *summary;     /* ctx.summary, or NULL */
     bool identities;          /* ctx.identity too (for rules) */
+    int held;                 /* LUA_NOREF, or the plugin's held tables
+                              ** (cfg, ctx.params and ctx.summary from
+                              ** there, not from doc, o and summary) */
 } dsf_push_cfg_args;
 
 int dsf_plugin_push_cfg_ctx(lua_State *L);

@@ -59,7 +59,7 @@ int dsf_plugins_resolve(dsf_plugins *p, cJSON **doc,
     dsf_callscope_open(&c.scope);
     for (size_t i = 0; i < p->nresolvers && !rc; i++) {
         resolver *rv = &p->resolvers[i];
-        dsf_push_cfg_args args = {*doc, o, &c, NULL, false};
+        dsf_push_cfg_args args = {*doc, o, &c, NULL, false, LUA_NOREF};
         lua_rawgeti(L, LUA_REGISTRYINDEX, rv->ref);
         rc = dsf_host_cpcall(p->host, dsf_plugin_push_cfg_ctx, &args, 2, rv->label, d);
         if (rc) {

@@ -283,6 +283,44 @@ static void blame(dsf_diags *d, const char *what)
                              "the config", what);
 }
 
+/* (ud: the reference's slot, cfg, ctx, summary): keeps { cfg,
+** ctx.params, summary } for the plugin's rules. */
+static int hold_tables(lua_State *L)
+{
+    int *slot = lua_touserdata(L, 1);
+    lua_createtable(L, 3, 0);
+    lua_pushvalue(L, 2);
+    lua_rawseti(L, -2, 1);
+    lua_getfield(L, 3, "params");
+    lua_rawseti(L, -2, 2);
+    lua_pushvalue(L, 4);
+    lua_rawseti(L, -2, 3);
+    *slot = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+void dsf_plugins_hold_variant(dsf_plugins *p, const cJSON *doc)
+{
+    dsf_plugins_release_variant(p);
+    if (!p->held && p->n) {
+        p->held = dsf_xmalloc(p->n * sizeof *p->held);
+        for (size_t i = 0; i < p->n; i++)
+            p->held[i] = LUA_NOREF;
+    }
+    p->held_doc = doc;
+}
+
+void dsf_plugins_release_variant(dsf_plugins *p)
+{
+    /* (luaL_unref only writes existing slots: it cannot raise) */
+    lua_State *L = dsf_host_state(p->host);
+    for (size_t i = 0; p->held && i < p->n; i++) {
+        luaL_unref(L, LUA_REGISTRYINDEX, p->held[i]);
+        p->held[i] = LUA_NOREF;
+    }
+    p->held_doc = NULL;
+}
+
 static int run_plugin(dsf_plugins *p, size_t pi, const dsf_variant_view *v,
                       const dsf_validate_opts *o, cJSON *per_plugin,
                       cJSON *merged, cJSON *owners, char **cells,
@@ -300,7 +338,7 @@ static int run_plugin(dsf_plugins *p, size_t pi, const dsf_variant_view *v,
     const char *what = p->summarize_what[pi];
     dsf_findings none = DSF_FINDINGS_INIT;
     dsf_collector c = {p, &none, NULL, NULL, {0, NULL}};
-    dsf_push_cfg_args args = {v->doc, o, &c, NULL, false};
+    dsf_push_cfg_args args = {v->doc, o, &c, NULL, false, LUA_NOREF};
     dsf_callscope_open(&c.scope);
     int rc = dsf_host_cpcall(p->host, dsf_plugin_push_cfg_ctx, &args, 2,
                              what, d);
@@ -339,6 +377,14 @@ static int run_plugin(dsf_plugins *p, size_t pi, const dsf_variant_view *v,
     if (!rc && mine)
         rc = merge_summary(merged, mine, owners, p, pi, d);
     int summary = lua_gettop(L);
+    if (!rc && p->held_doc == v->doc && p->held) {
+        lua_pushcfunction(L, hold_tables);
+        lua_pushlightuserdata(L, &p->held[pi]);
+        lua_pushvalue(L, cfg);
+        lua_pushvalue(L, ctx);
+        lua_pushvalue(L, summary);
+        rc = dsf_host_call(p->host, 4, 0, what, d);
+    }
     if (!rc && any_column) {
         lua_pushcfunction(L, push_view);
         lua_pushlightuserdata(L, (void *)v);

@@ -126,19 +126,34 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
 {
     dsf_push_cfg_args *a = lua_touserdata(L, 1);
     lua_settop(L, 0);
-    dsf_json_push(L, a->doc);
+    if (a->held != LUA_NOREF) { /* the tables the plugin's summarize had */
+        lua_rawgeti(L, LUA_REGISTRYINDEX, a->held);
+        lua_rawgeti(L, 1, 1);
+        lua_replace(L, 1);
+    } else {
+        dsf_json_push(L, a->doc);
+    }
     lua_createtable(L, 0, 7);
     lua_pushstring(L, a->o->target);
     lua_setfield(L, -2, "target");
     lua_pushstring(L, a->o->mode);
     lua_setfield(L, -2, "mode");
-    if (a->o->params) {
-        dsf_json_push(L, a->o->params);
-        lua_setfield(L, -2, "params");
-    }
-    if (a->summary && !cJSON_IsNull(a->summary)) {
-        dsf_json_push(L, a->summary);
-        lua_setfield(L, -2, "summary");
+    if (a->held != LUA_NOREF) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, a->held);
+        lua_rawgeti(L, -1, 2);
+        lua_setfield(L, 2, "params");
+        lua_rawgeti(L, -1, 3);
+        lua_setfield(L, 2, "summary");
+        lua_pop(L, 1);
+    } else {
+        if (a->o->params) {
+            dsf_json_push(L, a->o->params);
+            lua_setfield(L, -2, "params");
+        }
+        if (a->summary && !cJSON_IsNull(a->summary)) {
+            dsf_json_push(L, a->summary);
+            lua_setfield(L, -2, "summary");
+        }
     }
     if (a->o->ds_version) {
         lua_pushstring(L, a->o->ds_version);
@@ -238,7 +253,7 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
     lua_State *L = dsf_host_state(p->host);
     size_t first = out->len;
     dsf_collector c = {p, out, NULL, o->strict, {0, NULL}};
-    dsf_push_cfg_args args = {doc, o, &c, NULL, true};
+    dsf_push_cfg_args args = {doc, o, &c, NULL, true, LUA_NOREF};
     size_t wlen = strlen("validation");
     for (size_t i = 0; i < p->nrules; i++)
         if (strlen(p->rules[i].what) > wlen)
@@ -252,6 +267,8 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
         args.summary = o->summaries
                            ? cJSON_GetArrayItem(o->summaries, (int)pi)
                            : NULL;
+        /* The tables its summarize had for this doc, when held. */
+        args.held = p->held && p->held_doc == doc ? p->held[pi] : LUA_NOREF;
         /* One fresh copy of the config per plugin, and its checks. */
         b.plugin = p->items[pi].name;
         b.running = NULL;

@@ -137,13 +137,18 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
     v->cells = dsf_xcalloc(ncol + 1, sizeof *v->cells);
     dsf_variant_view view = {v->name, v->tier ? v->tier->name : "", v->doc};
     cJSON *per_plugin = NULL;
+    /* Each plugin's rules get the tables its summarize had (summary.h). */
+    dsf_plugins_hold_variant(ru->plugins, v->doc);
     rc = dsf_plugins_summarize(ru->plugins, &view, &vo, &per_plugin,
                                &v->extra, v->cells, d);
-    if (rc)
+    if (rc) {
+        dsf_plugins_release_variant(ru->plugins);
         return rc;
+    }
     vo.summaries = per_plugin;
     dsf_findings f = DSF_FINDINGS_INIT;
     rc = dsf_plugins_validate(ru->plugins, v->doc, &vo, &f, d);
+    dsf_plugins_release_variant(ru->plugins);
     cJSON_Delete(per_plugin);
     for (size_t i = 0; i < f.len; i++)
         finding_to_diag(ru, v, &f.items[i], d);

@@ -124,6 +124,70 @@ class Contract(dsf.TempDirTest):
         self.assertIn("plugin px summarize must return a table or nil",
                       res.err)
 
+    def test_a_plugins_rules_get_the_tables_its_summarize_had(self):
+        """On one variant a plugin's summarize, columns and rules share
+        cfg, ctx.params and the returned summary (one conversion of the
+        config per plugin); the next variant gets new tables."""
+        body = """  rules = {{ id = 'px-same', severity = 'warning', summary = 's',
+    check = function(cfg, ctx)
+      local same = cfg == seen.cfg and ctx.params == seen.params
+        and ctx.summary == seen.summary and seen.cfg ~= seen.prev
+      ctx.report{ path = 'train_batch_size', message = 'same ' .. tostring(same)
+        .. ' ' .. tostring(ctx.summary and ctx.summary.px_n) .. ' '
+        .. cfg.train_batch_size }
+    end }},
+  summarize = function(cfg, ctx)
+    seen.prev, seen.cfg, seen.params = seen.cfg, cfg, ctx.params
+    seen.n = (seen.n or 0) + 1
+    seen.summary = { px_n = seen.n }
+    return seen.summary
+  end,
+  columns = {{ name = 'pxc', value = function(v)
+    return tostring(v.config == seen.cfg and v.summary == seen.summary) end }},"""
+        root = os.path.join(self.tmp, "plugins")
+        self.write(os.path.join("plugins", "px", "init.lua"),
+                   "local seen = {}\n" + plugin("px", body))
+        res = run("gen", "8xa100", "--plugin-path", root, "-j", "1")
+        self.assertExit(res, 0)
+        self.assertEqual(re.findall(r"variant (\w+): train_batch_size: "
+                                    r"same (\w+) (\d) (\d+)", res.err),
+                         [("small", "true", "1", "64"),
+                          ("medium", "true", "2", "128"),
+                          ("large", "true", "3", "512")])
+        self.assertEqual(re.findall(r"(?m)^(small|medium|large) +(\w+) ",
+                                    res.out),
+                         [("small", "true"), ("medium", "true"),
+                          ("large", "true")])
+        # check has no summarize: the rule gets its own tables, as ever
+        cfg = self.write("c.json", json.dumps({"train_batch_size": 8}))
+        res = run("check", "--plugin-path", root, cfg)
+        self.assertExit(res, 0)
+        self.assertIn("same false nil 8 [px-same]", res.err)
+
+    def test_another_plugins_hooks_never_see_a_plugins_tables(self):
+        """px's summarize changes its cfg; py's rule and the written file
+        still see the config as resolved."""
+        root = os.path.join(self.tmp, "plugins")
+        self.write(os.path.join("plugins", "px", "init.lua"), plugin(
+            "px", "  summarize = function(cfg, ctx)\n"
+            "    cfg.train_batch_size = 1; cfg.px_was_here = true\n"
+            "    ctx.params.world_size = 1\n  end,"))
+        self.write(os.path.join("plugins", "py", "init.lua"), plugin(
+            "py", "  rules = {{ id = 'py-look', severity = 'warning', summary = 's',\n"
+            "    check = function(cfg, ctx)\n"
+            "      ctx.report{ path = 'train_batch_size', message = 'py sees '"
+            " .. cfg.train_batch_size .. ' ' .. tostring(cfg.px_was_here)"
+            " .. ' ' .. ctx.params.world_size }\n    end }},"))
+        out = os.path.join(self.tmp, "out")
+        res = run("gen", "8xa100", "--tier", "small", "--plugin-path", root,
+                  "-o", out)
+        self.assertExit(res, 0)
+        self.assertIn("py sees 64 nil 8", res.err)
+        with open(os.path.join(out, "8xa100-small.json")) as f:
+            written = json.load(f)
+        self.assertEqual(written["train_batch_size"], 64)
+        self.assertNotIn("px_was_here", written)
+
     def test_two_plugins_giving_one_summary_field_is_an_error(self):
         res, _ = self.gen("px", "  summarize = function() return "
                           "{ fits = true } end,")
