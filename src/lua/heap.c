@@ -225,8 +225,11 @@ static void give(void *p, size_t size)
     pool.free[k] = b;
 }
 
-/* Everything but the common cases of dsf_heap_realloc. */
-static void *realloc_slow(void *p, size_t osize, size_t nsize)
+/* Everything but the common cases of dsf_heap_realloc. Kept out of line:
+** inlined, its registers and stack frame were saved and restored on every
+** call of the fast path too (about 9 of its ~20 instructions). */
+__attribute__((noinline)) static void *realloc_slow(void *p, size_t osize,
+                                                    size_t nsize)
 {
     bool pooled = p && pool.state > 0 && in_pool(p);
     if (nsize == 0) {
