@@ -15,7 +15,7 @@ packages=(
 )
 for opt in "$@"; do
   case $opt in
-    --bench) packages+=(hyperfine jsonnet time lua5.4 jq curl) ;;
+    --bench) packages+=(hyperfine jsonnet time lua5.4 jq curl valgrind) ;;
     --browser) packages+=(chromium) ;;
     *) echo "dsforge: install-deps: unknown option '$opt'" >&2; exit 2 ;;
   esac

@@ -41,7 +41,9 @@ void dsf_json_alloc_init(void)
     if (done)
         return;
     done = 1;
-    if (!dsf_heap_pooled())
+    /* (not dsf_heap_pooled: that reserves the pool now, a system call
+    ** that --version has no use for) */
+    if (!dsf_heap_may_pool())
         return;
     cJSON_Hooks h = {pool_malloc, pool_free};
     cJSON_InitHooks(&h);

@@ -27,7 +27,8 @@
 ** freed by the wrong allocator); later calls do nothing. */
 void dsf_json_alloc_init(void);
 
-/* Whether cJSON allocates from the pool in this process. */
+/* Whether cJSON allocates through the pool's allocator in this process
+** (from the pool itself once it is reserved, else from malloc). */
 int dsf_json_alloc_pooled(void);
 
 /* Copies for a node's valuestring (owned by the node once set: freed by

@@ -183,6 +183,16 @@ static bool pool_on(void)
 
 bool dsf_heap_pooled(void) { return pool_on(); }
 
+bool dsf_heap_may_pool(void)
+{
+#if !defined(DSF_HEAP_CHECKED) && defined(MAP_ANONYMOUS) && \
+    defined(MAP_NORESERVE)
+    return pool.state > 0 || (pool.state == 0 && !malloc_watched());
+#else
+    return false;
+#endif
+}
+
 static bool in_pool(const void *p)
 {
     return (const char *)p >= pool.base && (const char *)p < pool.end;

@@ -78,4 +78,8 @@ void *dsf_heap_realloc(void *p, size_t osize, size_t nsize);
 ** memory-checking build or run; decided on the first allocation). */
 bool dsf_heap_pooled(void);
 
+/* Whether they may: false in a memory-checking build or run, without
+** deciding (no system call: the pool is reserved on first use). */
+bool dsf_heap_may_pool(void);
+
 #endif

@@ -32,6 +32,7 @@ static void test_pooled_unless_checked(void **state)
     (void)state;
     /* The same decision as the Lua states' pool: on in a plain build,
     ** off under AddressSanitizer (and valgrind's memcheck). */
+    assert_int_equal(dsf_json_alloc_pooled(), dsf_heap_may_pool());
     assert_int_equal(dsf_json_alloc_pooled(), dsf_heap_pooled());
 #if defined(__SANITIZE_ADDRESS__)
     assert_false(dsf_json_alloc_pooled());
