@@ -12,8 +12,8 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
-#include "json/jsonalloc.h"
 #include "core/utf8.h"
+#include "json/jsonalloc.h"
 
 typedef struct posent {
     const cJSON *node;

@@ -15,9 +15,9 @@
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "doc/doc.h"
-#include "json/jsonalloc.h"
 #include "doc/jpath.h"
 #include "core/utf8.h"
+#include "json/jsonalloc.h"
 #include "lua/values.h"
 #include "lua/limits.h"
 
