@@ -269,7 +269,8 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
                            : NULL;
         /* The tables its summarize had for this doc, when held. */
         args.held = p->held && p->held_doc == doc ? p->held[pi] : LUA_NOREF;
-        /* One fresh copy of the config per plugin, and its checks. */
+        /* One copy of the config per plugin (new, or the one its
+        ** summarize had), and its checks. */
         b.plugin = p->items[pi].name;
         b.running = NULL;
         strcpy(b.what, "validation");
