@@ -1,4 +1,5 @@
 /* cmd_repo.c -- `dsforge repo`: manage remote profile repositories. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 
 enum {
     OPT_PROJECT = 1, OPT_NAME, OPT_VERSION, OPT_NO_PROGRESS, OPT_KEY,
-    OPT_SIGN, OPT_EXPIRES
+    OPT_SIGN, OPT_EXPIRES, OPT_SERIAL
 };
 
 #define MAX_KEYS 8
@@ -37,6 +38,9 @@ static const dsf_opt repo_opts[] = {
      "(repeatable)", OPT_SIGN, "file"},
     {"expires", 0, "D", "(index, signed) expiry: days from now (default 90) "
      "or a UTC time like 2027-01-31T00:00:00Z", OPT_EXPIRES, NULL},
+    {"serial", 0, "N", "(index) the index's serial (default: one more than "
+     "DIR/index.json's); must be higher than the one clients pinned",
+     OPT_SERIAL, NULL},
     {NULL, 0, NULL, NULL, 0, NULL}};
 
 static const char *const subcommands[] = {
@@ -54,7 +58,7 @@ const dsf_command dsf_cmd_repo = {
     "repo remove NAME [--project]\n"
     "repo path NAME[/PROFILE[@REQ]]\n"
     "repo index DIR [--name NAME] [--version V] [--sign KEY]... "
-    "[--expires DAYS|TIME]\n"
+    "[--expires DAYS|TIME] [--serial N]\n"
     "repo keygen FILE",
     "add: fetch, verify, record and pin a repository. list: the configured "
     "repositories. update: fetch again and re-pin the lock file. outdated: "
@@ -111,6 +115,7 @@ static int run(int argc, char **argv)
     size_t npos = 0;
     bool project = false, progress = true;
     const char *name = NULL, *version = NULL, *expires = NULL;
+    long long serial = 0;
     const char *keys[MAX_KEYS], *signs[MAX_KEYS];
     size_t n_keys = 0, n_signs = 0;
     const char *arg;
@@ -137,6 +142,15 @@ static int run(int argc, char **argv)
                 (id == OPT_KEY ? keys : signs)[(*n)++] = arg;
         } else if (id == OPT_EXPIRES) {
             expires = arg;
+        } else if (id == OPT_SERIAL) {
+            char *end;
+            errno = 0;
+            long long v = strtoll(arg, &end, 10);
+            if (errno || end == arg || *end || v < 1 ||
+                v > 9007199254740992LL)
+                rc = usage(&d, "--serial takes an integer from 1 to 2^53");
+            else
+                serial = v;
         }
     }
     if (!rc)
@@ -191,8 +205,11 @@ static int run(int argc, char **argv)
         if (npos != 2)
             rc = usage(&d, "usage: dsforge repo index DIR");
         else
-            rc = dsf_repo_index_dir(pos[1], name, version, signs, n_signs,
-                                    expires, &report, &d);
+        {
+            dsf_repo_index_opts io = {name,    version, signs,
+                                      n_signs, expires, serial};
+            rc = dsf_repo_index_dir(pos[1], &io, &report, &d);
+        }
     } else if (!strcmp(sub, "keygen")) {
         if (npos != 2)
             rc = usage(&d, "usage: dsforge repo keygen FILE");

@@ -34,6 +34,7 @@ static void free_repo(dsf_lock_repo *r)
 {
     free(r->name);
     free(r->url);
+    free(r->index_name);
     free_pins(r->files, r->n_files);
     free_pins(r->versions, r->n_versions);
     free_pins(r->selections, r->n_selections);
@@ -160,6 +161,13 @@ static int read_repo(dsf_lock *lock, const cJSON *e, const dsf_jsrc *src,
                    "to 2^53");
     if (serial)
         r->serial = (long long)serial->valuedouble;
+    const cJSON *iname = cJSON_GetObjectItemCaseSensitive(e, "index_name");
+    if (iname && (!cJSON_IsString(iname) ||
+                  !dsf_index_name_ok(iname->valuestring)))
+        return bad(src, iname, d, "\"index_name\" must be a repository "
+                   "name");
+    if (iname)
+        r->index_name = dsf_xstrdup(iname->valuestring);
     int rc = read_pins(&r->files, &r->n_files,
                        cJSON_GetObjectItemCaseSensitive(e, "files"), true,
                        src, d);
@@ -313,6 +321,7 @@ static void merge_repo(dsf_lock *dst, const dsf_lock *src, const char *name)
     c->url = dsf_xstrdup(r->url);
     memcpy(c->index_sha256, r->index_sha256, sizeof c->index_sha256);
     c->serial = r->serial;
+    c->index_name = r->index_name ? dsf_xstrdup(r->index_name) : NULL;
     c->files = copy_pins(r->files, r->n_files);
     c->n_files = r->n_files;
     c->versions = copy_pins(r->versions, r->n_versions);
@@ -373,6 +382,8 @@ char *dsf_lock_text(const dsf_lock *lock)
         cJSON_AddStringToObject(o, "index_sha256", r->index_sha256);
         if (r->serial > 0)
             cJSON_AddNumberToObject(o, "serial", (double)r->serial);
+        if (r->index_name)
+            cJSON_AddStringToObject(o, "index_name", r->index_name);
         cJSON_AddItemToObject(o, "files", pins_json(r->files, r->n_files));
         if (r->releases)
             cJSON_AddItemToObject(o, "selections",
@@ -430,6 +441,7 @@ void dsf_lock_set(dsf_lock *lock, const char *name, const char *url,
     r->url = dsf_xstrdup(url);
     snprintf(r->index_sha256, sizeof r->index_sha256, "%s", index_sha256);
     r->serial = ix->serial;
+    r->index_name = dsf_xstrdup(ix->name);
     r->releases = ix->format == 2;
     r->selections = dsf_xcalloc(1, sizeof *r->selections);
     r->files = dsf_xcalloc(ix->n_files ? ix->n_files : 1, sizeof *r->files);

@@ -32,6 +32,9 @@ typedef struct dsf_lock_repo {
     char *url;
     char index_sha256[65];
     long long serial;        /* the pinned index's serial (rollbacks); 0 */
+    char *index_name;        /* the pinned index's own "name" (an index
+                                served under another name is refused);
+                                NULL in locks written before it */
     dsf_lock_pin *files;     /* local path -> sha256, sorted */
     size_t n_files;
     dsf_lock_pin *versions;  /* "profile NAME"/"plugin NAME" -> version */

@@ -136,27 +136,39 @@ int dsf_repo_update(const char *name, const dsf_repo_opts *o,
 int dsf_repo_remove(const char *name, bool project, const dsf_repo_opts *o,
                     dsf_buf *report, dsf_diags *d);
 
+/* What `repo index DIR` publishes; every pointer borrowed. */
+typedef struct dsf_repo_index_opts {
+    const char *name;      /* the repository's name; NULL: the existing
+                              index's, else DIR's base name */
+    const char *release;   /* "1.2.0": add that release (format 2); NULL:
+                              format 1, one snapshot */
+    const char *const *sign_keys;  /* secret key files; may be NULL */
+    size_t n_sign;
+    const char *expires;   /* signed: days from now or a UTC time; NULL:
+                              90 days */
+    long long serial;      /* 0: one more than DIR/index.json's */
+} dsf_repo_index_opts;
+
 /* Writes DIR/index.json for DIR/profiles/NAME.lua and DIR/plugins/NAME/...
-** name: the repository's name (NULL: the existing index's, else DIR's
-** base name).
-** release NULL: format 1, one snapshot; each profile's version is the
+** Format 1 (no release): one snapshot; each profile's version is the
 ** `version` field it returns (loaded in the sandbox), a plugin's the
 ** first line of its VERSION file, else "0.0.0". DSF_EUSAGE when
 ** DIR/index.json is format 2 (its releases would be lost).
-** release "1.2.0": format 2; the files are copied to DIR/blobs/<sha256>
-** and the release is added to the releases of the existing index.json
+** Format 2 (a release): the files are copied to DIR/blobs/<sha256> and
+** the release is added to the releases of the existing index.json
 ** (kept, with their blobs, which must be there); the same version with
-** other files is DSF_EUSAGE (releases never change). report gets a
-** summary.
-** With sign_keys (secret key files), the index gets the next serial
-** (the previous index.json's + 1) and an expiry (expires: days from now
-** or a UTC time; NULL: 90 days), and DIR/index.json.sig a signature by
-** each key (several keys: a key rotation). Without, a stale
-** index.json.sig is removed. */
-int dsf_repo_index_dir(const char *dir, const char *name,
-                       const char *release,
-                       const char *const *sign_keys, size_t n_sign,
-                       const char *expires, dsf_buf *report, dsf_diags *d);
+** other files is DSF_EUSAGE (releases never change).
+** Every publish, signed or not, carries the next serial: one more than
+** DIR/index.json's (the index being replaced is the one served), or
+** o->serial, which must be higher than it (DSF_EUSAGE: clients that
+** pinned that serial would refuse a lower one as a rollback). An
+** index.json in DIR whose serial cannot be read needs o->serial
+** (DSF_EINPUT). With sign_keys the index also expires (o->expires) and
+** DIR/index.json.sig gets a signature by each key (several keys: a key
+** rotation); without, a stale index.json.sig is removed. report gets a
+** summary. */
+int dsf_repo_index_dir(const char *dir, const dsf_repo_index_opts *o,
+                       dsf_buf *report, dsf_diags *d);
 
 /* The environment variable holding the bearer token of repository name:
 ** DSFORGE_TOKEN_ + name upper-cased, other characters as '_'. Caller

@@ -101,12 +101,14 @@ int dsf_repo_parse_index(dsf_index **ix, const char *url, const char *text,
 int dsf_repo_stale_pin(repo_ctx *c, const dsf_lock_repo *lr,
                        const dsf_index *ix, const char *sha, dsf_diags *d);
 
-/* An index served now (not the pinned copy, text of len bytes, parsed as
-** ix): signed by a pinned key when the repository has any, not expired
-** (unless --allow-expired), and not older than the lock's serial (a
-** rollback). DSF_ENET otherwise. */
-int dsf_repo_verify_served(repo_ctx *c, const char *text, size_t len,
-                           const dsf_index *ix, dsf_diags *d);
+/* An index served now (not the pinned copy), text of len bytes: signed by
+** a pinned key when the repository has any (checked on these bytes,
+** before they are parsed), then parsed into *ix (caller frees), named as
+** the repository's index was when it was pinned (an index swap), not
+** expired (unless --allow-expired), and not older than the lock's serial
+** (a rollback). DSF_ENET otherwise, *ix NULL. */
+int dsf_repo_verify_served(dsf_index **ix, repo_ctx *c, const char *text,
+                           size_t len, dsf_diags *d);
 
 /* Fetches index.json (conditionally when its last copy is cached),
 ** verifies it (dsf_repo_verify_served), records what is served in the

@@ -431,25 +431,6 @@ static int load_old(dsf_index **old, const char *path, dsf_diags *d)
     return 0;
 }
 
-/* The serial of the index.json already in dir, or 0. */
-static long long previous_serial(const char *path)
-{
-    char *text;
-    size_t len;
-    long long serial = 0;
-    dsf_diags quiet = DSF_DIAGS_INIT;
-    if (dsf_read_file(&text, &len, path, FILE_MAX, &quiet) == 0) {
-        dsf_index *old;
-        if (dsf_index_parse(&old, path, text, len, &quiet) == 0) {
-            serial = old->serial;
-            dsf_index_free(old);
-        }
-        free(text);
-    }
-    dsf_diags_free(&quiet);
-    return serial;
-}
-
 /* --expires: a number of days from now, or a UTC time. */
 static int parse_expires(long long *t, const char *s, dsf_diags *d)
 {
@@ -495,14 +476,133 @@ static int sign_index(char **out, const char *text, const char *const *keys,
     return rc;
 }
 
-int dsf_repo_index_dir(const char *dir, const char *name,
-                       const char *release,
-                       const char *const *sign_keys, size_t n_sign,
-                       const char *expires, dsf_buf *report, dsf_diags *d)
+/* The serial of the index about to be written: one more than that of
+** the index.json it replaces (old: NULL when there is none, or when it
+** could not be read although it exists), or the one asked for, which must
+** be higher. */
+static int next_serial(long long *serial, const char *path,
+                       const dsf_index *old, long long asked, dsf_diags *d)
+{
+    bool unreadable = !old && dsf_is_file(path);
+    long long prev = old ? old->serial : 0;
+    if (asked && !unreadable && asked <= prev) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, path, 0, 0,
+                                   "--serial %lld is not above the serial "
+                                   "%lld of the index it replaces", asked,
+                                   prev);
+        dsf_diag_set_hint(g, "clients that pinned serial %lld refuse a "
+                             "lower one as a rollback: use --serial %lld "
+                             "or more, or leave --serial out", prev,
+                          prev + 1);
+        return DSF_EUSAGE;
+    }
+    if (!asked && unreadable) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, path, 0, 0,
+                                   "cannot read the serial of the index "
+                                   "this would replace");
+        dsf_diag_set_hint(g, "pass --serial N, higher than the serial "
+                             "clients have pinned (the one served now)");
+        return DSF_EINPUT;
+    }
+    if (!asked && prev >= 9007199254740992LL)
+        return dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
+                              "the serial %lld cannot grow any more", prev);
+    *serial = asked ? asked : prev + 1;
+    return 0;
+}
+
+/* The index of dir as o asks (*out: caller frees), from the old one
+** (format 2 adds to it; NULL: none). */
+static int build_index(dsf_index **out, const char *dir, const char *name,
+                       const dsf_repo_index_opts *o, dsf_index *old,
+                       const char *path, dsf_buf *report, dsf_diags *d)
+{
+    *out = NULL;
+    if (o->release) {
+        if (old && old->format == 1 && report)
+            dsf_buf_printf(report, "%s was format 1: it becomes format 2, "
+                           "and its entries are not kept (index each old "
+                           "version with --version to keep it)\n", path);
+        return add_release(out, old && old->format == 2 ? old : NULL, dir,
+                           name, o->release, report, d);
+    }
+    dsf_index *ix = dsf_index_new(name);
+    int rc = add_profiles(ix, dir, "0.0.0", d);
+    if (!rc)
+        rc = add_plugins(ix, dir, "0.0.0", d);
+    if (!rc) {
+        dsf_index_finish(ix);
+        if (!ix->n_files)
+            rc = dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
+                                "no profiles (profiles/NAME.lua) and no "
+                                "plugins (plugins/NAME/...) found");
+    }
+    if (rc)
+        dsf_index_free(ix);
+    else
+        *out = ix;
+    return rc;
+}
+
+static void report_written(dsf_buf *report, const char *path,
+                           const dsf_index *ix)
+{
+    if (ix->format == 2) {
+        dsf_buf_printf(report, "wrote %s: repository '%s', format 2, %zu "
+                       "release%s:", path, ix->name, ix->n_releases,
+                       dsf_plural(ix->n_releases));
+        for (size_t i = 0; i < ix->n_releases; i++)
+            dsf_buf_printf(report, " %s", ix->releases[i].version);
+        dsf_buf_printf(report, " (serial %lld)\n", ix->serial);
+    } else {
+        dsf_buf_printf(report, "wrote %s: repository '%s', %zu profile%s, "
+                       "%zu plugin%s, %zu file%s (serial %lld)\n", path,
+                       ix->name, ix->n_profiles, dsf_plural(ix->n_profiles),
+                       ix->n_plugins, dsf_plural(ix->n_plugins),
+                       ix->n_files, dsf_plural(ix->n_files), ix->serial);
+    }
+}
+
+/* Writes ix (and its signatures) into dir: signed first, so a key that
+** does not work leaves both files as they were. */
+static int write_index(const char *dir, const char *path,
+                       const dsf_index *ix, const dsf_repo_index_opts *o,
+                       dsf_buf *report, dsf_diags *d)
+{
+    char *text = dsf_index_write(ix);
+    char *sigs = NULL;
+    dsf_index *check = NULL;
+    /* what a client will read: the same rules, before anything is
+    ** written (a file that is also a directory, too many files) */
+    int rc = dsf_index_parse(&check, path, text, strlen(text), d);
+    dsf_index_free(check);
+    if (rc)
+        rc = DSF_EINPUT;
+    char *sig = dsf_path_join(dir, DSF_SIGN_FILE);
+    if (!rc && o->n_sign)
+        rc = sign_index(&sigs, text, o->sign_keys, o->n_sign, report, d);
+    if (!rc)
+        rc = dsf_write_atomic(path, text, strlen(text), d);
+    if (!rc && sigs)
+        rc = dsf_write_atomic(sig, sigs, strlen(sigs), d);
+    else if (!rc && unlink(sig) == 0 && report)
+        dsf_buf_printf(report, "removed %s (it signed the previous "
+                       "index.json)\n", sig);
+    if (!rc && report)
+        report_written(report, path, ix);
+    free(sig);
+    free(sigs);
+    free(text);
+    return rc;
+}
+
+int dsf_repo_index_dir(const char *dir, const dsf_repo_index_opts *o,
+                       dsf_buf *report, dsf_diags *d)
 {
     if (!dsf_is_dir(dir))
         return dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
                               "not a directory");
+    const char *name = o->name;
     char *own = NULL;
     if (!name) {
         char *abs = realpath(dir, NULL);
@@ -514,7 +614,7 @@ int dsf_repo_index_dir(const char *dir, const char *name,
     char *path = dsf_path_join(dir, "index.json");
     dsf_index *old = NULL;
     int rc = 0;
-    if (release) {
+    if (o->release) {
         rc = load_old(&old, path, d);
     } else {
         /* format 1 replaces whatever is there, unless it has releases */
@@ -523,7 +623,7 @@ int dsf_repo_index_dir(const char *dir, const char *name,
             old = NULL;
         dsf_diags_free(&quiet);
     }
-    if (!rc && old && !release && old->format == 2) {
+    if (!rc && old && !o->release && old->format == 2) {
         dsf_diag *g = dsf_diag_add(d, DSF_ERROR, path, 0, 0,
                                    "this index has releases side by side "
                                    "(format 2): name the new one");
@@ -541,76 +641,26 @@ int dsf_repo_index_dir(const char *dir, const char *name,
         rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
                             "invalid repository name '%s' (use --name)",
                             name);
+    long long serial = 0;
+    if (!rc)
+        rc = next_serial(&serial, path, old, o->serial, d);
     dsf_index *ix = NULL;
-    if (!rc && release) {
-        if (old && old->format == 1 && report)
-            dsf_buf_printf(report, "%s was format 1: it becomes format 2, "
-                           "and its entries are not kept (index each old "
-                           "version with --version to keep it)\n", path);
-        rc = add_release(&ix, old && old->format == 2 ? old : NULL, dir,
-                         name, release, report, d);
-    } else if (!rc) {
-        ix = dsf_index_new(name);
-        rc = add_profiles(ix, dir, "0.0.0", d);
-        if (!rc)
-            rc = add_plugins(ix, dir, "0.0.0", d);
-        if (!rc) {
-            dsf_index_finish(ix);
-            if (!ix->n_files)
-                rc = dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
-                                    "no profiles (profiles/NAME.lua) and no "
-                                    "plugins (plugins/NAME/...) found");
-        }
-    }
+    if (!rc)
+        rc = build_index(&ix, dir, name, o, old, path, report, d);
     dsf_index_free(old);
-    if (!rc && n_sign) {
-        /* a signed index grows its serial (clients refuse a lower one
-        ** than they pinned: a rollback) and expires */
-        ix->serial = previous_serial(path) + 1;
-        rc = parse_expires(&ix->expires, expires, d);
-    } else if (!rc && expires) {
-        rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
-                            "--expires needs --sign KEY");
+    if (!rc && ix) {
+        /* every publish grows the serial, signed or not: an unsigned
+        ** one in between must not start it again (clients refuse a
+        ** lower serial than they pinned) */
+        ix->serial = serial;
+        if (o->n_sign)
+            rc = parse_expires(&ix->expires, o->expires, d);
+        else if (o->expires)
+            rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                                "--expires needs --sign KEY");
     }
-    if (!rc) {
-        /* sign first: a key that does not work leaves both files as
-        ** they were */
-        char *text = dsf_index_write(ix);
-        char *sigs = NULL;
-        dsf_index *check = NULL;
-        /* what a client will read: the same rules, before anything is
-        ** written (a file that is also a directory, too many files) */
-        rc = dsf_index_parse(&check, path, text, strlen(text), d);
-        dsf_index_free(check);
-        if (rc)
-            rc = DSF_EINPUT;
-        char *sig = dsf_path_join(dir, DSF_SIGN_FILE);
-        if (!rc && n_sign)
-            rc = sign_index(&sigs, text, sign_keys, n_sign, report, d);
-        if (!rc)
-            rc = dsf_write_atomic(path, text, strlen(text), d);
-        if (!rc && sigs)
-            rc = dsf_write_atomic(sig, sigs, strlen(sigs), d);
-        else if (!rc && unlink(sig) == 0 && report)
-            dsf_buf_printf(report, "removed %s (it signed the previous "
-                           "index.json)\n", sig);
-        free(sig);
-        free(sigs);
-        if (!rc && report && ix->format == 2) {
-            dsf_buf_printf(report, "wrote %s: repository '%s', format 2, "
-                           "%zu release%s:", path, name, ix->n_releases,
-                           dsf_plural(ix->n_releases));
-            for (size_t i = 0; i < ix->n_releases; i++)
-                dsf_buf_printf(report, " %s", ix->releases[i].version);
-            dsf_buf_puts(report, "\n");
-        } else if (!rc && report)
-            dsf_buf_printf(report, "wrote %s: repository '%s', %zu "
-                           "profile%s, %zu plugin%s, %zu file%s\n", path,
-                           name, ix->n_profiles, dsf_plural(ix->n_profiles),
-                           ix->n_plugins, dsf_plural(ix->n_plugins),
-                           ix->n_files, dsf_plural(ix->n_files));
-        free(text);
-    }
+    if (!rc && ix)
+        rc = write_index(dir, path, ix, o, report, d);
     free(path);
     dsf_index_free(ix);
     free(own);

@@ -154,41 +154,107 @@ static int check_signature(repo_ctx *c, const char *text, size_t len,
     return rc;
 }
 
-/* An index served now (not the pinned copy): signed by a pinned key when
-** the repository has any, not expired (unless --allow-expired), and not
-** older than the lock's (a rollback). */
-int dsf_repo_verify_served(repo_ctx *c, const char *text, size_t len,
-                           const dsf_index *ix, dsf_diags *d)
+/* The name the repository's index had when it was pinned: the lock's
+** record, else (a lock written before it was recorded) the cached pinned
+** index's; NULL when neither is known (not pinned yet). Caller frees. */
+static char *pinned_name(repo_ctx *c, const dsf_lock_repo *lr)
 {
+    if (!lr)
+        return NULL;
+    if (lr->index_name)
+        return dsf_xstrdup(lr->index_name);
+    char *text, *name = NULL;
+    size_t len;
+    dsf_diags quiet = DSF_DIAGS_INIT;
+    if (dsf_cache_get_blob(&text, &len, &c->cache, lr->index_sha256,
+                           &quiet) == 0) {
+        dsf_index *ix;
+        if (dsf_repo_parse_index(&ix, c->url, text, len, &quiet) == 0) {
+            name = dsf_xstrdup(ix->name);
+            dsf_index_free(ix);
+        }
+        free(text);
+    }
+    dsf_diags_free(&quiet);
+    return name;
+}
+
+static int wrong_name(repo_ctx *c, const char *served, const char *pinned,
+                      dsf_diags *d)
+{
+    dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                               "index.json served for repository '%s' (%s) "
+                               "is the index of repository '%s', not of "
+                               "'%s' as pinned", c->name, c->url, served,
+                               pinned);
+    dsf_diag_set_rule(g, "repo-name");
+    dsf_diag_set_hint(g, "another repository's index (signed by the same "
+                         "publishers, perhaps) is served at this URL: a "
+                         "misconfigured server or an attack; nothing was "
+                         "used or pinned. If the repository was renamed "
+                         "on purpose, 'dsforge repo remove %s' and add it "
+                         "again", c->name);
+    return DSF_ENET;
+}
+
+static int expired(repo_ctx *c, const dsf_index *ix, dsf_diags *d)
+{
+    char t[32];
+    dsf_index_time_format(t, sizeof t, ix->expires);
+    dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                               "index.json of repository '%s' expired on %s",
+                               c->name, t);
+    dsf_diag_set_rule(g, "repo-expired");
+    dsf_diag_set_hint(g, "its publishers re-sign it to renew it; "
+                         "--allow-expired accepts it anyway");
+    return DSF_ENET;
+}
+
+static int rolled_back(repo_ctx *c, const dsf_index *ix,
+                       const dsf_lock_repo *lr, dsf_diags *d)
+{
+    dsf_diag *g = dsf_diag_add(d, DSF_ERROR, c->lock.path, 0, 0,
+                               "index.json of repository '%s' goes back: "
+                               "serial %lld is served, the lock pins serial "
+                               "%lld (a rollback); nothing was used or "
+                               "pinned", c->name, ix->serial, lr->serial);
+    dsf_diag_set_rule(g, "repo-rollback");
+    dsf_diag_set_hint(g, "most likely the publishers indexed a copy of the "
+                         "repository without its previous index.json, so "
+                         "the serial started again; they repair it with "
+                         "'dsforge repo index DIR --serial %lld' (plus "
+                         "their --sign keys). Otherwise a stale mirror or "
+                         "cache, or an attacker, serves an old index: ask "
+                         "the publishers which serial is current",
+                      lr->serial + 1);
+    return DSF_ENET;
+}
+
+int dsf_repo_verify_served(dsf_index **ix, repo_ctx *c, const char *text,
+                           size_t len, dsf_diags *d)
+{
+    *ix = NULL;
+    /* the signature first, on the raw bytes: nothing unsigned is parsed */
     int rc = c->n_keys ? check_signature(c, text, len, d) : 0;
+    if (!rc)
+        rc = dsf_repo_parse_index(ix, c->url, text, len, d);
     if (rc)
         return rc;
-    if (ix->expires && (long long)time(NULL) >= ix->expires &&
-        !c->o->allow_expired) {
-        char t[32];
-        dsf_index_time_format(t, sizeof t, ix->expires);
-        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
-                                   "index.json of repository '%s' expired "
-                                   "on %s", c->name, t);
-        dsf_diag_set_rule(g, "repo-expired");
-        dsf_diag_set_hint(g, "its publishers re-sign it to renew it; "
-                             "--allow-expired accepts it anyway");
-        return DSF_ENET;
-    }
     const dsf_lock_repo *lr = dsf_lock_find(&c->lock, c->name);
-    if (lr && ix->serial < lr->serial) {
-        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, c->lock.path, 0, 0,
-                                   "index.json of repository '%s' is a "
-                                   "rollback: serial %lld is served, the "
-                                   "lock pins serial %lld", c->name,
-                                   ix->serial, lr->serial);
-        dsf_diag_set_rule(g, "repo-rollback");
-        dsf_diag_set_hint(g, "an older index is being served again (a "
-                             "stale mirror or an attack); nothing was "
-                             "used or pinned");
-        return DSF_ENET;
+    char *pinned = pinned_name(c, lr);
+    if (pinned && strcmp(pinned, (*ix)->name))
+        rc = wrong_name(c, (*ix)->name, pinned, d);
+    else if ((*ix)->expires && (long long)time(NULL) >= (*ix)->expires &&
+             !c->o->allow_expired)
+        rc = expired(c, *ix, d);
+    else if (lr && (*ix)->serial < lr->serial)
+        rc = rolled_back(c, *ix, lr, d);
+    free(pinned);
+    if (rc) {
+        dsf_index_free(*ix);
+        *ix = NULL;
     }
-    return 0;
+    return rc;
 }
 
 /* Fetches index.json (conditionally when its last copy is cached),
@@ -232,10 +298,8 @@ int dsf_repo_ask_upstream(char sha[65], dsf_index **ix_out, repo_ctx *c,
     }
     if (!rc) {
         dsf_sha256_hex(sha, text, len);
-        rc = dsf_repo_parse_index(ix_out, c->url, text, len, d);
+        rc = dsf_repo_verify_served(ix_out, c, text, len, d);
     }
-    if (!rc)
-        rc = dsf_repo_verify_served(c, text, len, *ix_out, d);
     if (!rc && !req.not_modified)
         rc = dsf_cache_put_blob(&c->cache, sha, text, len, d);
     if (!rc) {

@@ -377,9 +377,7 @@ static int sync_online(repo_synced *out, repo_ctx *c, dsf_diags *d)
         len = req.body.len;
         dsf_sha256_hex(sha, text, len);
     }
-    if ((rc = dsf_repo_parse_index(&ix, c->url, text, len, d)) != 0)
-        goto done;
-    if ((rc = dsf_repo_verify_served(c, text, len, ix, d)) != 0)
+    if ((rc = dsf_repo_verify_served(&ix, c, text, len, d)) != 0)
         goto done;
     if (lr && !c->accept &&
         (strcmp(lr->index_sha256, sha) || strcmp(lr->url, c->url))) {

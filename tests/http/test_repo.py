@@ -1005,12 +1005,13 @@ def test_signed(e):
     check("signed with key" in r.stdout, "no signing report", r.stdout)
     with open(os.path.join(e.repo, "index.json")) as f:
         doc = json.load(f)
-    check(doc["serial"] == 1 and doc["expires"].endswith("Z"),
+    # write_repo's unsigned publish was serial 1: every publish counts
+    check(doc["serial"] == 2 and doc["expires"].endswith("Z"),
           "serial/expires", doc)
     e.start()
     r = e.run("repo", "add", "team", e.url(), "--key", key + ".pub")
     check(r.returncode == 0, "signed add", r.stderr)
-    check(e.lock()["repositories"]["team"]["serial"] == 1, "lock serial")
+    check(e.lock()["repositories"]["team"]["serial"] == 2, "lock serial")
     cfg = os.path.join(e.env["XDG_CONFIG_HOME"], "dsforge", "repos.json")
     with open(cfg) as f:
         check(len(json.load(f)["repositories"]["team"]["keys"]) == 1,
@@ -1024,7 +1025,7 @@ def test_signed(e):
 
     def refused(*needles):
         assert_fails(e.run("repo", "update", "team"), 4, *needles)
-        check(e.lock()["repositories"]["team"]["serial"] == 1,
+        check(e.lock()["repositories"]["team"]["serial"] == 2,
               "lock changed by a refused index")
     # missing signature
     os.remove(sig)
@@ -1040,8 +1041,17 @@ def test_signed(e):
     with open(sig, "w") as f:
         f.write(good_sig)
     with open(index, "w") as f:
-        f.write(good_index.replace('"serial": 1', '"serial": 7'))
+        f.write(good_index.replace('"serial": 2', '"serial": 7'))
     refused("is refused", "does not match its bytes")
+    # the signature is checked on the raw bytes before they are parsed:
+    # a server cannot make the client parse (or even read as JSON) what
+    # the publishers did not sign
+    with open(index, "w") as f:
+        f.write('{"format": 1, "name": "team", "profiles": {' +
+                ", ".join('"k%d": 1' % i for i in range(50000)) + "}")
+    r = e.run("repo", "update", "team")
+    assert_fails(r, 4, "is refused", "does not match its bytes")
+    check("index.json:" not in r.stderr, "the index was parsed", r.stderr)
     # signed by another key
     with open(index, "w") as f:
         f.write(good_index)
@@ -1060,19 +1070,20 @@ def test_rollback_expired(e):
     for n in ("index.json", "index.json.sig"):
         with open(os.path.join(e.repo, n)) as f:
             old[n] = f.read()
-    sign(e, key)     # serial 2
+    sign(e, key)     # serial 3 (write_repo's publish was 1)
     e.start()
     r = e.run("repo", "add", "team", e.url(), "--key", key + ".pub")
     check(r.returncode == 0, "add", r.stderr)
-    check(e.lock()["repositories"]["team"]["serial"] == 2, "serial 2")
-    for n, text in old.items():      # the serial-1 index served again
+    check(e.lock()["repositories"]["team"]["serial"] == 3, "serial 3")
+    for n, text in old.items():      # the serial-2 index served again
         with open(os.path.join(e.repo, n), "w") as f:
             f.write(text)
     assert_fails(e.run("repo", "update", "team"), 4, "rollback",
-                 "serial 1 is served", "pins serial 2")
+                 "serial 2 is served", "pins serial 3",
+                 "repo index DIR --serial 4")
     assert_fails(e.run("repo", "path", "team/tiny", "--locked"), 4,
                  "rollback")
-    check(e.lock()["repositories"]["team"]["serial"] == 2, "lock changed")
+    check(e.lock()["repositories"]["team"]["serial"] == 3, "lock changed")
     # expired
     sign(e, key, expires="2001-01-01T00:00:00Z")
     assert_fails(e.run("repo", "update", "team"), 4,
@@ -1082,6 +1093,119 @@ def test_rollback_expired(e):
     # a pinned, cached copy keeps working after its expiry
     r = e.run("gen", "team/tiny", "--stdout")
     check(r.returncode == 0, "pinned expired index", r.stderr)
+
+
+def test_serial_survives(e):
+    """Every publish grows the serial, signed or not, so an unsigned
+    publish between two signed ones never looks like a rollback; a serial
+    that goes back names the cause and the repair (issue 29)."""
+    key = keygen(e, "team")
+    e.write_repo()                    # unsigned: serial 1
+    sign(e, key)                      # serial 2
+    e.start()
+    r = e.run("repo", "add", "team", e.url(), "--key", key + ".pub")
+    check(r.returncode == 0, "add", r.stderr)
+    index = os.path.join(e.repo, "index.json")
+
+    def serial():
+        with open(index) as f:
+            return json.load(f)["serial"]
+    # any order of unsigned, signed and re-signed publishes
+    for i, signed in enumerate([False, True, False, False, True, True]):
+        before = serial()
+        if signed:
+            sign(e, key)
+        else:
+            e.write_repo(version="1.0.%d" % i)
+            check(not os.path.exists(index + ".sig"), "stale signature")
+        check(serial() == before + 1, "serial did not grow", serial())
+        if signed:
+            r = e.run("repo", "update", "team")
+            check(r.returncode == 0 and "rollback" not in r.stderr,
+                  "false rollback after an unsigned publish", r.stderr)
+            check(e.lock()["repositories"]["team"]["serial"] == serial(),
+                  "lock serial", e.lock())
+    pinned = serial()
+    with open(index) as f:
+        served = f.read()
+    # --serial lower than the index it replaces: refused, nothing written
+    r = e.run("repo", "index", e.repo, "--sign", key, "--serial", "2")
+    assert_fails(r, 2, "--serial 2 is not above the serial %d" % pinned,
+                 "--serial %d" % (pinned + 1))
+    with open(index) as f:
+        check(f.read() == served, "index changed by a refused publish")
+    # an index.json that cannot be read: its serial is unknown
+    with open(index, "w") as f:
+        f.write("{not json")
+    r = e.run("repo", "index", e.repo, "--sign", key)
+    assert_fails(r, 3, "cannot read the serial", "--serial N")
+    # a publisher indexing a copy without the index starts again at 1;
+    # clients name the cause and the repair instead of blaming an attack
+    os.remove(index)
+    sign(e, key)
+    check(serial() == 1, "fresh index serial", serial())
+    r = e.run("repo", "update", "team")
+    assert_fails(r, 4, "goes back", "serial 1 is served",
+                 "pins serial %d" % pinned,
+                 "without its previous index.json",
+                 "repo index DIR --serial %d" % (pinned + 1))
+    check(e.lock()["repositories"]["team"]["serial"] == pinned,
+          "lock changed by a refused index")
+    # the repair the message names
+    r = e.run("repo", "index", e.repo, "--sign", key, "--serial",
+              str(pinned + 1))
+    check(r.returncode == 0 and "(serial %d)" % (pinned + 1) in r.stdout,
+          "repo index --serial", r.stdout, r.stderr)
+    r = e.run("repo", "update", "team")
+    check(r.returncode == 0, "update after the repair", r.stderr)
+    check(e.lock()["repositories"]["team"]["serial"] == pinned + 1,
+          "lock serial after the repair", e.lock())
+
+
+def test_index_swap(e):
+    """Another repository's index and signature, by the same publisher
+    key, served at this repository's URL: refused (issue 30)."""
+    key = keygen(e, "org")
+    e.write_repo()
+    sign(e, key)
+    other = os.path.join(e.tmp, "serve", "other")
+    shutil.copytree(e.repo, other)
+    with open(os.path.join(other, "profiles", "tiny.lua"), "w") as f:
+        f.write(TINY % ("tiny", "9.9.9"))
+    r = e.run("repo", "index", other, "--name", "other", "--sign", key)
+    check(r.returncode == 0, "index other", r.stderr)
+    e.start()
+    for n in ("team", "other"):
+        r = e.run("repo", "add", n, e.url() if n == "team" else
+                  e.url().replace("/repo", "/other"), "--key", key + ".pub")
+        check(r.returncode == 0, "add %s" % n, r.stderr)
+    lock_before = e.lock()
+    check(lock_before["repositories"]["team"]["index_name"] == "team",
+          "the lock records the index's name", lock_before)
+    # each repository's index (and signature) served at the other's URL
+    saved = {}
+    for n in ("index.json", "index.json.sig"):
+        with open(os.path.join(e.repo, n)) as f:
+            saved[n] = f.read()
+        shutil.copy(os.path.join(other, n), os.path.join(e.repo, n))
+    for args in (["repo", "update", "team"], ["repo", "outdated", "team"]):
+        assert_fails(e.run(*args), 4, "is the index of repository 'other'",
+                     "not of 'team' as pinned")
+    check(e.lock() == lock_before, "lock changed by a swapped index")
+    # a lock written before the name was recorded: the cached pinned
+    # index says which name it had
+    lock = dict(lock_before)
+    for n in lock["repositories"]:
+        del lock["repositories"][n]["index_name"]
+    with open(os.path.join(e.proj, "dsforge.lock"), "w") as f:
+        json.dump(lock, f)
+    assert_fails(e.run("repo", "update", "team"), 4,
+                 "is the index of repository 'other'")
+    for n, text in saved.items():
+        with open(os.path.join(other, n), "w") as f:
+            f.write(text)
+    assert_fails(e.run("repo", "update", "other"), 4,
+                 "is the index of repository 'team'")
 
 
 def test_key_rotation(e):
