@@ -24,8 +24,8 @@ const dsf_opt dsf_common_opts[] = {
      DSF_OPT_OFFLINE, NULL},
     {"allow-http", 0, NULL, "allow plain http:// repositories",
      DSF_OPT_ALLOW_HTTP, NULL},
-    {"locked", 0, NULL, "fail (exit 4) when a repository differs from the "
-     "lock file (also CI=true)", DSF_OPT_LOCKED, NULL},
+    {"locked", 0, NULL, "fail (exit 4) when using a repository would change "
+     "the lock file (also CI=true)", DSF_OPT_LOCKED, NULL},
     {"allow-expired", 0, NULL, "accept a repository index past its expiry",
      DSF_OPT_ALLOW_EXPIRED, NULL},
     {"help", 'h', NULL, "show this help", DSF_OPT_HELP, NULL},

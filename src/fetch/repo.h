@@ -14,9 +14,10 @@
 ** not yet in the lock is pinned on first use. Pinned content in the cache
 ** is used without a request whatever upstream did since, with a note
 ** when an update check (at most once per check_interval) saw a change;
-** with --locked (CI=true) the index is revalidated and a difference is
-** DSF_ENET. Every index taken from upstream is checked: signed by a
-** pinned key (sign.h), not expired, not older than the lock's serial.
+** with --locked (CI=true), like cargo's, whatever would change the lock
+** is DSF_ENET. Every index taken from upstream is checked: signed by a
+** pinned key (sign.h, on the raw bytes, before parsing), named as when
+** pinned, not expired, not older than the lock's serial.
 */
 #ifndef DSF_REPO_H
 #define DSF_REPO_H
@@ -35,7 +36,8 @@ typedef struct dsf_repo_opts {
     bool offline;             /* cache + lock only, no network */
     bool allow_http;          /* plain http:// to non-loopback hosts */
     bool progress;            /* progress bar when stderr is a terminal */
-    bool locked;              /* --locked / CI=true: lock == upstream */
+    bool locked;              /* --locked / CI=true: the lock may not
+                                 change */
     bool allow_expired;       /* accept an index past its "expires" */
     long check_interval;      /* seconds between update checks (1 day) */
     const char *project_dir;  /* lock + project config; borrowed; NULL:
@@ -73,12 +75,13 @@ void dsf_repo_opts_init(dsf_repo_opts *o);
 ** Pinned: the locked content from the cache (its tree verified against
 ** the lock's sha256s, rebuilt or refetched when damaged); online, missing
 ** pinned files are fetched by hash, and pinned content the server no
-** longer serves is DSF_ENET saying how to fix it. Not pinned: fetched,
-** verified and pinned (the lock is written). o->locked: the index is
-** revalidated and any difference from the lock is DSF_ENET saying what
-** changed (a network failure falls back to the locked cached copy with a
-** warning). Offline: only cache + lock; anything missing is DSF_ENET
-** naming it. Unknown repository or bad config/lock files: DSF_EINPUT. */
+** longer serves (a pinned file whose sha256 differs upstream, a pinned
+** release gone) is DSF_ENET saying how to fix it; releases and files
+** published since change nothing. Not pinned: fetched, verified and
+** pinned (the lock is written). o->locked: as pinned, but whatever
+** would change the lock (pinning a repository, a new selection, another
+** URL) is DSF_ENET. Offline: only cache + lock; anything missing is
+** DSF_ENET naming it. Unknown repository or bad config/lock files: DSF_EINPUT. */
 int dsf_repo_resolve_dir(char **dir_out, const char *repo,
                          const char *version, const dsf_repo_opts *o,
                          dsf_diags *d);

@@ -96,11 +96,6 @@ void dsf_repo_ctx_close(repo_ctx *c);
 int dsf_repo_parse_index(dsf_index **ix, const char *url, const char *text,
                          size_t len, dsf_diags *d);
 
-/* DSF_ENET saying how the served index (sha, ix) differs from the pin
-** lr, and how to accept it. */
-int dsf_repo_stale_pin(repo_ctx *c, const dsf_lock_repo *lr,
-                       const dsf_index *ix, const char *sha, dsf_diags *d);
-
 /* An index served now (not the pinned copy), text of len bytes: signed by
 ** a pinned key when the repository has any (checked on these bytes,
 ** before they are parsed), then parsed into *ix (caller frees), named as
@@ -119,11 +114,15 @@ int dsf_repo_verify_served(dsf_index **ix, repo_ctx *c, const char *text,
 int dsf_repo_ask_upstream(char sha[65], dsf_index **ix_out, repo_ctx *c,
                           dsf_diags *d);
 
-/* The pinned index.json, not in the cache: fetched again, and accepted
-** only when the server still serves exactly the pinned bytes (*text:
-** caller frees). */
-int dsf_repo_fetch_pinned_index(char **text, size_t *len, repo_ctx *c,
-                                const dsf_lock_repo *lr, dsf_diags *d);
+/* The pinned index.json is not in the cache: what upstream serves now,
+** verified (dsf_repo_ask_upstream), is the source of the pinned content
+** when it is the pinned index itself or still serves every pinned file
+** unchanged (releases or files published since change nothing for the
+** lock). *ix: caller frees; sha: its sha256. DSF_ENET otherwise, saying
+** what changed (a pinned file whose sha256 differs, a pinned release no
+** longer served). */
+int dsf_repo_fetch_pinned(dsf_index **ix, char sha[65], repo_ctx *c,
+                          const dsf_lock_repo *lr, dsf_diags *d);
 
 /* Pinned content in use: a note (once per process and repository) when
 ** upstream serves something else; asks the server at most once per

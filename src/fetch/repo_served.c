@@ -33,28 +33,6 @@ int dsf_repo_parse_index(dsf_index **ix, const char *url,
     return rc;
 }
 
-int dsf_repo_stale_pin(repo_ctx *c, const dsf_lock_repo *lr,
-                       const dsf_index *ix,
-                       const char *sha, dsf_diags *d)
-{
-    dsf_buf what = DSF_BUF_INIT;
-    if (strcmp(lr->url, c->url))
-        dsf_buf_printf(&what, "\n  URL: %s -> %s", lr->url, c->url);
-    size_t n = dsf_lock_diff(&what, lr, ix);
-    if (!n && !what.len)
-        dsf_buf_puts(&what, "\n  index.json changed (no file changed)");
-    dsf_diag *g = dsf_diag_add(
-        d, DSF_ERROR, c->lock.path, 0, 0,
-        "repository '%s' differs from its pin in the lock file (index "
-        "sha256 %.12s... locked, %.12s... served):%s", c->name,
-        lr->index_sha256, sha, dsf_buf_str(&what));
-    dsf_diag_set_rule(g, "repo-lock");
-    dsf_diag_set_hint(g, "review the change, then run 'dsforge repo update "
-                         "%s' to accept it", c->name);
-    dsf_buf_free(&what);
-    return DSF_ENET;
-}
-
 static int sig_refused(repo_ctx *c, const char *why, dsf_diags *d)
 {
     dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
@@ -321,24 +299,21 @@ int dsf_repo_ask_upstream(char sha[65], dsf_index **ix_out, repo_ctx *c,
     return rc;
 }
 
-/* The pinned index.json, not in the cache: fetched again, and accepted
-** only when the server still serves exactly the pinned bytes. */
-int dsf_repo_fetch_pinned_index(char **text, size_t *len, repo_ctx *c,
-                                const dsf_lock_repo *lr, dsf_diags *d)
+int dsf_repo_fetch_pinned(dsf_index **ix, char sha[65], repo_ctx *c,
+                          const dsf_lock_repo *lr, dsf_diags *d)
 {
-    char sha[65];
-    dsf_index *ix;
     dsf_diags why = DSF_DIAGS_INIT;
-    int rc = dsf_repo_ask_upstream(sha, &ix, c, &why);
-    if (!rc && !strcmp(sha, lr->index_sha256)) {
-        dsf_index_free(ix);
+    int rc = dsf_repo_ask_upstream(sha, ix, c, &why);
+    if (!rc && (!strcmp(sha, lr->index_sha256) ||
+                dsf_lock_matches(lr, *ix))) {
         dsf_diags_free(&why);
-        return dsf_cache_get_blob(text, len, &c->cache, sha, d);
+        return 0;
     }
     dsf_buf what = DSF_BUF_INIT;
     if (!rc) {
-        dsf_lock_diff(&what, lr, ix);
-        dsf_index_free(ix);
+        dsf_lock_diff(&what, lr, *ix);
+        dsf_index_free(*ix);
+        *ix = NULL;
     } else {
         dsf_buf_printf(&what, "\n  %s", why.items[why.len - 1].message);
     }

@@ -124,6 +124,27 @@ int dsf_repo_open_release(char **dir, repo_ctx *c,
     return open_tree(dir, c, rel->ix, key, online, d);
 }
 
+/* The index that holds the locked content of lr (*ix: caller frees) and
+** the key of its tree (format 1): the pinned index.json from the cache,
+** else (online) what upstream serves when it still serves every pinned
+** file unchanged. 1 when it is not in the cache (offline). */
+static int locked_index(dsf_index **ix, char key[65], repo_ctx *c,
+                        const dsf_lock_repo *lr, bool online, dsf_diags *d)
+{
+    *ix = NULL;
+    snprintf(key, 65, "%s", lr->index_sha256);
+    char *text;
+    size_t len;
+    int rc = dsf_cache_get_blob(&text, &len, &c->cache, lr->index_sha256, d);
+    if (rc == 1 && online)
+        return dsf_repo_fetch_pinned(ix, key, c, lr, d);
+    if (rc)
+        return rc;
+    rc = dsf_repo_parse_index(ix, lr->url, text, len, d);
+    free(text);
+    return rc;
+}
+
 /* The locked copy: from the cache, and when online, what is missing there
 ** is fetched by its pinned sha256 (the server must still serve it). why
 ** says why only the lock counts (for messages). */
@@ -139,11 +160,9 @@ static int use_locked(repo_synced *out, repo_ctx *c, const dsf_lock_repo *lr,
                           c->name);
         return DSF_ENET;
     }
-    char *text;
-    size_t len;
-    int rc = dsf_cache_get_blob(&text, &len, &c->cache, lr->index_sha256, d);
-    if (rc == 1 && online)
-        rc = dsf_repo_fetch_pinned_index(&text, &len, c, lr, d);
+    dsf_index *ix;
+    char key[65];
+    int rc = locked_index(&ix, key, c, lr, online, d);
     if (rc == 1) {
         char *p = dsf_cache_blob_path(&c->cache, lr->index_sha256);
         dsf_diag *g = dsf_diag_add(d, DSF_ERROR, p, 0, 0,
@@ -157,11 +176,6 @@ static int use_locked(repo_synced *out, repo_ctx *c, const dsf_lock_repo *lr,
     }
     if (rc)
         return rc;
-    dsf_index *ix;
-    rc = dsf_repo_parse_index(&ix, lr->url, text, len, d);
-    free(text);
-    if (rc)
-        return rc;
     if (!dsf_lock_matches(lr, ix)) {
         dsf_index_free(ix);
         dsf_diag *g = dsf_diag_add(d, DSF_ERROR, c->lock.path, 0, 0,
@@ -172,15 +186,15 @@ static int use_locked(repo_synced *out, repo_ctx *c, const dsf_lock_repo *lr,
         return DSF_EINPUT;
     }
     char *dir = NULL;
-    /* format 2: each release's tree is opened when it is repo_selected */
-    rc = ix->format == 2 ? 0 : open_tree(&dir, c, ix, lr->index_sha256,
-                                         online, d);
+    /* format 2: each release's tree is opened when it is selected */
+    rc = ix->format == 2 ? 0 : open_tree(&dir, c, ix, key, online, d);
     if (rc) {
         dsf_index_free(ix);
         return rc;
     }
     out->dir = dir;
     out->ix = ix;
+    /* the lock's index, whichever copy served its content */
     snprintf(out->index_sha256, sizeof out->index_sha256, "%s",
              lr->index_sha256);
     return 0;
@@ -314,6 +328,38 @@ static int reselect(dsf_lock_pin **out, size_t *n_out, repo_ctx *c,
     return rc;
 }
 
+/* The report line of a first pin, an update or an unchanged pin. */
+static void report_pin(dsf_buf *report, const repo_ctx *c,
+                       const dsf_lock_repo *lr, const dsf_index *ix,
+                       const char *sha)
+{
+    if (!lr && ix->format == 2) {
+        dsf_buf_printf(report, "%s: pinned %zu release%s, newest %s (index "
+                       "sha256 %.12s...) in %s\n", c->name, ix->n_releases,
+                       dsf_plural(ix->n_releases),
+                       ix->releases[ix->n_releases - 1].version, sha,
+                       c->lock.path);
+    } else if (!lr) {
+        dsf_buf_printf(report, "%s: pinned %zu profile%s, %zu plugin%s "
+                       "(index sha256 %.12s...) in %s\n", c->name,
+                       ix->n_profiles, dsf_plural(ix->n_profiles),
+                       ix->n_plugins, dsf_plural(ix->n_plugins), sha,
+                       c->lock.path);
+    } else if (strcmp(lr->index_sha256, sha) || strcmp(lr->url, c->url)) {
+        dsf_buf what = DSF_BUF_INIT;
+        dsf_lock_diff(&what, lr, ix);
+        dsf_buf_printf(report, "%s: updated (index sha256 %.12s... -> "
+                       "%.12s...)%s\n", c->name, lr->index_sha256, sha,
+                       dsf_buf_str(&what));
+        dsf_buf_free(&what);
+    } else {
+        dsf_buf_printf(report, "%s: up to date (index sha256 %.12s...)\n",
+                       c->name, sha);
+    }
+}
+
+/* A repository not pinned yet, or repo add/update: what upstream serves,
+** verified, fetched and pinned. */
 static int sync_online(repo_synced *out, repo_ctx *c, dsf_diags *d)
 {
     const dsf_lock_repo *lr = dsf_lock_find(&c->lock, c->name);
@@ -343,21 +389,6 @@ static int sync_online(repo_synced *out, repo_ctx *c, dsf_diags *d)
     char sha[65] = "";
     const char *text = NULL;
     size_t len = 0;
-    if (!rc && req.fail == DSF_HTTP_NETWORK && lr && !c->accept) {
-        char *why = dsf_xasprintf("cannot fetch %s (%s)", index_url,
-                                  req.error);
-        dsf_diags quiet = DSF_DIAGS_INIT;
-        rc = use_locked(out, c, lr, why, false, &quiet);
-        if (!rc)
-            dsf_diag_add(d, DSF_WARNING, NULL, 0, 0,
-                         "%s; using the locked copy of repository '%s' "
-                         "from the cache", why, c->name);
-        else
-            dsf_diags_move(d, &quiet);
-        dsf_diags_free(&quiet);
-        free(why);
-        goto done;
-    }
     if (!rc && req.fail) {
         dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
                                    "cannot fetch %s: %s", index_url,
@@ -379,11 +410,6 @@ static int sync_online(repo_synced *out, repo_ctx *c, dsf_diags *d)
     }
     if ((rc = dsf_repo_verify_served(&ix, c, text, len, d)) != 0)
         goto done;
-    if (lr && !c->accept &&
-        (strcmp(lr->index_sha256, sha) || strcmp(lr->url, c->url))) {
-        rc = dsf_repo_stale_pin(c, lr, ix, sha, d);
-        goto done;
-    }
     if (ix->format == 2) {
         /* repo update: every selection moves to the newest release that
         ** matches it, fetched and verified before anything is recorded */
@@ -411,44 +437,17 @@ static int sync_online(repo_synced *out, repo_ctx *c, dsf_diags *d)
     if (ix->format != 2 &&
         (rc = open_tree(&out->dir, c, ix, sha, true, d)) != 0)
         goto done;
-    if (!lr || c->accept) {
-        if (c->report) {
-            if (!lr && ix->format == 2)
-                dsf_buf_printf(c->report, "%s: pinned %zu release%s, newest "
-                               "%s (index sha256 %.12s...) in %s\n",
-                               c->name, ix->n_releases,
-                               dsf_plural(ix->n_releases),
-                               ix->releases[ix->n_releases - 1].version, sha,
-                               c->lock.path);
-            else if (!lr)
-                dsf_buf_printf(c->report, "%s: pinned %zu profile%s, %zu "
-                               "plugin%s (index sha256 %.12s...) in %s\n",
-                               c->name, ix->n_profiles,
-                               dsf_plural(ix->n_profiles), ix->n_plugins,
-                               dsf_plural(ix->n_plugins), sha, c->lock.path);
-            else if (strcmp(lr->index_sha256, sha) ||
-                     strcmp(lr->url, c->url)) {
-                dsf_buf what = DSF_BUF_INIT;
-                dsf_lock_diff(&what, lr, ix);
-                dsf_buf_printf(c->report, "%s: updated (index sha256 "
-                               "%.12s... -> %.12s...)%s\n", c->name,
-                               lr->index_sha256, sha, dsf_buf_str(&what));
-                dsf_buf_free(&what);
-            } else
-                dsf_buf_printf(c->report, "%s: up to date (index sha256 "
-                               "%.12s...)\n", c->name, sha);
-        }
-        if (!lr || strcmp(lr->index_sha256, sha) ||
-            strcmp(lr->url, c->url)) {
-            dsf_lock_set(&c->lock, c->name, c->url, sha, ix);
-            for (size_t i = 0; i < n_sel; i++)
-                dsf_lock_select(&c->lock, c->name, ix, sel[i].key,
-                                sel[i].value);
-        }
-        rc = dsf_repo_save_lock(&c->lock, d);
-        if (rc)
-            goto done;
+    /* a first pin, or repo add/update: re-pinned */
+    if (c->report)
+        report_pin(c->report, c, lr, ix, sha);
+    if (!lr || strcmp(lr->index_sha256, sha) || strcmp(lr->url, c->url)) {
+        dsf_lock_set(&c->lock, c->name, c->url, sha, ix);
+        for (size_t i = 0; i < n_sel; i++)
+            dsf_lock_select(&c->lock, c->name, ix, sel[i].key,
+                            sel[i].value);
     }
+    if ((rc = dsf_repo_save_lock(&c->lock, d)) != 0)
+        goto done;
     out->ix = ix;
     ix = NULL;
     snprintf(out->index_sha256, sizeof out->index_sha256, "%s", sha);
@@ -468,6 +467,22 @@ done:
         out->dir = NULL;
     }
     return rc;
+}
+
+/* --locked with a repository configured at another URL than the lock's:
+** using it would change the lock. */
+static int moved_under_locked(repo_ctx *c, const dsf_lock_repo *lr,
+                              dsf_diags *d)
+{
+    dsf_diag *g = dsf_diag_add(d, DSF_ERROR, c->lock.path, 0, 0,
+                               "repository '%s' is configured at %s but "
+                               "pinned at %s, and --locked (or CI=true) "
+                               "forbids changing the lock", c->name, c->url,
+                               lr->url);
+    dsf_diag_set_rule(g, "repo-lock");
+    dsf_diag_set_hint(g, "run 'dsforge repo update %s' and commit the lock "
+                         "file", c->name);
+    return DSF_ENET;
 }
 
 /* Brings repository name (configured at url) to a usable tree. */
@@ -515,11 +530,14 @@ int dsf_repo_sync(repo_synced **out, const char *name, const char *url,
         dsf_diag_set_hint(g, "run 'dsforge repo update %s' and commit the "
                              "lock file", name);
         rc = DSF_ENET;
-    } else if (!lr || o->locked) {
-        /* first use pins; --locked compares with upstream strictly */
-        rc = sync_online(&s, &c, d);
+    } else if (!lr) {
+        rc = sync_online(&s, &c, d); /* first use pins */
+    } else if (o->locked && strcmp(lr->url, c.url)) {
+        rc = moved_under_locked(&c, lr, d);
     } else {
-        /* pinned: the locked content, whatever upstream did since */
+        /* pinned: the locked content, whatever upstream published since
+        ** (so --locked, like cargo's, fails only where using it would
+        ** change the lock) */
         rc = use_locked(&s, &c, lr, "pinned", true, d);
         if (!rc)
             dsf_repo_notice_updates(&c, lr, d);

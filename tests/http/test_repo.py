@@ -328,11 +328,15 @@ def test_status_404_500(e):
     r = e.run("repo", "path", "team/tiny")
     check(r.returncode == 0 and not r.stderr, "the pin did not keep "
           "working", r.stderr)
-    # --locked asks upstream; it cannot answer: the locked copy, warned
+    # --locked, as cargo's, uses the locked cached copy without asking
+    e.clear_log()
     r = e.run("repo", "path", "team/tiny", "--locked")
-    check(r.returncode == 0, "no fallback to the locked cache", r.stderr)
-    check("warning" in r.stderr and "locked copy" in r.stderr,
-          "fallback without a warning", r.stderr)
+    check(r.returncode == 0 and not r.stderr, "--locked with the locked "
+          "copy in the cache", r.stderr)
+    # a fresh machine (no cache): the content must come from the server
+    shutil.rmtree(e.env["XDG_CACHE_HOME"])
+    assert_fails(e.run("repo", "path", "team/tiny", "--locked"), 4,
+                 "HTTP status 500", "not in the cache")
 
 
 def test_stall(e):
@@ -402,12 +406,21 @@ def test_stale_pin(e):
     added(e)
     lock_before = e.lock()
     e.write_repo(version="1.1.0")   # the team publishes a change
-    # --locked (and CI=true) turn the difference into exit 4, naming it
+    # --locked (and CI=true), like cargo's: the lock still resolves, so
+    # the pinned copy is used; on a fresh machine (no cache) the changed
+    # file cannot be had any more: exit 4, naming it
+    cache = e.env["XDG_CACHE_HOME"]
+    shutil.copytree(cache, cache + ".kept")
     for env, args in (({}, ["--locked"]), ({"CI": "true"}, [])):
         r = e.run("repo", "path", "team/tiny", *args, env=env)
-        assert_fails(r, 4, "differs from its pin", "profile tiny: version "
+        check(r.returncode == 0, "--locked with the pin cached", r.stderr)
+        shutil.rmtree(cache)
+        r = e.run("repo", "path", "team/tiny", *args, env=env)
+        assert_fails(r, 4, "no longer serves it", "profile tiny: version "
                      "1.0.0 -> 1.1.0", "profiles/tiny.lua: content changed",
                      "dsforge repo update team")
+        shutil.rmtree(cache)
+        shutil.copytree(cache + ".kept", cache)
     check(e.lock() == lock_before, "lock changed by a failing run")
     # without it the pin keeps working: one note once the check is due
     e.clear_log()
@@ -1081,8 +1094,12 @@ def test_rollback_expired(e):
     assert_fails(e.run("repo", "update", "team"), 4, "rollback",
                  "serial 2 is served", "pins serial 3",
                  "repo index DIR --serial 4")
+    # a fresh machine with the lock: the served index is checked
+    shutil.move(e.env["XDG_CACHE_HOME"], e.env["XDG_CACHE_HOME"] + ".kept")
     assert_fails(e.run("repo", "path", "team/tiny", "--locked"), 4,
                  "rollback")
+    shutil.rmtree(e.env["XDG_CACHE_HOME"], ignore_errors=True)
+    shutil.move(e.env["XDG_CACHE_HOME"] + ".kept", e.env["XDG_CACHE_HOME"])
     check(e.lock()["repositories"]["team"]["serial"] == 3, "lock changed")
     # expired
     sign(e, key, expires="2001-01-01T00:00:00Z")
@@ -1383,6 +1400,69 @@ def test_versions(e):
         p.kill()
         p.wait()
     check(batch_of(e, "team/tiny@^1.1", "--offline") == 32, "--offline")
+
+
+def test_locked_releases(e):
+    """--locked as cargo's: fails only when resolving would change the
+    lock. Upstream publishing new releases changes nothing for a locked
+    build, on a machine with the cache or without (issue 29)."""
+    publish(e, "1.0.0", 8)
+    e.start()
+    r = e.run("repo", "add", "team", e.url())
+    check(r.returncode == 0, "add", r.stderr)
+    check(batch_of(e, "team/tiny@1.0.0") == 8, "1.0.0")
+    check(batch_of(e, "team/tiny") == 8, "tiny")
+    lock_before = e.lock()
+    publish(e, "1.1.0", 16)           # upstream moves on
+    cache = e.env["XDG_CACHE_HOME"]
+    for env, args in (({}, ["--locked"]), ({"CI": "true"}, [])):
+        for fresh in (False, True):
+            if fresh:
+                shutil.rmtree(cache)
+            for ref in ("team/tiny", "team/tiny@1.0.0"):
+                r = e.run("gen", ref, "--stdout", *args, env=env)
+                check(r.returncode == 0, "locked build after a publish "
+                      "(fresh cache: %s)" % fresh, r.stderr)
+                check(json.loads(r.stdout)["train_batch_size"] == 8,
+                      "the locked release", r.stdout)
+            check(e.lock() == lock_before, "lock changed", e.lock())
+    # a new constraint would add to the lock
+    assert_fails(e.run("gen", "team/tiny@^1.1", "--stdout", "--locked"), 4,
+                 "forbids adding it")
+    # a pinned file whose sha256 differs upstream (a republished release)
+    index = os.path.join(e.repo, "index.json")
+    with open(index) as f:
+        served = f.read()
+    doc = json.loads(served)
+    doc["releases"]["1.0.0"]["profiles"]["tiny"] = \
+        doc["releases"]["1.1.0"]["profiles"]["tiny"]
+    with open(index, "w") as f:
+        json.dump(doc, f)
+    shutil.rmtree(cache)
+    assert_fails(e.run("gen", "team/tiny", "--stdout", "--locked"), 4,
+                 "no longer serves it", "1.0.0", "tiny")
+    # a pinned release no longer served: the pin cannot be satisfied
+    doc = json.loads(served)
+    del doc["releases"]["1.0.0"]
+    with open(index, "w") as f:
+        json.dump(doc, f)
+    shutil.rmtree(cache)
+    assert_fails(e.run("gen", "team/tiny", "--stdout", "--locked"), 4,
+                 "no longer serves it", "1.0.0")
+    check(e.lock() == lock_before, "lock changed by a failing run")
+    # a repository moved to another URL would change the lock
+    with open(index, "w") as f:
+        f.write(served)
+    cfg = os.path.join(e.env["XDG_CONFIG_HOME"], "dsforge", "repos.json")
+    with open(cfg, "w") as f:
+        json.dump({"repositories": {"team": {"url": e.url() + "/"}}}, f)
+    with open(cfg, "w") as f:
+        json.dump({"repositories": {"team": {
+            "url": e.url().replace("127.0.0.1", "localhost")}}}, f)
+    assert_fails(e.run("gen", "team/tiny", "--stdout", "--locked"), 4,
+                 "pinned at", "forbids changing the lock")
+    r = e.run("gen", "team/tiny", "--stdout")
+    check(r.returncode == 0, "without --locked the pin works", r.stderr)
 
 
 def test_versions_plugins(e):
