@@ -5,7 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/diag.h"
 #include "core/error.h"
+#include "core/project.h"
 #include "core/strutil.h"
 
 const dsf_opt dsf_common_opts[] = {
@@ -198,4 +200,15 @@ int dsf_cli_unknown(dsf_diags *d, const char *cmd, const char *what,
         dsf_diag_set_hint(g, "try 'dsforge %s%s--help'", cmd ? cmd : "",
                           cmd ? " " : "");
     return DSF_EUSAGE;
+}
+
+void dsf_cli_print_project(void)
+{
+    const char *root = dsf_project_root();
+    if (root) {
+        fputs("project: ", stdout);
+        dsf_fputs_clean(root, stdout, true); /* a path: any bytes */
+        fputs(" (its profiles/, plugins/, dsforge.repos.json and "
+              "dsforge.lock)\n", stdout);
+    }
 }

@@ -99,6 +99,10 @@ int dsf_cli_next(dsf_cli_args *a, const char **arg);
 ** 0 with errors in d into 1. Frees d. env may be NULL. */
 int dsf_cli_finish(const dsf_cli_env *env, dsf_diags *d, int rc);
 
+/* Prints to stdout which project the command uses ("project: DIR ...",
+** core/project.h), or nothing outside a project. */
+void dsf_cli_print_project(void);
+
 /* Adds the usage error "unknown <what> 'word'" with a did-you-mean hint
 ** from known (NULL-terminated) and the command's --help; DSF_EUSAGE. */
 int dsf_cli_unknown(dsf_diags *d, const char *cmd, const char *what,

@@ -149,6 +149,8 @@ static int run(int argc, char **argv)
             char *s = dsf_json_print(arr, true);
             fputs(s, stdout);
             free(s);
+        } else {
+            dsf_cli_print_project();
         }
         cJSON_Delete(arr);
         dsf_profile_entries_free(e, n);

@@ -171,6 +171,7 @@ static int run(int argc, char **argv)
         for (size_t i = 0; i < ns; i++)
             printf("%s (%s: %s): not used\n  %s\n", sh[i].name,
                    sh[i].origin, sh[i].dir, sh[i].reason);
+        dsf_cli_print_project();
     }
     dsf_plugin_env_free(&pe, &d);
     int status = dsf_cli_finish(&env, &d, rc);

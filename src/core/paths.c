@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/fsutil.h"
+#include "core/project.h"
 #include "core/xalloc.h"
 
 void dsf_dirs_add(dsf_dirs *dirs, const char *path, const char *origin)
@@ -80,7 +81,11 @@ void dsf_dirs_build(dsf_dirs *out, const char *kind,
         }
         free(copy);
     }
-    add_if_dir(out, kind, "project");
+    /* the project's, from any subdirectory of it; outside one, here */
+    const char *root = dsf_project_root();
+    char *own = root ? dsf_path_join(root, kind) : NULL;
+    add_if_dir(out, own ? own : kind, "project");
+    free(own);
     char *cfg = dsf_config_home();
     if (cfg) {
         char *user = dsf_path_join(cfg, kind);

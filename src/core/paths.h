@@ -31,7 +31,8 @@ void dsf_dirs_add_dir(dsf_dirs *dirs, const dsf_dir *dir);
 
 /* Builds the search path for kind ("profiles" or "plugins"): the explicit
 ** directories (option_name names their option), each directory of the
-** colon-separated environment variable env_var, ./<kind>, then
+** colon-separated environment variable env_var, the project's <kind>
+** (core/project.h; outside a project ./<kind>), then
 ** $XDG_CONFIG_HOME/dsforge/<kind> (default ~/.config), then the built-in
 ** directory (always listed). Directories that do not exist are left
 ** out. */

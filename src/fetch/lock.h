@@ -16,10 +16,11 @@
 
 #include "core/buf.h"
 #include "core/diag.h"
+#include "core/project.h"
 #include "fetch/index.h"
 #include "fetch/semver.h"
 
-#define DSF_LOCK_FILE "dsforge.lock"
+#define DSF_LOCK_FILE DSF_PROJECT_LOCK_FILE
 #define DSF_LOCK_FORMAT 1
 
 typedef struct dsf_lock_pin {

@@ -1,4 +1,4 @@
-/* project.c -- see project.h: finding the project from a subdirectory. */
+/* project.c -- see project.h: the lock file of a project, or the user's. */
 #define _XOPEN_SOURCE 700
 #include "project.h"
 
@@ -13,45 +13,6 @@
 #include "core/xalloc.h"
 #include "fetch/lock.h"
 #include "fetch/repo.h"
-
-static bool is_project(const char *dir)
-{
-    char *a = dsf_path_join(dir, DSF_LOCK_FILE);
-    char *b = dsf_path_join(dir, DSF_REPO_PROJECT_FILE);
-    bool yes = dsf_is_file(a) || dsf_is_file(b);
-    free(a);
-    free(b);
-    return yes;
-}
-
-char *dsf_project_find(void)
-{
-    char cwd[PATH_MAX], home[PATH_MAX];
-    if (!getcwd(cwd, sizeof cwd))
-        return NULL;
-    const char *h = getenv("HOME");
-    bool have_home = h && *h && realpath(h, home);
-    struct stat st;
-    if (stat(cwd, &st) != 0)
-        return NULL;
-    dev_t dev = st.st_dev;
-    char *dir = dsf_xstrdup(cwd);
-    for (;;) {
-        if (have_home && !strcmp(dir, home))
-            break;
-        if (is_project(dir))
-            return dir;
-        char *up = dsf_path_dirname(dir);
-        if (!strcmp(up, dir) || stat(up, &st) != 0 || st.st_dev != dev) {
-            free(up);
-            break;
-        }
-        free(dir);
-        dir = up;
-    }
-    free(dir);
-    return NULL;
-}
 
 char *dsf_project_lock_path(const char *project_dir)
 {

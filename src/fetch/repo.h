@@ -28,8 +28,9 @@
 #include "core/buf.h"
 #include "core/diag.h"
 #include "core/paths.h"
+#include "core/project.h"
 
-#define DSF_REPO_PROJECT_FILE "dsforge.repos.json"
+#define DSF_REPO_PROJECT_FILE DSF_PROJECT_REPOS_FILE
 #define DSF_REPO_USER_FILE "repos.json"
 
 typedef struct dsf_repo_opts {

@@ -88,15 +88,7 @@ char *dsf_repo_token_var(const char *name)
 ** current directory (once per process), else NULL. */
 const char *dsf_repo_project_dir(const dsf_repo_opts *o)
 {
-    static char *found;
-    static bool looked;
-    if (o->project_dir)
-        return o->project_dir;
-    if (!looked) {
-        found = dsf_project_find();
-        looked = true;
-    }
-    return found;
+    return o->project_dir ? o->project_dir : dsf_project_root();
 }
 
 /* Loads the lock of this run (the project's, or the user's outside a

@@ -127,9 +127,15 @@ int dsf_profile_build(cJSON **doc_out, cJSON **params_out,
         const dsf_profile_src *s = &p->chain[i];
         char *what = dsf_xasprintf("profile %s", s->name);
         lua_pushliteral(L, "build");
-        if (lua_rawget(L, (int)i + 1) != LUA_TFUNCTION)
-            rc = dsf_diag_error(d, DSF_EINPUT, s->path, 0, 0,
-                                "a profile needs a 'build' function");
+        if (lua_rawget(L, (int)i + 1) != LUA_TFUNCTION) {
+            /* a child without build (checked at load): nothing to merge */
+            lua_pop(L, 1);
+            free(what);
+            if (i == 0)
+                rc = dsf_diag_error(d, DSF_EINPUT, s->path, 0, 0,
+                                    "a profile needs a 'build' function");
+            continue;
+        }
         push_args args = {final, ctx_extra};
         if (!rc)
             rc = dsf_host_cpcall(h, push_build_args, &args, 2, what, d);

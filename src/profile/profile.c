@@ -174,11 +174,19 @@ static int read_decl(lua_State *L, decl *dc, const char *file, dsf_diags *d)
     }
     lua_pushliteral(L, "build");
     ty = lua_rawget(L, t);
+    if (ty == LUA_TNIL && dc->extends) {
+        /* a child that only changes params, tiers or sweeps: its
+        ** parents' builds make the config */
+        lua_pop(L, 1);
+        dc->build_line = 0;
+        return 0;
+    }
     if (ty != LUA_TFUNCTION) {
         lua_pop(L, 1);
         decl_free(dc);
         return bad(d, file, "a profile needs a 'build' function (got %s)%s",
-                   lua_typename(L, ty), "");
+                   lua_typename(L, ty),
+                   ty == LUA_TNIL ? ", unless it extends another" : "");
     }
     lua_Debug ar;
     lua_getinfo(L, ">S", &ar);

@@ -686,3 +686,46 @@ class BrokenPlugins(PluginTest):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ProjectRoot(PluginTest):
+    """One project root, found upward from the current directory, for
+    profiles, plugins and the lock alike (issue 29): a team rule is not
+    skipped from a subdirectory."""
+
+    def setUp(self):
+        super().setUp()
+        self.write("dsforge.repos.json", '{"repositories": {}}\n')
+        self.cluster_x()
+        self.profile("team", 'return { name = "team", summary = "ours", '
+                     'extends = "8xa100" }\n')
+        self.sub = os.path.join(self.tmp, "sub", "deeper")
+        os.makedirs(self.sub)
+        self.config = self.write("s2.json", STAGE2)
+
+    def test_check_is_the_same_from_a_subdirectory(self):
+        for cwd in (self.tmp, self.sub):
+            res = run("check", "--format", "json", self.config, cwd=cwd)
+            self.assertExit(res, 1)
+            self.assertIn(RULE, [f["rule"] for f in json.loads(res.out)],
+                          "the project's rule was skipped from %s" % cwd)
+
+    def test_list_and_plugins_name_the_project(self):
+        root = os.path.realpath(self.tmp)
+        res = run("list", cwd=self.sub)
+        self.assertExit(res, 0)
+        self.assertRegex(res.out, r"(?m)^team\s+small,medium,large\s+"
+                         r"project\s+ours$")
+        self.assertIn("project: %s (" % root, res.out)
+        res = run("plugins", cwd=self.sub)
+        self.assertExit(res, 0)
+        self.assertIn("cluster-x 1.0 (project: %s" %
+                      os.path.join(root, "plugins", "cluster-x"), res.out)
+        self.assertIn("project: %s (" % root, res.out)
+
+    def test_outside_a_project_nothing_is_said(self):
+        os.remove(os.path.join(self.tmp, "dsforge.repos.json"))
+        res = run("list", cwd=self.sub)
+        self.assertExit(res, 0)
+        self.assertNotIn("project:", res.out)
+        self.assertNotRegex(res.out, r"(?m)^team\s")

@@ -363,3 +363,29 @@ class Display(dsf.TempDirTest):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ParamsOnlyChild(dsf.TempDirTest):
+    """A child profile that only changes params needs no build of its own
+    (issue 29); a root profile still does."""
+
+    def test_child_without_build_uses_its_parents(self):
+        d = self.profile("team-z2", 'return { name = "team-z2", extends = '
+                         '"8xa100", summary = "ours: ZeRO-2", params = { '
+                         'zero_stage = 2 } }\n')
+        res = run("gen", "team-z2", "--tier", "medium", "--stdout",
+                  "--profile-path", d)
+        self.assertEqual(res.rc, 0, repr(res))
+        cfg = res.json()
+        self.assertEqual(cfg["zero_optimization"]["stage"], 2)
+        parent = run("gen", "8xa100", "--tier", "medium", "--stdout",
+                     "--param", "zero_stage=2").json()
+        self.assertEqual(cfg, parent)
+
+    def test_root_without_build_is_refused(self):
+        d = self.profile("lonely", 'return { name = "lonely", summary = '
+                         '"x" }\n')
+        res = run("gen", "lonely", "--profile-path", d)
+        self.assertEqual(res.rc, 3, repr(res))
+        self.assertIn("a profile needs a 'build' function (got nil), "
+                      "unless it extends another", res.err)
