@@ -193,24 +193,25 @@ static int run(int argc, char **argv)
         else
             rc = dsf_repo_update(pos[1], &o, &report, &d);
     } else if (!strcmp(sub, "outdated")) {
+        size_t n_outdated = 0;
         if (npos > 2)
             rc = usage(&d, "usage: dsforge repo outdated [NAME]");
         else
-            rc = dsf_repo_outdated(pos[1], &o, &report, &d);
+            rc = dsf_repo_outdated(pos[1], &o, &report, &n_outdated, &d);
+        if (!rc && n_outdated)
+            rc = DSF_EVALID; /* exit 1, as git diff --exit-code */
     } else if (!strcmp(sub, "remove")) {
         if (npos != 2)
             rc = usage(&d, "usage: dsforge repo remove NAME");
         else
             rc = dsf_repo_remove(pos[1], project, &o, &report, &d);
     } else if (!strcmp(sub, "index")) {
+        dsf_repo_index_opts io = {name, version, signs, n_signs, expires,
+                                  serial};
         if (npos != 2)
             rc = usage(&d, "usage: dsforge repo index DIR");
         else
-        {
-            dsf_repo_index_opts io = {name,    version, signs,
-                                      n_signs, expires, serial};
             rc = dsf_repo_index_dir(pos[1], &io, &report, &d);
-        }
     } else if (!strcmp(sub, "keygen")) {
         if (npos != 2)
             rc = usage(&d, "usage: dsforge repo keygen FILE");

@@ -186,9 +186,10 @@ int dsf_repo_remove(const char *name, bool project, const dsf_repo_opts *o,
     return rc;
 }
 
-/* repo outdated of one configured repository: a line in report. */
+/* repo outdated of one configured repository: a line in report; *differs
+** set when upstream differs from the pin. */
 static int outdated_one(const dsf_repoconf_entry *e, const dsf_repo_opts *o,
-                        dsf_buf *report, dsf_diags *d)
+                        dsf_buf *report, bool *differs, dsf_diags *d)
 {
     char *base = dsf_repo_base_url(e->url);
     repo_ctx c;
@@ -212,6 +213,7 @@ static int outdated_one(const dsf_repoconf_entry *e, const dsf_repo_opts *o,
                        e->name, sha);
     } else {
         dsf_buf what = DSF_BUF_INIT;
+        *differs = true;
         if (strcmp(lr->url, base))
             dsf_buf_printf(&what, "\n  URL: %s -> %s", lr->url, base);
         dsf_lock_diff(&what, lr, ix);
@@ -227,8 +229,9 @@ static int outdated_one(const dsf_repoconf_entry *e, const dsf_repo_opts *o,
 }
 
 int dsf_repo_outdated(const char *name, const dsf_repo_opts *o,
-                      dsf_buf *report, dsf_diags *d)
+                      dsf_buf *report, size_t *n_outdated, dsf_diags *d)
 {
+    *n_outdated = 0;
     if (o->offline)
         return dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
                               "checking for updates needs the network "
@@ -243,7 +246,9 @@ int dsf_repo_outdated(const char *name, const dsf_repo_opts *o,
         if (v[i].shadowed || (name && strcmp(v[i].name, name)))
             continue;
         found = true;
-        int r = outdated_one(&v[i], o, report, d);
+        bool differs = false;
+        int r = outdated_one(&v[i], o, report, &differs, d);
+        *n_outdated += differs;
         if (!rc)
             rc = r; /* the first failure; the others are still asked */
     }

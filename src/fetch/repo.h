@@ -116,9 +116,10 @@ void dsf_repo_infos_free(dsf_repo_info *v, size_t n);
 void dsf_repo_where(char **project, char **lock, const dsf_repo_opts *o);
 
 /* Asks every configured repository (or name) for its index.json and
-** writes to report how it differs from the lock, changing nothing. */
+** writes to report how it differs from the lock, changing nothing.
+** *n_outdated: how many differ from their pin. */
 int dsf_repo_outdated(const char *name, const dsf_repo_opts *o,
-                      dsf_buf *report, dsf_diags *d);
+                      dsf_buf *report, size_t *n_outdated, dsf_diags *d);
 
 /* Records repository name at url (in the project file when project, else
 ** the user's), after fetching and verifying its index and every file,

@@ -439,8 +439,8 @@ def test_stale_pin(e):
           "note from the last check", r.stderr)
     check(e.requests() == [], "a request before the check is due")
     check(e.lock() == lock_before, "lock changed by a pinned run")
-    r = e.run("repo", "outdated")
-    check(r.returncode == 0 and "team: outdated" in r.stdout and
+    r = e.run("repo", "outdated")     # exit 1: something to update
+    check(r.returncode == 1 and "team: outdated" in r.stdout and
           "profile tiny: version 1.0.0 -> 1.1.0" in r.stdout,
           "repo outdated", r.stdout, r.stderr)
     check(e.lock() == lock_before, "lock changed by repo outdated")
@@ -1380,7 +1380,7 @@ def test_versions(e):
     publish(e, "2.0.0", 64)
     check(batch_of(e, "team/tiny") == 16, "pinned after a publish")
     r = e.run("repo", "outdated", "team")
-    check(r.returncode == 0 and "profile tiny: 1.1.0 -> 2.0.0" in r.stdout
+    check(r.returncode == 1 and "profile tiny: 1.1.0 -> 2.0.0" in r.stdout
           and "profile tiny@^1.1: 1.1.0 -> 1.2.0" in r.stdout and
           "profile tiny@1.0.0" not in r.stdout, "outdated", r.stdout)
     r = e.run("repo", "update", "team")
