@@ -98,7 +98,9 @@ static int print_path(const char *ref, const dsf_repo_opts *o,
     char *dir;
     int rc = dsf_repo_resolve_dir(&dir, repo, at ? at + 1 : NULL, o, d);
     if (!rc) {
-        dsf_buf_printf(report, "%s\n", dir);
+        rc = dsf_repo_commit(o, d); /* nothing to load: recorded now */
+        if (!rc)
+            dsf_buf_printf(report, "%s\n", dir);
         free(dir);
     }
     free(repo);

@@ -87,6 +87,20 @@ int dsf_repo_resolve_dir(char **dir_out, const char *repo,
                          const char *version, const dsf_repo_opts *o,
                          dsf_diags *d);
 
+/* Format 2: the selections dsf_repo_resolve_dir made (a release chosen
+** for a requirement the lock did not have yet) are recorded in the lock
+** only by dsf_repo_commit, once what they select has loaded, so the lock
+** never records a release that failed to load; dsf_repo_discard drops
+** them. Commit is DSF_EINPUT when the repository was re-pinned meanwhile
+** (by another process). */
+int dsf_repo_commit(const dsf_repo_opts *o, dsf_diags *d);
+void dsf_repo_discard(void);
+
+/* The release (format 2) whose verified tree dir is, as
+** dsf_repo_resolve_dir returned it in this process; NULL for a format-1
+** tree or another directory. Caller frees. */
+char *dsf_repo_release_of(const char *dir);
+
 /* Appends <dir>/plugins of every configured repository (resolved as
 ** above) to out, with origin "repo NAME". Repositories without plugins
 ** add nothing. Stops at the first repository that fails. */

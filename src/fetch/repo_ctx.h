@@ -149,6 +149,9 @@ int dsf_repo_sync(repo_synced **out, const char *name, const char *url,
                   const char *const *keys, size_t n_keys, bool accept,
                   const dsf_repo_opts *o, dsf_buf *report, dsf_diags *d);
 
+/* What this process synced of repository name, or NULL. Borrowed. */
+const repo_synced *dsf_repo_synced_find(const char *name);
+
 /* Drops what this process synced of repository name. */
 void dsf_repo_forget(const char *name);
 

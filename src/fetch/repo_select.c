@@ -81,6 +81,63 @@ static const dsf_index_release *repository_release(const repo_synced *s)
     return best;
 }
 
+/* Format 2: selections made by this process, recorded in the lock by
+** dsf_repo_commit once what they select has loaded. Reachable until
+** exit or the next commit or discard. */
+typedef struct pending {
+    char *repo, *key, *version;
+    char index_sha256[65];   /* the pinned index they were made in */
+} pending;
+
+static pending *pend;
+static size_t n_pend, cap_pend;
+
+static void pending_add(const repo_synced *s, const char *key,
+                        const char *version)
+{
+    dsf_xgrow((void **)&pend, &cap_pend, n_pend + 1, sizeof *pend);
+    pending *p = &pend[n_pend++];
+    p->repo = dsf_xstrdup(s->name);
+    p->key = dsf_xstrdup(key);
+    p->version = dsf_xstrdup(version);
+    snprintf(p->index_sha256, sizeof p->index_sha256, "%s",
+             s->index_sha256);
+}
+
+void dsf_repo_discard(void)
+{
+    for (size_t i = 0; i < n_pend; i++) {
+        free(pend[i].repo);
+        free(pend[i].key);
+        free(pend[i].version);
+    }
+    n_pend = 0;
+}
+
+int dsf_repo_commit(const dsf_repo_opts *o, dsf_diags *d)
+{
+    if (!n_pend)
+        return 0;
+    dsf_lock lock;
+    int rc = dsf_repo_load_lock(&lock, o, d);
+    for (size_t i = 0; !rc && i < n_pend; i++) {
+        const pending *p = &pend[i];
+        const repo_synced *s = dsf_repo_synced_find(p->repo);
+        const dsf_lock_repo *lr = dsf_lock_find(&lock, p->repo);
+        if (!s || !lr || strcmp(lr->index_sha256, p->index_sha256))
+            rc = dsf_diag_error(d, DSF_EINPUT, lock.path, 0, 0,
+                                "the pin of repository '%s' changed while "
+                                "this command ran; run it again", p->repo);
+        else
+            dsf_lock_select(&lock, p->repo, s->ix, p->key, p->version);
+    }
+    if (!rc)
+        rc = dsf_repo_save_lock(&lock, d);
+    dsf_lock_free(&lock);
+    dsf_repo_discard();
+    return rc;
+}
+
 /* Format 2: the release that profile (NULL: the repository's own
 ** selection, for its plugins, `list` and `repo path NAME`) with
 ** requirement req (text req_text; NULL: none) resolves to, and its
@@ -155,10 +212,8 @@ static int select_release(const char **dir_out, repo_synced *s,
     char *dir = NULL;
     if (!rc)
         rc = dsf_repo_open_release(&dir, &c, rel, !o->offline, d);
-    if (!rc && record) {
-        dsf_lock_select(&c.lock, s->name, s->ix, key, rel->version);
-        rc = dsf_repo_save_lock(&c.lock, d);
-    }
+    if (!rc && record)
+        pending_add(s, key, rel->version);
     if (!rc) {
         m = dsf_repo_sel_set(s, key, rel->version, dir);
         *dir_out = m->dir;
@@ -288,6 +343,8 @@ int dsf_repo_plugin_dirs(dsf_dirs *out, const dsf_repo_opts *o,
             if (!rel || !rel->ix->n_plugins)
                 continue;
             rc = select_release(&tree, s, NULL, NULL, NULL, o, d);
+            if (!rc)
+                rc = dsf_repo_commit(o, d); /* nothing more to load */
             if (rc)
                 continue;
         } else if (!s->ix->n_plugins) {

@@ -582,3 +582,20 @@ void dsf_repo_forget(const char *name)
             return;
         }
 }
+
+char *dsf_repo_release_of(const char *dir)
+{
+    for (size_t i = 0; i < n_memo; i++)
+        for (size_t k = 0; k < memo[i].n_sel; k++)
+            if (memo[i].sel[k].dir && !strcmp(memo[i].sel[k].dir, dir))
+                return dsf_xstrdup(memo[i].sel[k].version);
+    return NULL;
+}
+
+const repo_synced *dsf_repo_synced_find(const char *name)
+{
+    for (size_t i = 0; i < n_memo; i++)
+        if (!strcmp(memo[i].name, name))
+            return &memo[i];
+    return NULL;
+}

@@ -266,13 +266,15 @@ int dsf_host_load(dsf_host *h, const char *name, const char *text,
     return 0;
 }
 
-int dsf_host_load_file(dsf_host *h, const char *path, dsf_diags *d)
+/* dsf_host_load_file, the chunk named "@shown". */
+static int load_file_as(dsf_host *h, const char *path, const char *shown,
+                        dsf_diags *d)
 {
     const dsf_source *src;
     int rc = dsf_srccache_get(h->sources, path, &src, d);
     if (rc)
         return rc;
-    char *name = dsf_xasprintf("@%s", path);
+    char *name = dsf_xasprintf("@%s", shown);
     dsf_limits_clear_memory_hit(h->L);
     int status = dsf_chunk_load(h->L, src, name);
     rc = status == LUA_OK ? 0 : load_error(h, status, name, d);
@@ -280,6 +282,11 @@ int dsf_host_load_file(dsf_host *h, const char *path, dsf_diags *d)
         dsf_sandbox_set_env(h->L);
     free(name);
     return rc;
+}
+
+int dsf_host_load_file(dsf_host *h, const char *path, dsf_diags *d)
+{
+    return load_file_as(h, path, path, d);
 }
 
 #define KEPT_KEY "dsforge.kept" /* path -> compiled chunk (load_kept) */
@@ -309,7 +316,8 @@ static int keep(lua_State *L)
     return 0;
 }
 
-int dsf_host_load_kept(dsf_host *h, const char *path, dsf_diags *d)
+int dsf_host_load_kept(dsf_host *h, const char *path, const char *name,
+                       dsf_diags *d)
 {
     lua_State *L = h->L;
     if (!lua_checkstack(L, 4))
@@ -322,7 +330,7 @@ int dsf_host_load_kept(dsf_host *h, const char *path, dsf_diags *d)
         return 0;
     }
     lua_pop(L, 1); /* nil or the error: load it */
-    int rc = dsf_host_load_file(h, path, d);
+    int rc = load_file_as(h, path, name ? name : path, d);
     if (rc)
         return rc;
     lua_pushcfunction(L, keep);

@@ -80,8 +80,12 @@ int dsf_host_load_file(dsf_host *h, const char *path, dsf_diags *d);
 ** and pushed again by later calls for the same path, each time with a
 ** new environment (top-level locals are made anew by each call). For a
 ** state renewed (dsf_host_renew) between runs of the same file: a run
-** that reached nothing shared cannot leave anything for the next. */
-int dsf_host_load_kept(dsf_host *h, const char *path, dsf_diags *d);
+** that reached nothing shared cannot leave anything for the next. name:
+** what messages call the file (the chunk is named "@name"; a file in a
+** repository's cache is named by its repository, not its cache path);
+** NULL: path. Borrowed. */
+int dsf_host_load_kept(dsf_host *h, const char *path, const char *name,
+                       dsf_diags *d);
 
 /* Loads text as a chunk named name ("@file" or "=label") and pushes it.
 ** The state counts instructions from then on (limits.h). */

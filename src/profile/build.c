@@ -95,7 +95,7 @@ int dsf_profile_build(cJSON **doc_out, cJSON **params_out,
     for (size_t i = 0; i < p->nchain && !rc; i++) {
         const dsf_profile_src *s = &p->chain[i];
         char *what = dsf_xasprintf("profile %s", s->name);
-        rc = dsf_host_load_kept(h, s->path, d);
+        rc = dsf_host_load_kept(h, s->path, dsf_profile_src_where(s), d);
         if (!rc)
             rc = dsf_host_call(h, 0, 1, what, d);
         if (!rc && !lua_istable(L, -1))

@@ -158,10 +158,11 @@ int dsf_profile_find(char **path_out, const char **origin_out,
 ** then *name_out is PROFILE, *dir_out the repository's profiles directory
 ** and *origin_out "repo REPO". */
 int dsf_profile_resolve_remote(char **name_out, char **dir_out,
+                               char **release_out,
                                char **origin_out, const dsf_profile_ctx *ctx,
                                const char *name, dsf_diags *d)
 {
-    *dir_out = *origin_out = NULL;
+    *dir_out = *origin_out = *release_out = NULL;
     const char *slash = strchr(name, '/');
     if (!slash) {
         *name_out = dsf_xstrdup(name);
@@ -188,6 +189,7 @@ int dsf_profile_resolve_remote(char **name_out, char **dir_out,
     if (!rc) {
         *dir_out = dsf_path_join(dir, "profiles");
         *origin_out = dsf_xasprintf("repo %s", repo);
+        *release_out = dsf_repo_release_of(dir);
         *name_out = prof;
         prof = NULL;
     }

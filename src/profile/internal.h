@@ -30,9 +30,12 @@ int dsf_profile_find(char **path_out, const char **origin_out,
                      dsf_diags *d);
 
 /* NAME is a local profile; REPO/PROFILE[@VERSION] one of a repository:
-** then *name_out is PROFILE, *dir_out the repository's profiles directory
-** and *origin_out "repo REPO" (all three the caller's to free). */
+** then *name_out is PROFILE, *dir_out the repository's profiles
+** directory, *origin_out "repo REPO" and *release_out the release it
+** resolved to (NULL for a format-1 repository): all four the caller's to
+** free. */
 int dsf_profile_resolve_remote(char **name_out, char **dir_out,
+                               char **release_out,
                                char **origin_out, const dsf_profile_ctx *ctx,
                                const char *name, dsf_diags *d);
 

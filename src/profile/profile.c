@@ -461,9 +461,10 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
     size_t n = 0;
     char *want = NULL;
     char *prefer_dir = NULL;
-    char *repo_origin = NULL;
+    char *repo_origin = NULL, *release = NULL;
     const char *prefer_origin = NULL;
-    rc = dsf_profile_resolve_remote(&want, &prefer_dir, &repo_origin, ctx, name, d);
+    rc = dsf_profile_resolve_remote(&want, &prefer_dir, &release,
+                                    &repo_origin, ctx, name, d);
     if (rc) {
         dsf_pstate_free(st);
         return rc;
@@ -502,13 +503,17 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
         want = NULL;
         s->path = path;
         s->origin = dsf_xstrdup(origin);
-        s->display = display_name(origin, s->name, NULL);
+        /* a repository's file is named by its repository and release in
+        ** every message, never by its cache path */
+        bool remote = !strncmp(origin, "repo ", 5);
+        s->display = display_name(origin, s->name, remote ? release : NULL);
+        const char *where = remote ? s->display : path;
         lua_State *L = dsf_host_state(h);
         char *what = dsf_xasprintf("profile %s", s->name);
         const dsf_source *src;
         rc = dsf_srccache_get(ctx->sources, path, &src, d);
         if (!rc)
-            rc = dsf_host_load_kept(h, path, d);
+            rc = dsf_host_load_kept(h, path, remote ? where : NULL, d);
         if (!rc)
             rc = dsf_host_call(h, 0, 1, what, d);
         free(what);
@@ -516,7 +521,7 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
         if (rc)
             break;
         memcpy(s->sha256, dsf_source_sha256(src), sizeof s->sha256);
-        rc = read_decl(L, &decls[n - 1], path, d);
+        rc = read_decl(L, &decls[n - 1], where, d);
         lua_settop(L, 0);
         if (rc) {
             n--;
@@ -528,7 +533,7 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
         }
         decl *dc = &decls[n - 1];
         if (dc->name && strcmp(dc->name, s->name) != 0) {
-            rc = dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
+            rc = dsf_diag_error(d, DSF_EINPUT, where, 0, 0,
                                 "the profile's name field is '%s' but its "
                                 "file is %s.lua (they must match)",
                                 dc->name, s->name);
@@ -541,7 +546,8 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
             break;
         }
         free(s->display);
-        s->display = display_name(s->origin, s->name, dc->version);
+        s->display = display_name(s->origin, s->name,
+                                  remote && release ? release : dc->version);
         s->summary = dsf_xstrdup(dc->summary ? dc->summary : "");
         s->extends = dsf_xstrdup(dc->extends);
         s->build_line = dc->build_line;
@@ -553,6 +559,7 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
     free(want);
     free(prefer_dir);
     free(repo_origin);
+    free(release);
     lua_settop(dsf_host_state(h), 0);
     if (rc) {
         dsf_pstate_free(st);
@@ -573,6 +580,7 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
             free(srcs[i].summary);
             free(srcs[i].extends);
         }
+        dsf_repo_discard(); /* a release that failed to load: not locked */
         return rc;
     }
     dsf_profile *p = dsf_xcalloc(1, sizeof *p);
@@ -584,10 +592,10 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
     const cJSON *order = NULL;
     for (size_t i = 0; i < n && !rc; i++) {
         decl *dc = &decls[n - 1 - i];
-        rc = add_params(p, dc->params, p->chain[i].name, p->chain[i].path, d);
+        const char *where = dsf_profile_src_where(&p->chain[i]);
+        rc = add_params(p, dc->params, p->chain[i].name, where, d);
         if (!rc)
-            rc = add_tiers(p, dc->tiers, p->chain[i].name, p->chain[i].path,
-                           d);
+            rc = add_tiers(p, dc->tiers, p->chain[i].name, where, d);
         if (dc->tier_order)
             order = dc->tier_order;
         if (dc->emit) { /* the profile nearest the leaf decides */
@@ -599,12 +607,18 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
     if (!rc) {
         if (p->nparams)
             qsort(p->params, p->nparams, sizeof *p->params, cmp_params);
-        rc = order_tiers(p, order, p->chain[n - 1].path, d);
+        rc = order_tiers(p, order, dsf_profile_src_where(&p->chain[n - 1]),
+                         d);
     }
     if (!rc)
         rc = check_tier_params(p, d);
     for (size_t i = 0; i < n; i++)
         decl_free(&decls[i]);
+    /* loaded: the releases it selected are recorded in the lock now */
+    if (rc)
+        dsf_repo_discard();
+    else if (ctx->repo)
+        rc = dsf_repo_commit(ctx->repo, d);
     if (rc) {
         dsf_profile_free(p);
         return rc;

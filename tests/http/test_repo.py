@@ -1465,6 +1465,49 @@ def test_locked_releases(e):
     check(r.returncode == 0, "without --locked the pin works", r.stderr)
 
 
+def test_failed_release_not_locked(e):
+    """Errors in a repository's profile name repo NAME@RELEASE:FILE, never
+    the cache path, and a release that fails to load is not recorded in
+    the lock (issue 29)."""
+    prof = os.path.join(e.repo, "profiles")
+    with open(os.path.join(prof, "tiny.lua"), "w") as f:
+        f.write(BATCH % ("tiny", "1.0.0", 8, 8))
+    with open(os.path.join(prof, "syn.lua"), "w") as f:
+        f.write('return { name = "syn", summary = "x", build = '
+                'function(p) return {\n')
+    with open(os.path.join(prof, "typo.lua"), "w") as f:
+        f.write('return { name = "typo", summary = "x", parmas = {}, '
+                'build = function(p) return {} end }\n')
+    r = e.run("repo", "index", e.repo, "--name", "team", "--version",
+              "1.0.0")
+    check(r.returncode == 0, "index", r.stderr)
+    e.start()
+    check(e.run("repo", "add", "team", e.url()).returncode == 0, "add")
+    hexpath = re.compile(r"[0-9a-f]{40}")
+    for name, code, needle in (("syn", 5, "repo team@1.0.0:profiles/syn.lua:2:"),
+                               ("typo", 3, "repo team@1.0.0:profiles/typo.lua:"
+                                " error: unknown profile field 'parmas'")):
+        r = e.run("gen", "team/" + name, "--stdout")
+        assert_fails(r, code, needle)
+        check(not hexpath.search(r.stderr), "a cache path", r.stderr)
+        sel = e.lock()["repositories"]["team"]["selections"]
+        check("profile " + name not in sel, "a release that failed to load "
+              "is in the lock", sel)
+    check(batch_of(e, "team/tiny") == 8, "tiny")
+    check(e.lock()["repositories"]["team"]["selections"]["profile tiny"] ==
+          "1.0.0", "the loaded release is locked", e.lock())
+    # the fix, published as the next release, is the one recorded
+    with open(os.path.join(prof, "syn.lua"), "w") as f:
+        f.write(BATCH % ("syn", "1.0.1", 4, 4))
+    r = e.run("repo", "index", e.repo, "--name", "team", "--version",
+              "1.0.1")
+    check(r.returncode == 0, "index 1.0.1", r.stderr)
+    check(e.run("repo", "update", "team").returncode == 0, "update")
+    check(batch_of(e, "team/syn") == 4, "syn 1.0.1")
+    check(e.lock()["repositories"]["team"]["selections"]["profile syn"] ==
+          "1.0.1", "fixed release locked", e.lock())
+
+
 def test_versions_plugins(e):
     """A repository's plugins come from one release: the newest one the
     lock selected (so --locked needs no extra entry), else the newest."""
