@@ -1508,6 +1508,82 @@ def test_failed_release_not_locked(e):
           "1.0.1", "fixed release locked", e.lock())
 
 
+def test_soak_publishes(e):
+    """200 publishes in a seeded random order (signed, unsigned, re-signed,
+    releases out of version order); after each, a client that pins the
+    key and one that does not update and generate. Neither ever sees a
+    false rollback, and every file either uses matches the index served
+    (issue 29)."""
+    import random
+    rnd = random.Random(29)
+    key = keygen(e, "team")
+    cache = {}
+    for who in ("keyed", "plain"):
+        d = os.path.join(e.tmp, who)
+        os.makedirs(d)
+        with open(os.path.join(d, "dsforge.repos.json"), "w") as f:
+            f.write('{"repositories": {}}\n')
+        cache[who] = {"XDG_CACHE_HOME": os.path.join(e.tmp, who + "-cache")}
+    publish(e, "1.0.0", 1, "--sign", key)
+    e.start()
+    for who, extra in (("keyed", ["--key", key + ".pub"]), ("plain", [])):
+        r = e.run("repo", "add", "team", e.url(), "--project", *extra,
+                  cwd=os.path.join(e.tmp, who), env=cache[who])
+        check(r.returncode == 0, "add " + who, r.stderr)
+    index = os.path.join(e.repo, "index.json")
+    versions = {"1.0.0": 1}           # release -> tiny's batch
+    last_signed_serial = 1
+    for i in range(200):
+        kind = rnd.choice(["new", "new", "old-line", "resign", "unsigned"])
+        signed = kind != "unsigned" and rnd.random() < 0.8
+        if kind == "resign":
+            v = rnd.choice(sorted(versions))   # same files: "unchanged"
+            batch = versions[v]
+        else:
+            major = len(versions) if kind != "old-line" else 0
+            v = "%d.%d.0" % (major, i + 1)
+            batch = (i % 7) + 1
+        args = ["repo", "index", e.repo, "--name", "team", "--version", v]
+        if signed:
+            args += ["--sign", key]
+        with open(os.path.join(e.repo, "profiles", "tiny.lua"), "w") as f:
+            f.write(BATCH % ("tiny", v, batch, batch))
+        r = e.run(*args)
+        check(r.returncode == 0, "publish %d" % i, r.stdout, r.stderr)
+        versions[v] = batch
+        with open(index) as f:
+            served = json.load(f)
+        if signed:
+            check(served["serial"] > last_signed_serial, "serial went back "
+                  "between signed publishes", served["serial"])
+            last_signed_serial = served["serial"]
+        for who in ("keyed", "plain"):
+            cwd = os.path.join(e.tmp, who)
+            r = e.run("repo", "update", "team", cwd=cwd, env=cache[who])
+            check("rollback" not in r.stderr and "goes back" not in
+                  r.stderr, "false rollback (%s, publish %d)" % (who, i),
+                  r.stderr)
+            if who == "keyed" and not signed:
+                assert_fails(r, 4, "not signed")   # refused, truthfully
+            else:
+                check(r.returncode == 0, "update %s %d" % (who, i),
+                      r.stderr)
+            r = e.run("repo", "path", "team/tiny", cwd=cwd, env=cache[who])
+            check(r.returncode == 0, "path %s %d" % (who, i), r.stderr)
+            lock = json.load(open(os.path.join(cwd, "dsforge.lock")))
+            rel = lock["repositories"]["team"]["selections"]["profile tiny"]
+            with open(os.path.join(r.stdout.strip(), "profiles",
+                                   "tiny.lua")) as f:
+                used = sha_of(f.read())
+            check(used == served["releases"][rel]["profiles"]["tiny"],
+                  "a file that does not match the index (%s, %d)" % (who, i))
+            r = e.run("gen", "team/tiny@" + rel, "--stdout", cwd=cwd,
+                      env=cache[who])
+            check(r.returncode == 0 and json.loads(r.stdout)[
+                "train_batch_size"] == versions[rel], "gen %s %d" % (who, i),
+                r.stdout, r.stderr)
+
+
 def test_versions_plugins(e):
     """A repository's plugins come from one release: the newest one the
     lock selected (so --locked needs no extra entry), else the newest."""
