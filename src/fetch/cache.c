@@ -318,23 +318,29 @@ static int write_new(const char *path, const char *data, size_t len,
 }
 
 /* Writes every file of ix under tmp, from verified blobs. Directories
-** that were made are added to dirs (for one flush each). */
+** that were made are added to dirs (for one flush each). A blob missing
+** (or found damaged, and so removed) does not stop the walk: every
+** missing one is known, and removed, when it returns DSF_ENET, so one
+** fetch brings them all back. */
 static int fill_tree(const char *tmp, dsf_cache *c, const dsf_index *ix,
                      dsf_diags *d)
 {
     char *made = NULL; /* the last directory made (files are sorted) */
     int rc = 0;
+    size_t missing = 0;
+    const dsf_index_file *first = NULL;
     for (size_t i = 0; i < ix->n_files; i++) {
         const dsf_index_file *f = &ix->files[i];
         char *data;
         size_t len;
         rc = dsf_cache_get_blob(&data, &len, c, f->sha256, d);
-        if (rc == 1) {
-            dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
-                                       "%s (sha256 %s) is not in the cache",
-                                       f->remote, f->sha256);
-            dsf_diag_set_hint(g, "run 'dsforge repo update' while online");
-            rc = DSF_ENET;
+        if (rc == 1 || (rc == 0 && missing)) {
+            if (rc == 1 && !missing++)
+                first = f;
+            if (rc == 0)
+                free(data);
+            rc = 0;
+            continue;
         }
         if (rc)
             break;
@@ -364,6 +370,15 @@ static int fill_tree(const char *tmp, dsf_cache *c, const dsf_index *ix,
             break;
     }
     free(made);
+    if (!rc && missing) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "%s (sha256 %s) is not in the cache%s",
+                                   first->remote, first->sha256,
+                                   missing > 1 ? " (nor are other files of "
+                                                 "the repository)" : "");
+        dsf_diag_set_hint(g, "run 'dsforge repo update' while online");
+        rc = DSF_ENET;
+    }
     if (rc)
         return rc;
     /* No fsync per file (the tree is verified whenever it is opened, so

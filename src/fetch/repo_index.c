@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -34,6 +35,23 @@ static int hash_file(char hex[65], const char *path, dsf_diags *d)
     dsf_sha256_hex(hex, data, len);
     free(data);
     return 0;
+}
+
+/* A symbolic link below DIR is refused (DSF_EINPUT naming it): an index
+** publishes only regular files that are inside the directory, never one
+** a link reaches elsewhere (a secret key next to the tree, /etc/...). */
+static int no_symlink(const char *path, dsf_diags *d)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
+        return 0;
+    dsf_diag *g = dsf_diag_add(d, DSF_ERROR, path, 0, 0,
+                               "is a symbolic link: repo index publishes "
+                               "only the regular files inside the "
+                               "directory");
+    dsf_diag_set_hint(g, "copy the file (or directory) in place of the "
+                         "link");
+    return DSF_EINPUT;
 }
 
 /* The `version` field of the table the profile at path returns, run in
@@ -87,7 +105,8 @@ static int add_profiles(dsf_index *ix, const char *dir,
         char *name = dsf_xstrndup(names[i], len - 4);
         char hex[65];
         char *version = NULL;
-        bool regular = dsf_is_file(path);
+        rc = no_symlink(path, d);
+        bool regular = !rc && dsf_is_file(path);
         if (regular && !dsf_index_name_ok(name))
             rc = dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
                                 "profile name '%s' is not a valid name "
@@ -128,7 +147,9 @@ static int walk(flist *f, const char *root, const char *rel, dsf_diags *d)
         char *r = rel[0] ? dsf_xasprintf("%s/%s", rel, names[i])
                          : dsf_xstrdup(names[i]);
         char *full = dsf_path_join(root, r);
-        if (dsf_is_dir(full)) {
+        if ((rc = no_symlink(full, d)) != 0) {
+            /* reported */
+        } else if (dsf_is_dir(full)) {
             rc = walk(f, root, r, d);
         } else if (dsf_is_file(full)) {
             char hex[65];
@@ -182,6 +203,10 @@ static int add_plugins(dsf_index *ix, const char *dir,
     int rc = 0;
     for (size_t i = 0; !rc && i < n; i++) {
         char *path = dsf_path_join(pdir, names[i]);
+        if (names[i][0] != '.' && (rc = no_symlink(path, d)) != 0) {
+            free(path);
+            break;
+        }
         if (!dsf_is_dir(path) || names[i][0] == '.') {
             free(path);
             continue;
@@ -266,8 +291,10 @@ static int build_release(dsf_index **out, const char *dir, const char *name,
         char *path = dsf_path_join(pdir, names[i]);
         char *prof = len > 4 ? dsf_xstrndup(names[i], len - 4) : NULL;
         char hex[65];
-        if (!prof || strcmp(names[i] + len - 4, ".lua") ||
-            !dsf_is_file(path)) {
+        if ((rc = no_symlink(path, d)) != 0) {
+            /* reported */
+        } else if (!prof || strcmp(names[i] + len - 4, ".lua") ||
+                   !dsf_is_file(path)) {
             /* not a profile */
         } else if (!dsf_index_name_ok(prof)) {
             rc = dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
@@ -287,6 +314,10 @@ static int build_release(dsf_index **out, const char *dir, const char *name,
     dsf_list_dir(&names, &n, pdir);
     for (size_t i = 0; !rc && i < n; i++) {
         char *path = dsf_path_join(pdir, names[i]);
+        if (names[i][0] != '.' && (rc = no_symlink(path, d)) != 0) {
+            free(path);
+            break;
+        }
         if (!dsf_is_dir(path) || names[i][0] == '.') {
             free(path);
             continue;
@@ -614,7 +645,14 @@ int dsf_repo_index_dir(const char *dir, const dsf_repo_index_opts *o,
     char *path = dsf_path_join(dir, "index.json");
     dsf_index *old = NULL;
     int rc = 0;
-    if (o->release) {
+    for (int k = 0; !rc && k < 2; k++) {
+        char *sub = dsf_path_join(dir, k ? "plugins" : "profiles");
+        rc = no_symlink(sub, d);
+        free(sub);
+    }
+    if (rc) {
+        /* reported */
+    } else if (o->release) {
         rc = load_old(&old, path, d);
     } else {
         /* format 1 replaces whatever is there, unless it has releases */

@@ -583,6 +583,76 @@ def test_cache_integrity(e):
         check(x.read() == good, "tree not restored online")
 
 
+def test_cache_self_repair(e):
+    """Every cached blob damaged and the trees removed: the first online
+    run fetches what it needs again and succeeds (issue 30), for a
+    snapshot (format 1) and for releases (format 2)."""
+    def damage():
+        root = os.path.join(e.env["XDG_CACHE_HOME"], "dsforge")
+        for d, dirs, files in os.walk(root):
+            os.chmod(d, 0o755)
+            for n in files:
+                p = os.path.join(d, n)
+                os.chmod(p, 0o644)
+                if "blobs" in p:
+                    with open(p, "w") as f:
+                        f.write("damaged")
+        shutil.rmtree(os.path.join(root, "trees"))
+    added(e)
+    check(e.run("gen", "team/tiny", "--stdout").returncode == 0, "gen")
+    damage()
+    r = e.run("gen", "team/tiny", "--stdout")
+    check(r.returncode == 0, "format 1: the first run after the damage",
+          r.stderr)
+    e.clear_log()
+    os.remove(os.path.join(e.repo, "index.json"))
+    publish(e, "1.0.0", 8)
+    check(e.run("repo", "update", "team").returncode == 0, "update")
+    check(batch_of(e, "team/tiny") == 8, "format 2 gen")
+    damage()
+    check(batch_of(e, "team/tiny") == 8, "format 2: the first run after "
+          "the damage")
+
+
+def test_index_refuses_symlinks(e):
+    """repo index publishes only the regular files inside DIR: a symbolic
+    link (to a file or a directory, inside or outside) is an error naming
+    it, and nothing is written (issue 30)."""
+    e.write_repo()
+    index = os.path.join(e.repo, "index.json")
+    with open(index) as f:
+        before = f.read()
+    secret = os.path.join(e.tmp, "secret.lua")
+    with open(secret, "w") as f:
+        f.write(TINY % ("leak", "1.0.0"))
+    outside = os.path.join(e.tmp, "outside-plugin")
+    os.makedirs(outside)
+    with open(os.path.join(outside, "init.lua"), "w") as f:
+        f.write("return {}\n")
+    links = [(os.path.join(e.repo, "profiles", "leak.lua"), secret),
+             (os.path.join(e.repo, "plugins", "lint", "key.lua"), secret),
+             (os.path.join(e.repo, "plugins", "other"), outside)]
+    for link, target in links:
+        os.symlink(target, link)
+        for extra in ([], ["--version", "1.0.0"]):
+            r = e.run("repo", "index", e.repo, "--name", "team", *extra)
+            assert_fails(r, 3, link + ": error: is a symbolic link")
+            with open(index) as f:
+                check(f.read() == before, "index written", link)
+            check(not os.path.exists(os.path.join(e.repo, "blobs")) or
+                  not any(open(os.path.join(e.repo, "blobs", b)).read() ==
+                          open(secret).read()
+                          for b in os.listdir(os.path.join(e.repo, "blobs"))),
+                  "the secret was published as a blob")
+        os.remove(link)
+    os.rename(os.path.join(e.repo, "profiles"),
+              os.path.join(e.tmp, "real-profiles"))
+    os.symlink(os.path.join(e.tmp, "real-profiles"),
+               os.path.join(e.repo, "profiles"))
+    assert_fails(e.run("repo", "index", e.repo, "--name", "team"), 3,
+                 "is a symbolic link")
+
+
 def test_malformed_index(e):
     e.write_repo()
     with open(os.path.join(e.repo, "index.json"), "w") as f:
