@@ -10,6 +10,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "core/buf.h"
+#include "core/diag.h"
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "machine/run.h"
@@ -58,10 +60,21 @@ static bool compute_capability_ok(const char *s)
     return *p == '\0';
 }
 
+/* GPU memory a tool may report: up to 1 PiB, so every later product
+** (bytes, a budget in GiB) stays an exact integer below 2^53. */
+#define GPU_MIB_MAX (1LL << 30)
+
+/* Takes name (text from a tool: cleaned here, where it enters, so no
+** terminal control sequence reaches any output) and cc. */
 static void add_gpu(dsf_machine *m, char *name, long long mib, char *cc)
 {
+    dsf_buf clean = DSF_BUF_INIT;
+    dsf_text_clean(&clean, name, true);
+    free(name);
     m->gpus = dsf_xrealloc(m->gpus, (m->ngpus + 1) * sizeof *m->gpus);
-    m->gpus[m->ngpus++] = (dsf_gpu){name, mib, cc};
+    m->gpus[m->ngpus++] = (dsf_gpu){dsf_xstrdup(dsf_buf_str(&clean)), mib,
+                                    cc};
+    dsf_buf_free(&clean);
 }
 
 static int bad_line(const char *tool, int line, const char *text, size_t n,
@@ -111,6 +124,7 @@ int dsf_machine_parse_nvidia(dsf_machine *m, const char *out, dsf_diags *d)
         const char *problem =
             !*name      ? "an empty GPU name"
             : mib <= 0  ? "the memory is not a whole number of MiB"
+            : mib > GPU_MIB_MAX ? "the memory is more than 1 PiB"
             : !compute_capability_ok(cc)
                 ? "the compute capability is not MAJOR.MINOR"
                 : NULL;
@@ -191,11 +205,12 @@ int dsf_machine_parse_rocm(dsf_machine *m, const char *out, dsf_diags *d)
         char *cols[MAXC];
         int nc = split_csv(cols, MAXC, start, n);
         long long bytes = nc == nhead ? whole(cols[mem_i]) : -1;
-        if (bytes <= 0) {
+        if (bytes <= 0 || bytes / (1024 * 1024) > GPU_MIB_MAX) {
             free_cols(cols, nc);
             free_cols(head, nhead);
             return bad_line("rocm-smi", line, start, n,
-                            "the VRAM total is not a whole number of bytes",
+                            "the VRAM total is not a whole number of bytes "
+                            "up to 1 PiB",
                             d);
         }
         add_gpu(m, dsf_xstrdup(cols[name_i]), bytes / (1024 * 1024), NULL);

@@ -144,3 +144,23 @@ class Detect(dsf.TempDirTest):
 
 if __name__ == "__main__":
     unittest.main()
+
+    def test_terminal_escapes_in_a_gpu_name_are_cleaned_where_they_enter(self):
+        # ESC [2J (clear), an OSC 52 clipboard write, a bell, a C1 CSI
+        evil = "A100\x1b[2J\x1b]52;c;ZXZpbA==\x07\xc2\x9b31m"
+        script = "printf '%s, 81920, 8.0\\n'\n" % evil.replace("\\", "\\\\")
+        for args in ((), ("--json",)):
+            res = self.detect(*args, script=script)
+            self.assertExit(res, 0)
+            for ch in ("\x1b", "\x07", "\x9b"):
+                self.assertNotIn(ch, res.out + res.err, repr(res))
+        self.assertIn("A100^[[2J", self.detect(script=script).out)
+
+    def test_implausible_memory_is_an_input_error(self):
+        res = self.detect(script=self.prints(["NVIDIA X, 2147483648, 9.0"]))
+        self.assertExit(res, 3)
+        self.assertIn("more than 1 PiB", res.err)
+        res = run("gen", "8xa100", "--param", "gpu_mem_gb=8388609")
+        self.assertExit(res, 2)
+        self.assertIn("gpu_mem_gb", res.err)
+        self.assertNotIn("plugin", res.err)

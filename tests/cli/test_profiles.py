@@ -324,11 +324,12 @@ class Display(dsf.TempDirTest):
                  if l.startswith("  %s " % name)][0]
             return lines[i + 1].strip()
         self.assertEqual(after("gpus_per_node"), "1 .. 64")
-        self.assertEqual(after("cpu_mem_gb"), "\u2265 1")
+        self.assertEqual(after("cpu_mem_gb"), "1 .. 1048576")
+        self.assertEqual(after("warmup_steps"), "\u2265 1")
         self.assertEqual(after("adam_epsilon"), "\u2265 0")
 
     def test_out_of_range_names_the_range_without_infinity(self):
-        res = run("gen", "8xa100", "--param", "cpu_mem_gb=0")
+        res = run("gen", "8xa100", "--param", "warmup_steps=0")
         self.assertEqual(res.rc, 2, res)
         self.assertIn("out of range (\u2265 1)", res.err)
         self.assertNotIn("inf", res.err)
