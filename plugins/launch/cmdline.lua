@@ -140,13 +140,51 @@ local function flags(words, i, facts)
   end
 end
 
+-- The first code points of Unicode's runs of ten decimal digits
+-- (category Nd, Unicode 15): Python's int() reads every one of them.
+local ND = { 0x30, 0x660, 0x6F0, 0x7C0, 0x966, 0x9E6, 0xA66, 0xAE6, 0xB66, 0xBE6,
+  0xC66, 0xCE6, 0xD66, 0xDE6, 0xE50, 0xED0, 0xF20, 0x1040, 0x1090, 0x17E0, 0x1810,
+  0x1946, 0x19D0, 0x1A80, 0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0,
+  0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0, 0xFF10, 0x104A0, 0x10D30, 0x11066, 0x110F0,
+  0x11136, 0x111D0, 0x112F0, 0x11450, 0x114D0, 0x11650, 0x116C0, 0x11730, 0x118E0,
+  0x11950, 0x11C50, 0x11D50, 0x11DA0, 0x11F50, 0x16A60, 0x16AC0, 0x16B50, 0x1D7CE,
+  0x1D7D8, 0x1D7E2, 0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0, 0x1E4F0, 0x1E950, 0x1FBF0 }
+
+local function digit_of(cp)
+  for i = 1, #ND do
+    local z = ND[i]
+    if cp < z then return nil end
+    if cp < z + 10 then return cp - z end
+  end
+  return nil
+end
+
+-- Python int() of a string, as the Trainer's argument parser reads an int
+-- option: surrounding whitespace, a sign, decimal digits of any script
+-- with single underscores between them, any size (beyond 2^63 the
+-- nearest float: a value that size only ever mismatches). nil when
+-- Python raises ValueError.
 local function int_of(v)
   if type(v) ~= "string" then return nil end
   local s = v:gsub("^%s+", ""):gsub("%s+$", "")
-  if s:find("^[+-]?%d[%d_]*$") and not s:find("__") and not s:find("_$") then
-    return math.tointeger(tonumber((s:gsub("_", ""))))
+  local sign, body = s:match("^([+-]?)(.+)$")
+  if not body or not utf8.len(body) then return nil end
+  local digits, after_sep = {}, true
+  for _, cp in utf8.codes(body) do
+    if cp == 0x5F then
+      if after_sep then return nil end
+      after_sep = true
+    else
+      local d = digit_of(cp)
+      if d == nil then return nil end
+      digits[#digits + 1] = d
+      after_sep = false
+    end
   end
-  return nil
+  if after_sep then return nil end
+  local text = table.concat(digits)
+  local n = math.tointeger(tonumber(text)) or tonumber(text)
+  return sign == "-" and -n or n
 end
 
 -- Python float(): decimal or exponent form, inf, nan; no hex.

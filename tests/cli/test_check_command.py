@@ -506,3 +506,44 @@ class PluginCommandChecks(dsf.TempDirTest):
 if __name__ == "__main__":
     import unittest
     unittest.main()
+
+
+class IntegersAsPythonReadsThem(dsf.TempDirTest):
+    """An integer option of the training command is read as the Trainer's
+    argument parser reads it, with Python's int() (issue 30): any size,
+    digits of any script, single underscores. Each sample's verdict is
+    held against python3's own int()."""
+
+    def setUp(self):
+        super().setUp()
+        self.write("cfg.json", CFG)
+
+    def check(self, *args):
+        return run("check", *args, cwd=self.tmp)
+
+    SAMPLES = ["2", " 2 ", "+2", "0_2", "2_", "_2", "2__0", "02", "-2",
+               "99999999999999999999", "\u0662", "\u0968", "\uff12",
+               "\U0001d7d0", "2.0", "2e0", "0x2", "", "two", "\u00b2",
+               "1\u0660"]
+
+    def test_each_sample_has_pythons_verdict(self):
+        for s in self.SAMPLES:
+            with self.subTest(sample=s):
+                try:
+                    want = int(s)
+                except ValueError:
+                    want = None
+                words = ["deepspeed", "--num_gpus", "8", "train.py",
+                         "--deepspeed", "cfg.json",
+                         "--per_device_train_batch_size", s,
+                         "--gradient_accumulation_steps", "16", "--bf16"]
+                res = self.check("cfg.json", "--format", "json", "--",
+                                 *words)
+                self.assertIn(res.rc, (0, 1), repr(res))
+                text = res.out + res.err
+                refused = "needs an integer" in text
+                self.assertEqual(refused, want is None, repr(res))
+                if want is not None:
+                    # read as that number: it agrees with the config's 2
+                    # exactly when Python's value is 2
+                    self.assertEqual(res.rc == 0, want == 2, repr(res))

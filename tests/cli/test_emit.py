@@ -717,3 +717,52 @@ class LaunchEmittersThroughTheCli(dsf.TempDirTest):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class LaunchParamsCheckedWhereTheyEnter(dsf.TempDirTest):
+    """Every param the launch plugin reads is checked before it renders
+    anything (issue 30): a value a launcher or Slurm cannot take is an
+    input error naming the param (exit 3), never "a bug in the plugin",
+    and nothing is written."""
+
+    PROFILE = ('return { name = "mn", extends = "8xa100", summary = "x", '
+               'params = { master_addr = { default = "10.0.0.1" }, '
+               'master_port = { default = 29500 }, slurm_time = { default = '
+               '"01:00:00" }, slurm_partition = { default = "gpu" }, '
+               'slurm_account = { default = "acct" }, hostfile = { default = '
+               '"hosts" }, cpus_per_task = { default = 8 } } }\n')
+
+    def gen(self, *params):
+        d = self.profile("mn", self.PROFILE)
+        args = ["gen", "mn", "--tier", "small", "--profile-path", d,
+                "--param", "nodes=2", "--emit", "launch,accelerate",
+                "--train-cmd", "train.py", "-o", os.path.join(self.tmp, "o")]
+        for p in params:
+            args += ["--param", p]
+        return run(*args)
+
+    def test_bad_values_name_the_param(self):
+        for p, name in (("master_port=-1", "master_port"),
+                        ("master_port=99999999999", "master_port"),
+                        ("master_port=0", "master_port"),
+                        ("slurm_time=-5", "slurm_time"),
+                        ("slurm_time=1:2:3:4", "slurm_time"),
+                        ("slurm_partition=a b", "slurm_partition"),
+                        ("slurm_account=x\ny", "slurm_account"),
+                        ("cpus_per_task=0", "cpus_per_task"),
+                        ("master_addr=a;rm -rf /", "master_addr"),
+                        ("hostfile=a\nb", "hostfile")):
+            with self.subTest(param=p):
+                res = self.gen(p)
+                self.assertEqual(res.rc, 3, repr(res))
+                self.assertIn("param '%s' = " % name, res.err)
+                self.assertNotIn("a bug in the plugin", res.err)
+                self.assertFalse(os.path.exists(os.path.join(self.tmp, "o")))
+
+    def test_good_values_pass(self):
+        for p in ("slurm_time=2-12:00:00", "slurm_time=90",
+                  "slurm_time=UNLIMITED", "master_port=65535",
+                  "master_addr=fe80::1"):
+            with self.subTest(param=p):
+                res = self.gen(p)
+                self.assertEqual(res.rc, 0, repr(res))
