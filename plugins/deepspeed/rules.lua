@@ -284,11 +284,26 @@ local function release(ctx)
   return rel
 end
 
+-- The dotted keys whose "auto" the Hugging Face Trainer replaces
+-- (hf.auto_keys), loaded when a rule first meets "auto" at --target hf.
+local trainer_fills
+local function filled_by_trainer(dp)
+  if not trainer_fills then
+    trainer_fills = {}
+    for _, k in ipairs(require("deepspeed.hf").auto_keys) do trainer_fills[k.path] = true end
+  end
+  return trainer_fills[dp] == true
+end
+
 -- Is the flag v at the dotted key dp on, as the chosen release reads it? A
 -- pydantic model coerces it (pybool; "auto" is dropped, so the default
 -- false applies); a dict.get read tests Python truthiness ("auto", "no"
--- are true).
+-- are true). At --target hf an "auto" the Trainer fills never reaches
+-- DeepSpeed, at any release: the Trainer writes its TrainingArguments value
+-- there first (fp16.enabled from fp16, bf16.enabled from bf16, which
+-- TrainingArguments never sets both), so the flag is not known to be on.
 local function flag_on(ctx, dp, v)
+  if v == "auto" and ctx.target == "hf" and filled_by_trainer(dp) then return false end
   local k = dsversion.data(release(ctx)).keys[dp]
   if k and k.src == "dict" then return pytruthy(v) end
   return pybool(v) == true
