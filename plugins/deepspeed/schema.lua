@@ -24,7 +24,8 @@
 --             "auto" here), hf_auto_key = "name" (only that spelling is filled),
 --             auto_dropped = true ("auto" as this value is dropped by the
 --             pydantic model that contains it), rejected = { en =, zh = }
---             (DeepSpeed raises when the key is present)
+--             (DeepSpeed raises when the key is present), str_to_list = true
+--             (array: a mode="before" validator wraps a string into a list)
 
 local A = dsforge.array
 local O = dsforge.object
@@ -147,22 +148,25 @@ local zenflow = Obj({
    "ZenFlow：重要梯度留在 GPU 上，其余在 CPU 上异步更新。与 gradient_allreduce_op 为 \"sum\" 不兼容。",
    { strict = true, nullable = true })
 
+-- DeepSpeedZeroLeafModuleConfig._coerce_container_types (mode="before",
+-- runtime/zero/leaf_module_config.py, every release reading leaf_module):
+-- null is {} and a string in classes, names or name_suffixes is a list of it.
 local leaf_module = Obj({
   classes = Arr(str_item("Fully qualified class name.", "完整的类名。"),
     "Module classes treated as ZeRO-3 leaf modules (fetched as one unit).",
     "作为 ZeRO-3 叶子模块（整体获取参数）的模块类。",
-    { default = {
+    { str_to_list = true, default = {
       "transformers.models.mixtral.modeling_mixtral.MixtralSparseMoeBlock",
       "transformers.models.qwen2_moe.modeling_qwen2_moe.Qwen2MoeSparseMoeBlock",
       "transformers.models.qwen3_moe.modeling_qwen3_moe.Qwen3MoeSparseMoeBlock",
     } }),
   names = Arr(str_item("Module name.", "模块名。"), "Module names treated as ZeRO-3 leaf modules.",
-    "作为 ZeRO-3 叶子模块的模块名。", { default = A {} }),
+    "作为 ZeRO-3 叶子模块的模块名。", { str_to_list = true, default = A {} }),
   name_suffixes = Arr(str_item("Module name suffix.", "模块名后缀。"),
     "Module name suffixes treated as ZeRO-3 leaf modules.", "作为 ZeRO-3 叶子模块的模块名后缀。",
-    { default = A {} }),
+    { str_to_list = true, default = A {} }),
 }, "Modules ZeRO-3 treats as leaves (their parameters are gathered together, e.g. MoE blocks).",
-   "ZeRO-3 视为叶子的模块（其参数一起收集，例如 MoE 块）。", { strict = true })
+   "ZeRO-3 视为叶子的模块（其参数一起收集，例如 MoE 块）。", { strict = true, nullable = true })
 
 local zero_optimization = Obj({
   stage = I(0, "ZeRO stage: 0 off, 1 partitions optimizer states, 2 also gradients, 3 also parameters. Only stage 3 partitions parameters.",

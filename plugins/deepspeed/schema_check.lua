@@ -252,6 +252,8 @@ local function coerce_pydantic(v, t, node, v1)
   end
   if t == "array" then
     if k == "array" then return true, v end
+    -- (a mode="before" validator makes it [v]: one item of the list)
+    if k == "string" and node.str_to_list then return true, v end
     return false, "pydantic expects a list here"
   end
   return false, "unsupported type " .. tostring(t)

@@ -1258,4 +1258,27 @@ return {
     T.eq(ex.section_doc({ "nope" }, "zh"), nil)
     T.truthy(ex.section_doc({}, "en"))
   end,
+
+  -- DeepSpeedZeroLeafModuleConfig's mode="before" validator (0.18.9 on):
+  -- a string is a list of one, null is {}; anything else is still checked
+  leaf_module_coercions_of_the_before_validator = function()
+    local function cfg(lm)
+      return { train_micro_batch_size_per_gpu = 1, zero_optimization = { stage = 3, leaf_module = lm } }
+    end
+    for _, rel in ipairs({ "0.18.9", "0.19.2", "0.19.5" }) do
+      local found = run(cfg({ classes = "a.B", names = "x", name_suffixes = "mlp" }), nil, rel)
+      T.eq(errors(found), 0, show(found))
+      found = run(cfg(NULL), nil, rel)
+      T.eq(errors(found), 0, show(found))
+      found = run(cfg({ classes = 5, names = { "x", 3 } }), nil, rel)
+      T.truthy(find(found, "type-mismatch", { "zero_optimization", "leaf_module", "classes" }), show(found))
+      T.truthy(find(found, "type-mismatch", { "zero_optimization", "leaf_module", "names", 2 }), show(found))
+    end
+    -- the JSON Schema says the same
+    local js = require("deepspeed.jsonschema").generate()
+    local lm = js.properties.zero_optimization.properties.leaf_module
+    T.truthy(validate(lm, { classes = "a.B", names = dsforge.array { "x" } }))
+    T.truthy(validate(lm, NULL))
+    T.falsy(validate(lm, { classes = 5 }))
+  end,
 }
