@@ -129,9 +129,14 @@ local function zero_section(cfg)
   return obj(get(cfg, "zero_optimization"))
 end
 
--- bf16 wins over the old name bfloat16 when both are present.
-local function bf16_section(cfg)
+-- bf16 wins over the old name bfloat16 when both are present. A null bf16
+-- is absent where the release reads it with a pydantic model
+-- (get_bfloat16_config tests `is None`, 0.17 on): bfloat16 is read then.
+-- Releases that read it with dict.get fail on the null (type-mismatch).
+local bf16_null_absent -- set below, once release() is defined
+local function bf16_section(cfg, ctx)
   local b = cfg.bf16
+  if b == NULL and bf16_null_absent(ctx) then return obj(cfg.bfloat16), "bfloat16" end
   if b ~= nil then return obj(b), "bf16" end
   return obj(cfg.bfloat16), "bfloat16"
 end
@@ -309,6 +314,11 @@ local function flag_on(ctx, dp, v)
   return pybool(v) == true
 end
 
+bf16_null_absent = function(ctx)
+  local k = dsversion.data(release(ctx)).keys.bf16
+  return k ~= nil and k.src == "pydantic"
+end
+
 -- Does the chosen release read the dotted key dp at all?
 local function reads(ctx, dp)
   return dsversion.reads(release(ctx), dp)
@@ -436,7 +446,7 @@ def {
   check = function(cfg, ctx)
     if not obj(cfg) then return end
     local fp = obj(cfg.fp16)
-    local bf, bkey = bf16_section(cfg)
+    local bf, bkey = bf16_section(cfg, ctx)
     if not fp or not bf then return end
     if not flag_on(ctx, "fp16.enabled", fp.enabled)
        or not flag_on(ctx, bkey .. ".enabled", bf.enabled) then
@@ -470,7 +480,7 @@ def {
         .. " check requires ZeRO stage 1-3 for it and refuses the config.",
         "set zero_optimization.stage to 1, 2 or 3, or remove fp16_master_weights_and_grads")
     end
-    local bf, bkey = bf16_section(cfg)
+    local bf, bkey = bf16_section(cfg, ctx)
     if not bf then return end
     local master = pybool(bf.bf16_master_weights_and_grads) == true
       and reads(ctx, bkey .. ".bf16_master_weights_and_grads")
@@ -594,7 +604,7 @@ def {
     if not amp_enabled(cfg) then return end
     if zero_stage(cfg) ~= 0 then return end -- with ZeRO, amp-with-zero fires first
     local fp = obj(cfg.fp16)
-    local bf, bkey = bf16_section(cfg)
+    local bf, bkey = bf16_section(cfg, ctx)
     local which
     if fp and flag_on(ctx, "fp16.enabled", fp.enabled) then which = "fp16"
     elseif bf and flag_on(ctx, bkey .. ".enabled", bf.enabled) then which = bkey end

@@ -868,12 +868,27 @@ local function check_object(st, v, node, path)
     if f and f.deprecated then
       local dep = f.deprecated
       local kp = copy_path(path, key)
+      local rnode, rcanon = M.lookup(node, dep.replacement)
+      local rkeys = rnode and (several[rcanon] or present[rcanon] and { present[rcanon] })
+      -- a null replacement the release takes for absent (dictuse: read by a
+      -- pydantic model, e.g. get_bfloat16_config's `is None`): DeepSpeed
+      -- reads the deprecated key
+      local null_absent = false
+      if rkeys and #rkeys == 1 and rawget(v, rkeys[1]) == NULL then
+        local rpath = copy_path(path, rkeys[1])
+        local use = dictuse.of(path_dotted(rpath))
+        local rec = use and use.null == "absent" and rel_key(st, rpath)
+        null_absent = rec and rec.src == "pydantic" or false
+      end
       local note = dep.note and ("; " .. M.text(dep.note, "en")) or ""
+      if null_absent then
+        note = string.format("; \"%s\" is null, which DeepSpeed takes for absent, so it reads \"%s\"",
+          rkeys[1], key)
+        rkeys = nil
+      end
       report(st, "deprecated-key", kp,
         string.format("\"%s\" is deprecated; use \"%s\" instead%s", key, dep.replacement, note),
         string.format("replace \"%s\" with \"%s\"", key, dep.replacement), "warning")
-      local rnode, rcanon = M.lookup(node, dep.replacement)
-      local rkeys = rnode and (several[rcanon] or present[rcanon] and { present[rcanon] })
       if rkeys and #rkeys > 0 then
         if dep.both == "ignored" then
           report(st, "deprecated-with-replacement", kp,

@@ -1281,4 +1281,27 @@ return {
     T.truthy(validate(lm, NULL))
     T.falsy(validate(lm, { classes = 5 }))
   end,
+
+  -- "bf16": null with "bfloat16": the pydantic releases take the null for
+  -- absent and read bfloat16 (get_bfloat16_config); the dict.get releases
+  -- fail on the null, and there bf16 is the one read
+  bfloat16_with_bf16_null = function()
+    local cfg = { train_micro_batch_size_per_gpu = 1, bf16 = NULL, bfloat16 = { enabled = true } }
+    for _, rel in ipairs({ "0.17.6", "0.18.9", "0.19.5" }) do
+      local found = run(cfg, nil, rel)
+      T.eq(find(found, "deprecated-with-replacement"), nil, show(found))
+      local f = find(found, "deprecated-key", { "bfloat16" })
+      T.truthy(contains(f.message, "so it reads \"bfloat16\""), f.message)
+      T.falsy(contains(f.message, "ignored"), f.message)
+      T.eq(errors(found), 0, show(found))
+    end
+    for _, rel in ipairs({ "0.14.5", "0.16.9" }) do
+      local found = run(cfg, nil, rel)
+      T.truthy(find(found, "type-mismatch", { "bf16" }), show(found))
+    end
+    -- a bf16 object still wins
+    local found = run({ train_micro_batch_size_per_gpu = 1, bf16 = { enabled = false },
+      bfloat16 = { enabled = true } }, nil, "0.19.5")
+    T.truthy(find(found, "deprecated-with-replacement", { "bfloat16" }), show(found))
+  end,
 }
