@@ -46,6 +46,12 @@ return {
       end,
     },
   },
+  -- --ds-version (or DSFORGE_DS_VERSION) outside the covered releases
+  -- (the extracted ones, up to the release the hand-written schema
+  -- describes): a usage error, in every command that takes the option.
+  ds_version = function(spec)
+    return require("deepspeed.dsversion").outside(spec, require("deepspeed.schema").deepspeed_version)
+  end,
   -- Per variant: estimated memory, whether it fits, HF arguments.
   summarize = function(cfg, ctx)
     return require("deepspeed.summary").variant(cfg, ctx.params or {})
