@@ -15,6 +15,8 @@
 --                        (oldest to upto, default the newest), else a
 --                        message and a hint
 --                        (the plugin's ds_version hook: a usage error)
+--   M.checked(ctx)    -> the release a rule or summary of ctx is for, and
+--                        the version asked for (nil: none)
 --   M.releases, M.newest
 
 local index = require("deepspeed.dsdata.index")
@@ -114,6 +116,18 @@ function M.outside(spec, upto)
       v, last, covered), hint
   end
   return nil
+end
+
+-- The covered release a rule or summary of ctx is for, and the version
+-- asked for: ctx.ds_version (--ds-version), else the profile's ds_version
+-- param, else the newest (a bad one: the newest; schema_check reports it).
+function M.checked(ctx)
+  local spec = ctx and ctx.ds_version
+  local params = ctx and ctx.params
+  if spec == nil and type(params) == "table" and type(params.ds_version) == "string" then
+    spec = params.ds_version
+  end
+  return M.resolve(spec) or M.newest, spec
 end
 
 function M.covered_text()

@@ -54,7 +54,7 @@ return {
   end,
   -- Per variant: estimated memory, whether it fits, HF arguments.
   summarize = function(cfg, ctx)
-    return require("deepspeed.summary").variant(cfg, ctx.params or {})
+    return require("deepspeed.summary").variant(cfg, ctx.params or {}, ctx)
   end,
   columns = function() return decl().columns end,
   report = function() return decl().report_layout() end,

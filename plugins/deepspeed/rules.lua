@@ -280,11 +280,7 @@ local release_of = setmetatable({}, { __mode = "k" })
 local function release(ctx)
   local rel = release_of[ctx]
   if rel then return rel end
-  local spec = ctx.ds_version
-  if spec == nil and type(ctx.params) == "table" and is_str(ctx.params.ds_version) then
-    spec = ctx.params.ds_version
-  end
-  rel = dsversion.resolve(spec) or dsversion.newest
+  rel = dsversion.checked(ctx)
   release_of[ctx] = rel
   return rel
 end

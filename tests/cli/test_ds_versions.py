@@ -146,6 +146,32 @@ class Versions(dsf.TempDirTest):
         r = run("estimate", "--params", "1B", env={"DSFORGE_DS_VERSION": "0.10.0"})
         self.assertEqual(r.rc, 0, r)
 
+    def test_manifest_records_the_release_checked_against(self):
+        # (issue 28) each variant's summary names the covered release its
+        # rules used, and the version asked for when that is another one
+        vs = covered()
+        cases = [((), vs[-1], None), (("--ds-version", "0.16.9"), "0.16.9", None),
+                 (("--ds-version", "0.17.2"), "0.16.9", "0.17.2"),
+                 (("--ds-version", "0.15"), "0.15.4", "0.15")]
+        for i, (args, release, asked) in enumerate(cases):
+            with self.subTest(args=args):
+                out = os.path.join(self.tmp, "out%d" % i)
+                r = run("gen", "base", *args, "-o", out)
+                self.assertEqual(r.rc, 0, r)
+                with open(os.path.join(out, "manifest.json")) as f:
+                    manifest = json.load(f)
+                self.assertEqual(len(manifest["variants"]), 3)
+                for v in manifest["variants"]:
+                    self.assertEqual(v["summary"]["deepspeed_release"], release)
+                    self.assertEqual(v["summary"].get("deepspeed_release_asked"), asked)
+        # the environment variable is asked for too
+        out = os.path.join(self.tmp, "env")
+        r = run("gen", "base", "--tier", "small", "-o", out,
+                env={"DSFORGE_DS_VERSION": "0.18.9"})
+        self.assertEqual(r.rc, 0, r)
+        with open(os.path.join(out, "manifest.json")) as f:
+            self.assertEqual(json.load(f)["variants"][0]["summary"]["deepspeed_release"], "0.18.9")
+
     def test_the_plugin_hook_decides_what_is_covered(self):
         # the core knows no release: a plugin's ds_version(spec) does
         # (contrib/docs/plugins.md); a message is a usage error
