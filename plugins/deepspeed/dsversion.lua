@@ -11,10 +11,6 @@
 --   M.span(path)      -> first, last covered release reading path, or nil
 --                        (nil: every covered release reads it, or none)
 --   M.cmp(a, b)       -> -1, 0, 1 for version strings
---   M.outside(spec, upto) -> nil when spec lies within the covered releases
---                        (oldest to upto, default the newest), else a
---                        message and a hint
---                        (the plugin's ds_version hook: a usage error)
 --   M.checked(ctx)    -> the release a rule or summary of ctx is for, and
 --                        the version asked for (nil: none)
 --   M.releases, M.newest
@@ -88,34 +84,6 @@ function M.resolve(spec)
     return best, string.format("DeepSpeed %s is newer than the newest covered release: using the facts of %s", spec, best.version)
   end
   return best, string.format("DeepSpeed %s is not a covered release: using the facts of %s, the nearest earlier one", spec, best.version)
-end
-
--- A release outside the covered range has no facts: none of another
--- release would be right for it (the checks and defaults change from
--- release to release), so --ds-version refuses it. upto: the newest
--- release the plugin describes beyond the extracted ones (the hand-written
--- schema's, DeepSpeed's master), checked with the newest facts and a note;
--- nil: the newest covered release.
-function M.outside(spec, upto)
-  local rel, err = M.resolve(spec)
-  local last = upto or M.newest.version
-  local covered = M.covered_text() .. (last ~= M.newest.version
-    and (" and " .. last .. " with the facts of " .. M.newest.version) or "")
-  local hint = "pass one of the covered releases, or none for the newest (" .. M.newest.version .. ")"
-  if not rel then return err, hint end
-  local v = spec:gsub("^v", "")
-  local p, top = parts(v), parts(last)
-  local newer -- X.Y names a minor line, X.Y.Z a release
-  if p[3] == nil then
-    newer = p[1] > top[1] or (p[1] == top[1] and p[2] > top[2])
-  else
-    newer = M.cmp(v, last) > 0
-  end
-  if newer then
-    return string.format("DeepSpeed %s is newer than the newest release dsforge covers, %s (covered: %s)",
-      v, last, covered), hint
-  end
-  return nil
 end
 
 -- The covered release a rule or summary of ctx is for, and the version

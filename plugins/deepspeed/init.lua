@@ -47,10 +47,11 @@ return {
     },
   },
   -- --ds-version (or DSFORGE_DS_VERSION) outside the covered releases
-  -- (the extracted ones, up to the release the hand-written schema
-  -- describes): a usage error, in every command that takes the option.
+  -- (the extracted ones, up to 0.19.6, DeepSpeed's master, which the
+  -- hand-written schema describes: schema.lua's deepspeed_version, not
+  -- loaded here): a usage error, in every command that takes the option.
   ds_version = function(spec)
-    return require("deepspeed.dsversion").outside(spec, require("deepspeed.schema").deepspeed_version)
+    return require("deepspeed.dsrange").outside(spec, "0.19.6")
   end,
   -- Per variant: estimated memory, whether it fits, HF arguments.
   summarize = function(cfg, ctx)

@@ -803,7 +803,7 @@ local hf_auto_paths = {
 }
 
 return {
-  deepspeed_version = "0.19.6",
+  deepspeed_version = "0.19.6", -- also in init.lua's ds_version hook
   root = root,
   hf_auto_paths = hf_auto_paths,
 }

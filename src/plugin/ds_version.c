@@ -11,17 +11,15 @@
 #include "plugin/plugin_internal.h"
 
 int dsf_ds_version_hooks_read(dsf_ds_version_hooks *h, lua_State *L, int t,
-                              const char *plugin, const char *file,
-                              dsf_diags *d)
+                              size_t index, const char *plugin,
+                              const char *file, dsf_diags *d)
 {
     lua_pushliteral(L, "ds_version");
     int ty = lua_rawget(L, t);
-    if (ty == LUA_TNIL) {
-        lua_pop(L, 1);
+    lua_pop(L, 1);
+    if (ty == LUA_TNIL)
         return 0;
-    }
     if (ty != LUA_TFUNCTION) {
-        lua_pop(L, 1);
         dsf_diag *g = dsf_diag_add(d, DSF_ERROR, file, 0, 0,
                                    "plugin '%s': 'ds_version' must be a "
                                    "function(spec)", plugin);
@@ -31,7 +29,7 @@ int dsf_ds_version_hooks_read(dsf_ds_version_hooks *h, lua_State *L, int t,
     }
     h->items = dsf_xrealloc(h->items, (h->n + 1) * sizeof *h->items);
     h->items[h->n].plugin = dsf_xstrdup(plugin);
-    h->items[h->n].ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    h->items[h->n].index = index;
     h->n++;
     return 0;
 }
@@ -46,7 +44,7 @@ void dsf_ds_version_hooks_free(dsf_ds_version_hooks *h)
 }
 
 typedef struct call {
-    int ref;
+    int decl;          /* registry reference of the declaration */
     const char *spec;
 } call;
 
@@ -54,7 +52,9 @@ static int push_call(lua_State *L)
 {
     call *a = lua_touserdata(L, 1);
     lua_settop(L, 0);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a->decl);
+    lua_pushliteral(L, "ds_version");
+    lua_rawget(L, 1);
     lua_pushstring(L, a->spec);
     lua_call(L, 1, 2);
     return 2;
@@ -64,11 +64,15 @@ int dsf_plugins_check_ds_version(dsf_plugins *p, const char *spec,
                                  const char *from, dsf_diags *d)
 {
     lua_State *L = dsf_host_state(p->host);
-    int rc = 0;
+    int rc = 0, top = lua_gettop(L);
+    /* A hook loads what lives as long as the host (the plugin's release
+    ** facts, which its rules read next): the collector's loading pause
+    ** (lua/host.h), as for the rules. */
+    dsf_host_gc_loading(p->host, true);
     for (size_t k = 0; !rc && k < p->ds_version.n; k++) {
         const dsf_ds_version_hook *h = &p->ds_version.items[k];
         char *what = dsf_xasprintf("plugin %s ds_version", h->plugin);
-        call a = {h->ref, spec};
+        call a = {p->decls[h->index].ref, spec};
         rc = dsf_host_cpcall(p->host, push_call, &a, 2, what, d);
         if (rc) {
             dsf_diag *g = dsf_diags_last(d);
@@ -88,8 +92,9 @@ int dsf_plugins_check_ds_version(dsf_plugins *p, const char *spec,
                                 "covered) or a message and an optional "
                                 "hint (strings)", what);
         }
-        lua_settop(L, 0);
+        lua_settop(L, top);
         free(what);
     }
+    dsf_host_gc_loading(p->host, false);
     return rc;
 }

@@ -17,7 +17,9 @@
 
 typedef struct dsf_ds_version_hook {
     char *plugin;
-    int ref;           /* registry reference of the function */
+    size_t index;      /* the plugin's: its declaration holds the function
+                       ** (read again at the call, so loading keeps no
+                       ** reference of its own) */
 } dsf_ds_version_hook;
 
 typedef struct dsf_ds_version_hooks {
@@ -25,12 +27,12 @@ typedef struct dsf_ds_version_hooks {
     size_t n;
 } dsf_ds_version_hooks;
 
-/* Reads the `ds_version` field (a function) of the declaration at stack
-** index t: DSF_EINPUT with a diagnostic when it is not one. Leaves the
-** stack as it was. */
+/* Checks the `ds_version` field (a function) of the declaration at stack
+** index t, of the plugin loaded as number index: DSF_EINPUT with a
+** diagnostic when it is not one. Leaves the stack as it was. */
 int dsf_ds_version_hooks_read(dsf_ds_version_hooks *h, lua_State *L, int t,
-                              const char *plugin, const char *file,
-                              dsf_diags *d);
+                              size_t index, const char *plugin,
+                              const char *file, dsf_diags *d);
 void dsf_ds_version_hooks_free(dsf_ds_version_hooks *h);
 
 /* Calls every declared ds_version(spec) (plugin order) with spec, the

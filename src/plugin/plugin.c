@@ -210,7 +210,8 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
     if (!rc)
         rc = dsf_machine_hooks_read(&p->machine, L, t, name, file, d);
     if (!rc)
-        rc = dsf_ds_version_hooks_read(&p->ds_version, L, t, name, file, d);
+        rc = dsf_ds_version_hooks_read(&p->ds_version, L, t, p->n, name,
+                                       file, d);
     if (!rc) {
         p->items = dsf_xrealloc(p->items, (p->n + 1) * sizeof *p->items);
         dsf_plugin_info *it = &p->items[p->n++];
