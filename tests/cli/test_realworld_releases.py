@@ -2,9 +2,11 @@
 skipped when absent) at every covered DeepSpeed release and both targets
 (issue 28).
 
-The releases are every one contrib/dsknow/releases.txt lists and every one
-the plugin itself uses (plugins/deepspeed/dsdata/index.lua): the test fails
-when the two lists differ, so a release added to one is replayed here too.
+The releases are every one contrib/dsknow/releases.txt lists, every one
+the plugin itself uses (plugins/deepspeed/dsdata/index.lua) and the one its
+hand-written schema describes (schema.lua's deepspeed_version, DeepSpeed's
+master, checked with the newest facts); the test fails when the first two
+lists differ, so a release added to one is replayed here too.
 
 --target hf: the Hugging Face Trainer fills "auto" on the keys it owns
 before DeepSpeed reads the file, so every one of these configs (written for
@@ -20,9 +22,10 @@ not false when DeepSpeed really fails on the same "auto" values, that is
 when it is about an "auto" of the file (the finding's path holds "auto", or
 for precision-conflict one of the two flags does) and the recorded corpus
 has a config made only of this file's "auto" values (that path among them),
-other values of this file and valid batch sizes, and that DeepSpeed rejects at the recorded releases on both sides of
-the release checked (the nearest recorded one at or before it and the
-nearest at or after it, so a check DeepSpeed added or dropped between them
+other values of this file and valid batch sizes, and that DeepSpeed rejects
+at the recorded releases on both sides of the release checked (the nearest
+recorded one at or before it and the nearest at or after it, or the newest
+recorded one beyond it, so a check DeepSpeed added or dropped between them
 grounds nothing). Any other error is false. So the batch keys' "auto"
 (TypeError in DeepSpeed's batch assertion) is a true error at every release,
 and fp16.enabled and bf16.enabled both "auto" are a true precision-conflict
@@ -43,6 +46,8 @@ REALWORLD = shared("realworld-configs")
 CONFORMANCE = os.path.join(dsf.SOURCE_DIR, "tests", "conformance")
 RELEASES_TXT = os.path.join(dsf.SOURCE_DIR, "contrib", "dsknow", "releases.txt")
 INDEX = os.path.join(dsf.SOURCE_DIR, "plugins", "deepspeed", "dsdata", "index.lua")
+SCHEMA = os.path.join(dsf.SOURCE_DIR, "plugins", "deepspeed", "schema.lua")
+VERSION = re.compile(r"^v?([0-9]+\.[0-9]+\.[0-9]+)$")
 
 
 def vkey(v):
@@ -50,8 +55,9 @@ def vkey(v):
 
 
 def listed_releases():
+    """The tagged releases of releases.txt (a branch name there is not one)."""
     with open(RELEASES_TXT, encoding="utf-8") as f:
-        return [ln.strip().lstrip("v") for ln in f if ln.strip()]
+        return [m.group(1) for m in (VERSION.match(ln.strip()) for ln in f) if m]
 
 
 def plugin_releases():
@@ -59,8 +65,14 @@ def plugin_releases():
         return re.findall(r'\{ version = "([0-9.]+)"', f.read())
 
 
+def schema_release():
+    with open(SCHEMA, encoding="utf-8") as f:
+        return re.search(r'deepspeed_version = "([0-9.]+)"', f.read()).group(1)
+
+
 def covered():
-    return sorted(set(listed_releases()) | set(plugin_releases()), key=vkey)
+    return sorted(set(listed_releases()) | set(plugin_releases()) | {schema_release()},
+                  key=vkey)
 
 
 def load_json(path):
@@ -148,7 +160,7 @@ class RealWorldEveryRelease(unittest.TestCase):
 
     def test_release_lists_agree(self):
         self.assertEqual(listed_releases(), plugin_releases())
-        self.assertGreaterEqual(len(covered()), 8)
+        self.assertGreaterEqual(len(covered()), 9)
 
     def test_target_hf_no_error_at_any_release(self):
         self.assertTrue(self.names)
@@ -181,7 +193,8 @@ class RealWorldEveryRelease(unittest.TestCase):
         grounded_seen = 0
         for release in covered():
             lo = max((r for r in recorded if vkey(r) <= vkey(release)), key=vkey, default=None)
-            hi = min((r for r in recorded if vkey(r) >= vkey(release)), key=vkey, default=None)
+            hi = min((r for r in recorded if vkey(r) >= vkey(release)), key=vkey,
+                     default=recorded[-1])
             false = []
             for f in self.findings(release, "deepspeed"):
                 if f["severity"] != "error":
