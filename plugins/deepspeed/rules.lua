@@ -301,8 +301,9 @@ end
 -- false applies); a dict.get read tests Python truthiness ("auto", "no"
 -- are true). At --target hf an "auto" the Trainer fills never reaches
 -- DeepSpeed, at any release: the Trainer writes its TrainingArguments value
--- there first (fp16.enabled from fp16, bf16.enabled from bf16, which
--- TrainingArguments never sets both), so the flag is not known to be on.
+-- there first (fp16.enabled from fp16, bf16.enabled from bf16: the
+-- TrainingArguments refuse fp16 together with bf16, so the two filled flags
+-- are never both true), so the flag is not known to be on.
 local function flag_on(ctx, dp, v)
   if v == "auto" and ctx.target == "hf" and filled_by_trainer(dp) then return false end
   local k = dsversion.data(release(ctx)).keys[dp]
