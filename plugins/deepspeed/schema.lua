@@ -25,7 +25,9 @@
 --             auto_dropped = true ("auto" as this value is dropped by the
 --             pydantic model that contains it), rejected = { en =, zh = }
 --             (DeepSpeed raises when the key is present), str_to_list = true
---             (array: a mode="before" validator wraps a string into a list)
+--             (array: a mode="before" validator wraps a string into a list),
+--             py_float_since = "X.Y.Z" (float: from that release a
+--             mode="before" validator calls Python's float() on a string)
 
 local A = dsforge.array
 local O = dsforge.object
@@ -284,8 +286,11 @@ local fp16 = Obj({
   enabled = B(false, "Enable fp16 mixed-precision training (cannot be combined with bf16).",
     "启用 fp16 混合精度训练（不能与 bf16 同时启用）。", { hf_auto = true }),
   auto_cast = B(false, "Automatically cast inputs to fp16.", "自动把输入转换为 fp16。"),
+  -- DeepSpeedFP16Config._validate_loss_scale (mode="before", since
+  -- 0.18.8, runtime/precision_config.py): float(v) before pydantic
   loss_scale = F(0, "Static loss scale; 0 means dynamic loss scaling. Finite, >= 0, not a bool.",
-    "静态损失缩放值；0 表示动态损失缩放。必须是有限数、>= 0，不能是布尔值。", { min = 0, no_bool = true }),
+    "静态损失缩放值；0 表示动态损失缩放。必须是有限数、>= 0，不能是布尔值。",
+    { min = 0, no_bool = true, py_float_since = "0.18.8" }),
   initial_scale_power = I(16, "Dynamic loss scaling starts at 2^initial_scale_power.",
     "动态损失缩放的初始值为 2^initial_scale_power。"),
   loss_scale_window = I(1000, "Steps without overflow before the dynamic loss scale is raised (integer, > 0 with dynamic scaling).",

@@ -170,6 +170,24 @@ local function parse_float_string(s)
   return tonumber(t)
 end
 
+-- Python's float(s) (a mode="before" validator that calls it hands pydantic
+-- a float): surrounding whitespace, "_" between digits, inf, infinity, nan.
+local function python_float(s)
+  local sign, rest = trim(s):lower():match("^([+-]?)(.*)$")
+  if rest == "inf" or rest == "infinity" then return sign == "-" and -math.huge or math.huge end
+  if rest == "nan" then return 0 / 0 end
+  -- an underscore only between two digits
+  if rest:find("_", 1, true)
+     and (rest:find("^_") or rest:find("_$") or rest:find("[^%d]_") or rest:find("_[^%d]")) then
+    return nil
+  end
+  local plain = rest:gsub("_", "")
+  local mant, exp = plain:match("^([%d%.]+)(.*)$")
+  if not mant or not (mant:match("^%d+%.?%d*$") or mant:match("^%.%d+$")) then return nil end
+  if exp ~= "" and not exp:match("^e[+-]?%d+$") then return nil end
+  return tonumber(sign .. plain)
+end
+
 -- An integer enum (pydantic validates Enum(value): 2 and 2.0 are members,
 -- the string "2" is not in pydantic 1).
 local function int_enum(node)
@@ -950,6 +968,17 @@ check_value = function(st, v, node, path, pinfo, key)
     if pinfo.strict then
       good, res = coerce_pydantic(v, t, node, st.v1)
       sev = "error"
+      -- a mode="before" validator calling float(v) first, from the release
+      -- that has it (py_float_since)
+      if not good and t == "float" and node.py_float_since and kind(v) == "string"
+         and st.rel and dv.cmp(st.rel.version, node.py_float_since) >= 0 then
+        local n = python_float(v)
+        if n ~= nil and is_finite(n) then
+          good, res = true, n
+        elseif n ~= nil then
+          res = "DeepSpeed's validator rejects a value that is not finite (inf/nan)"
+        end
+      end
     else
       good, res, sev, why = coerce_lenient(v, t, node)
     end

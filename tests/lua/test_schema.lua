@@ -1304,4 +1304,23 @@ return {
       bfloat16 = { enabled = true } }, nil, "0.19.5")
     T.truthy(find(found, "deprecated-with-replacement", { "bfloat16" }), show(found))
   end,
+
+  -- DeepSpeedFP16Config._validate_loss_scale (mode="before", 0.18.8 on)
+  -- calls float(v): Python's grammar, "_" between digits included; not
+  -- finite is refused; releases without it leave the string to pydantic
+  loss_scale_before_validator_calls_float = function()
+    local function ls(v, rel)
+      return run({ train_micro_batch_size_per_gpu = 1, fp16 = { enabled = true, loss_scale = v } }, nil, rel)
+    end
+    for _, rel in ipairs({ "0.18.9", "0.19.2", "0.19.5" }) do
+      for _, ok in ipairs({ "1_000", " 12.5 ", "1_0.2_5e1_0", ".5" }) do
+        local found = ls(ok, rel)
+        T.eq(errors(found), 0, rel .. " " .. ok .. ": " .. show(found))
+      end
+      for _, bad in ipairs({ "1__0", "_1", "1_", "1_.5", "1e_5", "inf", " -Infinity ", "nan", "x" }) do
+        T.truthy(find(ls(bad, rel), "type-mismatch", { "fp16", "loss_scale" }), rel .. " " .. bad)
+      end
+    end
+    T.truthy(find(ls("1_000", "0.17.6"), "type-mismatch", { "fp16", "loss_scale" }))
+  end,
 }
