@@ -11,6 +11,8 @@
 --   M.span(path)      -> first, last covered release reading path, or nil
 --                        (nil: every covered release reads it, or none)
 --   M.cmp(a, b)       -> -1, 0, 1 for version strings
+--   M.checked(ctx)    -> the release a rule or summary of ctx is for, and
+--                        the version asked for (nil: none)
 --   M.releases, M.newest
 
 local index = require("deepspeed.dsdata.index")
@@ -82,6 +84,18 @@ function M.resolve(spec)
     return best, string.format("DeepSpeed %s is newer than the newest covered release: using the facts of %s", spec, best.version)
   end
   return best, string.format("DeepSpeed %s is not a covered release: using the facts of %s, the nearest earlier one", spec, best.version)
+end
+
+-- The covered release a rule or summary of ctx is for, and the version
+-- asked for: ctx.ds_version (--ds-version), else the profile's ds_version
+-- param, else the newest (a bad one: the newest; schema_check reports it).
+function M.checked(ctx)
+  local spec = ctx and ctx.ds_version
+  local params = ctx and ctx.params
+  if spec == nil and type(params) == "table" and type(params.ds_version) == "string" then
+    spec = params.ds_version
+  end
+  return M.resolve(spec) or M.newest, spec
 end
 
 function M.covered_text()

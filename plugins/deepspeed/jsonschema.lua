@@ -102,6 +102,8 @@ local function type_schema(node, t)
     cur_path = nil
     if node.items then s.items = M.node_schema(node.items, nil) end
     cur_path = saved
+    -- a string is one item (DeepSpeed's mode="before" validator wraps it)
+    if node.str_to_list and s.items then return { anyOf = A { s, s.items } } end
     return s
   end
   local s = { type = JSON_TYPE[t] }

@@ -129,9 +129,14 @@ local function zero_section(cfg)
   return obj(get(cfg, "zero_optimization"))
 end
 
--- bf16 wins over the old name bfloat16 when both are present.
-local function bf16_section(cfg)
+-- bf16 wins over the old name bfloat16 when both are present. A null bf16
+-- is absent where the release reads it with a pydantic model
+-- (get_bfloat16_config tests `is None`, 0.17 on): bfloat16 is read then.
+-- Releases that read it with dict.get fail on the null (type-mismatch).
+local bf16_null_absent -- set below, once release() is defined
+local function bf16_section(cfg, ctx)
   local b = cfg.bf16
+  if b == NULL and bf16_null_absent(ctx) then return obj(cfg.bfloat16), "bfloat16" end
   if b ~= nil then return obj(b), "bf16" end
   return obj(cfg.bfloat16), "bfloat16"
 end
@@ -275,23 +280,40 @@ local release_of = setmetatable({}, { __mode = "k" })
 local function release(ctx)
   local rel = release_of[ctx]
   if rel then return rel end
-  local spec = ctx.ds_version
-  if spec == nil and type(ctx.params) == "table" and is_str(ctx.params.ds_version) then
-    spec = ctx.params.ds_version
-  end
-  rel = dsversion.resolve(spec) or dsversion.newest
+  rel = dsversion.checked(ctx)
   release_of[ctx] = rel
   return rel
+end
+
+-- The dotted keys whose "auto" the Hugging Face Trainer replaces
+-- (hf.auto_keys), loaded when a rule first meets "auto" at --target hf.
+local trainer_fills
+local function filled_by_trainer(dp)
+  if not trainer_fills then
+    trainer_fills = {}
+    for _, k in ipairs(require("deepspeed.hf").auto_keys) do trainer_fills[k.path] = true end
+  end
+  return trainer_fills[dp] == true
 end
 
 -- Is the flag v at the dotted key dp on, as the chosen release reads it? A
 -- pydantic model coerces it (pybool; "auto" is dropped, so the default
 -- false applies); a dict.get read tests Python truthiness ("auto", "no"
--- are true).
+-- are true). At --target hf an "auto" the Trainer fills never reaches
+-- DeepSpeed, at any release: the Trainer writes its TrainingArguments value
+-- there first (fp16.enabled from fp16, bf16.enabled from bf16: the
+-- TrainingArguments refuse fp16 together with bf16, so the two filled flags
+-- are never both true), so the flag is not known to be on.
 local function flag_on(ctx, dp, v)
+  if v == "auto" and ctx.target == "hf" and filled_by_trainer(dp) then return false end
   local k = dsversion.data(release(ctx)).keys[dp]
   if k and k.src == "dict" then return pytruthy(v) end
   return pybool(v) == true
+end
+
+bf16_null_absent = function(ctx)
+  local k = dsversion.data(release(ctx)).keys.bf16
+  return k ~= nil and k.src == "pydantic"
 end
 
 -- Does the chosen release read the dotted key dp at all?
@@ -421,7 +443,7 @@ def {
   check = function(cfg, ctx)
     if not obj(cfg) then return end
     local fp = obj(cfg.fp16)
-    local bf, bkey = bf16_section(cfg)
+    local bf, bkey = bf16_section(cfg, ctx)
     if not fp or not bf then return end
     if not flag_on(ctx, "fp16.enabled", fp.enabled)
        or not flag_on(ctx, bkey .. ".enabled", bf.enabled) then
@@ -455,7 +477,7 @@ def {
         .. " check requires ZeRO stage 1-3 for it and refuses the config.",
         "set zero_optimization.stage to 1, 2 or 3, or remove fp16_master_weights_and_grads")
     end
-    local bf, bkey = bf16_section(cfg)
+    local bf, bkey = bf16_section(cfg, ctx)
     if not bf then return end
     local master = pybool(bf.bf16_master_weights_and_grads) == true
       and reads(ctx, bkey .. ".bf16_master_weights_and_grads")
@@ -579,7 +601,7 @@ def {
     if not amp_enabled(cfg) then return end
     if zero_stage(cfg) ~= 0 then return end -- with ZeRO, amp-with-zero fires first
     local fp = obj(cfg.fp16)
-    local bf, bkey = bf16_section(cfg)
+    local bf, bkey = bf16_section(cfg, ctx)
     local which
     if fp and flag_on(ctx, "fp16.enabled", fp.enabled) then which = "fp16"
     elseif bf and flag_on(ctx, bkey .. ".enabled", bf.enabled) then which = bkey end

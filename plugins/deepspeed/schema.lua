@@ -24,7 +24,10 @@
 --             "auto" here), hf_auto_key = "name" (only that spelling is filled),
 --             auto_dropped = true ("auto" as this value is dropped by the
 --             pydantic model that contains it), rejected = { en =, zh = }
---             (DeepSpeed raises when the key is present)
+--             (DeepSpeed raises when the key is present), str_to_list = true
+--             (array: a mode="before" validator wraps a string into a list),
+--             py_float_since = "X.Y.Z" (float: from that release a
+--             mode="before" validator calls Python's float() on a string)
 
 local A = dsforge.array
 local O = dsforge.object
@@ -147,22 +150,25 @@ local zenflow = Obj({
    "ZenFlow：重要梯度留在 GPU 上，其余在 CPU 上异步更新。与 gradient_allreduce_op 为 \"sum\" 不兼容。",
    { strict = true, nullable = true })
 
+-- DeepSpeedZeroLeafModuleConfig._coerce_container_types (mode="before",
+-- runtime/zero/leaf_module_config.py, every release reading leaf_module):
+-- null is {} and a string in classes, names or name_suffixes is a list of it.
 local leaf_module = Obj({
   classes = Arr(str_item("Fully qualified class name.", "完整的类名。"),
     "Module classes treated as ZeRO-3 leaf modules (fetched as one unit).",
     "作为 ZeRO-3 叶子模块（整体获取参数）的模块类。",
-    { default = {
+    { str_to_list = true, default = {
       "transformers.models.mixtral.modeling_mixtral.MixtralSparseMoeBlock",
       "transformers.models.qwen2_moe.modeling_qwen2_moe.Qwen2MoeSparseMoeBlock",
       "transformers.models.qwen3_moe.modeling_qwen3_moe.Qwen3MoeSparseMoeBlock",
     } }),
   names = Arr(str_item("Module name.", "模块名。"), "Module names treated as ZeRO-3 leaf modules.",
-    "作为 ZeRO-3 叶子模块的模块名。", { default = A {} }),
+    "作为 ZeRO-3 叶子模块的模块名。", { str_to_list = true, default = A {} }),
   name_suffixes = Arr(str_item("Module name suffix.", "模块名后缀。"),
     "Module name suffixes treated as ZeRO-3 leaf modules.", "作为 ZeRO-3 叶子模块的模块名后缀。",
-    { default = A {} }),
+    { str_to_list = true, default = A {} }),
 }, "Modules ZeRO-3 treats as leaves (their parameters are gathered together, e.g. MoE blocks).",
-   "ZeRO-3 视为叶子的模块（其参数一起收集，例如 MoE 块）。", { strict = true })
+   "ZeRO-3 视为叶子的模块（其参数一起收集，例如 MoE 块）。", { strict = true, nullable = true })
 
 local zero_optimization = Obj({
   stage = I(0, "ZeRO stage: 0 off, 1 partitions optimizer states, 2 also gradients, 3 also parameters. Only stage 3 partitions parameters.",
@@ -280,8 +286,11 @@ local fp16 = Obj({
   enabled = B(false, "Enable fp16 mixed-precision training (cannot be combined with bf16).",
     "启用 fp16 混合精度训练（不能与 bf16 同时启用）。", { hf_auto = true }),
   auto_cast = B(false, "Automatically cast inputs to fp16.", "自动把输入转换为 fp16。"),
+  -- DeepSpeedFP16Config._validate_loss_scale (mode="before", since
+  -- 0.18.8, runtime/precision_config.py): float(v) before pydantic
   loss_scale = F(0, "Static loss scale; 0 means dynamic loss scaling. Finite, >= 0, not a bool.",
-    "静态损失缩放值；0 表示动态损失缩放。必须是有限数、>= 0，不能是布尔值。", { min = 0, no_bool = true }),
+    "静态损失缩放值；0 表示动态损失缩放。必须是有限数、>= 0，不能是布尔值。",
+    { min = 0, no_bool = true, py_float_since = "0.18.8" }),
   initial_scale_power = I(16, "Dynamic loss scaling starts at 2^initial_scale_power.",
     "动态损失缩放的初始值为 2^initial_scale_power。"),
   loss_scale_window = I(1000, "Steps without overflow before the dynamic loss scale is raised (integer, > 0 with dynamic scaling).",
@@ -799,7 +808,7 @@ local hf_auto_paths = {
 }
 
 return {
-  deepspeed_version = "0.19.6",
+  deepspeed_version = "0.19.6", -- also in init.lua's ds_version hook
   root = root,
   hf_auto_paths = hf_auto_paths,
 }

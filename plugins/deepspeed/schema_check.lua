@@ -170,6 +170,24 @@ local function parse_float_string(s)
   return tonumber(t)
 end
 
+-- Python's float(s) (a mode="before" validator that calls it hands pydantic
+-- a float): surrounding whitespace, "_" between digits, inf, infinity, nan.
+local function python_float(s)
+  local sign, rest = trim(s):lower():match("^([+-]?)(.*)$")
+  if rest == "inf" or rest == "infinity" then return sign == "-" and -math.huge or math.huge end
+  if rest == "nan" then return 0 / 0 end
+  -- an underscore only between two digits
+  if rest:find("_", 1, true)
+     and (rest:find("^_") or rest:find("_$") or rest:find("[^%d]_") or rest:find("_[^%d]")) then
+    return nil
+  end
+  local plain = rest:gsub("_", "")
+  local mant, exp = plain:match("^([%d%.]+)(.*)$")
+  if not mant or not (mant:match("^%d+%.?%d*$") or mant:match("^%.%d+$")) then return nil end
+  if exp ~= "" and not exp:match("^e[+-]?%d+$") then return nil end
+  return tonumber(sign .. plain)
+end
+
 -- An integer enum (pydantic validates Enum(value): 2 and 2.0 are members,
 -- the string "2" is not in pydantic 1).
 local function int_enum(node)
@@ -252,6 +270,8 @@ local function coerce_pydantic(v, t, node, v1)
   end
   if t == "array" then
     if k == "array" then return true, v end
+    -- (a mode="before" validator makes it [v]: one item of the list)
+    if k == "string" and node.str_to_list then return true, v end
     return false, "pydantic expects a list here"
   end
   return false, "unsupported type " .. tostring(t)
@@ -866,12 +886,27 @@ local function check_object(st, v, node, path)
     if f and f.deprecated then
       local dep = f.deprecated
       local kp = copy_path(path, key)
+      local rnode, rcanon = M.lookup(node, dep.replacement)
+      local rkeys = rnode and (several[rcanon] or present[rcanon] and { present[rcanon] })
+      -- a null replacement the release takes for absent (dictuse: read by a
+      -- pydantic model, e.g. get_bfloat16_config's `is None`): DeepSpeed
+      -- reads the deprecated key
+      local null_absent = false
+      if rkeys and #rkeys == 1 and rawget(v, rkeys[1]) == NULL then
+        local rpath = copy_path(path, rkeys[1])
+        local use = dictuse.of(path_dotted(rpath))
+        local rec = use and use.null == "absent" and rel_key(st, rpath)
+        null_absent = rec and rec.src == "pydantic" or false
+      end
       local note = dep.note and ("; " .. M.text(dep.note, "en")) or ""
+      if null_absent then
+        note = string.format("; \"%s\" is null, which DeepSpeed takes for absent, so it reads \"%s\"",
+          rkeys[1], key)
+        rkeys = nil
+      end
       report(st, "deprecated-key", kp,
         string.format("\"%s\" is deprecated; use \"%s\" instead%s", key, dep.replacement, note),
         string.format("replace \"%s\" with \"%s\"", key, dep.replacement), "warning")
-      local rnode, rcanon = M.lookup(node, dep.replacement)
-      local rkeys = rnode and (several[rcanon] or present[rcanon] and { present[rcanon] })
       if rkeys and #rkeys > 0 then
         if dep.both == "ignored" then
           report(st, "deprecated-with-replacement", kp,
@@ -933,6 +968,17 @@ check_value = function(st, v, node, path, pinfo, key)
     if pinfo.strict then
       good, res = coerce_pydantic(v, t, node, st.v1)
       sev = "error"
+      -- a mode="before" validator calling float(v) first, from the release
+      -- that has it (py_float_since)
+      if not good and t == "float" and node.py_float_since and kind(v) == "string"
+         and st.rel and dv.cmp(st.rel.version, node.py_float_since) >= 0 then
+        local n = python_float(v)
+        if n ~= nil and is_finite(n) then
+          good, res = true, n
+        elseif n ~= nil then
+          res = "DeepSpeed's validator rejects a value that is not finite (inf/nan)"
+        end
+      end
     else
       good, res, sev, why = coerce_lenient(v, t, node)
     end

@@ -111,11 +111,19 @@ function M.memory(cfg, params)
   return out
 end
 
--- M.variant(cfg, params) -> the summary gen records in the manifest (the
--- plugin's summarize hook; its rules see it as ctx.summary).
-function M.variant(cfg, params)
+-- M.variant(cfg, params, ctx) -> the summary gen records in the manifest
+-- (the plugin's summarize hook; its rules see it as ctx.summary), with the
+-- DeepSpeed release its rules checked the variant against
+-- (deepspeed_release; deepspeed_release_asked when the version asked for
+-- is not that release itself).
+function M.variant(cfg, params, ctx)
   load()
   local out = M.memory(cfg, params) or {}
+  local rel, asked = require("deepspeed.dsversion").checked(ctx or { params = params })
+  out.deepspeed_release = rel.version
+  if asked ~= nil and asked:gsub("^v", "") ~= rel.version then
+    out.deepspeed_release_asked = asked
+  end
   local args = hf.training_args(cfg, {
     world_size = params.world_size,
     gradient_checkpointing = params.activation_checkpointing == true

@@ -19,6 +19,7 @@
 #include "core/fsutil.h"
 #include "json/jsonout.h"
 #include "json/pyjson.h"
+#include "plugin/ds_version.h"
 #include "plugin/plugin.h"
 
 enum {
@@ -376,6 +377,11 @@ static int run(int argc, char **argv)
         if (!rc)
             rc = dsf_plugins_load(&plugins, &env.plugin_dirs, sources,
                               env.limits, &warnings, &d);
+        /* a release no plugin covers is a usage error, before any file */
+        if (!rc && ds_version)
+            rc = dsf_plugins_check_ds_version(
+                plugins, ds_version, dsf_opt_ds_version_from(ds_version_arg),
+                &d);
     }
     /* The plugins see --world-size as the param of the same name
     ** (contrib/docs/plugins.md, "Params"): the option's name with '_'

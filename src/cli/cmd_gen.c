@@ -368,6 +368,7 @@ static int run(int argc, char **argv)
         rc = cl.rc;
     if (!rc && !cl.help_shown)
         rc = dsf_opt_ds_version(&r.ds_version, ds_version_arg, &d);
+    r.ds_version_from = dsf_opt_ds_version_from(ds_version_arg);
     if (cl.help_shown) {
         free_args(&a);
         dsf_cli_env_free(&env);

@@ -179,6 +179,11 @@ int dsf_opt_ds_version(const char **out, const char *arg, dsf_diags *d)
     return 0;
 }
 
+const char *dsf_opt_ds_version_from(const char *arg)
+{
+    return arg ? "--ds-version" : "DSFORGE_DS_VERSION";
+}
+
 int dsf_opt_double(double *out, const char *s, double min, double max,
                    const char *opt, dsf_diags *d)
 {

@@ -8,6 +8,7 @@
 #include "cli/opts.h"
 #include "core/error.h"
 #include "core/xalloc.h"
+#include "plugin/ds_version.h"
 
 /* Applies the common options of argv (ignoring everything else: the
 ** command's own parse reports errors). */
@@ -182,8 +183,12 @@ int dsf_plugin_cmds_run(dsf_plugin_cmds *pc, const dsf_command *c, int argc,
     const char *ds_version = NULL;
     if (!rc && !cl.help_shown && declares(c, "ds-version")) {
         const cJSON *o = cJSON_GetObjectItemCaseSensitive(opts, "ds-version");
-        rc = dsf_opt_ds_version(&ds_version,
-                                cJSON_IsString(o) ? o->valuestring : NULL, &d);
+        const char *given = cJSON_IsString(o) ? o->valuestring : NULL;
+        rc = dsf_opt_ds_version(&ds_version, given, &d);
+        if (!rc && ds_version)
+            rc = dsf_plugins_check_ds_version(
+                pc->pe.plugins, ds_version, dsf_opt_ds_version_from(given),
+                &d);
     }
     if (!rc && !cl.help_shown) {
         char *out = NULL;

@@ -18,11 +18,12 @@
 
 /* The fields of a declaration (interface 1). "commands" is read by
 ** commands.c, "emitters" by emit.c, "check_command" by cmdcheck.c,
-** "machine_params" by machine_params.c; the others here and in summary.c. */
+** "machine_params" by machine_params.c, "ds_version" by ds_version.c; the
+** others here and in summary.c. */
 static const char *const plugin_fields[] = {
     "name",      "version",   "summary",  "interface", "rules",
     "resolvers", "summarize", "columns",  "commands",  "report",
-    "emitters",  "check_command", "machine_params", NULL};
+    "emitters",  "check_command", "machine_params", "ds_version", NULL};
 
 static int decl_error(dsf_diags *d, const char *file, const char *plugin,
                       const char *msg, const char *detail)
@@ -208,6 +209,9 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
         rc = dsf_cmdchecks_read(&p->cmdchecks, L, t, name, file, d);
     if (!rc)
         rc = dsf_machine_hooks_read(&p->machine, L, t, name, file, d);
+    if (!rc)
+        rc = dsf_ds_version_hooks_read(&p->ds_version, L, t, p->n, name,
+                                       file, d);
     if (!rc) {
         p->items = dsf_xrealloc(p->items, (p->n + 1) * sizeof *p->items);
         dsf_plugin_info *it = &p->items[p->n++];
@@ -349,6 +353,7 @@ void dsf_plugins_free(dsf_plugins *p)
     dsf_plugin_commands_free(&p->commands);
     dsf_cmdchecks_free(&p->cmdchecks);
     dsf_machine_hooks_free(&p->machine);
+    dsf_ds_version_hooks_free(&p->ds_version);
     for (size_t i = 0; i < p->ndirs; i++)
         free(p->dir_copies[i]);
     for (size_t i = 0; i < p->nshadowed; i++) {

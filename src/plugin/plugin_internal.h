@@ -15,6 +15,7 @@
 #include "plugin/cmdcheck.h"
 #include "plugin/commands.h"
 #include "plugin/decl.h"
+#include "plugin/ds_version.h"
 #include "plugin/machine_params.h"
 #include "plugin/plugin.h"
 
@@ -60,6 +61,7 @@ struct dsf_plugins {
     size_t nemitters;
     dsf_cmdchecks cmdchecks;       /* check_command: cmdcheck.c */
     dsf_machine_hooks machine;     /* machine_params: machine_params.c */
+    dsf_ds_version_hooks ds_version; /* ds_version: ds_version.c */
     /* Between dsf_plugins_hold_variant and dsf_plugins_release_variant:
     ** the document held (NULL: none), and per plugin a registry reference
     ** to { cfg, params, summary } as its summarize and columns saw them,

@@ -12,6 +12,7 @@
 #include "core/xalloc.h"
 #include "doc/doc.h"
 #include "lua/heap.h"
+#include "plugin/ds_version.h"
 
 /* ------------------------------------------------------------------ */
 
@@ -119,6 +120,11 @@ static int evaluate(run *ru, dsf_diags *d)
     if (!rc)
         rc = dsf_plugins_load(&ru->plugins, r->plugin_dirs, ru->sources,
                               r->limits, &ru->warnings, d);
+    /* a release no plugin covers is a usage error, before any variant */
+    if (!rc && r->ds_version)
+        rc = dsf_plugins_check_ds_version(
+            ru->plugins, r->ds_version,
+            r->ds_version_from ? r->ds_version_from : "--ds-version", d);
     if (!rc) /* the summary table's columns, the manifest's layout */
         rc = dsf_plugins_read_summaries(ru->plugins, d);
     if (!rc)

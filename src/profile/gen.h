@@ -50,6 +50,9 @@ typedef struct dsf_gen_request {
     const char *report;          /* --report FILE.html, or NULL */
     const char *target;          /* "deepspeed" (default) or "hf" */
     const char *ds_version;      /* DeepSpeed release for the rules, or NULL */
+    const char *ds_version_from; /* where ds_version came from (the option
+                                    or the environment variable), for
+                                    messages */
     const cJSON *machine;        /* --detect: the machine's facts
                                     (machine/detect.h's JSON), or NULL */
     bool strict_fit;             /* --strict-fit: not fitting is an error */

@@ -91,12 +91,120 @@ class Versions(dsf.TempDirTest):
         self.assertIn("0.16.9", notes[0]["message"])
         self.assertIn("nearest earlier", notes[0]["message"])
 
-    def test_older_than_covered_is_an_error(self):
-        rc, found = self.check({"train_micro_batch_size_per_gpu": 1},
-                               "--ds-version", "0.10.0")
-        self.assertEqual(rc, 1)
-        self.assertTrue(any(f.get("rule") == "ds-version" and f["severity"] == "error"
-                            for f in found), found)
+    def test_outside_the_covered_range_is_a_usage_error_in_every_command(self):
+        # (issue 28) no facts of another release would be right for it: exit
+        # 2 before anything is checked, naming the covered releases, for the
+        # option and the environment variable, in every command taking it
+        vs = covered()
+        oldest = vs[0]
+        # the newest the plugin describes: the hand-written schema's release
+        # (DeepSpeed's master), checked with the newest facts and a note
+        with open(os.path.join(dsf.SOURCE_DIR, "plugins", "deepspeed", "schema.lua"),
+                  encoding="utf-8") as f:
+            newest = re.search(r'deepspeed_version = "([0-9.]+)"', f.read()).group(1)
+        self.assertGreaterEqual(tuple(map(int, newest.split("."))),
+                                tuple(map(int, vs[-1].split("."))))
+        major, minor, patch = (int(x) for x in newest.split("."))
+        path = self.write({"train_micro_batch_size_per_gpu": 1})
+        out = os.path.join(self.tmp, "out")
+        commands = {
+            "check": ["check", path],
+            "gen": ["gen", "base", "--tier", "small", "-o", out],
+            "explain": ["explain", "zero_optimization.stage"],
+            "explain FILE": ["explain", path],
+            "schema": ["schema"],
+        }
+        outside = {"0.10.0": "older than the oldest covered release " + oldest,
+                   "0.14.0": "older than the oldest covered release " + oldest,
+                   "0.13": "older than the oldest covered release " + oldest,
+                   "%d.%d.%d" % (major, minor, patch + 1):
+                       "newer than the newest release dsforge covers, " + newest,
+                   "%d.%d" % (major, minor + 1):
+                       "newer than the newest release dsforge covers, " + newest}
+        for name, cmd in commands.items():
+            for bad, why in outside.items():
+                with self.subTest(command=name, version=bad):
+                    r = run(*cmd, "--ds-version", bad)
+                    self.assertEqual(r.rc, 2, r)
+                    self.assertIn("--ds-version: DeepSpeed ", r.err)
+                    self.assertIn(why, r.err)
+                    self.assertIn("covered: " + ", ".join(vs), r.err)
+                    self.assertIn("hint: pass one of the covered releases", r.err)
+                    self.assertEqual(r.out, "")
+            r = run(*cmd, env={"DSFORGE_DS_VERSION": "0.10.0"})
+            self.assertEqual(r.rc, 2, (name, r))
+            self.assertIn("DSFORGE_DS_VERSION: DeepSpeed 0.10.0 is older", r.err)
+            # inside the range: not a usage error (a release between two
+            # covered ones uses the nearest earlier, as before)
+            for good in (oldest, vs[-1], newest, "%d.%d" % (major, minor), "0.17.2"):
+                r = run(*cmd, "--ds-version", good)
+                self.assertIn(r.rc, (0, 1), (name, good, r))
+        # estimate takes no --ds-version: an unknown option, and the
+        # environment variable is not its business
+        r = run("estimate", "--params", "1B", "--ds-version", "0.10.0")
+        self.assertEqual(r.rc, 2, r)
+        r = run("estimate", "--params", "1B", env={"DSFORGE_DS_VERSION": "0.10.0"})
+        self.assertEqual(r.rc, 0, r)
+
+    def test_manifest_records_the_release_checked_against(self):
+        # (issue 28) each variant's summary names the covered release its
+        # rules used, and the version asked for when that is another one
+        vs = covered()
+        cases = [((), vs[-1], None), (("--ds-version", "0.16.9"), "0.16.9", None),
+                 (("--ds-version", "0.17.2"), "0.16.9", "0.17.2"),
+                 (("--ds-version", "0.15"), "0.15.4", "0.15")]
+        for i, (args, release, asked) in enumerate(cases):
+            with self.subTest(args=args):
+                out = os.path.join(self.tmp, "out%d" % i)
+                r = run("gen", "base", *args, "-o", out)
+                self.assertEqual(r.rc, 0, r)
+                with open(os.path.join(out, "manifest.json")) as f:
+                    manifest = json.load(f)
+                self.assertEqual(len(manifest["variants"]), 3)
+                for v in manifest["variants"]:
+                    self.assertEqual(v["summary"]["deepspeed_release"], release)
+                    self.assertEqual(v["summary"].get("deepspeed_release_asked"), asked)
+        # the environment variable is asked for too
+        out = os.path.join(self.tmp, "env")
+        r = run("gen", "base", "--tier", "small", "-o", out,
+                env={"DSFORGE_DS_VERSION": "0.18.9"})
+        self.assertEqual(r.rc, 0, r)
+        with open(os.path.join(out, "manifest.json")) as f:
+            self.assertEqual(json.load(f)["variants"][0]["summary"]["deepspeed_release"], "0.18.9")
+
+    def test_the_plugin_hook_decides_what_is_covered(self):
+        # the core knows no release: a plugin's ds_version(spec) does
+        # (contrib/docs/plugins.md); a message is a usage error
+        plugins = os.path.join(self.tmp, "plugins")
+        init = os.path.join(plugins, "other", "init.lua")
+        os.makedirs(os.path.dirname(init))
+        path = self.write({"train_micro_batch_size_per_gpu": 1})
+        env = {"DSFORGE_PLUGIN_PATH": plugins}
+
+        def hook(body):
+            with open(init, "w") as f:
+                f.write('return { name = "other", version = "1", '
+                        'ds_version = %s }' % body)
+
+        hook('function(spec) if spec == "0.16.9" then return "not mine", '
+             '"try 0.19.5" end end')
+        r = run("check", "--ds-version", "0.16.9", path, env=env)
+        self.assertEqual(r.rc, 2, r)
+        self.assertIn("--ds-version: not mine", r.err)
+        self.assertIn("hint: try 0.19.5", r.err)
+        self.assertEqual(run("check", "--ds-version", "0.19.5", path, env=env).rc, 0)
+        # without --ds-version the hook is not asked
+        self.assertEqual(run("check", path, env=env).rc, 0)
+        hook('function() error("kaput") end')
+        r = run("check", "--ds-version", "0.19.5", path, env=env)
+        self.assertEqual(r.rc, 5, r)
+        self.assertIn("raised by plugin other ds_version", r.err)
+        hook('function() return 42 end')
+        self.assertEqual(run("check", "--ds-version", "0.19.5", path, env=env).rc, 5)
+        hook('"0.19.5"')
+        r = run("check", "--ds-version", "0.19.5", path, env=env)
+        self.assertEqual(r.rc, 3, r)
+        self.assertIn("'ds_version' must be a function(spec)", r.err)
 
     def test_malformed_version_is_a_usage_error(self):
         path = self.write({"train_micro_batch_size_per_gpu": 1})

@@ -7,14 +7,15 @@ local SEVERITIES = { error = true, warning = true, note = true }
 -- Runs every rule the way the C core does and returns the reports, each
 -- { id, severity, path, message, fix }. Fails on undeclared ids, missing
 -- messages/fixes and malformed paths.
-local function run(cfg, target, w)
+local function run(cfg, target, w, ds_version)
   local rules = require("deepspeed.rules").rules
   local declared = {}
   for _, r in ipairs(rules) do declared[r.id] = r end
   local out = {}
   for _, r in ipairs(rules) do
     if r.check then
-      local ctx = { params = { world_size = w or 1 }, target = target or "deepspeed" }
+      local ctx = { params = { world_size = w or 1 }, target = target or "deepspeed",
+                    ds_version = ds_version }
       ctx.report = function(rep)
         local id = rep.rule or r.id
         local d = declared[id]
@@ -233,6 +234,37 @@ return {
     T.falsy(has(run({ fp16 = { enabled = "auto" }, bf16 = { enabled = true } }, "hf"), "precision-conflict"))
     T.falsy(has(run({ fp16 = { enabled = false }, bf16 = { enabled = true } }), "precision-conflict"))
     T.falsy(has(run({ fp16 = { enabled = 2 }, bf16 = { enabled = true } }), "precision-conflict"))
+  end,
+
+  -- "bf16": null is absent where get_bfloat16_config reads it (`is None`,
+  -- the pydantic releases): bfloat16 is read; releases reading bf16 with
+  -- dict.get fail on the null first (schema_check's type-mismatch)
+  precision_conflict_bf16_null_reads_bfloat16 = function()
+    local cfg = { fp16 = { enabled = true }, bf16 = NULL, bfloat16 = { enabled = true } }
+    for _, v in ipairs({ "0.17.6", "0.18.9", "0.19.2", "0.19.5" }) do
+      local hit = find(run(cfg, nil, nil, v), "precision-conflict")
+      T.eq(#hit, 1, v)
+      T.eq(hit[1].path, { "bfloat16", "enabled" })
+    end
+    for _, v in ipairs({ "0.14.5", "0.15.4", "0.16.5", "0.16.9" }) do
+      T.falsy(has(run(cfg, nil, nil, v), "precision-conflict"), v)
+    end
+  end,
+
+  -- "auto" in a flag the HF Trainer fills is its TrainingArguments value at
+  -- --target hf, at every release (the dict.get releases read the string
+  -- as true); "auto" the Trainer does not fill (bfloat16) stays the string
+  precision_conflict_trainer_fill_per_release = function()
+    for _, v in ipairs({ "0.14.5", "0.15.4", "0.16.5", "0.16.9", "0.17.6", "0.19.5" }) do
+      T.falsy(has(run({ fp16 = { enabled = "auto" }, bf16 = { enabled = "auto" } }, "hf", nil, v),
+        "precision-conflict"), v)
+      T.falsy(has(run({ fp16 = { enabled = true }, bf16 = { enabled = "auto" } }, "hf", nil, v),
+        "precision-conflict"), v)
+    end
+    T.truthy(has(run({ fp16 = { enabled = "auto" }, bf16 = { enabled = "auto" } }, "deepspeed", nil, "0.16.9"),
+      "precision-conflict"))
+    T.truthy(has(run({ fp16 = { enabled = true }, bfloat16 = { enabled = "auto" } }, "hf", nil, "0.16.9"),
+      "precision-conflict"))
   end,
 
   offload_param_ignored_below_stage3 = function()

@@ -1258,4 +1258,69 @@ return {
     T.eq(ex.section_doc({ "nope" }, "zh"), nil)
     T.truthy(ex.section_doc({}, "en"))
   end,
+
+  -- DeepSpeedZeroLeafModuleConfig's mode="before" validator (0.18.9 on):
+  -- a string is a list of one, null is {}; anything else is still checked
+  leaf_module_coercions_of_the_before_validator = function()
+    local function cfg(lm)
+      return { train_micro_batch_size_per_gpu = 1, zero_optimization = { stage = 3, leaf_module = lm } }
+    end
+    for _, rel in ipairs({ "0.18.9", "0.19.2", "0.19.5" }) do
+      local found = run(cfg({ classes = "a.B", names = "x", name_suffixes = "mlp" }), nil, rel)
+      T.eq(errors(found), 0, show(found))
+      found = run(cfg(NULL), nil, rel)
+      T.eq(errors(found), 0, show(found))
+      found = run(cfg({ classes = 5, names = { "x", 3 } }), nil, rel)
+      T.truthy(find(found, "type-mismatch", { "zero_optimization", "leaf_module", "classes" }), show(found))
+      T.truthy(find(found, "type-mismatch", { "zero_optimization", "leaf_module", "names", 2 }), show(found))
+    end
+    -- the JSON Schema says the same
+    local js = require("deepspeed.jsonschema").generate()
+    local lm = js.properties.zero_optimization.properties.leaf_module
+    T.truthy(validate(lm, { classes = "a.B", names = dsforge.array { "x" } }))
+    T.truthy(validate(lm, NULL))
+    T.falsy(validate(lm, { classes = 5 }))
+  end,
+
+  -- "bf16": null with "bfloat16": the pydantic releases take the null for
+  -- absent and read bfloat16 (get_bfloat16_config); the dict.get releases
+  -- fail on the null, and there bf16 is the one read
+  bfloat16_with_bf16_null = function()
+    local cfg = { train_micro_batch_size_per_gpu = 1, bf16 = NULL, bfloat16 = { enabled = true } }
+    for _, rel in ipairs({ "0.17.6", "0.18.9", "0.19.5" }) do
+      local found = run(cfg, nil, rel)
+      T.eq(find(found, "deprecated-with-replacement"), nil, show(found))
+      local f = find(found, "deprecated-key", { "bfloat16" })
+      T.truthy(contains(f.message, "so it reads \"bfloat16\""), f.message)
+      T.falsy(contains(f.message, "ignored"), f.message)
+      T.eq(errors(found), 0, show(found))
+    end
+    for _, rel in ipairs({ "0.14.5", "0.16.9" }) do
+      local found = run(cfg, nil, rel)
+      T.truthy(find(found, "type-mismatch", { "bf16" }), show(found))
+    end
+    -- a bf16 object still wins
+    local found = run({ train_micro_batch_size_per_gpu = 1, bf16 = { enabled = false },
+      bfloat16 = { enabled = true } }, nil, "0.19.5")
+    T.truthy(find(found, "deprecated-with-replacement", { "bfloat16" }), show(found))
+  end,
+
+  -- DeepSpeedFP16Config._validate_loss_scale (mode="before", 0.18.8 on)
+  -- calls float(v): Python's grammar, "_" between digits included; not
+  -- finite is refused; releases without it leave the string to pydantic
+  loss_scale_before_validator_calls_float = function()
+    local function ls(v, rel)
+      return run({ train_micro_batch_size_per_gpu = 1, fp16 = { enabled = true, loss_scale = v } }, nil, rel)
+    end
+    for _, rel in ipairs({ "0.18.9", "0.19.2", "0.19.5" }) do
+      for _, ok in ipairs({ "1_000", " 12.5 ", "1_0.2_5e1_0", ".5" }) do
+        local found = ls(ok, rel)
+        T.eq(errors(found), 0, rel .. " " .. ok .. ": " .. show(found))
+      end
+      for _, bad in ipairs({ "1__0", "_1", "1_", "1_.5", "1e_5", "inf", " -Infinity ", "nan", "x" }) do
+        T.truthy(find(ls(bad, rel), "type-mismatch", { "fp16", "loss_scale" }), rel .. " " .. bad)
+      end
+    end
+    T.truthy(find(ls("1_000", "0.17.6"), "type-mismatch", { "fp16", "loss_scale" }))
+  end,
 }
