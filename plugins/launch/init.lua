@@ -53,6 +53,15 @@ end
 
 local function stem(v) return v.profile .. "-" .. v.name end
 
+-- YAML and JSON hold text: a path in them must be UTF-8 (a shell script
+-- takes any bytes). Checked where the path enters the file.
+local function utf8_path(rv, file_kind)
+  if utf8.len(rv.file) == nil then
+    dsforge.fail("the -o directory is not valid UTF-8, and " .. file_kind
+      .. " can name only UTF-8 paths: write to a directory with a UTF-8 name", 2)
+  end
+end
+
 -- A Slurm job name: characters sbatch reads without quoting, others as _.
 local function job_name(s)
   if s:find("^[%w._:/@+,=%-]*$") then return s end
@@ -180,6 +189,7 @@ return {
       files = { "{profile}-{variant}.hf-args.json", "{profile}-{variant}.hf-args.sh" },
       emit = function(v, ctx)
         local rv = variant_of(v, ctx)
+        utf8_path(rv, "the Trainer arguments (JSON)")
         return { lazy.render.hf_args_json(rv), lazy.render.hf_args_sh(rv) }
       end,
     },
@@ -190,6 +200,7 @@ return {
       file = "{profile}-{variant}.accelerate.yaml",
       emit = function(v, ctx)
         local rv = variant_of(v, ctx)
+        utf8_path(rv, "an accelerate config (YAML)")
         local opts, n = launch_opts(v, ctx, rv)
         if n > 1 and not opts.master_addr then
           dsforge.fail("a multi-node accelerate config needs the"

@@ -766,3 +766,19 @@ class LaunchParamsCheckedWhereTheyEnter(dsf.TempDirTest):
             with self.subTest(param=p):
                 res = self.gen(p)
                 self.assertEqual(res.rc, 0, repr(res))
+
+    def test_an_o_path_that_is_not_utf8(self):
+        # bytes in argv: the shell script takes them, YAML and JSON cannot
+        out = os.path.join(self.tmp.encode(), b"bad\xffdir")
+        for emit, code in (("launch", 0), ("accelerate", 3), ("hf-args", 3)):
+            with self.subTest(emit=emit):
+                p = subprocess.run(
+                    [dsf.DSFORGE.encode(), b"gen", b"8xa100", b"--emit",
+                     emit.encode(), b"--train-cmd", b"train.py", b"-o", out],
+                    capture_output=True, stdin=subprocess.DEVNULL)
+                self.assertEqual(p.returncode, code, p.stderr)
+                if code:
+                    self.assertIn(b"not valid UTF-8", p.stderr)
+                    self.assertNotIn(b"a bug in the plugin", p.stderr)
+                    self.assertFalse(os.path.exists(out))
+                shutil.rmtree(out, ignore_errors=True)
