@@ -181,11 +181,15 @@ static bool is_bidi_control(unsigned cp)
            cp == 0x200E || cp == 0x200F || cp == 0x061C;
 }
 
-void dsf_text_clean(dsf_buf *out, const char *s, bool one_line)
+/* dsf_text_clean of s[0..n) (NUL shown as "^@"); returns how many bytes
+** of s it took: n, or less when the last character is cut by n (whole
+** characters only, so a caller that cleans in pieces carries the rest
+** over). */
+static size_t clean_n(dsf_buf *out, const char *s, size_t n, bool one_line,
+                      bool last)
 {
     static const char hex[] = "0123456789ABCDEF";
     const unsigned char *p = (const unsigned char *)s;
-    size_t n = strlen(s);
     for (size_t i = 0; i < n;) {
         unsigned char c = p[i];
         if (c < 0x80) {
@@ -205,6 +209,8 @@ void dsf_text_clean(dsf_buf *out, const char *s, bool one_line)
             continue;
         }
         size_t len = dsf_utf8_seq(p + i, n - i);
+        if (!len && !last && n - i < 4)
+            return i; /* maybe a character the next piece completes */
         if (!len) {
             char esc[5] = {'\\', 'x', hex[c >> 4], hex[c & 15], 0};
             dsf_buf_puts(out, esc);
@@ -222,9 +228,60 @@ void dsf_text_clean(dsf_buf *out, const char *s, bool one_line)
             dsf_buf_add(out, s + i, len);
         i += len;
     }
+    return n;
+}
+
+void dsf_text_clean(dsf_buf *out, const char *s, bool one_line)
+{
+    clean_n(out, s, strlen(s), one_line, true);
+}
+
+/* What scripts have made this process print so far, cleaned. */
+static size_t script_output;
+
+size_t dsf_script_output_left(void)
+{
+    return script_output < DSF_SCRIPT_OUTPUT_MAX
+               ? DSF_SCRIPT_OUTPUT_MAX - script_output
+               : 0;
+}
+
+void dsf_write_script_text(const char *s, size_t n, FILE *f, bool one_line)
+{
+    static bool noted;
+    dsf_buf b = DSF_BUF_INIT;
+    size_t i = 0;
+    while (i < n && dsf_script_output_left()) {
+        /* in pieces: memory stays small whatever a script prints */
+        size_t piece = n - i < 4096 ? n - i : 4096;
+        b.len = 0;
+        size_t took = clean_n(&b, s + i, piece, one_line, i + piece == n);
+        if (!took) /* a character longer than what is left: not UTF-8 */
+            took = clean_n(&b, s + i, piece, one_line, true);
+        i += took;
+        size_t w = b.len < dsf_script_output_left() ? b.len
+                                                   : dsf_script_output_left();
+        if (w && fwrite(b.data, 1, w, f) != w)
+            break;
+        script_output += w;
+    }
+    dsf_buf_free(&b);
+    if (i < n && !noted) {
+        noted = true;
+        fprintf(f, "%s[dsforge: output of the profiles and plugins cut at "
+                   "%u MiB; the rest is not shown]\n", one_line ? " " : "\n",
+                (unsigned)(DSF_SCRIPT_OUTPUT_MAX >> 20));
+    }
 }
 
 void dsf_fputs_clean(const char *s, FILE *f, bool one_line)
+{
+    dsf_write_script_text(s, strlen(s), f, one_line);
+}
+
+/* dsf_fputs_clean outside the scripts' budget: a diagnostic's own parts
+** (file names; messages are bounded where they are made). */
+static void fputs_clean_all(const char *s, FILE *f, bool one_line)
 {
     dsf_buf b = DSF_BUF_INIT;
     dsf_text_clean(&b, s, one_line);
@@ -239,7 +296,7 @@ static void print_one(const dsf_diag *g, FILE *out, bool color)
     const char *reset = color ? "\033[0m" : "";
     fputs(bold, out);
     if (g->file) {
-        dsf_fputs_clean(g->file, out, true);
+        fputs_clean_all(g->file, out, true);
         if (g->line > 0) {
             fprintf(out, ":%d", g->line);
             if (g->col > 0)
@@ -254,16 +311,16 @@ static void print_one(const dsf_diag *g, FILE *out, bool color)
     ** its newlines stay. A warning is one line (a script reports many:
     ** none may fake a line of its own). Every other control is
     ** neutralised. */
-    dsf_fputs_clean(g->message, out, g->severity == DSF_WARNING);
+    fputs_clean_all(g->message, out, g->severity == DSF_WARNING);
     if (g->rule) {
         fputs(" [", out);
-        dsf_fputs_clean(g->rule, out, true);
+        fputs_clean_all(g->rule, out, true);
         fputc(']', out);
     }
     fputc('\n', out);
     if (g->excerpt) {
         fputs("    ", out);
-        dsf_fputs_clean(g->excerpt, out, true);
+        fputs_clean_all(g->excerpt, out, true);
         fputs("\n    ", out);
         /* The caret goes under column col of the cleaned line: tabs keep
         ** their width, everything else is as wide as its cleaned form. */
@@ -285,11 +342,11 @@ static void print_one(const dsf_diag *g, FILE *out, bool color)
     }
     if (g->hint) {
         fprintf(out, "  %shint:%s ", bold, reset);
-        dsf_fputs_clean(g->hint, out, false);
+        fputs_clean_all(g->hint, out, false);
         fputc('\n', out);
     }
     if (g->trace) {
-        dsf_fputs_clean(g->trace, out, false);
+        fputs_clean_all(g->trace, out, false);
         fputc('\n', out);
     }
 }

@@ -89,8 +89,21 @@ void dsf_diags_print(const dsf_diags *d, FILE *out, bool color);
 ** goes through it. */
 void dsf_text_clean(dsf_buf *out, const char *s, bool one_line);
 
-/* Writes s to f through dsf_text_clean. */
+/* Everything the profiles and plugins make one process print (print,
+** summaries, docs, names: text that came from a script), cleaned, shares
+** this budget; what passes it is cut, with one line saying so. */
+#define DSF_SCRIPT_OUTPUT_MAX (1u << 20)
+
+/* Writes s[0..n) (script text, NUL bytes included) to f through
+** dsf_text_clean, in pieces (memory stays small however long s is),
+** within what is left of DSF_SCRIPT_OUTPUT_MAX. */
+void dsf_write_script_text(const char *s, size_t n, FILE *f, bool one_line);
+
+/* dsf_write_script_text of the string s. */
 void dsf_fputs_clean(const char *s, FILE *f, bool one_line);
+
+/* What is left of the scripts' output budget, in bytes. */
+size_t dsf_script_output_left(void);
 
 /* The severity's name ("error", "warning", "note"). */
 const char *dsf_severity_name(dsf_severity sev);

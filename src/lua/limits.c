@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "lua/limits.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,14 +211,20 @@ static void on_alarm(int sig)
             arm_late(alarm_state, t);
         return;
     }
-    /* write and strlen are async-signal-safe; what stays valid for the
-    ** whole call. */
-    const char *what = alarm_what ? alarm_what : "a Lua call";
-    ssize_t w = write(STDERR_FILENO, "dsforge: error: ", 16);
-    w = write(STDERR_FILENO, what, strlen(what));
-    if (alarm_limit)
-        w = write(STDERR_FILENO, alarm_limit, strlen(alarm_limit));
-    (void)w;
+    /* write, poll and strlen are async-signal-safe; what stays valid for
+    ** the whole call. The call may be blocked writing to a stderr nobody
+    ** drains (a full pipe): then the message would block too, so it is
+    ** written only when stderr can take it (a pipe that polls writable
+    ** takes a short write whole), and the process ends either way. */
+    struct pollfd pfd = {STDERR_FILENO, POLLOUT, 0};
+    if (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLOUT)) {
+        const char *what = alarm_what ? alarm_what : "a Lua call";
+        ssize_t w = write(STDERR_FILENO, "dsforge: error: ", 16);
+        w = write(STDERR_FILENO, what, strlen(what));
+        if (alarm_limit)
+            w = write(STDERR_FILENO, alarm_limit, strlen(alarm_limit));
+        (void)w;
+    }
     if (backstop_cleanup)
         backstop_cleanup();
     _exit(5);

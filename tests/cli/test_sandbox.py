@@ -7,6 +7,7 @@ string.find pattern)."""
 import os
 import subprocess
 import sys
+import time
 import unittest
 
 import dsf
@@ -410,6 +411,58 @@ class ResultBudget(SandboxTestCase):
         # limit the instructions) while measure() checks memory stayed flat
         self.assertRegex(err, r"(time limit of %d s|instruction limit of "
                               r"\d+) exceeded" % self.MAX_SECONDS)
+
+
+class OutputFloods(SandboxTestCase):
+    """Everything the scripts make one process print shares one budget
+    (DSF_SCRIPT_OUTPUT_MAX, 1 MiB, core/diag.h): a flood is cut with one
+    line saying so, memory stays flat (the text is cleaned in pieces, not
+    copied), and a process blocked writing to a stderr nobody drains is
+    still ended by the backstop (issue 30)."""
+
+    MAX_MEMORY = ResultBudget.MAX_MEMORY
+    MAX_SECONDS = ResultBudget.MAX_SECONDS
+    measure = ResultBudget.measure
+
+    FLOOD = ('  local s = string.rep("\\255", 8 << 20)\n'
+             "  print(s)\n  while true do print(s) end")
+
+    def test_print_flood_is_cut_and_memory_flat(self):
+        err = self.measure(self.FLOOD)
+        self.assertLess(len(err.encode()), (1 << 20) + 64 * 1024)
+        self.assertIn("[dsforge: output of the profiles and plugins cut at "
+                      "1 MiB; the rest is not shown]", err)
+
+    def test_a_list_summary_is_cut_too(self):
+        pdir = self.profile("big", 'return { name = "big", summary = '
+                            'string.rep("\\255", 30 << 20), build = '
+                            'function(p) return {} end }\n')
+        res = run("list", "--profile-path", pdir)
+        self.assertExit(res, 0)
+        self.assertLess(len(res.out.encode()), (1 << 20) + 64 * 1024)
+        self.assertIn("cut at 1 MiB", res.out)
+
+    def test_backstop_ends_a_write_nobody_drains(self):
+        # stderr is a pipe this test never reads: the print blocks once the
+        # pipe is full, and only the backstop (1.5 x limit + 1 s) can end it
+        pdir = self.profile("x", profile_with_build(
+            '  local s = string.rep("x", 1 << 20)\n'
+            "  while true do print(s) end"))
+        r, w = os.pipe()
+        t0 = time.monotonic()
+        p = subprocess.Popen([dsf.DSFORGE, "gen", "x", "--profile-path", pdir,
+                              "--stdout", "--max-seconds", "2"],
+                             stdout=subprocess.DEVNULL, stderr=w,
+                             stdin=subprocess.DEVNULL)
+        os.close(w)
+        try:
+            rc = p.wait(timeout=30)
+        finally:
+            if p.poll() is None:
+                p.kill()
+            os.close(r)
+        self.assertEqual(rc, 5)
+        self.assertLess(time.monotonic() - t0, 2 * 1.5 + 1 + 2 * TIME_SLACK_S)
 
 
 # Variants of one run are evaluated in one state, renewed between them
