@@ -107,6 +107,185 @@ static int print_path(const char *ref, const dsf_repo_opts *o,
     return rc;
 }
 
+/* The command line of one `repo` run. */
+typedef struct repo_args {
+    const char *pos[3];
+    size_t npos;
+    bool project, progress;
+    const char *name, *version, *expires;
+    long long serial;
+    const char *keys[MAX_KEYS], *signs[MAX_KEYS];
+    size_t n_keys, n_signs;
+} repo_args;
+
+static int parse_serial(long long *out, const char *arg, dsf_diags *d)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(arg, &end, 10);
+    if (errno || end == arg || *end || v < 1 || v > 9007199254740992LL)
+        return usage(d, "--serial takes an integer from 1 to 2^53");
+    *out = v;
+    return 0;
+}
+
+static int parse_args(repo_args *a, dsf_cli_args *cl, dsf_diags *d)
+{
+    const char *arg;
+    int id, rc = 0;
+    while (!rc && (id = dsf_cli_next(cl, &arg)) != DSF_OPT_END) {
+        if (id == DSF_OPT_POS) {
+            if (a->npos == 3)
+                rc = usage(d, "too many arguments");
+            else
+                a->pos[a->npos++] = arg;
+        } else if (id == OPT_PROJECT) {
+            a->project = true;
+        } else if (id == OPT_NAME) {
+            a->name = arg;
+        } else if (id == OPT_VERSION) {
+            a->version = arg;
+        } else if (id == OPT_NO_PROGRESS) {
+            a->progress = false;
+        } else if (id == OPT_KEY || id == OPT_SIGN) {
+            size_t *n = id == OPT_KEY ? &a->n_keys : &a->n_signs;
+            if (*n == MAX_KEYS)
+                rc = usage(d, "at most 8 --key / --sign options");
+            else
+                (id == OPT_KEY ? a->keys : a->signs)[(*n)++] = arg;
+        } else if (id == OPT_EXPIRES) {
+            a->expires = arg;
+        } else if (id == OPT_SERIAL) {
+            rc = parse_serial(&a->serial, arg, d);
+        }
+    }
+    return rc ? rc : cl->rc;
+}
+
+/* One subcommand: its argument count (positional, the subcommand
+** included) is checked by the table below. */
+typedef int (*sub_fn)(const repo_args *a, const dsf_repo_opts *o,
+                      dsf_buf *report, dsf_diags *d);
+
+static int sub_add(const repo_args *a, const dsf_repo_opts *o,
+                   dsf_buf *report, dsf_diags *d)
+{
+    char hex[MAX_KEYS][65];
+    const char *pins[MAX_KEYS];
+    int rc = 0;
+    for (size_t i = 0; !rc && i < a->n_keys; i++) {
+        rc = dsf_sign_read_public(hex[i], a->keys[i], d);
+        pins[i] = hex[i];
+    }
+    return rc ? rc : dsf_repo_add(a->pos[1], a->pos[2], a->project, pins,
+                                  a->n_keys, o, report, d);
+}
+
+static int sub_update(const repo_args *a, const dsf_repo_opts *o,
+                      dsf_buf *report, dsf_diags *d)
+{
+    return dsf_repo_update(a->pos[1], o, report, d);
+}
+
+static int sub_outdated(const repo_args *a, const dsf_repo_opts *o,
+                        dsf_buf *report, dsf_diags *d)
+{
+    size_t n_outdated = 0;
+    int rc = dsf_repo_outdated(a->pos[1], o, report, &n_outdated, d);
+    /* exit 1 when something is outdated, as git diff --exit-code */
+    return !rc && n_outdated ? DSF_EVALID : rc;
+}
+
+static int sub_remove(const repo_args *a, const dsf_repo_opts *o,
+                      dsf_buf *report, dsf_diags *d)
+{
+    return dsf_repo_remove(a->pos[1], a->project, o, report, d);
+}
+
+static int sub_index(const repo_args *a, const dsf_repo_opts *o,
+                     dsf_buf *report, dsf_diags *d)
+{
+    (void)o;
+    dsf_repo_index_opts io = {a->name,    a->version, a->signs,
+                              a->n_signs, a->expires, a->serial};
+    return dsf_repo_index_dir(a->pos[1], &io, report, d);
+}
+
+static int sub_keygen(const repo_args *a, const dsf_repo_opts *o,
+                      dsf_buf *report, dsf_diags *d)
+{
+    (void)o;
+    return dsf_sign_keygen(a->pos[1], report, d);
+}
+
+static int sub_path(const repo_args *a, const dsf_repo_opts *o,
+                    dsf_buf *report, dsf_diags *d)
+{
+    return print_path(a->pos[1], o, report, d);
+}
+
+static int sub_list(const repo_args *a, const dsf_repo_opts *o,
+                    dsf_buf *report, dsf_diags *d)
+{
+    (void)a;
+    dsf_repo_info *v;
+    size_t n;
+    int rc = dsf_repo_list(&v, &n, o, d);
+    if (rc)
+        return rc;
+    char *proj, *lock;
+    dsf_repo_where(&proj, &lock, o);
+    dsf_buf_printf(report, "project: %s\nlock:    %s\n",
+                   proj ? proj : "(none: user-level repositories)",
+                   lock ? lock : "(none)");
+    free(proj);
+    free(lock);
+    for (size_t i = 0; i < n; i++)
+        dsf_buf_printf(report, "%-16s %s  (%s%s)%s%.12s\n", v[i].name,
+                       v[i].url, v[i].origin,
+                       v[i].shadowed ? ", hidden by the project's" : "",
+                       v[i].locked_sha256 ? "  locked " : "",
+                       v[i].locked_sha256 ? v[i].locked_sha256 : "");
+    if (!n)
+        dsf_buf_puts(report, "no repositories configured\n");
+    dsf_repo_infos_free(v, n);
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    sub_fn fn;
+    size_t min_pos, max_pos;   /* positional words, the subcommand's own */
+    const char *usage;
+} subs[] = {
+    {"add", sub_add, 3, 3, "usage: dsforge repo add NAME URL"},
+    {"update", sub_update, 1, 2, "usage: dsforge repo update [NAME]"},
+    {"outdated", sub_outdated, 1, 2, "usage: dsforge repo outdated [NAME]"},
+    {"remove", sub_remove, 2, 2, "usage: dsforge repo remove NAME"},
+    {"index", sub_index, 2, 2, "usage: dsforge repo index DIR"},
+    {"keygen", sub_keygen, 2, 2, "usage: dsforge repo keygen FILE"},
+    {"path", sub_path, 2, 2,
+     "usage: dsforge repo path NAME[/PROFILE[@REQ]]"},
+    {"list", sub_list, 1, 1, "usage: dsforge repo list"},
+};
+
+static int run_sub(const repo_args *a, const dsf_repo_opts *o,
+                   dsf_buf *report, dsf_diags *d)
+{
+    const char *sub = a->pos[0];
+    if (!sub)
+        return usage(d, "missing subcommand (add, list, update, outdated, "
+                        "remove, path, index, keygen)");
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+        if (strcmp(sub, subs[i].name))
+            continue;
+        if (a->npos < subs[i].min_pos || a->npos > subs[i].max_pos)
+            return usage(d, subs[i].usage);
+        return subs[i].fn(a, o, report, d);
+    }
+    return dsf_cli_unknown(d, "repo", "subcommand", sub, subcommands);
+}
+
 static int run(int argc, char **argv)
 {
     dsf_cli_env env;
@@ -114,50 +293,10 @@ static int run(int argc, char **argv)
     dsf_diags d = DSF_DIAGS_INIT;
     dsf_cli_args cl;
     dsf_cli_args_init(&cl, argc, argv, &dsf_cmd_repo, &env, &d);
-    const char *pos[3] = {NULL, NULL, NULL};
-    size_t npos = 0;
-    bool project = false, progress = true;
-    const char *name = NULL, *version = NULL, *expires = NULL;
-    long long serial = 0;
-    const char *keys[MAX_KEYS], *signs[MAX_KEYS];
-    size_t n_keys = 0, n_signs = 0;
-    const char *arg;
-    int id, rc = 0;
-    while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END) {
-        if (id == DSF_OPT_POS) {
-            if (npos == 3)
-                rc = usage(&d, "too many arguments");
-            else
-                pos[npos++] = arg;
-        } else if (id == OPT_PROJECT) {
-            project = true;
-        } else if (id == OPT_NAME) {
-            name = arg;
-        } else if (id == OPT_VERSION) {
-            version = arg;
-        } else if (id == OPT_NO_PROGRESS) {
-            progress = false;
-        } else if (id == OPT_KEY || id == OPT_SIGN) {
-            size_t *n = id == OPT_KEY ? &n_keys : &n_signs;
-            if (*n == MAX_KEYS)
-                rc = usage(&d, "at most 8 --key / --sign options");
-            else
-                (id == OPT_KEY ? keys : signs)[(*n)++] = arg;
-        } else if (id == OPT_EXPIRES) {
-            expires = arg;
-        } else if (id == OPT_SERIAL) {
-            char *end;
-            errno = 0;
-            long long v = strtoll(arg, &end, 10);
-            if (errno || end == arg || *end || v < 1 ||
-                v > 9007199254740992LL)
-                rc = usage(&d, "--serial takes an integer from 1 to 2^53");
-            else
-                serial = v;
-        }
-    }
-    if (!rc)
-        rc = cl.rc;
+    repo_args a;
+    memset(&a, 0, sizeof a);
+    a.progress = true;
+    int rc = parse_args(&a, &cl, &d);
     if (cl.help_shown) {
         dsf_cli_env_free(&env);
         dsf_diags_free(&d);
@@ -169,89 +308,10 @@ static int run(int argc, char **argv)
     o.allow_http = env.allow_http;
     o.locked = env.repo.locked;
     o.allow_expired = env.repo.allow_expired;
-    o.progress = progress;
+    o.progress = a.progress;
     dsf_buf report = DSF_BUF_INIT;
-    const char *sub = pos[0];
-    if (rc) {
-        /* reported */
-    } else if (!sub) {
-        rc = usage(&d, "missing subcommand (add, list, update, outdated, "
-                       "remove, path, index, keygen)");
-    } else if (!strcmp(sub, "add")) {
-        char hex[MAX_KEYS][65];
-        const char *pins[MAX_KEYS];
-        if (npos != 3)
-            rc = usage(&d, "usage: dsforge repo add NAME URL");
-        for (size_t i = 0; !rc && i < n_keys; i++) {
-            rc = dsf_sign_read_public(hex[i], keys[i], &d);
-            pins[i] = hex[i];
-        }
-        if (!rc)
-            rc = dsf_repo_add(pos[1], pos[2], project, pins, n_keys, &o,
-                              &report, &d);
-    } else if (!strcmp(sub, "update")) {
-        if (npos > 2)
-            rc = usage(&d, "usage: dsforge repo update [NAME]");
-        else
-            rc = dsf_repo_update(pos[1], &o, &report, &d);
-    } else if (!strcmp(sub, "outdated")) {
-        size_t n_outdated = 0;
-        if (npos > 2)
-            rc = usage(&d, "usage: dsforge repo outdated [NAME]");
-        else
-            rc = dsf_repo_outdated(pos[1], &o, &report, &n_outdated, &d);
-        if (!rc && n_outdated)
-            rc = DSF_EVALID; /* exit 1, as git diff --exit-code */
-    } else if (!strcmp(sub, "remove")) {
-        if (npos != 2)
-            rc = usage(&d, "usage: dsforge repo remove NAME");
-        else
-            rc = dsf_repo_remove(pos[1], project, &o, &report, &d);
-    } else if (!strcmp(sub, "index")) {
-        dsf_repo_index_opts io = {name, version, signs, n_signs, expires,
-                                  serial};
-        if (npos != 2)
-            rc = usage(&d, "usage: dsforge repo index DIR");
-        else
-            rc = dsf_repo_index_dir(pos[1], &io, &report, &d);
-    } else if (!strcmp(sub, "keygen")) {
-        if (npos != 2)
-            rc = usage(&d, "usage: dsforge repo keygen FILE");
-        else
-            rc = dsf_sign_keygen(pos[1], &report, &d);
-    } else if (!strcmp(sub, "path")) {
-        if (npos != 2)
-            rc = usage(&d, "usage: dsforge repo path NAME[/PROFILE[@REQ]]");
-        else
-            rc = print_path(pos[1], &o, &report, &d);
-    } else if (!strcmp(sub, "list")) {
-        dsf_repo_info *v;
-        size_t n;
-        if (npos != 1)
-            rc = usage(&d, "usage: dsforge repo list");
-        else if ((rc = dsf_repo_list(&v, &n, &o, &d)) == 0) {
-            char *proj, *lock;
-            dsf_repo_where(&proj, &lock, &o);
-            dsf_buf_printf(&report, "project: %s\nlock:    %s\n",
-                           proj ? proj : "(none: user-level repositories)",
-                           lock ? lock : "(none)");
-            free(proj);
-            free(lock);
-            for (size_t i = 0; i < n; i++)
-                dsf_buf_printf(&report, "%-16s %s  (%s%s)%s%.12s\n",
-                               v[i].name, v[i].url, v[i].origin,
-                               v[i].shadowed ? ", hidden by the project's"
-                                             : "",
-                               v[i].locked_sha256 ? "  locked " : "",
-                               v[i].locked_sha256 ? v[i].locked_sha256
-                                                  : "");
-            if (!n)
-                dsf_buf_puts(&report, "no repositories configured\n");
-            dsf_repo_infos_free(v, n);
-        }
-    } else {
-        rc = dsf_cli_unknown(&d, "repo", "subcommand", sub, subcommands);
-    }
+    if (!rc)
+        rc = run_sub(&a, &o, &report, &d);
     fputs(dsf_buf_str(&report), stdout);
     dsf_buf_free(&report);
     int status = dsf_cli_finish(&env, &d, rc);
