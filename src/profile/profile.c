@@ -446,152 +446,131 @@ const char *dsf_profile_src_where(const dsf_profile_src *s)
     return strncmp(s->origin, "repo ", 5) ? s->path : s->display;
 }
 
-int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
-                     const char *name, dsf_diags *d)
-{
-    *out = NULL;
-    dsf_profile_state *st = NULL; /* the profile's, once loaded */
-    dsf_host *h;
-    int rc = dsf_pstate_host(&h, &st, ctx, d);
-    if (rc)
-        return rc;
-
+/* The extends chain as it is read, leaf first. */
+typedef struct chain {
     decl decls[MAX_CHAIN];
     dsf_profile_src srcs[MAX_CHAIN];
-    size_t n = 0;
-    char *want = NULL;
-    char *prefer_dir = NULL;
-    char *repo_origin = NULL, *release = NULL;
-    const char *prefer_origin = NULL;
-    rc = dsf_profile_resolve_remote(&want, &prefer_dir, &release,
-                                    &repo_origin, ctx, name, d);
-    if (rc) {
-        dsf_pstate_free(st);
+    size_t n;               /* entries fully read */
+    char *prefer_dir;       /* where the last one was found */
+    const char *prefer_origin;
+    const char *release;    /* a repository's release, or NULL */
+} chain;
+
+static void src_free(dsf_profile_src *s)
+{
+    free(s->name);
+    free(s->path);
+    free(s->origin);
+    free(s->display);
+    free(s->summary);
+    free(s->extends);
+}
+
+/* A cycle or a chain too long to take profile want too. */
+static int chain_refuses(const chain *c, const char *want, dsf_diags *d)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        if (strcmp(c->srcs[i].name, want))
+            continue;
+        dsf_buf text = DSF_BUF_INIT;
+        for (size_t k = 0; k < c->n; k++)
+            dsf_buf_printf(&text, "%s -> ", c->srcs[k].name);
+        dsf_buf_puts(&text, want);
+        int rc = dsf_diag_error(d, DSF_EINPUT, c->srcs[c->n - 1].path, 0, 0,
+                                "extends cycle: %s", text.data);
+        dsf_buf_free(&text);
         return rc;
     }
-    prefer_origin = repo_origin;
-    while (want && !rc) {
-        for (size_t i = 0; i < n; i++) {
-            if (!strcmp(srcs[i].name, want)) {
-                dsf_buf chain = DSF_BUF_INIT;
-                for (size_t k = 0; k < n; k++)
-                    dsf_buf_printf(&chain, "%s -> ", srcs[k].name);
-                dsf_buf_puts(&chain, want);
-                rc = dsf_diag_error(d, DSF_EINPUT, srcs[n - 1].path, 0, 0,
-                                    "extends cycle: %s", chain.data);
-                dsf_buf_free(&chain);
-                break;
-            }
-        }
-        if (rc)
-            break;
-        if (n == MAX_CHAIN) {
-            rc = dsf_diag_error(d, DSF_EINPUT, srcs[n - 1].path, 0, 0,
-                                "extends chain longer than %d profiles",
-                                MAX_CHAIN);
-            break;
-        }
-        char *path = NULL;
-        const char *origin = "";
-        rc = dsf_profile_find(&path, &origin, ctx->dirs, prefer_dir,
-                          prefer_origin, want, d);
-        if (rc)
-            break;
-        dsf_profile_src *s = &srcs[n];
-        memset(s, 0, sizeof *s);
-        s->name = want;
-        want = NULL;
-        s->path = path;
-        s->origin = dsf_xstrdup(origin);
-        /* a repository's file is named by its repository and release in
-        ** every message, never by its cache path */
-        bool remote = !strncmp(origin, "repo ", 5);
-        s->display = display_name(origin, s->name, remote ? release : NULL);
-        const char *where = remote ? s->display : path;
-        lua_State *L = dsf_host_state(h);
-        char *what = dsf_xasprintf("profile %s", s->name);
-        const dsf_source *src;
-        rc = dsf_srccache_get(ctx->sources, path, &src, d);
-        if (!rc)
-            rc = dsf_host_load_kept(h, path, remote ? where : NULL, d);
-        if (!rc)
-            rc = dsf_host_call(h, 0, 1, what, d);
-        free(what);
-        n++;
-        if (rc)
-            break;
-        memcpy(s->sha256, dsf_source_sha256(src), sizeof s->sha256);
-        rc = read_decl(L, &decls[n - 1], where, d);
-        lua_settop(L, 0);
-        if (rc) {
-            n--;
-            free(s->name);
-            free(s->path);
-            free(s->origin);
-            free(s->display);
-            break;
-        }
-        decl *dc = &decls[n - 1];
-        if (dc->name && strcmp(dc->name, s->name) != 0) {
+    if (c->n == MAX_CHAIN)
+        return dsf_diag_error(d, DSF_EINPUT, c->srcs[c->n - 1].path, 0, 0,
+                              "extends chain longer than %d profiles",
+                              MAX_CHAIN);
+    return 0;
+}
+
+/* Finds, runs and reads profile want (taken) as the chain's next entry;
+** *next: the profile it extends (caller frees), or NULL. */
+static int load_link(chain *c, char *want, char **next, dsf_host *h,
+                     const dsf_profile_ctx *ctx, dsf_diags *d)
+{
+    *next = NULL;
+    char *path = NULL;
+    const char *origin = "";
+    int rc = chain_refuses(c, want, d);
+    if (!rc)
+        rc = dsf_profile_find(&path, &origin, ctx->dirs, c->prefer_dir,
+                              c->prefer_origin, want, d);
+    if (rc) {
+        free(want);
+        return rc;
+    }
+    dsf_profile_src s;
+    memset(&s, 0, sizeof s);
+    s.name = want;
+    s.path = path;
+    s.origin = dsf_xstrdup(origin);
+    /* a repository's file is named by its repository and release in
+    ** every message, never by its cache path */
+    bool remote = !strncmp(origin, "repo ", 5);
+    s.display = display_name(origin, s.name, remote ? c->release : NULL);
+    const char *where = remote ? s.display : path;
+    lua_State *L = dsf_host_state(h);
+    char *what = dsf_xasprintf("profile %s", s.name);
+    const dsf_source *src;
+    rc = dsf_srccache_get(ctx->sources, path, &src, d);
+    if (!rc)
+        rc = dsf_host_load_kept(h, path, remote ? where : NULL, d);
+    if (!rc)
+        rc = dsf_host_call(h, 0, 1, what, d);
+    free(what);
+    decl *dc = &c->decls[c->n];
+    if (!rc) {
+        memcpy(s.sha256, dsf_source_sha256(src), sizeof s.sha256);
+        rc = read_decl(L, dc, where, d);
+        if (!rc && dc->name && strcmp(dc->name, s.name) != 0) {
             rc = dsf_diag_error(d, DSF_EINPUT, where, 0, 0,
                                 "the profile's name field is '%s' but its "
                                 "file is %s.lua (they must match)",
-                                dc->name, s->name);
+                                dc->name, s.name);
             decl_free(dc);
-            n--;
-            free(s->name);
-            free(s->path);
-            free(s->origin);
-            free(s->display);
-            break;
         }
-        free(s->display);
-        s->display = display_name(s->origin, s->name,
-                                  remote && release ? release : dc->version);
-        s->summary = dsf_xstrdup(dc->summary ? dc->summary : "");
-        s->extends = dsf_xstrdup(dc->extends);
-        s->build_line = dc->build_line;
-        want = dc->extends ? dsf_xstrdup(dc->extends) : NULL;
-        free(prefer_dir);
-        prefer_dir = dsf_path_dirname(path);
-        prefer_origin = s->origin;
     }
-    free(want);
-    free(prefer_dir);
-    free(repo_origin);
-    free(release);
-    lua_settop(dsf_host_state(h), 0);
+    lua_settop(L, 0);
     if (rc) {
-        dsf_pstate_free(st);
-        /* On failure only fully read entries remain in srcs/decls. */
-        for (size_t i = 0; i < n; i++) {
-            if (!srcs[i].summary) { /* loaded but declaration not read */
-                free(srcs[i].name);
-                free(srcs[i].path);
-                free(srcs[i].origin);
-                free(srcs[i].display);
-                continue;
-            }
-            decl_free(&decls[i]);
-            free(srcs[i].name);
-            free(srcs[i].path);
-            free(srcs[i].origin);
-            free(srcs[i].display);
-            free(srcs[i].summary);
-            free(srcs[i].extends);
-        }
-        dsf_repo_discard(); /* a release that failed to load: not locked */
+        src_free(&s);
         return rc;
     }
+    free(s.display);
+    s.display = display_name(s.origin, s.name, remote && c->release
+                                                   ? c->release
+                                                   : dc->version);
+    s.summary = dsf_xstrdup(dc->summary ? dc->summary : "");
+    s.extends = dsf_xstrdup(dc->extends);
+    s.build_line = dc->build_line;
+    *next = dc->extends ? dsf_xstrdup(dc->extends) : NULL;
+    free(c->prefer_dir);
+    c->prefer_dir = dsf_path_dirname(path);
+    c->srcs[c->n++] = s;
+    c->prefer_origin = c->srcs[c->n - 1].origin;
+    return 0;
+}
+
+/* The profile of a fully read chain (its entries moved into *out). */
+static int assemble(dsf_profile **out, chain *c, dsf_profile_state *st,
+                    dsf_diags *d)
+{
+    size_t n = c->n;
     dsf_profile *p = dsf_xcalloc(1, sizeof *p);
     p->state = st; /* builds renew it */
     p->nchain = n;
     p->chain = dsf_xcalloc(n, sizeof *p->chain);
     for (size_t i = 0; i < n; i++)
-        p->chain[i] = srcs[n - 1 - i]; /* root first */
+        p->chain[i] = c->srcs[n - 1 - i]; /* root first */
+    c->n = 0;
     const cJSON *order = NULL;
+    int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
-        decl *dc = &decls[n - 1 - i];
+        decl *dc = &c->decls[n - 1 - i];
         const char *where = dsf_profile_src_where(&p->chain[i]);
         rc = add_params(p, dc->params, p->chain[i].name, where, d);
         if (!rc)
@@ -613,18 +592,59 @@ int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
     if (!rc)
         rc = check_tier_params(p, d);
     for (size_t i = 0; i < n; i++)
-        decl_free(&decls[i]);
-    /* loaded: the releases it selected are recorded in the lock now */
+        decl_free(&c->decls[i]);
+    if (rc)
+        dsf_profile_free(p);
+    else
+        *out = p;
+    return rc;
+}
+
+int dsf_profile_load(dsf_profile **out, const dsf_profile_ctx *ctx,
+                     const char *name, dsf_diags *d)
+{
+    *out = NULL;
+    dsf_profile_state *st = NULL; /* the profile's, once loaded */
+    dsf_host *h;
+    int rc = dsf_pstate_host(&h, &st, ctx, d);
+    if (rc)
+        return rc;
+    chain c;
+    c.n = 0;
+    c.prefer_dir = NULL;
+    char *want = NULL, *repo_origin = NULL, *release = NULL;
+    rc = dsf_profile_resolve_remote(&want, &c.prefer_dir, &release,
+                                    &repo_origin, ctx, name, d);
+    c.prefer_origin = repo_origin;
+    c.release = release;
+    while (!rc && want) {
+        char *next;
+        rc = load_link(&c, want, &next, h, ctx, d);
+        want = next;
+    }
+    free(want);
+    free(c.prefer_dir);
+    lua_settop(dsf_host_state(h), 0);
+    if (rc) {
+        for (size_t i = 0; i < c.n; i++) {
+            decl_free(&c.decls[i]);
+            src_free(&c.srcs[i]);
+        }
+        dsf_pstate_free(st);
+    } else {
+        rc = assemble(out, &c, st, d); /* frees st on failure */
+    }
+    free(repo_origin);
+    free(release);
+    /* loaded: the releases it selected are recorded in the lock now; a
+    ** release that failed to load is not */
     if (rc)
         dsf_repo_discard();
-    else if (ctx->repo)
-        rc = dsf_repo_commit(ctx->repo, d);
-    if (rc) {
-        dsf_profile_free(p);
-        return rc;
+    else if (ctx->repo && (rc = dsf_repo_commit(ctx->repo, d)) != 0) {
+        dsf_profile_free(*out);
+        *out = NULL;
     }
-    *out = p;
-    return 0;
+    return rc;
 }
 
 void dsf_profile_free(dsf_profile *p)
