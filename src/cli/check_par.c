@@ -11,7 +11,7 @@
 #include "core/record.h"
 #include "core/workers.h"
 #include "core/xalloc.h"
-#include "lua/heap.h"
+#include "core/heap.h"
 #include "lua/limits.h"
 
 #define RECORD_END 0x44534643u

@@ -9,7 +9,7 @@
 #include "cli/opts.h"
 #include "core/error.h"
 #include "core/xalloc.h"
-#include "diff/report.h"
+#include "report/report.h"
 
 enum { OPT_OUTPUT = 1 };
 

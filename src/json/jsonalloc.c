@@ -7,7 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/xalloc.h"
-#include "lua/heap.h"
+#include "core/heap.h"
 
 /* The header keeps a block 16-byte aligned, as malloc's are. */
 #define HEADER 16u

@@ -6,7 +6,7 @@
 ** cost about 100 instructions a pair on them (free beyond the per-size
 ** cache of seven blocks goes to the fast bins), which was 8% of a sweep's
 ** instructions. dsf_json_alloc_init gives cJSON the pool the Lua states
-** use (lua/heap.h: size classes, a free list each, a few instructions a
+** use (core/heap.h: size classes, a free list each, a few instructions a
 ** block): each block carries a 16-byte header with its size, since
 ** cJSON's free does not pass one.
 **

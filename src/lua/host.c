@@ -18,7 +18,7 @@
 #include "core/xalloc.h"
 #include "lua/chunk.h"
 #include "lua/errobj.h"
-#include "lua/heap.h"
+#include "core/heap.h"
 #include "lua/sandbox.h"
 
 struct dsf_host {

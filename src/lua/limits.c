@@ -18,7 +18,7 @@
 
 #include "core/xalloc.h"
 #include "lua/errobj.h"
-#include "lua/heap.h"
+#include "core/heap.h"
 
 #define HOOK_EVERY 1000
 

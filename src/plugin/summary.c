@@ -120,7 +120,7 @@ static int read_column(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
 }
 
 /* The `report` of the declaration at t: what an A/B page draws from each
-** variant's summary, as data (diff/report.h). */
+** variant's summary, as data (report/report.h). */
 static int read_report(dsf_plugins *p, dsf_plugin_info *it, lua_State *L,
                        int t, const char *file, dsf_diags *d)
 {

@@ -11,7 +11,7 @@
 #include "core/teardown.h"
 #include "core/xalloc.h"
 #include "doc/doc.h"
-#include "lua/heap.h"
+#include "core/heap.h"
 #include "plugin/ds_version.h"
 
 /* ------------------------------------------------------------------ */

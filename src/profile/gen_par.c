@@ -49,7 +49,7 @@
 #include "core/record.h"
 #include "core/workers.h"
 #include "core/xalloc.h"
-#include "lua/heap.h"
+#include "core/heap.h"
 #include "lua/limits.h"
 
 #define MIN_PER_JOB 16   /* variants that pay for a fork */

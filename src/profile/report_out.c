@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
-#include "diff/report.h"
+#include "report/report.h"
 
 char *dsf_gen_report_page(const run *ru, const cJSON *m)
 {

@@ -13,7 +13,7 @@
 #include "core/xalloc.h"
 #include "json/jsonc.h"
 #include "json/jsonout.h"
-#include "lua/heap.h"
+#include "core/heap.h"
 #include "plugin/machine_params.h"
 
 static const dsf_param *need_param(const dsf_profile *p, const char *key,
@@ -458,7 +458,7 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d)
     }
     if (!rc) {
         /* A sweep's array and names take megabytes of new heap: faulted
-        ** in as the heap grows, not a page at a time (lua/heap.h). */
+        ** in as the heap grows, not a page at a time (core/heap.h). */
         ru->v = dsf_xmalloc(nt * cells * sizeof *ru->v);
         dsf_heap_populate(ru->v, nt * cells * sizeof *ru->v);
         memset(ru->v, 0, nt * cells * sizeof *ru->v);

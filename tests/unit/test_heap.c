@@ -1,5 +1,5 @@
 /*
-** test_heap.c -- the Lua states' memory (lua/heap.h): the first call
+** test_heap.c -- the Lua states' memory (core/heap.h): the first call
 ** populates about DSF_HEAP_POPULATE bytes of the C heap (glibc, no
 ** AddressSanitizer), later calls do nothing, and the memory is usable;
 ** the pool of small blocks keeps contents across resizes, reuses a freed
@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "lua/heap.h"
+#include "core/heap.h"
 
 static void test_prefault_once(void **state)
 {

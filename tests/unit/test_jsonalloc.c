@@ -18,7 +18,7 @@
 
 #include "doc/doc.h"
 #include "json/jsonalloc.h"
-#include "lua/heap.h"
+#include "core/heap.h"
 
 static int setup(void **state)
 {

@@ -1,6 +1,6 @@
 /* heap.c -- see heap.h. */
 #define _DEFAULT_SOURCE /* madvise's MADV_POPULATE_WRITE, MAP_ANONYMOUS */
-#include "lua/heap.h"
+#include "core/heap.h"
 
 #include <stdint.h>
 #include <stdlib.h>

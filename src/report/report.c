@@ -1,6 +1,6 @@
 /* report.c -- see report.h. */
 #define _XOPEN_SOURCE 700
-#include "diff/report.h"
+#include "report/report.h"
 
 #include <limits.h>
 #include <math.h>
