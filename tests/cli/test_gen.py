@@ -232,6 +232,17 @@ class Provenance(GenTestCase):
         self.assertIn("plugin deepspeed resolver hf-auto", res.out)
         self.assertIn("= 0.0001", res.out)
 
+    def test_why_is_printed_when_the_variant_has_errors(self):
+        # issue 29: the provenance is needed exactly when a rule fails
+        res = run("gen", "8xa100", "--tier", "small", "train_batch_size=7",
+                  "--why", "train_batch_size")
+        self.assertExit(res, 1)
+        self.assertIn("[batch-identity]", res.err)
+        lines = res.out.splitlines()
+        self.assertEqual(lines[0], "train_batch_size (variant small) = 7")
+        self.assertIn("edit     override  train_batch_size=7 (argument #5)",
+                      res.out)
+
     def test_diagnostics_point_at_the_layer_that_set_the_value(self):
         f = self.write("bad.json", '{\n  "zero_optimization": {\n'
                                    '    "stagee": 3\n  }\n}\n')
