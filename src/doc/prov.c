@@ -53,6 +53,15 @@ const dsf_prov_event *dsf_prov_origin(const dsf_prov *p, const char *path)
     return best;
 }
 
+const dsf_prov_event *dsf_prov_maker(const dsf_prov *p, const char *path)
+{
+    const dsf_prov_event *best = NULL;
+    for (size_t i = 0; i < p->len; i++)
+        if (is_prefix(path, p->ev[i].path) && strcmp(path, p->ev[i].path))
+            best = &p->ev[i];
+    return best;
+}
+
 void dsf_prov_free(dsf_prov *p)
 {
     for (size_t i = 0; i < p->len; i++) {
