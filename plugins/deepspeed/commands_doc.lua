@@ -11,6 +11,32 @@ local function usage(msg, hint)
   return nil, { message = msg, hint = hint, kind = "usage" }
 end
 
+-- What "auto" becomes, per target: filled by the Hugging Face Trainer at
+-- target hf (with what, from deepspeed.hf_auto), never by DeepSpeed.
+local AUTO = {
+  en = { filled = "\"auto\": at target hf the Hugging Face Trainer (or accelerate) replaces it with %s;"
+           .. " plain DeepSpeed (target deepspeed) does not, and fails on the string or drops it"
+           .. " ('dsforge check' says which)",
+         kept = "\"auto\": neither the Hugging Face Trainer (target hf) nor plain DeepSpeed (target"
+           .. " deepspeed) replaces it here: DeepSpeed sees the string ('dsforge check' says what it"
+           .. " does with it)",
+         some = "a value of its own" },
+  zh = { filled = "\"auto\"：目标 hf 时 Hugging Face Trainer（或 accelerate）将其替换为 %s；"
+           .. "纯 DeepSpeed（目标 deepspeed）不替换，会因该字符串报错或丢弃它（'dsforge check' 会说明是哪种）",
+         kept = "\"auto\"：Hugging Face Trainer（目标 hf）和纯 DeepSpeed（目标 deepspeed）都不会在此替换它："
+           .. "DeepSpeed 看到的是该字符串（'dsforge check' 会说明其后果）",
+         some = "它自己算出的值" },
+}
+
+local function auto_text(path, hf_auto, lang)
+  local A = AUTO[lang]
+  if not hf_auto then return A.kept end
+  for _, k in ipairs(require("deepspeed.hf_auto")) do
+    if k.path == path then return string.format(A.filled, k.description) end
+  end
+  return string.format(A.filled, A.some)
+end
+
 local LABELS = {
   en = { changed = "changed", default = "same as default", unknown = "not a DeepSpeed key",
          none = "no default", dword = "default", release = "not read by this release" },
@@ -65,13 +91,21 @@ function M.explain(opts, args, ctx)
     local status = r.status
     local label = status == "changed" and L.changed or status == "default" and L.default
       or status == "unknown" and L.unknown or status == "not-in-release" and L.release or L.none
-    local line = table.concat(p) .. " = " .. v .. "  [" .. label
-    -- the default, unless there is none to name ("none")
-    if r.default_text and r.default_text ~= "" and r.default_text ~= "none" then
-      line = line .. "; " .. L.dword .. " " .. r.default_text
+    -- the default, unless there is none to name ("none"); a key with no
+    -- fixed default but a rule for it shows only that ("default derived
+    -- ...", not "no default; default derived ...")
+    local dtext = r.default_text and r.default_text ~= "" and r.default_text ~= "none"
+      and (L.dword .. " " .. r.default_text) or nil
+    if dtext and label == L.none then
+      label, dtext = dtext, nil
     end
+    local line = table.concat(p) .. " = " .. v .. "  [" .. label
+    if dtext then line = line .. "; " .. dtext end
     out[#out + 1] = line .. "]"
     if r.doc and r.doc ~= "" then out[#out + 1] = "    " .. r.doc end
+    if r.value == "auto" then
+      out[#out + 1] = "    " .. auto_text(table.concat(p), r.hf_auto, lang)
+    end
   end
   if #out == 0 then return "" end
   return table.concat(out, "\n") .. "\n"

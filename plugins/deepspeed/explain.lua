@@ -140,6 +140,8 @@ function M.rows(cfg, lang, rel)
         if json_safe(f.default) then row.default = f.default end
         row.default_text = sc.default_text(f, lang)
         row.status = status_of(f, v)
+        -- the Hugging Face Trainer fills "auto" here (under this spelling)
+        row.hf_auto = f.hf_auto == true and (f.hf_auto_key == nil or f.hf_auto_key == key)
         if rel and canonical then
           p[#p] = canonical
           M.at_release(row, rel, p, f, v, lang)
