@@ -88,7 +88,7 @@ static int unknown_command(const char *cmd, const dsf_plugin_cmds *pc)
         names[i] = all[i]->name;
     names[n] = NULL;
     if (cmd[0] == '-') {
-        static const char *const top[] = {"help", "version", NULL};
+        static const char *const top[] = {"--help", "--version", NULL};
         dsf_cli_unknown(&d, NULL, "option", cmd, top);
     } else {
         dsf_cli_unknown(&d, NULL, "command", cmd, names);
