@@ -261,6 +261,30 @@ LAZY = """return {
 """
 
 
+class BuiltinVersion(PluginTest):
+    def test_the_list_and_the_findings_name_the_same_deepspeed_release(self):
+        # issue 29: the list said DeepSpeed 0.19.6, findings 0.19.5; both
+        # come from the newest covered release now
+        with open(os.path.join(dsf.SOURCE_DIR, "contrib", "dsknow",
+                               "releases.txt")) as f:
+            newest = f.read().split()[-1].lstrip("v")
+        res = run("plugins", "--json", cwd=self.tmp)
+        self.assertExit(res, 0)
+        ds = [p for p in json.loads(res.out) if p["name"] == "deepspeed"][0]
+        self.assertEqual(ds["version"], newest + "-1")
+        self.assertTrue(ds["summary"].startswith("DeepSpeed %s " % newest),
+                        ds["summary"])
+        cfg = self.write("c.json", '{"train_micro_batch_size_per_gpu": 1}')
+        res = run("check", cfg, cwd=self.tmp)
+        m = re.search(r"DeepSpeed (\S+), the release checked against", res.err)
+        self.assertTrue(m, res.err)
+        self.assertEqual(m.group(1), newest)
+        text = run("plugins", cwd=self.tmp).out
+        self.assertIn("deepspeed %s-1" % newest, text)
+        self.assertNotRegex(text, r"DeepSpeed (?!%s)\d+\.\d+\.\d+ config"
+                            % re.escape(newest))
+
+
 class LazyRules(PluginTest):
     """rules = function() ... end: called once, when a command first needs
     the rules; a command that runs none never calls it."""
