@@ -536,6 +536,30 @@ class BrokenPlugins(PluginTest):
         self.assertExit(res, 5)
         self.assertFalse(os.path.exists(out))
 
+    def test_report_param_must_be_names(self):
+        # ctx.report's param (the params a finding depends on): a name or
+        # a list of names; anything else is the rule's bug
+        for param in ("42", '{ "a", 7 }'):
+            with self.subTest(param=param):
+                text = ('return { name = "bx", version = "1", rules = {\n'
+                        '  { id = "bx-p", severity = "error", summary = "s",\n'
+                        '    check = function(cfg, ctx)\n'
+                        '      ctx.report{ message = "m", param = %s }\n'
+                        '    end } } }\n' % param)
+                res, init = self.broken(text)
+                self.assertExit(res, 5)
+                self.assertNames(res, init, 4)
+                self.assertIn("ctx.report: 'param' must be a name or a list "
+                              "of names", res.err)
+        ok = ('return { name = "bx", version = "1", rules = {\n'
+              '  { id = "bx-p", severity = "warning", summary = "s",\n'
+              '    check = function(cfg, ctx)\n'
+              '      ctx.report{ message = "m", param = { "a", "b" } }\n'
+              '    end } } }\n')
+        res, _ = self.broken(ok)
+        self.assertExit(res, 0)
+        self.assertIn("m [bx-p]", res.err)
+
     # contrib/docs/plugins.md: "A rule that raises stops the run with exit
     # code 5 and names the rule."
     def test_rule_raising_at_run_time_names_the_rule(self):
