@@ -11,32 +11,6 @@ local function usage(msg, hint)
   return nil, { message = msg, hint = hint, kind = "usage" }
 end
 
--- What "auto" becomes, per target: filled by the Hugging Face Trainer at
--- target hf (with what, from deepspeed.hf_auto), never by DeepSpeed.
-local AUTO = {
-  en = { filled = "\"auto\": at target hf the Hugging Face Trainer (or accelerate) replaces it with %s;"
-           .. " plain DeepSpeed (target deepspeed) does not, and fails on the string or drops it"
-           .. " ('dsforge check' says which)",
-         kept = "\"auto\": neither the Hugging Face Trainer (target hf) nor plain DeepSpeed (target"
-           .. " deepspeed) replaces it here: DeepSpeed sees the string ('dsforge check' says what it"
-           .. " does with it)",
-         some = "a value of its own" },
-  zh = { filled = "\"auto\"：目标 hf 时 Hugging Face Trainer（或 accelerate）将其替换为 %s；"
-           .. "纯 DeepSpeed（目标 deepspeed）不替换，会因该字符串报错或丢弃它（'dsforge check' 会说明是哪种）",
-         kept = "\"auto\"：Hugging Face Trainer（目标 hf）和纯 DeepSpeed（目标 deepspeed）都不会在此替换它："
-           .. "DeepSpeed 看到的是该字符串（'dsforge check' 会说明其后果）",
-         some = "它自己算出的值" },
-}
-
-local function auto_text(path, hf_auto, lang)
-  local A = AUTO[lang]
-  if not hf_auto then return A.kept end
-  for _, k in ipairs(require("deepspeed.hf_auto")) do
-    if k.path == path then return string.format(A.filled, k.description) end
-  end
-  return string.format(A.filled, A.some)
-end
-
 local LABELS = {
   en = { changed = "changed", default = "same as default", unknown = "not a DeepSpeed key",
          none = "no default", dword = "default", release = "not read by this release" },
@@ -104,7 +78,7 @@ function M.explain(opts, args, ctx)
     out[#out + 1] = line .. "]"
     if r.doc and r.doc ~= "" then out[#out + 1] = "    " .. r.doc end
     if r.value == "auto" then
-      out[#out + 1] = "    " .. auto_text(table.concat(p), r.hf_auto, lang)
+      out[#out + 1] = "    " .. ex.auto_text(table.concat(p), r.hf_auto, lang)
     end
   end
   if #out == 0 then return "" end

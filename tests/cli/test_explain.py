@@ -283,6 +283,22 @@ class Explain(dsf.TempDirTest):
         self.assertIn("neither the Hugging Face Trainer (target hf) nor "
                       "plain DeepSpeed", en["steps_per_print"]["auto"])
 
+    def test_explain_key_says_what_auto_becomes_where_the_trainer_fills_it(self):
+        res = run("explain", "train_micro_batch_size_per_gpu")
+        self.assertExit(res, 0)
+        self.assertIn('\n    "auto": at target hf the Hugging Face Trainer (or '
+                      "accelerate) replaces it with "
+                      "TrainingArguments.per_device_train_batch_size;",
+                      res.out)
+        # only under the spelling the Trainer fills
+        res = run("explain", "zero_optimization.stage3_prefetch_bucket_size")
+        self.assertIn("int(0.9 * hidden_size * hidden_size)", res.out)
+        for key in ("zero_optimization.prefetch_bucket_size",
+                    "steps_per_print"):
+            res = run("explain", key)
+            self.assertExit(res, 0)
+            self.assertNotIn('"auto"', res.out)
+
     def test_empty_object_explains_nothing(self):
         res = run("explain", self.write("e.json", "{}"))
         self.assertExit(res, 0)
