@@ -56,8 +56,9 @@ static bool param_argument(const run *ru, const dsf_finding *f, int *argno,
 /* A finding located where its cause is: the --param or --matrix argument
 ** that set a param it depends on; else the layer that set the value at
 ** its path (or an ancestor; or, for a value no event names, such as an
-** object an edit a.b=1 made, the layer that made it); else the profile's
-** build. A finding blamed on a command-line argument quotes it. */
+** object an edit a.b=1 made, the layer that made it; for a value a
+** plugin's resolver set, the layer with a file that set it before); else
+** the profile's build. A finding blamed on a command-line argument quotes it. */
 static void finding_to_diag(run *ru, const variant *v, const dsf_finding *f,
                             dsf_diags *d)
 {
@@ -75,6 +76,11 @@ static void finding_to_diag(run *ru, const variant *v, const dsf_finding *f,
         e = dsf_prov_origin(&v->prov, f->path);
         if (!e)
             e = dsf_prov_maker(&v->prov, f->path);
+        /* a plugin's resolver has no file: the layer that wrote what it
+        ** replaced (the profile's "auto") has one */
+        if (e && !e->layer->file && dsf_prov_origin_located(&v->prov,
+                                                            f->path))
+            e = dsf_prov_origin_located(&v->prov, f->path);
     }
     if (argfile) {
         /* located at the argument */

@@ -278,6 +278,20 @@ class Provenance(GenTestCase):
         self.assertIn("argument #7: warning: variant small: "
                       "'--param micro_batch_size=4096': ", res.err)
 
+    def test_a_finding_on_a_resolved_auto_keeps_its_file_and_line(self):
+        # issue 29: at --target deepspeed the hf-auto resolver (no file)
+        # fills base.lua's "auto" betas; the constructor-args error on them
+        # lost its file:line ("dsforge: error:"); it is located where the
+        # "auto" was written
+        res = run("gen", "base", "--tier", "small", "optimizer.type=RMSprop",
+                  "--stdout")
+        self.assertExit(res, 1)
+        line = [l for l in res.err.splitlines() if "[constructor-args]" in l]
+        self.assertEqual(len(line), 1, res.err)
+        self.assertRegex(line[0], r"^<built-in>/profiles/base\.lua:\d+: "
+                         r"error: variant small: optimizer\.params\.betas: ")
+        self.assertNotIn("dsforge: error: variant", res.err)
+
     def test_diagnostics_point_at_the_layer_that_set_the_value(self):
         f = self.write("bad.json", '{\n  "zero_optimization": {\n'
                                    '    "stagee": 3\n  }\n}\n')
