@@ -83,7 +83,12 @@ M.fit_rule = {
   check = function(_, ctx)
     local s = ctx.summary
     if s and s.fits == false then
+      -- the params the estimate depends on: gen blames the --param or
+      -- --matrix argument that set one of them, when one did
       ctx.report{ path = "",
+        param = { "gpu_mem_gb", "micro_batch_size", "zero_stage", "offload",
+                  "model", "seq_len", "precision", "activation_checkpointing",
+                  "flash_attention" },
         message = type(s.fit_message) == "string" and s.fit_message
           or "does not fit the declared GPU memory" }
     end

@@ -65,13 +65,21 @@ function M.explain(opts, args, ctx)
     local status = r.status
     local label = status == "changed" and L.changed or status == "default" and L.default
       or status == "unknown" and L.unknown or status == "not-in-release" and L.release or L.none
-    local line = table.concat(p) .. " = " .. v .. "  [" .. label
-    -- the default, unless there is none to name ("none")
-    if r.default_text and r.default_text ~= "" and r.default_text ~= "none" then
-      line = line .. "; " .. L.dword .. " " .. r.default_text
+    -- the default, unless there is none to name ("none"); a key with no
+    -- fixed default but a rule for it shows only that ("default derived
+    -- ...", not "no default; default derived ...")
+    local dtext = r.default_text and r.default_text ~= "" and r.default_text ~= "none"
+      and (L.dword .. " " .. r.default_text) or nil
+    if dtext and label == L.none then
+      label, dtext = dtext, nil
     end
+    local line = table.concat(p) .. " = " .. v .. "  [" .. label
+    if dtext then line = line .. "; " .. dtext end
     out[#out + 1] = line .. "]"
     if r.doc and r.doc ~= "" then out[#out + 1] = "    " .. r.doc end
+    if r.value == "auto" then
+      out[#out + 1] = "    " .. ex.auto_text(table.concat(p), r.hf_auto, lang)
+    end
   end
   if #out == 0 then return "" end
   return table.concat(out, "\n") .. "\n"

@@ -105,6 +105,35 @@ function M.release_text(rel, st, dp, first, last, lang)
     "no DeepSpeed release up to %s reads %s"):format(dv.newest.version, dp)
 end
 
+-- What "auto" becomes, per target: filled by the Hugging Face Trainer at
+-- target hf (with what, from deepspeed.hf_auto), never by DeepSpeed.
+local AUTO = {
+  en = { filled = "\"auto\": at target hf the Hugging Face Trainer (or accelerate) replaces it with %s;"
+           .. " plain DeepSpeed (target deepspeed) does not, and fails on the string or drops it"
+           .. " ('dsforge check' says which)",
+         kept = "\"auto\": neither the Hugging Face Trainer (target hf) nor plain DeepSpeed (target"
+           .. " deepspeed) replaces it here: DeepSpeed sees the string ('dsforge check' says what it"
+           .. " does with it)",
+         some = "a value of its own" },
+  zh = { filled = "\"auto\"：目标 hf 时 Hugging Face Trainer（或 accelerate）将其替换为 %s；"
+           .. "纯 DeepSpeed（目标 deepspeed）不替换，会因该字符串报错或丢弃它（'dsforge check' 会说明是哪种）",
+         kept = "\"auto\"：Hugging Face Trainer（目标 hf）和纯 DeepSpeed（目标 deepspeed）都不会在此替换它："
+           .. "DeepSpeed 看到的是该字符串（'dsforge check' 会说明其后果）",
+         some = "它自己算出的值" },
+}
+
+-- The line explain prints for an "auto" value at the dotted path (hf_auto:
+-- the Trainer fills it there).
+function M.auto_text(path, hf_auto, lang)
+  lang = lang_of(lang)
+  local A = AUTO[lang]
+  if not hf_auto then return A.kept end
+  for _, k in ipairs(require("deepspeed.hf_auto")) do
+    if k.path == path then return string.format(A.filled, k.description) end
+  end
+  return string.format(A.filled, A.some)
+end
+
 -- Rows for every key present in cfg, in sorted path order. With rel (a
 -- release asked for with --ds-version), defaults are that release's and a
 -- key it does not read has the status "not-in-release".
@@ -140,6 +169,8 @@ function M.rows(cfg, lang, rel)
         if json_safe(f.default) then row.default = f.default end
         row.default_text = sc.default_text(f, lang)
         row.status = status_of(f, v)
+        -- the Hugging Face Trainer fills "auto" here (under this spelling)
+        row.hf_auto = f.hf_auto == true and (f.hf_auto_key == nil or f.hf_auto_key == key)
         if rel and canonical then
           p[#p] = canonical
           M.at_release(row, rel, p, f, v, lang)

@@ -114,6 +114,10 @@ function K.key(text, rel, lang)
   if fact and fact.alias then facts[#facts + 1] = W.alias:format(fact.alias) end
   if fact and fact.deprecated and fact.new then facts[#facts + 1] = W.deprecated:format(fact.new) end
   if #facts > 0 then out[#out + 1] = "    " .. table.concat(facts, "; ") end
+  -- what "auto" becomes, where the Hugging Face Trainer fills it
+  if node and node.hf_auto and (node.hf_auto_key == nil or node.hf_auto_key == parts[#parts]) then
+    out[#out + 1] = "    " .. M.auto_text(prefix .. parts[#parts], true, lang)
+  end
   local vt = M.versions_text(canon, node, lang)
   if vt then out[#out + 1] = "    " .. vt end
   out[#out + 1] = "    " .. W.per

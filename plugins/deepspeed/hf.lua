@@ -41,46 +41,9 @@ local function is_num(v) return type(v) == "number" and v == v end
 -- What HF fills
 ---------------------------------------------------------------------------
 
-M.auto_keys = {
-  { path = "train_micro_batch_size_per_gpu", inputs = { "micro_batch_size" }, match = true,
-    description = "TrainingArguments.per_device_train_batch_size" },
-  { path = "gradient_accumulation_steps", inputs = { "gradient_accumulation" }, match = true,
-    description = "TrainingArguments.gradient_accumulation_steps" },
-  { path = "train_batch_size", inputs = { "world_size", "micro_batch_size", "gradient_accumulation" },
-    match = true,
-    description = "world_size * per_device_train_batch_size * gradient_accumulation_steps" },
-  { path = "gradient_clipping", inputs = { "max_grad_norm" }, match = true,
-    description = "TrainingArguments.max_grad_norm" },
-  { path = "optimizer.params.lr", inputs = { "learning_rate" }, match = true,
-    description = "TrainingArguments.learning_rate" },
-  { path = "optimizer.params.betas", inputs = { "adam_beta1", "adam_beta2" }, match = true,
-    description = "[adam_beta1, adam_beta2]" },
-  { path = "optimizer.params.eps", inputs = { "adam_epsilon" }, match = true,
-    description = "TrainingArguments.adam_epsilon" },
-  { path = "optimizer.params.weight_decay", inputs = { "weight_decay" }, match = true,
-    description = "TrainingArguments.weight_decay" },
-  { path = "scheduler.params.warmup_min_lr", inputs = {}, match = false,
-    description = "0 (fill only, not a TrainingArguments value)" },
-  { path = "scheduler.params.warmup_max_lr", inputs = { "learning_rate" }, match = true,
-    description = "TrainingArguments.learning_rate" },
-  { path = "checkpoint.use_node_local_storage", inputs = { "save_on_each_node" }, match = false,
-    description = "set to true (whatever its value) when save_on_each_node is true; never filled otherwise" },
-  { path = "fp16.enabled", inputs = { "precision" }, match = true,
-    description = "fp16 or fp16_full_eval (true when precision is \"fp16\")" },
-  { path = "bf16.enabled", inputs = { "precision" }, match = true,
-    description = "bf16 or bf16_full_eval (true when precision is \"bf16\")" },
-  { path = "zero_optimization.reduce_bucket_size", inputs = { "hidden_size" }, match = false,
-    description = "hidden_size * hidden_size (fill only)" },
-  { path = "zero_optimization.stage3_prefetch_bucket_size", inputs = { "hidden_size" }, match = false,
-    description = "int(0.9 * hidden_size * hidden_size), an integer, only at ZeRO stage 3 (fill only)" },
-  { path = "zero_optimization.stage3_param_persistence_threshold", inputs = { "hidden_size" },
-    match = false, description = "10 * hidden_size, only at ZeRO stage 3 (fill only)" },
-  { path = "scheduler.params.total_num_steps", inputs = { "num_training_steps" }, match = true,
-    description = "the number of optimizer steps the Trainer computed" },
-  { path = "scheduler.params.warmup_num_steps", inputs = { "warmup_steps", "warmup_ratio",
-    "num_training_steps" }, match = true,
-    description = "warmup_steps if > 0, else ceil(num_training_steps * warmup_ratio)" },
-}
+-- (its own module, so that explain names what "auto" becomes without
+-- loading this one)
+M.auto_keys = require("deepspeed.hf_auto")
 
 -- transformers.TrainingArguments defaults, in this module's input names.
 M.TRAINING_DEFAULTS = {

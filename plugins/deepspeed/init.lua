@@ -24,11 +24,18 @@ local function rules()
   return list
 end
 
+-- The DeepSpeed release the rules check against by default, the one their
+-- findings name: the newest covered release (dsdata/index.lua, generated
+-- by contrib/dsknow; deepspeed.dsversion reads the same). The plugin's
+-- version and summary say it from there, never from a number of their own.
+local covered = require("deepspeed.dsdata.index").releases
+local newest = covered[#covered].version
+
 return {
   name = "deepspeed",
   interface = 1,
-  version = "0.19.6-1",
-  summary = "DeepSpeed 0.19.6 config schema, rules, memory model and \"auto\" resolution",
+  version = newest .. "-1",
+  summary = "DeepSpeed " .. newest .. " config schema, rules, memory model and \"auto\" resolution",
   rules = rules,
   -- estimate, explain, schema (commands.lua), loaded when a plugin
   -- command first runs or is listed: gen and check never load them.

@@ -75,6 +75,41 @@ function M.run(cfg, words, ctx)
     end
   end
 
+  -- The Trainer (--deepspeed CONFIG) and accelerate (its
+  -- deepspeed_config_file) fill the config's "auto" values: the config's
+  -- own rules apply at target hf. Unless the target was chosen (--target,
+  -- the manifest), the check returns it, and says which target applies.
+  local target
+  for _, n in ipairs({ named or false, acc or false }) do
+    if not target and n and type(n.value) == "string"
+        and same_file(n.value, ctx.config_file) then
+      target = n
+    end
+  end
+  -- Said when it matters: the config holds an "auto" value.
+  local function has_auto(v)
+    if v == "auto" then return true end
+    if type(v) == "table" then
+      for _, x in pairs(v) do if has_auto(x) then return true end end
+    end
+    return false
+  end
+  if target and has_auto(cfg) and not (ctx.target_given and ctx.target == "hf") then
+    local by = (target == acc) and "accelerate (deepspeed_config_file)"
+      or "the Hugging Face Trainer (--deepspeed)"
+    local msg = "the command runs " .. ctx.config_file .. " through " .. by
+      .. ", which fills its \"auto\" values: "
+    if not ctx.target_given then
+      msg = msg .. "checked at target hf (--target deepspeed checks it as"
+        .. " plain DeepSpeed reads it)"
+    else
+      msg = msg .. "checked at target " .. tostring(ctx.target)
+        .. " all the same, as chosen (--target or the manifest)"
+    end
+    out[#out + 1] = { severity = "note", rule = "command-target",
+      args = { target.index }, message = msg }
+  end
+
   local intent = ctx.variant and params or nil
   local findings = cmdline.check(cfg, facts, { params = intent,
     hidden_size = intent and hidden_size(intent) or nil })
@@ -88,7 +123,8 @@ function M.run(cfg, words, ctx)
   if math.type(facts.world_size) == "integer" and facts.world_size > 0 then
     learned.world_size = facts.world_size
   end
-  return { findings = dsforge.array(out), params = dsforge.object(learned) }
+  return { findings = dsforge.array(out), params = dsforge.object(learned),
+    target = (target and not ctx.target_given) and "hf" or nil }
 end
 
 return M

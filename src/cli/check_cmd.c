@@ -59,6 +59,7 @@ void dsf_check_cmd_free(dsf_check_cmd *c)
     cJSON_Delete(c->params);
     free(c->variant);
     free(c->target);
+    free(c->cmd_target);
 }
 
 static const char *jstr(const cJSON *o, const char *k)
@@ -175,8 +176,9 @@ static cJSON *finding_json(const dsf_check_cmd *c, const dsf_cmd_finding *f,
 
 int dsf_check_cmd_run(dsf_check_cmd *c, dsf_plugins *p, cJSON *doc,
                       const dsf_jsrc *src, const char *file,
-                      const dsf_validate_opts *vo, dsf_diags *out,
-                      cJSON *json, cJSON *learned, dsf_diags *d)
+                      const dsf_validate_opts *vo, bool target_given,
+                      dsf_diags *out, cJSON *json, cJSON *learned,
+                      dsf_diags *d)
 {
     if (!dsf_plugins_cmdcheck_count(p)) {
         dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
@@ -188,8 +190,11 @@ int dsf_check_cmd_run(dsf_check_cmd *c, dsf_plugins *p, cJSON *doc,
         return DSF_EINPUT;
     }
     dsf_cmd_findings f = {NULL, 0};
-    dsf_cmdcheck_in in = {vo, file, c->variant, c->words, c->nwords};
-    int rc = dsf_plugins_check_command(p, doc, &in, &f, learned, d);
+    static const char *const targets[] = {"deepspeed", "hf", NULL};
+    dsf_cmdcheck_in in = {vo, file, c->variant, c->words, c->nwords,
+                          target_given, targets};
+    int rc = dsf_plugins_check_command(p, doc, &in, &f, learned,
+                                       &c->cmd_target, d);
     for (size_t i = 0; !rc && i < f.len; i++) {
         const dsf_cmd_finding *x = &f.items[i];
         dsf_jpos pos;

@@ -12,6 +12,7 @@
 #ifndef DSF_CHECK_CMD_H
 #define DSF_CHECK_CMD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
@@ -28,6 +29,8 @@ typedef struct dsf_check_cmd {
     cJSON *params;       /* the manifest's params of CONFIG, or NULL */
     char *variant;       /* its "<profile>-<variant>" name, or NULL */
     char *target;        /* the manifest's target for it, or NULL */
+    char *cmd_target;    /* the target a command check says the command
+                            runs CONFIG at, or NULL */
 } dsf_check_cmd;
 
 /* Sets c up for words[0..n) (borrowed; n > 0). Freed with
@@ -45,11 +48,14 @@ void dsf_check_cmd_manifest(dsf_check_cmd *c, const char *file,
 ** Their findings go to out (unsorted: each at its argument, followed by a
 ** note at the config key when it names one) and, when json is not NULL,
 ** to the array json as objects; the params they learn from the command
-** to the object learned. Errors: no plugin checks commands (DSF_EINPUT),
-** a script error. */
+** to the object learned, the target they say the command runs CONFIG at
+** to c->cmd_target (target_given: vo->target was chosen, by --target or
+** the manifest). Errors: no plugin checks commands (DSF_EINPUT), a script
+** error. */
 int dsf_check_cmd_run(dsf_check_cmd *c, dsf_plugins *p, cJSON *doc,
                       const dsf_jsrc *src, const char *file,
-                      const dsf_validate_opts *vo, dsf_diags *out,
-                      cJSON *json, cJSON *learned, dsf_diags *d);
+                      const dsf_validate_opts *vo, bool target_given,
+                      dsf_diags *out, cJSON *json, cJSON *learned,
+                      dsf_diags *d);
 
 #endif

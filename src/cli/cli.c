@@ -49,8 +49,25 @@ static const char tail_help[] =
     "  5  script error or sandbox limit\n"
     "\n"
     "Environment:\n"
-    "  DSFORGE_PATH, DSFORGE_PLUGIN_PATH, XDG_CONFIG_HOME, XDG_CACHE_HOME,\n"
-    "  NO_COLOR\n";
+    "  (every variable dsforge reads)\n"
+    "  DSFORGE_PATH, DSFORGE_PLUGIN_PATH: profile and plugin directories\n"
+    "    (colon-separated), after --profile-path and --plugin-path\n"
+    "  DSFORGE_DS_VERSION: the DeepSpeed release without --ds-version\n"
+    "  DSFORGE_DATADIR: where the built-in profiles and plugins are read\n"
+    "  HOME, XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_STATE_HOME: the user's\n"
+    "    profiles and plugins, the repository cache, the user lock file\n"
+    "  NO_COLOR: no colour in diagnostics\n"
+    "  CI: 'true' or '1' fetches repositories as --locked does\n"
+    "  DSFORGE_TOKEN_<REPOSITORY>: the bearer token for a repository\n"
+    "  DSFORGE_FETCH_TIMEOUT, DSFORGE_FETCH_CONNECT_TIMEOUT (seconds),\n"
+    "    DSFORGE_FETCH_MAX_BYTES, DSFORGE_REPO_CHECK_INTERVAL (seconds):\n"
+    "    repository downloads\n"
+    "  CURL_CA_BUNDLE, SSL_CERT_FILE, SSL_CERT_DIR: the CA certificates\n"
+    "  DSFORGE_LIBCURL, DSFORGE_LIBCRYPTO: the libcurl and libcrypto to load\n"
+    "  WORLD_SIZE: check CONFIG -- COMMAND, the world size of a plain\n"
+    "    python command (read by the launch plugin)\n"
+    "  DSFORGE_FULL_TEARDOWN, LD_PRELOAD: free everything at exit (when\n"
+    "    set, or under valgrind) instead of leaving it to the OS\n";
 
 #define MAX_COMMANDS 128
 
@@ -88,7 +105,7 @@ static int unknown_command(const char *cmd, const dsf_plugin_cmds *pc)
         names[i] = all[i]->name;
     names[n] = NULL;
     if (cmd[0] == '-') {
-        static const char *const top[] = {"help", "version", NULL};
+        static const char *const top[] = {"--help", "--version", NULL};
         dsf_cli_unknown(&d, NULL, "option", cmd, top);
     } else {
         dsf_cli_unknown(&d, NULL, "command", cmd, names);

@@ -143,14 +143,39 @@ static void check_json_load(const char *file, const char *text, size_t len,
     }
 }
 
+/* The command's checks on file (check_file): their params join params
+** (all but keep). */
+static int command_check(dsf_check_cmd *cmd, dsf_plugins *plugins,
+                         cJSON *doc, const dsf_jsrc *src, const char *file,
+                         const dsf_validate_opts *vo, bool target_given,
+                         dsf_diags *cmd_out, cJSON *cmd_json, cJSON *params,
+                         const char *keep, dsf_diags *out)
+{
+    cJSON *learned = cJSON_CreateObject();
+    int rc = dsf_check_cmd_run(cmd, plugins, doc, src, file, vo,
+                               target_given, cmd_out, cmd_json, learned,
+                               out);
+    for (cJSON *m = learned->child; m; m = m->next) {
+        if (keep && !strcmp(m->string, keep))
+            continue;
+        cJSON_DeleteItemFromObjectCaseSensitive(params, m->string);
+        cJSON_AddItemToObject(params, m->string, cJSON_Duplicate(m, 1));
+    }
+    cJSON_Delete(learned);
+    return rc;
+}
+
 /* Checks file with the rules, and the command of cmd (may be NULL)
 ** against it: the command's findings go to cmd_out and cmd_json, and
 ** the params the command checks learn from it (all but keep, the one the
-** user gave) join vo->params (params) before the rules run. */
+** user gave) join vo->params (params) before the rules run; so does the
+** target they say the command runs the file at, unless target_given
+** (--target, or the manifest's). */
 static int check_file(const char *file, dsf_plugins *plugins,
-                      const dsf_validate_opts *vo, cJSON *params,
-                      const char *keep, dsf_diags *out, dsf_check_cmd *cmd,
-                      dsf_diags *cmd_out, cJSON *cmd_json)
+                      const dsf_validate_opts *vo, bool target_given,
+                      cJSON *params, const char *keep, dsf_diags *out,
+                      dsf_check_cmd *cmd, dsf_diags *cmd_out,
+                      cJSON *cmd_json)
 {
     cJSON *doc;
     dsf_jsrc *src;
@@ -178,29 +203,24 @@ static int check_file(const char *file, dsf_plugins *plugins,
         dsf_diag_set_hint(g, "remove one of the two keys");
         dsf_jsloc_excerpt(g, src);
     }
-    if (!strcmp(vo->target, "hf"))
+    dsf_validate_opts cvo = *vo; /* with the command's target */
+    if (cJSON_IsObject(doc) && cmd) {
+        rc = command_check(cmd, plugins, doc, src, file, vo, target_given,
+                           cmd_out, cmd_json, params, keep, out);
+        if (!rc && cmd->cmd_target && !target_given)
+            cvo.target = cmd->cmd_target;
+    }
+    if (!rc && !strcmp(cvo.target, "hf"))
         check_json_load(file, text, len, src, out);
     free(text);
-    if (!cJSON_IsObject(doc)) {
+    if (rc) {
+        /* the command check failed (a script error) */
+    } else if (!cJSON_IsObject(doc)) {
         rc = dsf_diag_error(out, DSF_EINPUT, file, 1, 1,
                             "a DeepSpeed config must be a JSON object");
     } else {
-        if (cmd) {
-            cJSON *learned = cJSON_CreateObject();
-            rc = dsf_check_cmd_run(cmd, plugins, doc, src, file, vo, cmd_out,
-                                   cmd_json, learned, out);
-            for (cJSON *m = learned->child; m; m = m->next) {
-                if (keep && !strcmp(m->string, keep))
-                    continue;
-                cJSON_DeleteItemFromObjectCaseSensitive(params, m->string);
-                cJSON_AddItemToObject(params, m->string,
-                                      cJSON_Duplicate(m, 1));
-            }
-            cJSON_Delete(learned);
-        }
         dsf_findings f = DSF_FINDINGS_INIT;
-        if (!rc)
-            rc = dsf_plugins_validate(plugins, doc, vo, &f, out);
+        rc = dsf_plugins_validate(plugins, doc, &cvo, &f, out);
         for (size_t i = 0; i < f.len; i++) {
             dsf_jpos pos = dsf_jsloc_locate(doc, src, f.items[i].path);
             dsf_diag *g = dsf_diag_add(out, f.items[i].severity, file,
@@ -226,6 +246,7 @@ typedef struct check_run {
     const char **files;
     dsf_plugins *plugins;
     const dsf_validate_opts *vo;
+    bool target_given; /* by --target or the manifest */
     cJSON *params;
     const char *keep;
     dsf_check_cmd *cmd;
@@ -236,7 +257,8 @@ typedef struct check_run {
 static int check_one(void *ctx, size_t i, dsf_diags *found)
 {
     const check_run *cr = ctx;
-    return check_file(cr->files[i], cr->plugins, cr->vo, cr->params,
+    return check_file(cr->files[i], cr->plugins, cr->vo, cr->target_given,
+                      cr->params,
                       cr->keep, found, cr->cmd, cr->cmd_out, cr->cmd_json);
 }
 
@@ -406,7 +428,8 @@ static int run(int argc, char **argv)
     if (!rc) {
         dsf_validate_opts vo = {target, "check", params, NULL, NULL,
                                 ds_version};
-        check_run cr = {files, plugins, &vo, params,
+        check_run cr = {files, plugins, &vo, target_given || cmd.target,
+                        params,
                         world_given ? pname : NULL,
                         with_cmd ? &cmd : NULL, &cmd_found, cmd_json};
         /* Standard input is read once, and a command is checked with one

@@ -57,10 +57,12 @@ const dsf_command dsf_cmd_diff = {
     "PROFILE[@VER][:TIER], a variant generated now: each difference names "
     "the layer that set it on each side, and the consequences (memory, "
     "fit, batch, findings) come from the plugins' summary.\n\n"
-    "EDITs (PATH=VALUE, +PATH=VALUE, ~PATH) apply to both profile sides.",
+    "EDITs (PATH=VALUE, +PATH=VALUE, ~PATH) apply to both profile sides. "
+    "diff takes two sides: compare three two at a time.",
     opts, true,
     "Exit status: 0 equal, 1 different, 2 usage error, 3 input error (a "
-    "missing or malformed file, a variant with errors), 5 script error.",
+    "missing or malformed file, a variant with errors, two directories "
+    "with no variant name in common), 5 script error.",
     "profile", NULL, run, NULL};
 
 /* What one side gets: the shared arguments, then its own. */
@@ -116,6 +118,20 @@ static int add_edit(args *a, side_args *s, const char *text, int argno,
     s->edits = dsf_xrealloc(s->edits, (s->nedits + 1) * sizeof *s->edits);
     s->edits[s->nedits++] = e;
     return 0;
+}
+
+/* A positional argument after A and B that is no edit (no '=', no '~'):
+** a third side, which diff does not take. */
+static int third_side(const char *arg, int argno, dsf_diags *d)
+{
+    dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                               "argument #%d: '%s' is a third side, but "
+                               "diff compares two, A and B",
+                               argno, arg);
+    dsf_diag_set_hint(g, "compare them two at a time ('dsforge diff A B', "
+                         "then 'dsforge diff A C'); after A and B come "
+                         "edits: PATH=VALUE, +PATH=VALUE or ~PATH");
+    return DSF_EUSAGE;
 }
 
 static int add_ignore(args *a, const char *text, dsf_diags *d)
@@ -247,6 +263,19 @@ static int diff_dirs(dsf_side *s, const args *a, bool *differ, dsf_diags *d)
             cJSON_AddItemToArray(only[1],
                                  cJSON_CreateString(s[1].v[j].name));
     *differ = ndiff || only[0]->child || only[1]->child;
+    if (!rc && !npaired) {
+        /* Nothing was compared: that is no answer, neither "equal" nor
+        ** "different". */
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "no variant of %s has a namesake in %s "
+                                   "(%zu and %zu variants): nothing to "
+                                   "compare", s[0].dir, s[1].dir, s[0].nv,
+                                   s[1].nv);
+        dsf_diag_set_hint(g, "output directories pair variants by name; "
+                             "compare two variants with other names as "
+                             "DIR:VARIANT");
+        rc = DSF_EINPUT;
+    }
     if (!rc) {
         cJSON_AddBoolToObject(all, "equal", !*differ);
         if (a->json) {
@@ -329,6 +358,8 @@ static int run(int argc, char **argv)
                 a.side[0] = arg;
             else if (!a.side[1])
                 a.side[1] = arg;
+            else if (!strchr(arg, '=') && arg[0] != '~')
+                rc = third_side(arg, argno, &d);
             else
                 rc = add_edit(&a, &a.both, arg, argno, &d);
             break;

@@ -53,6 +53,33 @@ const dsf_prov_event *dsf_prov_origin(const dsf_prov *p, const char *path)
     return best;
 }
 
+const dsf_prov_event *dsf_prov_origin_located(const dsf_prov *p,
+                                              const char *path)
+{
+    const dsf_prov_event *best = NULL;
+    size_t best_len = 0;
+    for (size_t i = 0; i < p->len; i++) {
+        const dsf_prov_event *e = &p->ev[i];
+        if (!e->layer->file || !is_prefix(e->path, path))
+            continue;
+        size_t n = strlen(e->path);
+        if (!best || n >= best_len) {
+            best = e;
+            best_len = n;
+        }
+    }
+    return best;
+}
+
+const dsf_prov_event *dsf_prov_maker(const dsf_prov *p, const char *path)
+{
+    const dsf_prov_event *best = NULL;
+    for (size_t i = 0; i < p->len; i++)
+        if (is_prefix(path, p->ev[i].path) && strcmp(path, p->ev[i].path))
+            best = &p->ev[i];
+    return best;
+}
+
 void dsf_prov_free(dsf_prov *p)
 {
     for (size_t i = 0; i < p->len; i++) {

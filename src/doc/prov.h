@@ -53,6 +53,17 @@ void dsf_prov_add(dsf_prov *p, const char *path, dsf_prov_action action,
 ** layer that is responsible for the value now), or NULL. Borrowed. */
 const dsf_prov_event *dsf_prov_origin(const dsf_prov *p, const char *path);
 
+/* As dsf_prov_origin, among the events whose layer has a file (a
+** profile, a -f file, an edit's argument): for a value a plugin's
+** resolver set (no file), the layer that wrote what it replaced. */
+const dsf_prov_event *dsf_prov_origin_located(const dsf_prov *p,
+                                              const char *path);
+
+/* The last event for a descendant of path, or NULL: the layer that made
+** a value (an object) no event names itself, such as the edit
+** a.b=1 making "a". Borrowed. */
+const dsf_prov_event *dsf_prov_maker(const dsf_prov *p, const char *path);
+
 /* Appends where e's value comes from, as --why prints it: the layer's
 ** label and, when known, " (file:line:col)". */
 void dsf_prov_where(dsf_buf *out, const dsf_prov_event *e);

@@ -199,6 +199,8 @@ static int push_call(lua_State *L)
     lua_createtable(L, 0, 8);
     lua_pushstring(L, vo->target);
     lua_setfield(L, -2, "target");
+    lua_pushboolean(L, a->in->target_given);
+    lua_setfield(L, -2, "target_given");
     lua_pushstring(L, vo->mode);
     lua_setfield(L, -2, "mode");
     if (vo->params) {
@@ -338,7 +340,7 @@ static int cmp_finding(const void *a, const void *b)
 int dsf_plugins_check_command(dsf_plugins *p, const cJSON *doc,
                               const dsf_cmdcheck_in *in,
                               dsf_cmd_findings *out, cJSON *learned,
-                              dsf_diags *d)
+                              char **target, dsf_diags *d)
 {
     lua_State *L = dsf_host_state(p->host);
     int rc = 0;
@@ -365,10 +367,12 @@ int dsf_plugins_check_command(dsf_plugins *p, const cJSON *doc,
             free(err);
         }
         lua_settop(L, 0);
-        /* A list of findings, or {findings = list, params = table}. */
+        /* A list of findings, or {findings = list, params = table,
+        ** target = name}. */
         const cJSON *list = res;
         if (!rc && cJSON_IsObject(res) && res->child) {
-            static const char *const keys[] = {"findings", "params", NULL};
+            static const char *const keys[] = {"findings", "params",
+                                               "target", NULL};
             bool ok = true;
             for (const cJSON *m = res->child; m; m = m->next) {
                 bool hit = false;
@@ -379,12 +383,28 @@ int dsf_plugins_check_command(dsf_plugins *p, const cJSON *doc,
             list = cJSON_GetObjectItemCaseSensitive(res, "findings");
             const cJSON *ps = cJSON_GetObjectItemCaseSensitive(res,
                                                                "params");
+            const cJSON *tg = cJSON_GetObjectItemCaseSensitive(res,
+                                                               "target");
             if (!ok || (ps && !cJSON_IsObject(ps) &&
-                        !(cJSON_IsArray(ps) && !ps->child)))
+                        !(cJSON_IsArray(ps) && !ps->child)) ||
+                (tg && !cJSON_IsString(tg)))
                 rc = dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
                                     "%s must return a list of findings, or "
-                                    "{findings = list, params = table}",
+                                    "{findings = list, params = table, "
+                                    "target = name}",
                                     what);
+            bool known = false;
+            for (size_t i = 0; !rc && tg && in->targets[i]; i++)
+                known |= !strcmp(in->targets[i], tg->valuestring);
+            if (!rc && tg && !known)
+                rc = dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
+                                    "%s returned target '%s', not one of "
+                                    "--target's values", what,
+                                    tg->valuestring);
+            if (!rc && tg) {
+                free(*target);
+                *target = dsf_xstrdup(tg->valuestring);
+            }
             for (const cJSON *m = ps && !rc && cJSON_IsObject(ps) ? ps->child
                                                                  : NULL;
                  m; m = m->next) {

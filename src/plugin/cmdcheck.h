@@ -11,6 +11,7 @@
 #ifndef DSF_PLUGIN_CMDCHECK_H
 #define DSF_PLUGIN_CMDCHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
@@ -62,6 +63,11 @@ typedef struct dsf_cmdcheck_in {
                                      variant, or NULL */
     char *const *words;           /* the command */
     size_t nwords;
+    bool target_given;            /* vo->target was chosen (--target, the
+                                     manifest): a check's target is not
+                                     used */
+    const char *const *targets;   /* the targets a check may return
+                                     (NULL-terminated) */
 } dsf_cmdcheck_in;
 
 /* Reads the `check_command` field of the declaration at stack index t of
@@ -80,12 +86,14 @@ size_t dsf_plugins_cmdcheck_count(const dsf_plugins *p);
 ** from the command (the world size, say) to the object learned (a later
 ** plugin's value wins). A check returns a list of findings {severity,
 ** rule, message, path?, fix?, args?} (args: 1-based word numbers), or
-** {findings = that list, params = a table}; anything else, or raising,
-** is a script error (DSF_ESCRIPT). */
+** {findings = that list, params = a table, target = a name}; anything
+** else, or raising, is a script error (DSF_ESCRIPT). *target (NULL or
+** allocated; the caller frees it) is the target a check says the command
+** runs CONFIG at (a later plugin's wins). */
 int dsf_plugins_check_command(dsf_plugins *p, const cJSON *doc,
                               const dsf_cmdcheck_in *in,
                               dsf_cmd_findings *out, cJSON *learned,
-                              dsf_diags *d);
+                              char **target, dsf_diags *d);
 
 void dsf_cmd_findings_free(dsf_cmd_findings *f);
 

@@ -67,6 +67,9 @@ typedef struct dsf_finding {
     char *path;        /* canonical config path ("" for the whole config) */
     char *message;
     char *fix;         /* or NULL */
+    char *params;      /* the params the finding depends on, comma-separated
+                       ** (ctx.report's `param`), or NULL: gen blames the
+                       ** --param or --matrix argument that set one */
 } dsf_finding;
 
 typedef struct dsf_findings {

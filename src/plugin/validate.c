@@ -82,6 +82,32 @@ static int l_report(lua_State *L)
                              "list");
     }
     lua_pop(L, 1);
+    /* The params the finding depends on: a name or a list of names. */
+    dsf_buf params = DSF_BUF_INIT;
+    lua_pushliteral(L, "param");
+    int qt = lua_rawget(L, 1);
+    if (qt == LUA_TSTRING) {
+        dsf_buf_puts(&params, lua_tostring(L, -1));
+    } else if (qt == LUA_TTABLE) {
+        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+        for (lua_Integer i = 1; i <= n; i++) {
+            if (lua_rawgeti(L, -1, i) != LUA_TSTRING) {
+                dsf_buf_free(&path);
+                dsf_buf_free(&params);
+                return luaL_error(L, "ctx.report: 'param' must be a name "
+                                     "or a list of names");
+            }
+            if (params.len)
+                dsf_buf_putc(&params, ',');
+            dsf_buf_puts(&params, lua_tostring(L, -1));
+            lua_pop(L, 1);
+        }
+    } else if (qt != LUA_TNIL) {
+        dsf_buf_free(&path);
+        return luaL_error(L, "ctx.report: 'param' must be a name or a "
+                             "list of names");
+    }
+    lua_pop(L, 1);
     dsf_findings *f = c->out;
     dsf_xgrow((void **)&f->items, &f->cap, f->len + 1, sizeof *f->items);
     dsf_finding *x = &f->items[f->len++];
@@ -91,6 +117,8 @@ static int l_report(lua_State *L)
     x->path = dsf_buf_take(&path);
     x->message = dsf_xstrdup(message);
     x->fix = dsf_xstrdup(fix ? fix : r->fix);
+    x->params = params.len ? dsf_buf_take(&params) : NULL;
+    dsf_buf_free(&params);
     return 0;
 }
 
@@ -300,6 +328,7 @@ void dsf_findings_free(dsf_findings *f)
         free(f->items[i].path);
         free(f->items[i].message);
         free(f->items[i].fix);
+        free(f->items[i].params);
     }
     free(f->items);
     f->items = NULL;

@@ -2,6 +2,7 @@
 ** every variant; then show or write the results (output.c). */
 #include "profile/gen_run.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,18 @@ static int evaluate(run *ru, dsf_diags *d)
     return rc;
 }
 
+/* Whether every variant was built (has its document): a run stopped by
+** its rules' errors, not by a failed build. */
+static bool all_built(const run *ru)
+{
+    if (!ru->nv)
+        return false;
+    for (size_t i = 0; i < ru->nv; i++)
+        if (!ru->v[i].doc)
+            return false;
+    return true;
+}
+
 int dsf_gen_run(const dsf_gen_request *r, dsf_diags *d)
 {
     run ru;
@@ -168,6 +181,10 @@ int dsf_gen_run(const dsf_gen_request *r, dsf_diags *d)
     ru.r = r;
     int rc = evaluate(&ru, d);
     rc = dsf_gen_out_finish(&ru, rc, d); /* -o: all or nothing */
+    /* --why shows the provenance even when the rules found errors: that
+    ** is when it is needed (the errors follow, and the exit code is 1). */
+    if (rc == DSF_EVALID && r->why && all_built(&ru))
+        dsf_gen_print_why(&ru, d);
     if (!rc) {
         if (r->why)
             dsf_gen_print_why(&ru, d);

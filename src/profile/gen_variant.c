@@ -2,6 +2,7 @@
 ** resolvers, summaries and rules, then its emitters and its output. */
 #include "profile/gen_run.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,24 +14,94 @@
 #include "doc/merge.h"
 #include "json/jsonout.h"
 
+/* Whether name is one of the comma-separated names of list. */
+static bool listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p; p = strchr(p, ',')) {
+        if (*p == ',')
+            p++;
+        if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    }
+    return false;
+}
+
+/* The last --param or --matrix argument that set one of the params a
+** finding depends on (f->params), as "argument #N" and its text; false
+** when none did (the finding is then located by its path). */
+static bool param_argument(const run *ru, const dsf_finding *f, int *argno,
+                           dsf_buf *text)
+{
+    const dsf_gen_request *r = ru->r;
+    *argno = 0;
+    for (size_t i = 0; f->params && i < r->nparams; i++)
+        if (listed(f->params, r->params[i].key) &&
+            r->params[i].argno > *argno) {
+            *argno = r->params[i].argno;
+            text->len = 0;
+            dsf_buf_printf(text, "--param %s=%s", r->params[i].key,
+                           r->params[i].value);
+        }
+    for (size_t a = 0; f->params && a < r->nmatrix; a++)
+        if (ru->sweeps[a].is_param && listed(f->params, r->matrix[a].key) &&
+            r->matrix[a].argno > *argno) {
+            *argno = r->matrix[a].argno;
+            text->len = 0;
+            dsf_buf_printf(text, "--matrix %s", r->matrix[a].key);
+        }
+    return *argno > 0;
+}
+
+/* A finding located where its cause is: the --param or --matrix argument
+** that set a param it depends on; else the layer that set the value at
+** its path (or an ancestor; or, for a value no event names, such as an
+** object an edit a.b=1 made, the layer that made it; for a value a
+** plugin's resolver set, the layer with a file that set it before); else
+** the profile's build. A finding blamed on a command-line argument quotes it. */
 static void finding_to_diag(run *ru, const variant *v, const dsf_finding *f,
                             dsf_diags *d)
 {
-    const dsf_prov_event *e = dsf_prov_origin(&v->prov, f->path);
+    dsf_buf argtext = DSF_BUF_INIT;
+    int argno;
+    char *argfile = NULL;
     const char *file = NULL;
     int line = 0, col = 0;
     const dsf_profile_src *leaf = &ru->profile->chain[ru->profile->nchain - 1];
-    if (e) {
+    const dsf_prov_event *e = NULL;
+    if (param_argument(ru, f, &argno, &argtext)) {
+        argfile = dsf_xasprintf("argument #%d", argno);
+        file = argfile;
+    } else {
+        e = dsf_prov_origin(&v->prov, f->path);
+        if (!e)
+            e = dsf_prov_maker(&v->prov, f->path);
+        /* a plugin's resolver has no file: the layer that wrote what it
+        ** replaced (the profile's "auto") has one */
+        if (e && !e->layer->file && dsf_prov_origin_located(&v->prov,
+                                                            f->path))
+            e = dsf_prov_origin_located(&v->prov, f->path);
+    }
+    if (argfile) {
+        /* located at the argument */
+    } else if (e) {
         file = e->layer->file;
         line = e->line;
         col = e->col;
+        if (!strcmp(e->layer->kind, "edit"))
+            dsf_buf_puts(&argtext, e->layer->label);
     } else {
         file = dsf_profile_src_where(leaf);
         line = leaf->build_line;
     }
     dsf_diag *g = dsf_diag_add(d, f->severity, file, line, col,
-                               "variant %s: %s%s%s", v->name, f->path,
+                               "variant %s: %s%s%s%s%s%s", v->name,
+                               argtext.len ? "'" : "",
+                               argtext.len ? argtext.data : "",
+                               argtext.len ? "': " : "", f->path,
                                f->path[0] ? ": " : "", f->message);
+    dsf_buf_free(&argtext);
+    free(argfile);
     dsf_diag_set_rule(g, f->rule);
     dsf_diag_set_path(g, f->path);
     if (f->fix)

@@ -364,6 +364,53 @@ class CheckCommand(dsf.TempDirTest):
         self.assertExit(res, 0)
         self.assertEqual(res.out, "")
 
+    # issue 29: a command that runs CONFIG through the Trainer (or
+    # accelerate) selects target hf for its own rules, and says so; it
+    # printed an [auto-value] error for every "auto" before the hint.
+    AUTO = ('{\n  "train_batch_size": "auto",\n'
+            '  "train_micro_batch_size_per_gpu": "auto",\n'
+            '  "gradient_accumulation_steps": "auto",\n'
+            '  "gradient_clipping": "auto",\n'
+            '  "optimizer": {"type": "AdamW", "params": {"lr": "auto"}},\n'
+            '  "zero_optimization": {"stage": 2, "overlap_comm": true}\n}\n')
+
+    def test_a_trainer_command_selects_target_hf(self):
+        self.write("auto.json", self.AUTO)
+        words = ["torchrun", "--nproc_per_node", "8", "train.py",
+                 "--deepspeed", "auto.json"]
+        res = self.check("auto.json", "--", *words)
+        self.assertExit(res, 0)
+        self.assertNotIn("[auto-value]", res.err)
+        self.assertIn("<command>:1:%d: note: argv[4] --deepspeed: the "
+                      "command runs auto.json through the Hugging Face "
+                      "Trainer (--deepspeed), which fills its \"auto\" "
+                      "values: checked at target hf" % col(words, 4),
+                      res.err)
+        self.assertIn("[command-target]", res.err)
+        # --target wins, and the note says the command's target is not used
+        res = self.check("auto.json", "--target", "deepspeed", "--", *words)
+        self.assertExit(res, 1)
+        self.assertEqual(res.err.count("[auto-value]"), 5, res.err)
+        self.assertIn("checked at target deepspeed all the same", res.err)
+
+    def test_accelerate_config_file_selects_target_hf(self):
+        self.write("auto.json", self.AUTO)
+        res = self.check("auto.json", "--", "accelerate", "launch",
+                         "--num_processes", "8", "--use_deepspeed",
+                         "--deepspeed_config_file", "auto.json", "train.py")
+        self.assertExit(res, 0)
+        self.assertNotIn("[auto-value]", res.err)
+        self.assertIn("through accelerate (deepspeed_config_file)", res.err)
+
+    def test_a_command_that_does_not_run_config_keeps_the_target(self):
+        # plain DeepSpeed reads the config itself: "auto" stays an error
+        self.write("auto.json", self.AUTO)
+        res = self.check("auto.json", "--", "deepspeed", "--num_gpus", "8",
+                         "train.py", "--deepspeed_config", "auto.json")
+        self.assertExit(res, 1)
+        self.assertIn("[auto-value]", res.err)
+        self.assertNotIn("[command-target]", res.err)
+
     def test_help_describes_it(self):
         res = run("check", "--help")
         self.assertExit(res, 0)
@@ -392,6 +439,8 @@ return {
         return { { severity = "fatal", rule = "cc", message = "x" } }
       elseif mode == "notalist" then
         return 42
+      elseif mode == "badtarget" then
+        return { findings = {}, target = "fsdp" }
       elseif mode == "boom" then
         error("kaput")
       end
@@ -446,6 +495,8 @@ class PluginCommandChecks(dsf.TempDirTest):
         for mode, word in (("badargs", "word numbers"),
                            ("badsev", "'severity'"),
                            ("notalist", "list of findings"),
+                           ("badtarget", "returned target 'fsdp', not one of "
+                            "--target's values"),
                            ("boom", "kaput")):
             with self.subTest(mode=mode):
                 res = self.check(mode)

@@ -67,6 +67,17 @@ class UsageErrors(unittest.TestCase):
             self.assertIn("dsforge %s --help" % c, res.err)
             self.assertEqual(res.out, "")
 
+    def test_a_mistyped_top_level_option_suggests_the_option(self):
+        # issue 29: '--verison' suggested 'version', which is no option
+        for typo, want in (("--verison", "--version"), ("--hlep", "--help")):
+            with self.subTest(typo=typo):
+                res = run(typo)
+                self.assertEqual(res.rc, 2, res)
+                self.assertEqual(res.err.splitlines(), [
+                    "dsforge: error: unknown option '%s'" % typo,
+                    "  hint: did you mean '%s'? (try 'dsforge --help')"
+                    % want])
+
     def test_missing_option_value(self):
         res = run("gen", "8xa100", "--tier")
         self.assertEqual(res.rc, 2)

@@ -256,6 +256,67 @@ class ManPage(dsf.TempDirTest):
         self.assertIn("EXIT CODES", text)
         self.assertIn("Declared by the plugin deepspeed.", text)
 
+    # Where src/ reads a variable whose name is not a literal in the
+    # getenv call: the name is a literal of the caller (a wrapper's
+    # argument, a format) and the scan below finds it by its prefix or
+    # file; a new such call must be added here and its names to the man
+    # page. cmdcheck.c reads the variables plugins declare (`env`).
+    INDIRECT_GETENV = {"core/paths.c", "core/dynlib.c", "fetch/repo.c",
+                       "plugin/cmdcheck.c"}
+    ENV_PREFIXES = ("DSFORGE_", "XDG_", "SSL_", "CURL_")
+
+    def read_names(self):
+        """Every environment variable name src/ and the built-in plugins
+        read: getenv("NAME") literals, the names passed to the wrappers
+        (literals with a prefix above: "DSFORGE_TOKEN_%s" gives
+        DSFORGE_TOKEN_) and the `env` lists of command checks."""
+        names, indirect = set(), set()
+        src = os.path.join(dsf.SOURCE_DIR, "src")
+        for root, _, files in os.walk(src):
+            for f in files:
+                if not f.endswith(".c"):
+                    continue
+                path = os.path.join(root, f)
+                with open(path, encoding="utf-8") as fh:
+                    text = fh.read()
+                names |= set(re.findall(r'getenv\("([A-Za-z0-9_]+)"\)', text))
+                if re.search(r"getenv\([a-z_>.\[\]-]+\)", text):
+                    indirect.add(os.path.relpath(path, src))
+                for lit in re.findall(r'"([A-Z][A-Z0-9_]*)(?:%s)?"', text):
+                    if lit.startswith(self.ENV_PREFIXES) and lit not in (
+                            "DSFORGE_", "XDG_"):
+                        names.add(lit)
+        plugins = os.path.join(dsf.SOURCE_DIR, "plugins")
+        for root, _, files in os.walk(plugins):
+            for f in files:
+                if f.endswith(".lua"):
+                    with open(os.path.join(root, f), encoding="utf-8") as fh:
+                        for lst in re.findall(r"\benv = \{([^}]*)\}",
+                                              fh.read()):
+                            names |= set(re.findall(r'"([A-Z0-9_]+)"', lst))
+        return names, indirect
+
+    def test_man_page_lists_every_environment_variable_read(self):
+        # issue 29: ENVIRONMENT listed 5 of the variables read (not CI)
+        names, indirect = self.read_names()
+        self.assertEqual(indirect, self.INDIRECT_GETENV,
+                         "a getenv of a computed name: list it above and "
+                         "its names in the man page")
+        for must in ("CI", "NO_COLOR", "DSFORGE_PATH", "DSFORGE_TOKEN_",
+                     "XDG_STATE_HOME", "DSFORGE_FETCH_TIMEOUT",
+                     "DSFORGE_LIBCURL", "WORLD_SIZE", "HOME"):
+            self.assertIn(must, names)  # the scan finds them
+        man = run("__man").out
+        section = man.split(".SH ENVIRONMENT\n", 1)[1].split("\n.SH ", 1)[0]
+        listed = set(re.findall(r"[A-Z][A-Z0-9_]+(?:<[A-Z]+>)?", section))
+        listed |= {n.split("<")[0] for n in listed}
+        missing = sorted(n for n in names if n not in listed)
+        self.assertEqual(missing, [], "read but not in the man page's "
+                                      "ENVIRONMENT")
+        # and --help says the same
+        self.assertIn(section.split("\n")[0].strip(),
+                      run("--help").out)
+
     def test_built_and_installed(self):
         # the build writes build/dsforge.1 from the binary
         built = os.path.join(os.path.dirname(os.path.abspath(dsf.DSFORGE)),

@@ -221,6 +221,35 @@ class OutputDirs(DiffTest):
         self.assertIn("2 of 3 paired variants differ", res.out)
         self.assertExit(run("diff", a, a + ":small"), 2)
 
+    def test_directories_with_no_variant_in_common_are_an_error(self):
+        # issue 29: "0 of 0 paired variants differ" with exit 1; nothing
+        # was compared, which is neither equal nor different
+        a = self.gen("a")
+        m = os.path.join(self.tmp, "m")
+        self.assertExit(run("gen", "base", "--tier", "small", "--matrix",
+                            "gpu_mem_gb=40,80", "-o", m), 0)
+        res = run("diff", a, m)
+        self.assertExit(res, 3)
+        self.assertEqual(res.out, "")
+        self.assertIn("error: no variant of %s has a namesake in %s (3 and 2 "
+                      "variants): nothing to compare" % (a, m), res.err)
+        self.assertIn("DIR:VARIANT", res.err)
+
+
+class Sides(DiffTest):
+    def test_a_third_side_is_a_clear_usage_error(self):
+        # issue 29: it was taken for an edit ("expected path=value")
+        res = run("diff", "8xa100:small", "base:small", "team:large")
+        self.assertExit(res, 2)
+        self.assertIn("argument #4: 'team:large' is a third side, but diff "
+                      "compares two, A and B", res.err)
+        self.assertIn("two at a time", res.err)
+        self.assertNotIn("expected", res.err)
+        # edits after the two sides still work
+        res = run("diff", "8xa100:small", "8xa100:small", "~steps_per_print",
+                  "+x.y=1", "steps_per_print=5")
+        self.assertExit(res, 0)
+
 
 if __name__ == "__main__":
     unittest.main()

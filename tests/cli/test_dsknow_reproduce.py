@@ -1,8 +1,12 @@
 """The extractor re-run on the newest covered DeepSpeed tag reproduces the
 committed data file byte for byte (issue 10; contrib/dsknow/reproduce.sh,
-documented in contrib/dsknow/README.md). Skipped where there is no
-DeepSpeed git directory or no unpacked dsclient cache for the tag (CI has
-neither: it checks the committed data only)."""
+documented in contrib/dsknow/README.md). It needs git directories of
+DeepSpeed and hjson-py (DS_GIT/HJSON_GIT, or the machine's mirror) and the
+dsclient tool in ../shared; the dsclient cache for the tag is made by
+reproduce.sh on the first run (its setup unpacks five Debian packages
+fetched with `apt-get download`) and reused after. Skipped only where the
+git directories or the tool are absent (CI has neither: it checks the
+committed data only)."""
 import os
 import pwd
 import subprocess
@@ -30,20 +34,31 @@ def git_dir(name):
     return None
 
 
+def dsclient_setup():
+    """The dsclient setup script reproduce.sh runs, or None."""
+    for up in ("..", os.path.join("..", "..")):
+        p = os.path.join(dsf.SOURCE_DIR, up, "shared", "tools", "dsclient",
+                         "setup.sh")
+        if os.path.isfile(p):
+            return os.path.abspath(p)
+    return None
+
+
 TAG = newest_tag()
 # ctest points HOME at the build tree: the cache is the user's real one
 CACHE = os.environ.get("DSCLIENT_HOME") or os.path.join(
     pwd.getpwuid(os.getuid()).pw_dir, ".cache", "dsclient", TAG)
 DS_GIT, HJSON_GIT = git_dir("deepspeedai+DeepSpeed"), git_dir("hjson+hjson-py")
-READY = bool(DS_GIT and HJSON_GIT) and all(os.path.exists(os.path.join(CACHE, p)) for p in (
-    "ds/deepspeed/runtime/config.py", "hjsonsrc/hjson/__init__.py",
-    "debroot/usr/lib/python3/dist-packages/numpy"))
+SETUP = dsclient_setup()
+READY = bool(DS_GIT and HJSON_GIT and SETUP)
 
 
-@unittest.skipUnless(READY, "no DeepSpeed/hjson git directory or dsclient cache for " + TAG)
+@unittest.skipUnless(READY, "no DeepSpeed/hjson git directory or no "
+                     "../shared/tools/dsclient")
 class Reproduce(unittest.TestCase):
     def test_newest_tag_reproduces_the_committed_file(self):
-        env = dict(os.environ, DS_GIT=DS_GIT, HJSON_GIT=HJSON_GIT, DSCLIENT_HOME=CACHE)
+        env = dict(os.environ, DS_GIT=DS_GIT, HJSON_GIT=HJSON_GIT,
+                   DSCLIENT_HOME=CACHE, DSCLIENT_SETUP=SETUP)
         p = subprocess.run(["sh", os.path.join(HERE, "reproduce.sh")], env=env,
                            capture_output=True, text=True, timeout=300)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)

@@ -67,7 +67,8 @@ EXPECTED = {
     "optimizer": (NONE, None),
     "optimizer.type": (NONE, None),
     "optimizer.params": (NONE, None),
-    "optimizer.params.lr": (NONE, None),
+    # no fixed default: it depends on the optimizer
+    "optimizer.params.lr": (NONE, "1e-3"),
     "optimizer.params.betas": (CHANGED, "0.999"),
     "optimizer.params.eps": (SAME, "1e-08"),
     "optimizer.params.weight_decay": (SAME, "0"),
@@ -126,14 +127,18 @@ def strip_comments(text):
 
 
 def parse(out):
-    """[(row dict, doc line or None)] from explain's output."""
+    """[(row dict, doc line or None)] from explain's output; a row whose
+    value is "auto" has the line saying what it becomes as "auto"."""
     rows = []
     for line in out.splitlines():
         m = ROW_RE.match(line)
         if m:
-            rows.append(dict(m.groupdict(), doc=None))
+            rows.append(dict(m.groupdict(), doc=None, auto=None))
         elif line.startswith("    ") and rows and rows[-1]["doc"] is None:
             rows[-1]["doc"] = line.strip()
+        elif (line.startswith('    "auto"') and rows
+              and rows[-1]["value"] == '"auto"' and rows[-1]["auto"] is None):
+            rows[-1]["auto"] = line.strip()
         else:
             raise AssertionError("unexpected explain line: %r" % line)
     return rows
@@ -159,9 +164,20 @@ class Explain(dsf.TempDirTest):
                 self.assertEqual(json.loads(row["value"]), value)
                 self.assertTrue(row["doc"], "no meaning for %s" % path)
                 if path in AUTO_KEYS:
-                    self.assertIn(row["label"], labels.values())
+                    self.assertTrue(row["label"] in labels.values() or
+                                    row["label"].startswith(
+                                        DEFAULT_WORD[lang or "en"] + " "),
+                                    row)
+                    self.assertIn(" hf ", row["auto"])
                     continue
                 status, default = EXPECTED[path]
+                if status == NONE and default is not None:
+                    # no fixed default, but a rule: "[default RULE]", never
+                    # "[no default; default RULE]" (issue 29)
+                    self.assertTrue(row["label"].startswith(
+                        DEFAULT_WORD[lang or "en"] + " "), row)
+                    self.assertIn(default, row["label"])
+                    continue
                 self.assertEqual(row["label"], labels[status])
                 if status in (CHANGED, SAME) or default is not None:
                     self.assertEqual(row["dword"], DEFAULT_WORD[lang or "en"])
@@ -212,8 +228,9 @@ class Explain(dsf.TempDirTest):
         rows = {r["path"]: r for r in self.explain(self.write("s.json", text))}
         self.assertEqual(rows["zero_optimization.stage"]["label"],
                          "same as default")
-        self.assertIn("stage == 3",
-                      rows["zero_optimization.overlap_comm"]["default"])
+        self.assertEqual(rows["zero_optimization.overlap_comm"]["label"],
+                         "default stage == 3 (true for stage 3, false "
+                         "otherwise)")
 
     def test_numbers_beyond_json_precision(self):
         # model_persistence_threshold defaults to sys.maxsize, and a file may
@@ -228,6 +245,59 @@ class Explain(dsf.TempDirTest):
         row = rows["zero_optimization.sub_group_size"]
         self.assertEqual(float(row["value"]), 1e20)
         self.assertEqual(row["label"], "changed")
+
+    def test_says_what_auto_becomes_per_target(self):
+        # issue 29: explain did not say what "auto" becomes
+        text = json.dumps({"train_micro_batch_size_per_gpu": "auto",
+                           "gradient_accumulation_steps": "auto",
+                           "steps_per_print": "auto"})
+        for lang in ("en", "zh"):
+            rows = {r["path"]: r for r in self.explain(
+                self.write("a.json", text), lang)}
+            with self.subTest(lang=lang):
+                mb = rows["train_micro_batch_size_per_gpu"]["auto"]
+                self.assertIn("TrainingArguments.per_device_train_batch_size",
+                              mb)
+                self.assertIn(" hf ", mb)
+                self.assertIn(" deepspeed", mb)
+                gas = rows["gradient_accumulation_steps"]
+                self.assertIn("TrainingArguments.gradient_accumulation_steps",
+                              gas["auto"])
+                # its default is a rule: said once, as the default
+                self.assertFalse(gas["label"].startswith(
+                    LABELS[lang][NONE]), gas)
+                self.assertTrue(gas["label"].startswith(
+                    DEFAULT_WORD[lang] + " "), gas)
+                # a key the Trainer does not fill: nobody replaces it
+                spp = rows["steps_per_print"]["auto"]
+                self.assertNotIn("TrainingArguments", spp)
+                self.assertIn(" hf", spp)
+        en = {r["path"]: r for r in self.explain(self.write("a.json", text))}
+        self.assertEqual(en["train_micro_batch_size_per_gpu"]["auto"],
+                         '"auto": at target hf the Hugging Face Trainer (or '
+                         "accelerate) replaces it with "
+                         "TrainingArguments.per_device_train_batch_size; "
+                         "plain DeepSpeed (target deepspeed) does not, and "
+                         "fails on the string or drops it ('dsforge check' "
+                         "says which)")
+        self.assertIn("neither the Hugging Face Trainer (target hf) nor "
+                      "plain DeepSpeed", en["steps_per_print"]["auto"])
+
+    def test_explain_key_says_what_auto_becomes_where_the_trainer_fills_it(self):
+        res = run("explain", "train_micro_batch_size_per_gpu")
+        self.assertExit(res, 0)
+        self.assertIn('\n    "auto": at target hf the Hugging Face Trainer (or '
+                      "accelerate) replaces it with "
+                      "TrainingArguments.per_device_train_batch_size;",
+                      res.out)
+        # only under the spelling the Trainer fills
+        res = run("explain", "zero_optimization.stage3_prefetch_bucket_size")
+        self.assertIn("int(0.9 * hidden_size * hidden_size)", res.out)
+        for key in ("zero_optimization.prefetch_bucket_size",
+                    "steps_per_print"):
+            res = run("explain", key)
+            self.assertExit(res, 0)
+            self.assertNotIn('"auto"', res.out)
 
     def test_empty_object_explains_nothing(self):
         res = run("explain", self.write("e.json", "{}"))

@@ -232,6 +232,66 @@ class Provenance(GenTestCase):
         self.assertIn("plugin deepspeed resolver hf-auto", res.out)
         self.assertIn("= 0.0001", res.out)
 
+    def test_why_is_printed_when_the_variant_has_errors(self):
+        # issue 29: the provenance is needed exactly when a rule fails
+        res = run("gen", "8xa100", "--tier", "small", "train_batch_size=7",
+                  "--why", "train_batch_size")
+        self.assertExit(res, 1)
+        self.assertIn("[batch-identity]", res.err)
+        lines = res.out.splitlines()
+        self.assertEqual(lines[0], "train_batch_size (variant small) = 7")
+        self.assertIn("edit     override  train_batch_size=7 (argument #5)",
+                      res.out)
+
+    def test_a_mistyped_key_of_an_edit_is_blamed_on_the_argument(self):
+        # issue 29: the edit made "zero_optimizaton" (no event names the
+        # object itself); it was blamed on the profile's build
+        res = run("gen", "8xa100", "--tier", "small",
+                  "zero_optimizaton.stage=2", "--stdout")
+        line = [l for l in res.err.splitlines() if "[unknown-key]" in l]
+        self.assertEqual(len(line), 1, res.err)
+        self.assertTrue(line[0].startswith(
+            "argument #5: warning: variant small: "
+            "'zero_optimizaton.stage=2': zero_optimizaton: "), line[0])
+        self.assertNotIn("8xa100.lua", res.err)
+
+    def test_a_finding_on_a_param_is_blamed_on_the_param_argument(self):
+        # issue 29: memory-fit depends on gpu_mem_gb, set by --param; it
+        # was blamed on base.lua (the build), now on the argument
+        for args, where in ((("--param", "gpu_mem_gb=1"),
+                             "argument #5: warning: variant small: "
+                             "'--param gpu_mem_gb=1': "),
+                            (("--matrix", "gpu_mem_gb=1,2"),
+                             "argument #5: warning: variant "
+                             "small.gpu_mem_gb-2: '--matrix gpu_mem_gb': ")):
+            with self.subTest(args=args):
+                res = run("gen", "base", "--tier", "small", *args)
+                self.assertExit(res, 0)
+                line = [l for l in res.err.splitlines()
+                        if "[memory-fit]" in l and where in l]
+                self.assertEqual(len(line), 1, res.err)
+                self.assertTrue(line[0].startswith(where), line[0])
+                self.assertNotIn("base.lua", res.err)
+        # a param given that the finding does not depend on changes nothing
+        res = run("gen", "base", "--tier", "small", "--param",
+                  "learning_rate=0.1", "--param", "micro_batch_size=4096")
+        self.assertIn("argument #7: warning: variant small: "
+                      "'--param micro_batch_size=4096': ", res.err)
+
+    def test_a_finding_on_a_resolved_auto_keeps_its_file_and_line(self):
+        # issue 29: at --target deepspeed the hf-auto resolver (no file)
+        # fills base.lua's "auto" betas; the constructor-args error on them
+        # lost its file:line ("dsforge: error:"); it is located where the
+        # "auto" was written
+        res = run("gen", "base", "--tier", "small", "optimizer.type=RMSprop",
+                  "--stdout")
+        self.assertExit(res, 1)
+        line = [l for l in res.err.splitlines() if "[constructor-args]" in l]
+        self.assertEqual(len(line), 1, res.err)
+        self.assertRegex(line[0], r"^<built-in>/profiles/base\.lua:\d+: "
+                         r"error: variant small: optimizer\.params\.betas: ")
+        self.assertNotIn("dsforge: error: variant", res.err)
+
     def test_diagnostics_point_at_the_layer_that_set_the_value(self):
         f = self.write("bad.json", '{\n  "zero_optimization": {\n'
                                    '    "stagee": 3\n  }\n}\n')
@@ -387,7 +447,8 @@ class Output(GenTestCase):
         args = ["8xa100", "--tier", "large", "--param", "gpu_mem_gb=8"]
         res = run("gen", *args)
         self.assertExit(res, 0)
-        self.assertIn("warning: variant large: needs about", res.err)
+        self.assertIn("argument #5: warning: variant large: "
+                      "'--param gpu_mem_gb=8': needs about", res.err)
         self.assertIn("[memory-fit]", res.err)
         self.assertIn(" NO", res.out)
         out = os.path.join(self.tmp, "o")

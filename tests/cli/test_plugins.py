@@ -261,6 +261,30 @@ LAZY = """return {
 """
 
 
+class BuiltinVersion(PluginTest):
+    def test_the_list_and_the_findings_name_the_same_deepspeed_release(self):
+        # issue 29: the list said DeepSpeed 0.19.6, findings 0.19.5; both
+        # come from the newest covered release now
+        with open(os.path.join(dsf.SOURCE_DIR, "contrib", "dsknow",
+                               "releases.txt")) as f:
+            newest = f.read().split()[-1].lstrip("v")
+        res = run("plugins", "--json", cwd=self.tmp)
+        self.assertExit(res, 0)
+        ds = [p for p in json.loads(res.out) if p["name"] == "deepspeed"][0]
+        self.assertEqual(ds["version"], newest + "-1")
+        self.assertTrue(ds["summary"].startswith("DeepSpeed %s " % newest),
+                        ds["summary"])
+        cfg = self.write("c.json", '{"train_micro_batch_size_per_gpu": 1}')
+        res = run("check", cfg, cwd=self.tmp)
+        m = re.search(r"DeepSpeed (\S+), the release checked against", res.err)
+        self.assertTrue(m, res.err)
+        self.assertEqual(m.group(1), newest)
+        text = run("plugins", cwd=self.tmp).out
+        self.assertIn("deepspeed %s-1" % newest, text)
+        self.assertNotRegex(text, r"DeepSpeed (?!%s)\d+\.\d+\.\d+ config"
+                            % re.escape(newest))
+
+
 class LazyRules(PluginTest):
     """rules = function() ... end: called once, when a command first needs
     the rules; a command that runs none never calls it."""
@@ -511,6 +535,30 @@ class BrokenPlugins(PluginTest):
         res, _ = self.broken(text, "gen", "8xa100", "-o", out)
         self.assertExit(res, 5)
         self.assertFalse(os.path.exists(out))
+
+    def test_report_param_must_be_names(self):
+        # ctx.report's param (the params a finding depends on): a name or
+        # a list of names; anything else is the rule's bug
+        for param in ("42", '{ "a", 7 }'):
+            with self.subTest(param=param):
+                text = ('return { name = "bx", version = "1", rules = {\n'
+                        '  { id = "bx-p", severity = "error", summary = "s",\n'
+                        '    check = function(cfg, ctx)\n'
+                        '      ctx.report{ message = "m", param = %s }\n'
+                        '    end } } }\n' % param)
+                res, init = self.broken(text)
+                self.assertExit(res, 5)
+                self.assertNames(res, init, 4)
+                self.assertIn("ctx.report: 'param' must be a name or a list "
+                              "of names", res.err)
+        ok = ('return { name = "bx", version = "1", rules = {\n'
+              '  { id = "bx-p", severity = "warning", summary = "s",\n'
+              '    check = function(cfg, ctx)\n'
+              '      ctx.report{ message = "m", param = { "a", "b" } }\n'
+              '    end } } }\n')
+        res, _ = self.broken(ok)
+        self.assertExit(res, 0)
+        self.assertIn("m [bx-p]", res.err)
 
     # contrib/docs/plugins.md: "A rule that raises stops the run with exit
     # code 5 and names the rule."
