@@ -261,7 +261,7 @@ class ManPage(dsf.TempDirTest):
     # argument, a format) and the scan below finds it by its prefix or
     # file; a new such call must be added here and its names to the man
     # page. cmdcheck.c reads the variables plugins declare (`env`).
-    INDIRECT_GETENV = {"core/paths.c", "core/dynlib.c", "fetch/repo.c",
+    INDIRECT_GETENV = {"core/paths.c", "core/dynlib.c", "fetch/repo_opts.c",
                        "plugin/cmdcheck.c"}
     ENV_PREFIXES = ("DSFORGE_", "XDG_", "SSL_", "CURL_")
 

