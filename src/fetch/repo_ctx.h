@@ -105,6 +105,31 @@ int dsf_repo_parse_index(dsf_index **ix, const char *url, const char *text,
 int dsf_repo_verify_served(dsf_index **ix, repo_ctx *c, const char *text,
                            size_t len, dsf_diags *d);
 
+/* index.json as served now, fetched by dsf_repo_fetch_index. */
+typedef struct repo_fetched {
+    char *url;             /* BASE/index.json */
+    dsf_cache_meta meta;   /* what the cache knew of it */
+    char *cached;          /* the last copy, when the cache had one */
+    size_t cached_len;
+    dsf_http_req req;      /* the answer: req.fail says why there is none */
+    const char *text;      /* what is served (the last copy on a 304) */
+    size_t len;
+    char sha[65];          /* its sha256 */
+} repo_fetched;
+
+/* Asks for index.json, conditionally when its last copy is cached (a
+** 304 gives that copy). A failed transfer is f->req.fail, for the caller
+** to word; rc is a failure to try at all. Nothing is trusted or stored:
+** dsf_repo_verify_served, then dsf_repo_record_index. Free f with
+** dsf_repo_fetched_free, also on failure. */
+int dsf_repo_fetch_index(repo_fetched *f, repo_ctx *c, bool progress,
+                         dsf_diags *d);
+
+/* Stores what f fetched in the cache: the index (when it is new) and its
+** validators, with the time of the check. */
+int dsf_repo_record_index(repo_ctx *c, const repo_fetched *f, dsf_diags *d);
+void dsf_repo_fetched_free(repo_fetched *f);
+
 /* Fetches index.json (conditionally when its last copy is cached),
 ** verifies it (dsf_repo_verify_served), records what is served in the
 ** cache (blob, validators, when it asked) and returns its sha256 and

@@ -235,67 +235,88 @@ int dsf_repo_verify_served(dsf_index **ix, repo_ctx *c, const char *text,
     return rc;
 }
 
-/* Fetches index.json (conditionally when its last copy is cached),
-** records what is served in the cache (blob, validators, when it asked)
-** and returns its sha256 and parsed index. It is not trusted beyond
-** that: the caller compares it with the lock. DSF_ENET when it cannot be
-** fetched or is malformed. */
+int dsf_repo_fetch_index(repo_fetched *f, repo_ctx *c, bool progress,
+                         dsf_diags *d)
+{
+    memset(f, 0, sizeof *f);
+    f->url = dsf_xasprintf("%s/index.json", c->url);
+    dsf_cache_meta_load(&f->meta, &c->cache, f->url);
+    if (f->meta.index_sha256[0] &&
+        dsf_cache_get_blob(&f->cached, &f->cached_len, &c->cache,
+                           f->meta.index_sha256, d) != 0)
+        f->meta.index_sha256[0] = '\0';
+    dsf_http_req *req = &f->req;
+    req->url = f->url;
+    req->bearer = c->token;
+    if (f->cached) {
+        req->if_none_match = f->meta.etag;
+        req->if_modified_since = f->meta.etag ? NULL
+                                              : f->meta.last_modified;
+    }
+    dsf_http_limits lim;
+    dsf_repo_http_limits(&lim, c->o);
+    lim.progress = progress;
+    int rc = dsf_http_fetch(req, 1, &lim, d);
+    if (rc || req->fail)
+        return rc;
+    if (req->not_modified) {
+        f->text = f->cached;
+        f->len = f->cached_len;
+        snprintf(f->sha, sizeof f->sha, "%s", f->meta.index_sha256);
+    } else {
+        f->text = req->body.data ? req->body.data : "";
+        f->len = req->body.len;
+        dsf_sha256_hex(f->sha, f->text, f->len);
+    }
+    return 0;
+}
+
+int dsf_repo_record_index(repo_ctx *c, const repo_fetched *f, dsf_diags *d)
+{
+    bool fresh = !f->req.not_modified;
+    int rc = fresh ? dsf_cache_put_blob(&c->cache, f->sha, f->text, f->len,
+                                        d)
+                   : 0;
+    if (!rc) {
+        dsf_cache_meta m = {fresh ? f->req.etag : f->meta.etag,
+                            fresh ? f->req.last_modified
+                                  : f->meta.last_modified,
+                            "", (double)time(NULL)};
+        snprintf(m.index_sha256, sizeof m.index_sha256, "%s", f->sha);
+        rc = dsf_cache_meta_save(&c->cache, f->url, &m, d);
+    }
+    return rc;
+}
+
+void dsf_repo_fetched_free(repo_fetched *f)
+{
+    free(f->cached);
+    dsf_cache_meta_free(&f->meta);
+    dsf_http_req_free(&f->req);
+    free(f->url);
+    memset(f, 0, sizeof *f);
+}
+
 int dsf_repo_ask_upstream(char sha[65], dsf_index **ix_out, repo_ctx *c,
                           dsf_diags *d)
 {
     *ix_out = NULL;
-    char *index_url = dsf_xasprintf("%s/index.json", c->url);
-    dsf_cache_meta meta;
-    dsf_cache_meta_load(&meta, &c->cache, index_url);
-    char *cached = NULL;
-    size_t cached_len = 0;
-    if (meta.index_sha256[0] &&
-        dsf_cache_get_blob(&cached, &cached_len, &c->cache,
-                           meta.index_sha256, d) != 0)
-        meta.index_sha256[0] = '\0';
-    dsf_http_req req;
-    memset(&req, 0, sizeof req);
-    req.url = index_url;
-    req.bearer = c->token;
-    if (cached) {
-        req.if_none_match = meta.etag;
-        req.if_modified_since = meta.etag ? NULL : meta.last_modified;
-    }
-    dsf_http_limits lim;
-    dsf_repo_http_limits(&lim, c->o);
-    lim.progress = false;
-    int rc = dsf_http_fetch(&req, 1, &lim, d);
-    if (!rc && req.fail)
+    repo_fetched f;
+    int rc = dsf_repo_fetch_index(&f, c, false, d);
+    if (!rc && f.req.fail)
         rc = dsf_diag_error(d, DSF_ENET, NULL, 0, 0, "cannot fetch %s: %s",
-                            index_url, req.error);
-    const char *text = cached;
-    size_t len = cached_len;
-    if (!rc && !req.not_modified) {
-        text = req.body.data ? req.body.data : "";
-        len = req.body.len;
-    }
+                            f.url, f.req.error);
     if (!rc) {
-        dsf_sha256_hex(sha, text, len);
-        rc = dsf_repo_verify_served(ix_out, c, text, len, d);
+        memcpy(sha, f.sha, 65);
+        rc = dsf_repo_verify_served(ix_out, c, f.text, f.len, d);
     }
-    if (!rc && !req.not_modified)
-        rc = dsf_cache_put_blob(&c->cache, sha, text, len, d);
-    if (!rc) {
-        dsf_cache_meta m = {req.not_modified ? meta.etag : req.etag,
-                            req.not_modified ? meta.last_modified
-                                             : req.last_modified,
-                            "", (double)time(NULL)};
-        snprintf(m.index_sha256, sizeof m.index_sha256, "%s", sha);
-        rc = dsf_cache_meta_save(&c->cache, index_url, &m, d);
-    }
+    if (!rc)
+        rc = dsf_repo_record_index(c, &f, d);
     if (rc) {
         dsf_index_free(*ix_out);
         *ix_out = NULL;
     }
-    free(cached);
-    dsf_cache_meta_free(&meta);
-    dsf_http_req_free(&req);
-    free(index_url);
+    dsf_repo_fetched_free(&f);
     return rc;
 }
 

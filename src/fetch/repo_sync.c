@@ -363,53 +363,23 @@ static void report_pin(dsf_buf *report, const repo_ctx *c,
 static int sync_online(repo_synced *out, repo_ctx *c, dsf_diags *d)
 {
     const dsf_lock_repo *lr = dsf_lock_find(&c->lock, c->name);
-    char *index_url = dsf_xasprintf("%s/index.json", c->url);
-    dsf_cache_meta meta;
-    dsf_cache_meta_load(&meta, &c->cache, index_url);
-    char *cached = NULL;
-    size_t cached_len = 0;
-    if (meta.index_sha256[0] &&
-        dsf_cache_get_blob(&cached, &cached_len, &c->cache,
-                           meta.index_sha256, d) != 0)
-        meta.index_sha256[0] = '\0';
-    dsf_http_req req;
-    memset(&req, 0, sizeof req);
-    req.url = index_url;
-    req.bearer = c->token;
-    if (cached) {
-        req.if_none_match = meta.etag;
-        req.if_modified_since = meta.etag ? NULL : meta.last_modified;
-    }
-    dsf_http_limits lim;
-    dsf_repo_http_limits(&lim, c->o);
-    int rc = dsf_http_fetch(&req, 1, &lim, d);
+    repo_fetched f;
+    int rc = dsf_repo_fetch_index(&f, c, true, d);
     dsf_index *ix = NULL;
     dsf_lock_pin *sel = NULL;   /* format 2, repo update: new selections */
     size_t n_sel = 0;
-    char sha[65] = "";
-    const char *text = NULL;
-    size_t len = 0;
-    if (!rc && req.fail) {
+    if (!rc && f.req.fail) {
         dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
-                                   "cannot fetch %s: %s", index_url,
-                                   req.error);
+                                   "cannot fetch %s: %s", f.url,
+                                   f.req.error);
         dsf_diag_set_rule(g, "repo-fetch");
         rc = DSF_ENET;
-        goto done;
     }
+    if (!rc)
+        rc = dsf_repo_verify_served(&ix, c, f.text, f.len, d);
     if (rc)
         goto done;
-    if (req.not_modified) {
-        text = cached;
-        len = cached_len;
-        snprintf(sha, sizeof sha, "%s", meta.index_sha256);
-    } else {
-        text = req.body.data ? req.body.data : "";
-        len = req.body.len;
-        dsf_sha256_hex(sha, text, len);
-    }
-    if ((rc = dsf_repo_verify_served(&ix, c, text, len, d)) != 0)
-        goto done;
+    const char *sha = f.sha;
     if (ix->format == 2) {
         /* repo update: every selection moves to the newest release that
         ** matches it, fetched and verified before anything is recorded */
@@ -424,16 +394,8 @@ static int sync_online(repo_synced *out, repo_ctx *c, dsf_diags *d)
             goto done;
     }
     /* Everything verified: now record the index and its validators. */
-    if (!req.not_modified &&
-        (rc = dsf_cache_put_blob(&c->cache, sha, text, len, d)) != 0)
+    if ((rc = dsf_repo_record_index(c, &f, d)) != 0)
         goto done;
-    if (!req.not_modified || strcmp(meta.index_sha256, sha)) {
-        dsf_cache_meta m = {req.etag, req.last_modified, "",
-                            (double)time(NULL)};
-        snprintf(m.index_sha256, sizeof m.index_sha256, "%s", sha);
-        if ((rc = dsf_cache_meta_save(&c->cache, index_url, &m, d)) != 0)
-            goto done;
-    }
     if (ix->format != 2 &&
         (rc = open_tree(&out->dir, c, ix, sha, true, d)) != 0)
         goto done;
@@ -458,10 +420,7 @@ done:
     }
     free(sel);
     dsf_index_free(ix);
-    free(cached);
-    dsf_cache_meta_free(&meta);
-    dsf_http_req_free(&req);
-    free(index_url);
+    dsf_repo_fetched_free(&f);
     if (rc) {
         free(out->dir);
         out->dir = NULL;
