@@ -5,21 +5,81 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
 #include "xalloc.h"
+
+long dsf_open_wait_ms(void)
+{
+    const char *env = getenv("DSFORGE_OPEN_WAIT");
+    if (env && *env) {
+        char *end;
+        double s = strtod(env, &end);
+        if (!*end && s >= 0 && s <= 3600)
+            return (long)(s * 1000 + 0.5);
+    }
+    return DSF_OPEN_WAIT_MS;
+}
+
+static long elapsed_ms(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long)(t.tv_sec - t0->tv_sec) * 1000 +
+           (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* fd: a FIFO or pipe opened with O_NONBLOCK. Waits until a writer has
+** opened it (or one came, wrote and left: then what it wrote is there to
+** read), at most wait_ms: 0, or -1 when no writer came. A read byte is
+** returned in *first (*nfirst = 1): reading is how a writer that holds
+** the FIFO open without writing yet is told from no writer at all (no
+** data: EAGAIN with a writer, end of file without). */
+static int await_writer(int fd, long wait_ms, char *first, size_t *nfirst)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    *nfirst = 0;
+    for (;;) {
+        /* POLLIN: data; POLLHUP: a writer came and closed (Linux sets
+        ** it only once a writer was seen since this open) */
+        struct pollfd p = {fd, POLLIN, 0};
+        if (poll(&p, 1, 0) > 0)
+            return 0;
+        ssize_t r = read(fd, first, 1);
+        if (r == 1) {
+            *nfirst = 1;
+            return 0;
+        }
+        if (r < 0 && errno == EAGAIN)
+            return 0; /* a writer, nothing written yet */
+        if (r < 0 && errno != EINTR)
+            return 0; /* the read loop reports it */
+        long left = wait_ms - elapsed_ms(&t0);
+        if (left <= 0)
+            return -1;
+        /* a writer that opens and writes wakes the poll; one that opens
+        ** and waits is seen by the next read */
+        p.revents = 0;
+        poll(&p, 1, left < 50 ? (int)left : 50);
+    }
+}
 
 int dsf_read_file(char **out, size_t *len, const char *path, size_t max,
                   dsf_diags *d)
 {
     *out = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Non-blocking: opening a FIFO for reading otherwise waits for a
+    ** writer forever. Cleared once the file is known (below). */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return dsf_diag_error(d, DSF_EINPUT, path, 0, 0, "cannot open: %s",
                               strerror(errno));
@@ -30,11 +90,31 @@ int dsf_read_file(char **out, size_t *len, const char *path, size_t max,
         return dsf_diag_error(d, DSF_EINPUT, path, 0, 0, "cannot read: %s",
                               strerror(e));
     }
-    size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096;
+    char first;
+    size_t n = 0;
+    if (S_ISFIFO(st.st_mode)) {
+        long wait_ms = dsf_open_wait_ms();
+        if (await_writer(fd, wait_ms, &first, &n) != 0) {
+            close(fd);
+            return dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
+                                  "cannot read: a FIFO with no writer "
+                                  "(waited %ld.%01ld s; "
+                                  "DSFORGE_OPEN_WAIT sets the wait)",
+                                  wait_ms / 1000, wait_ms % 1000 / 100);
+        }
+    }
+    /* A writer is there, or it is not a FIFO: reads wait for data. */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    size_t cap = S_ISREG(st.st_mode) && st.st_size > 0
+                     ? (size_t)st.st_size + 1
+                     : 4096;
     if (cap > max + 1)
         cap = max + 1;
     char *buf = dsf_xmalloc(cap + 1);
-    size_t n = 0;
+    if (n)
+        buf[0] = first;
     for (;;) {
         if (n == cap) {
             if (cap > max) {

@@ -12,9 +12,19 @@
 
 /* Reads all of path (at most max bytes) into *out (NUL-terminated; caller
 ** frees) and its length into *len. DSF_EINPUT with a diagnostic when the
-** file is missing, unreadable, a directory or larger than max. */
+** file is missing, unreadable, a directory or larger than max. Every
+** input file of dsforge is opened here, and opening never blocks: a FIFO
+** is read once a writer has opened it, and is an error when none has
+** after dsf_open_wait_ms (a pipe from a shell's process substitution,
+** /dev/fd/N, has its writer already, or has its data and end). */
 int dsf_read_file(char **out, size_t *len, const char *path, size_t max,
                   dsf_diags *d);
+
+/* How long dsf_read_file waits for a FIFO's writer: DSF_OPEN_WAIT_MS, or
+** the environment's DSFORGE_OPEN_WAIT in seconds (0 to 3600, decimals
+** allowed; the tests set a short one). */
+#define DSF_OPEN_WAIT_MS 5000
+long dsf_open_wait_ms(void);
 
 /* Writes data to a new temporary file in the directory of final_path
 ** (same file system, so a rename is atomic) and returns its name in
