@@ -412,8 +412,8 @@ static int run(int argc, char **argv)
                             ? 1
                             : dsf_workers_count((size_t)jobs, nfiles,
                                                 MIN_FILES_PER_JOB);
-        rc = dsf_check_par_run(nfiles, n_jobs, check_one, &cr, &found,
-                               &input_error, &d);
+        rc = dsf_check_par_run(nfiles, n_jobs, check_one, &cr, files,
+                               &found, &input_error, &d);
     }
     /* --strict: the files' warnings fail, not the plugins' load notices. */
     bool errors = strict && (dsf_diags_count(&found, DSF_WARNING) > 0 ||

@@ -1,4 +1,5 @@
 /* fsutil.c -- see fsutil.h. */
+#define _DEFAULT_SOURCE /* S_ISVTX */
 #define _POSIX_C_SOURCE 200809L
 #include "fsutil.h"
 
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -190,6 +192,85 @@ int dsf_write_new(const char *path, const char *data, size_t len,
     return 0;
 }
 
+long dsf_temp_pid(void)
+{
+    /* Asked once: a gen -o writes thousands of files. A forked child that
+    ** writes reuses it, and O_EXCL then moves on to the next counter
+    ** value; the files of a run's workers carry its own id. */
+    static long pid;
+    if (!pid)
+        pid = (long)getpid();
+    return pid;
+}
+
+bool dsf_temp_name_pid(const char *name, long *pid)
+{
+    /* from the end: digits, '-', digits, ".tmp-" */
+    size_t n = strlen(name), i = n;
+    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+        i--;
+    if (i == n || i == 0 || name[i - 1] != '-')
+        return false;
+    size_t end = --i;
+    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+        i--;
+    if (i == end || end - i > 18 || i < 6 ||
+        strncmp(name + i - 5, ".tmp-", 5) != 0)
+        return false;
+    long v = 0;
+    for (size_t k = i; k < end; k++)
+        v = v * 10 + (name[k] - '0');
+    *pid = v;
+    return v > 0;
+}
+
+int dsf_check_dest_dir(const char *dir, struct stat *st, dsf_diags *d)
+{
+    if (stat(dir, st) != 0)
+        return dsf_diag_error(d, DSF_EINPUT, dir, 0, 0, "cannot write: %s",
+                              strerror(errno));
+    if (!S_ISDIR(st->st_mode))
+        return dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
+                              "cannot write in it: %s", strerror(ENOTDIR));
+    if (access(dir, W_OK | X_OK) != 0)
+        return dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
+                              "cannot write in it: %s", strerror(errno));
+    return 0;
+}
+
+int dsf_check_dest_file(const char *path, const struct stat *dir_st,
+                        dsf_diags *d)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT
+                   ? 0
+                   : dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
+                                    "cannot write: %s", strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
+                              "cannot write: it is a directory, where a "
+                              "file goes");
+    uid_t me = geteuid();
+    if (dir_st && (dir_st->st_mode & S_ISVTX) && me != 0 &&
+        st.st_uid != me && dir_st->st_uid != me)
+        return dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
+                              "cannot replace it: another user's file in a "
+                              "sticky directory");
+    return 0;
+}
+
+bool dsf_free_space(const char *path, unsigned long long *bytes,
+                    unsigned long *bsize)
+{
+    struct statvfs v;
+    if (statvfs(path, &v) != 0 || !v.f_frsize)
+        return false;
+    *bytes = (unsigned long long)v.f_bavail * v.f_frsize;
+    *bsize = v.f_bsize ? v.f_bsize : v.f_frsize;
+    return true;
+}
+
 int dsf_write_temp(char **tmp_out, const char *final_path, const char *data,
                    size_t len, bool durable, dsf_diags *d)
 {
@@ -197,12 +278,7 @@ int dsf_write_temp(char **tmp_out, const char *final_path, const char *data,
     /* mkstemp makes 0600 files; outputs are ordinary 0644 files (less the
     ** umask), so open with a unique name and the right mode at once. */
     static unsigned long counter;
-    /* The process id, asked once: a gen -o writes thousands of files. A
-    ** forked child that writes reuses it, and O_EXCL then moves on to the
-    ** next counter value. */
-    static long pid;
-    if (!pid)
-        pid = (long)getpid();
+    long pid = dsf_temp_pid();
     char *tmp = NULL;
     int fd = -1;
     for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "diag.h"
@@ -39,6 +40,31 @@ int dsf_write_temp(char **tmp_out, const char *final_path, const char *data,
 ** see the old content or the new, never a mix. */
 int dsf_write_atomic(const char *path, const char *data, size_t len,
                      dsf_diags *d);
+
+/* Before a file is renamed onto path (dsf_write_temp's): DSF_EINPUT
+** naming path when the rename cannot work, checked without changing
+** anything. dsf_check_dest_dir: dir is a directory this process can
+** create files in and rename them (write and search permission); *st
+** receives its stat for dsf_check_dest_file. dsf_check_dest_file: path is
+** not a directory, and not another user's file in a sticky directory
+** (dir_st: its directory's stat); a missing path is fine. */
+int dsf_check_dest_dir(const char *dir, struct stat *st, dsf_diags *d);
+int dsf_check_dest_file(const char *path, const struct stat *dir_st,
+                        dsf_diags *d);
+
+/* The free space of the file system holding path, in bytes as an
+** unprivileged file's blocks count it (*bsize: its block size); false
+** when it cannot be known. */
+bool dsf_free_space(const char *path, unsigned long long *bytes,
+                    unsigned long *bsize);
+
+/* The process id in the names of dsf_write_temp's files: this process's,
+** asked once (a forked child that writes keeps its parent's). */
+long dsf_temp_pid(void);
+
+/* When name is one of dsf_write_temp's temporary names ("F.tmp-PID-N"),
+** its PID. */
+bool dsf_temp_name_pid(const char *name, long *pid);
 
 /* True when path is a regular file holding exactly data[0..len). */
 bool dsf_file_equals(const char *path, const char *data, size_t len);

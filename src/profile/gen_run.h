@@ -239,7 +239,8 @@ void dsf_gen_out_staged(const run *ru, size_t k, const char **final_path,
                         const char **tmp_path);
 void dsf_gen_out_adopt(run *ru, char *final_path, char *tmp_path);
 dsf_buf *dsf_gen_out_entries(run *ru, bool hold);
-void dsf_gen_out_add_entry(run *ru, const char *text, size_t len);
+int dsf_gen_out_add_entry(run *ru, const char *text, size_t len,
+                          dsf_diags *d);
 
 /* Ends the run's writing: rc 0 finishes the manifest (and --report's
 ** page) and renames every staged file into place (the manifest after
