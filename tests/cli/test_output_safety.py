@@ -362,6 +362,47 @@ class WorkerKilled(dsf.TempDirTest):
         self.assertExit(res, 0)
         self.assertIn("40 variants and manifest.json in out", res.out)
 
+    def test_a_worker_killed_from_outside(self):
+        # no hook: the worker's first variant (n=21) spins until this test
+        # finds the worker process (a child of dsforge, in /proc) and
+        # sends it SIGKILL, as the OOM killer would
+        if not os.path.isdir("/proc/self"):
+            self.skipTest("no /proc")
+        spin = SWEEP.replace("local x = 0", "local x = 0 if p.n == 21 then "
+                             "while true do x = x + 1 end end")
+        d = self.profile("sw", spin % {"spin": 0}, dirname="q")
+        env = dict(os.environ)
+        if "ASAN_OPTIONS" in env:
+            env["ASAN_OPTIONS"] += ":detect_leaks=0"
+        p = subprocess.Popen([dsf.DSFORGE, "gen", "sw", "--profile-path", d,
+                              "--matrix", "n=" + NS, "-j", "2", "-o", "new",
+                              "--max-seconds", "60",
+                              "--max-instructions", "100000000000"],
+                             cwd=self.tmp, env=env, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+        killed = None
+        deadline = time.monotonic() + 30
+        while killed is None and time.monotonic() < deadline and \
+                p.poll() is None:
+            for pid in os.listdir("/proc"):
+                if not pid.isdigit():
+                    continue
+                try:
+                    with open("/proc/%s/stat" % pid) as f:
+                        ppid = f.read().rsplit(")", 1)[1].split()[1]
+                except (OSError, IndexError):
+                    continue
+                if ppid == str(p.pid):
+                    os.kill(int(pid), signal.SIGKILL)
+                    killed = pid
+                    break
+            time.sleep(0.01)
+        out, err = p.communicate(timeout=60)
+        self.assertIsNotNone(killed, err)
+        self.assertKilled(dsf.Result(p.returncode, out, err), "default.n-21")
+        self.assertEqual(sorted(os.listdir(self.tmp)), ["profiles", "q"])
+
     def test_check_names_the_file(self):
         cfg = '{"train_batch_size": 1, "train_micro_batch_size_per_gpu": 1}'
         files = [self.write("c%02d.json" % i, cfg) for i in range(40)]
