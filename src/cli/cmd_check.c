@@ -75,7 +75,7 @@ const dsf_command dsf_cmd_check = {
     opts, true,
     "Exit status: 0 no errors, 1 errors found (or warnings with --strict), "
     "2 a usage error, 3 a file cannot be read or parsed (or no plugin "
-    "checks commands).",
+    "checks commands), 6 a -j worker process was killed.",
     "file", NULL, run, NULL};
 
 /* Reads and parses file, or standard input for "-" (named "<stdin>").
