@@ -528,8 +528,15 @@ int dsf_gen_out_begin(run *ru, dsf_diags *d)
         if (!rc)
             rc = lock_dir(o->dir, &o->lock, d);
         if (!rc) { /* under the lock: what interrupted runs left */
-            char *name = last_name(o->dir);
-            char *up = name ? dsf_path_dirname(o->dir) : NULL;
+            char *name = last_name(o->dir), *up = NULL;
+            if (name) { /* (trailing slashes aside) */
+                size_t n = strlen(o->dir);
+                while (n > 1 && o->dir[n - 1] == '/')
+                    n--;
+                char *norm = dsf_xstrndup(o->dir, n);
+                up = dsf_path_dirname(norm);
+                free(norm);
+            }
             dsf_out_sweep_debris(o->dir, up, name, d);
             free(name);
             free(up);

@@ -249,7 +249,7 @@ class Debris(dsf.TempDirTest):
         self.assertIn(".new.tmp-%d: note: removed the staging directory "
                       "(and its 2 files) of an interrupted gen -o (process "
                       "%d)" % (dead, dead), res.err)
-        res = run("gen", "8xa100", "-o", "out", cwd=self.tmp)
+        res = run("gen", "8xa100", "-o", "out/", cwd=self.tmp)
         self.assertExit(res, 0)
         self.assertIn(".out.tmp-%d: note: removed the staging directory "
                       "(and its 0 files)" % dead, res.err)
