@@ -131,6 +131,22 @@ class BlockingInputs(dsf.TempDirTest):
         self.assertExit(res, 0)
         self.assertIn('"steps_per_print": 1000', res.out)
 
+    def test_an_empty_pipe_is_an_empty_file(self):
+        # the writer wrote nothing and ended: the end of the file at once
+        # (not a wait for a writer: this run's wait outlasts the timeout)
+        r, w = os.pipe()
+        os.close(w)
+        try:
+            p = subprocess.run([dsf.DSFORGE, "check", "/dev/fd/%d" % r],
+                               pass_fds=(r,), capture_output=True, text=True,
+                               timeout=30, stdin=subprocess.DEVNULL,
+                               env=dict(os.environ, DSFORGE_OPEN_WAIT="600"))
+        finally:
+            os.close(r)
+        self.assertEqual(p.returncode, 3)
+        self.assertIn("/dev/fd/%d:1:1: error: unexpected end of input" % r,
+                      p.stderr)
+
     def test_bad_wait_values_keep_the_default(self):
         # not a number, negative, beyond an hour: the 5 s default, which
         # a writer that comes after 0.5 s is well within
