@@ -49,8 +49,12 @@ static void put_pids(dsf_buf *b, const removed *r)
 
 /* Whether the entry name of dir is a temporary file of a process that is
 ** gone (own: of this process, whenever made); its pid in *pid. */
-static bool stale_temp(int dfd, const char *name, bool own, long *pid)
+static bool stale_temp(int dfd, const char *name, const char *prefix,
+                       bool own, long *pid)
 {
+    if (prefix && (strncmp(name, prefix, strlen(prefix)) != 0 ||
+                   strncmp(name + strlen(prefix), ".tmp-", 5) != 0))
+        return false;
     if (!dsf_temp_name_pid(name, pid))
         return false;
     if (own)
@@ -62,8 +66,10 @@ static bool stale_temp(int dfd, const char *name, bool own, long *pid)
     return dsf_pid_stale(*pid, &st.st_mtim);
 }
 
-/* Removes the stale (own: this process's) temporary files of dir. */
-static void sweep_files(const char *dir, bool own, removed *r)
+/* Removes the stale (own: this process's) temporary files of dir (only
+** prefix's, when not NULL). */
+static void sweep_files(const char *dir, const char *prefix, bool own,
+                        removed *r)
 {
     DIR *dh = opendir(dir);
     if (!dh)
@@ -72,7 +78,7 @@ static void sweep_files(const char *dir, bool own, removed *r)
     struct dirent *e;
     while ((e = readdir(dh)) != NULL) {
         long pid;
-        if (stale_temp(dfd, e->d_name, own, &pid) &&
+        if (stale_temp(dfd, e->d_name, prefix, own, &pid) &&
             unlinkat(dfd, e->d_name, 0) == 0) {
             r->files++;
             note_pid(r, pid);
@@ -153,26 +159,43 @@ static void sweep_stages(const char *parent, const char *base, dsf_diags *d)
     closedir(dh);
 }
 
-void dsf_out_sweep_debris(const char *dir, const char *parent,
-                          const char *base, dsf_diags *d)
+/* The note for what was removed from dir. */
+static void note_removed(const char *dir, const removed *r, dsf_diags *d)
 {
-    removed r = {0};
-    sweep_files(dir, false, &r);
-    if (r.files) {
+    if (r->files) {
         dsf_buf b = DSF_BUF_INIT;
         dsf_buf_printf(&b, "removed %zu temporary file%s of an interrupted "
-                       "gen -o (", r.files, r.files == 1 ? "" : "s");
-        put_pids(&b, &r);
+                       "gen -o (", r->files, r->files == 1 ? "" : "s");
+        put_pids(&b, r);
         dsf_buf_puts(&b, ")");
         dsf_diag_add(d, DSF_NOTE, dir, 0, 0, "%s", b.data);
         dsf_buf_free(&b);
     }
+}
+
+void dsf_out_sweep_debris(const char *dir, const char *parent,
+                          const char *base, dsf_diags *d)
+{
+    removed r = {0};
+    sweep_files(dir, NULL, false, &r);
+    note_removed(dir, &r, d);
     if (base && parent)
         sweep_stages(parent, base, d);
+}
+
+void dsf_out_sweep_file_debris(const char *path, dsf_diags *d)
+{
+    char *dir = dsf_path_dirname(path);
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    removed r = {0};
+    if (*base)
+        sweep_files(dir, base, false, &r);
+    note_removed(dir, &r, d);
+    free(dir);
 }
 
 void dsf_out_sweep_own(const char *dir)
 {
     removed r = {0};
-    sweep_files(dir, true, &r);
+    sweep_files(dir, NULL, true, &r);
 }

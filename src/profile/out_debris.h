@@ -25,6 +25,10 @@
 void dsf_out_sweep_debris(const char *dir, const char *parent,
                           const char *base, dsf_diags *d);
 
+/* Removes the stale temporary files of path alone (path.tmp-PID-N beside
+** it: --report's page, outside the directory), with a note. */
+void dsf_out_sweep_file_debris(const char *path, dsf_diags *d);
+
 /* After a failed run: removes the temporary files in dir that carry this
 ** process's id (dsf_temp_pid), whoever wrote them. */
 void dsf_out_sweep_own(const char *dir);

@@ -430,6 +430,7 @@ static int check_out(run *ru, dsf_gen_out *o, dsf_diags *d)
     if (!rc && ru->r->report) {
         char *up = dsf_path_dirname(ru->r->report);
         struct stat st;
+        dsf_out_sweep_file_debris(ru->r->report, d);
         rc = dsf_check_dest_dir(up, &st, d);
         if (!rc)
             rc = dsf_check_dest_file(ru->r->report, &st, d);

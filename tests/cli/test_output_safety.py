@@ -257,6 +257,21 @@ class Debris(dsf.TempDirTest):
                                 if n.startswith(".")),
                          [".new.tmp-%d" % me])
 
+    def test_the_report_pages_temporary_file(self):
+        # --report's page may be outside DIR: its own stale temporary
+        # files beside it go, other files' stay
+        dead = dead_pid()
+        os.mkdir(os.path.join(self.tmp, "pages"))
+        page = self.touch("pages/page.html.tmp-%d-4" % dead)
+        other = self.touch("pages/other.html.tmp-%d-5" % dead)
+        res = run("gen", "8xa100", "-o", self.out, "--report",
+                  os.path.join(self.tmp, "pages", "page.html"))
+        self.assertExit(res, 0)
+        self.assertFalse(os.path.exists(page))
+        self.assertTrue(os.path.exists(other))
+        self.assertIn("pages: note: removed 1 temporary file of an "
+                      "interrupted gen -o (process %d)" % dead, res.err)
+
     def test_a_run_without_debris_prints_no_note(self):
         res = run("gen", "8xa100", "-o", self.out)
         self.assertExit(res, 0)
