@@ -10,10 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifdef __linux__
+#include <linux/fs.h> /* FS_IOC_GETFLAGS: the immutable attribute */
+#endif
 
 #include "error.h"
 #include "xalloc.h"
@@ -224,6 +229,28 @@ bool dsf_temp_name_pid(const char *name, long *pid)
     return v > 0;
 }
 
+/* Whether the regular file or directory at path has the immutable or
+** append-only attribute (chattr +i, +a), which make a rename onto it (or
+** in it) fail however its permissions read. */
+static bool locked_attr(const char *path, bool dir)
+{
+#ifdef FS_IOC_GETFLAGS
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW |
+                            (dir ? O_DIRECTORY : 0));
+    if (fd < 0)
+        return false;
+    int flags = 0;
+    bool locked = ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 &&
+                  (flags & (FS_IMMUTABLE_FL | FS_APPEND_FL));
+    close(fd);
+    return locked;
+#else
+    (void)path;
+    (void)dir;
+    return false;
+#endif
+}
+
 int dsf_check_dest_dir(const char *dir, struct stat *st, dsf_diags *d)
 {
     if (stat(dir, st) != 0)
@@ -235,6 +262,10 @@ int dsf_check_dest_dir(const char *dir, struct stat *st, dsf_diags *d)
     if (access(dir, W_OK | X_OK) != 0)
         return dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
                               "cannot write in it: %s", strerror(errno));
+    if (locked_attr(dir, true))
+        return dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
+                              "cannot write in it: it is immutable or "
+                              "append-only (chattr)");
     return 0;
 }
 
@@ -257,6 +288,10 @@ int dsf_check_dest_file(const char *path, const struct stat *dir_st,
         return dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
                               "cannot replace it: another user's file in a "
                               "sticky directory");
+    if (S_ISREG(st.st_mode) && locked_attr(path, false))
+        return dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
+                              "cannot replace it: it is immutable or "
+                              "append-only (chattr)");
     return 0;
 }
 

@@ -46,8 +46,9 @@ int dsf_write_atomic(const char *path, const char *data, size_t len,
 ** anything. dsf_check_dest_dir: dir is a directory this process can
 ** create files in and rename them (write and search permission); *st
 ** receives its stat for dsf_check_dest_file. dsf_check_dest_file: path is
-** not a directory, and not another user's file in a sticky directory
-** (dir_st: its directory's stat); a missing path is fine. */
+** not a directory, not another user's file in a sticky directory
+** (dir_st: its directory's stat), not immutable or append-only (Linux's
+** chattr +i, +a; the directory neither); a missing path is fine. */
 int dsf_check_dest_dir(const char *dir, struct stat *st, dsf_diags *d);
 int dsf_check_dest_file(const char *path, const struct stat *dir_st,
                         dsf_diags *d);

@@ -127,6 +127,26 @@ class Preflight(dsf.TempDirTest):
                       res.err)
         self.assertEqual(snapshot(self.tmp), before)
 
+    def test_an_immutable_file(self):
+        # chattr +i (root, a file system with attributes): a rename onto
+        # it fails whatever the permissions say
+        path = os.path.join(self.out, "8xa100-large.json")
+        with open(path, "w") as f:
+            f.write("{}\n")
+        if not shutil.which("chattr") or subprocess.run(
+                ["chattr", "+i", path], capture_output=True).returncode:
+            self.skipTest("cannot make a file immutable here")
+        try:
+            before = snapshot(self.tmp)
+            res = run("gen", "8xa100", "-o", self.out)
+            after = snapshot(self.tmp)
+        finally:
+            subprocess.run(["chattr", "-i", path])
+        self.assertExit(res, 3)
+        self.assertIn("8xa100-large.json: error: cannot replace it: it is "
+                      "immutable or append-only (chattr)", res.err)
+        self.assertEqual(after, before)
+
     def test_checked_before_any_variant_is_evaluated(self):
         # a profile that prints: nothing printed, so no time spent
         d = self.profile("sw", (SWEEP % {"spin": 0}).replace(
