@@ -306,19 +306,38 @@ bool dsf_free_space(const char *path, unsigned long long *bytes,
     return true;
 }
 
+/* The N of the temporary names (F.tmp-PID-N) this process makes. */
+static unsigned long temp_counter;
+
+char *dsf_link_temp(const char *path)
+{
+    long pid = dsf_temp_pid();
+    for (int attempt = 0; attempt < 100; attempt++) {
+        char *name = dsf_xasprintf("%s.tmp-%ld-%lu", path, pid,
+                                   ++temp_counter);
+        if (link(path, name) == 0)
+            return name;
+        int e = errno;
+        free(name);
+        if (e != EEXIST)
+            break;
+    }
+    return NULL;
+}
+
 int dsf_write_temp(char **tmp_out, const char *final_path, const char *data,
                    size_t len, bool durable, dsf_diags *d)
 {
     *tmp_out = NULL;
     /* mkstemp makes 0600 files; outputs are ordinary 0644 files (less the
     ** umask), so open with a unique name and the right mode at once. */
-    static unsigned long counter;
+    unsigned long *counter = &temp_counter;
     long pid = dsf_temp_pid();
     char *tmp = NULL;
     int fd = -1;
     for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
         free(tmp);
-        tmp = dsf_xasprintf("%s.tmp-%ld-%lu", final_path, pid, ++counter);
+        tmp = dsf_xasprintf("%s.tmp-%ld-%lu", final_path, pid, ++*counter);
         fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (fd < 0 && errno != EEXIST)
             break;

@@ -63,6 +63,12 @@ bool dsf_free_space(const char *path, unsigned long long *bytes,
 ** asked once (a forked child that writes keeps its parent's). */
 long dsf_temp_pid(void);
 
+/* A second name for the file at path (a hard link, named as
+** dsf_write_temp's files are), or NULL when it cannot be made (a file
+** system without hard links): what a rename replacing path can be undone
+** with. Caller frees (and unlinks). */
+char *dsf_link_temp(const char *path);
+
 /* When name is one of dsf_write_temp's temporary names ("F.tmp-PID-N"),
 ** its PID. */
 bool dsf_temp_name_pid(const char *name, long *pid);

@@ -850,6 +850,62 @@ static int place_stage(run *ru, dsf_gen_out *o, dsf_diags *d)
     return rc;
 }
 
+/* What a rename did to its destination, for undoing it. */
+enum { NEW_FILE, KEPT_OLD, LOST_OLD, UNTOUCHED };
+
+/* Renames every staged file into place, the manifest last. Each file a
+** rename replaces stays under a second name (a hard link) until the last
+** rename is done: when one fails (what the checks could not foresee: a
+** mount point, an I/O error), the renames before it are undone, the old
+** files put back and the new ones removed, so the run still changes
+** nothing (but for a replaced file whose second name could not be
+** made). */
+static int place_all(dsf_gen_out *o, dsf_diags *d)
+{
+    int *did = dsf_xcalloc(o->nw + 1, sizeof *did);
+    char **old = dsf_xcalloc(o->nw + 1, sizeof *old);
+    int rc = 0;
+    size_t i;
+    for (i = 0; i < o->nw; i++) {
+        pending *w = &o->w[i];
+        did[i] = UNTOUCHED;
+        if (!w->tmp_path)
+            continue; /* unchanged */
+        struct stat st;
+        if (lstat(w->final_path, &st) != 0)
+            did[i] = NEW_FILE;
+        else if ((old[i] = dsf_link_temp(w->final_path)) != NULL)
+            did[i] = KEPT_OLD;
+        else
+            did[i] = LOST_OLD;
+        if (rename(w->tmp_path, w->final_path) != 0) {
+            rc = dsf_diag_error(d, DSF_EINPUT, w->final_path, 0, 0,
+                                "cannot rename the finished file into "
+                                "place: %s; the files placed before it "
+                                "are put back", strerror(errno));
+            if (old[i])
+                unlink(old[i]); /* (still in place) */
+            break;
+        }
+        free(w->tmp_path);
+        w->tmp_path = NULL;
+    }
+    for (size_t j = rc ? i : 0; rc && j-- > 0;) {
+        if (did[j] == KEPT_OLD)
+            rename(old[j], o->w[j].final_path);
+        else if (did[j] == NEW_FILE)
+            unlink(o->w[j].final_path);
+    }
+    for (size_t j = 0; j < o->nw; j++) {
+        if (old[j] && !rc)
+            unlink(old[j]);
+        free(old[j]);
+    }
+    free(old);
+    free(did);
+    return rc;
+}
+
 int dsf_gen_out_finish(run *ru, int rc, dsf_diags *d)
 {
     dsf_gen_out *o = ru->out;
@@ -866,20 +922,8 @@ int dsf_gen_out_finish(run *ru, int rc, dsf_diags *d)
     for (size_t i = 0; i < o->nw && !rc; i++)
         if (o->w[i].tmp_path && !in_stage(o, o->w[i].tmp_path))
             rc = check_dest(o, o->w[i].final_path, d);
-    /* Now the renames (the manifest after the variants), which do not
-    ** fail in practice on one file system. */
-    for (size_t i = 0; i < o->nw && !rc; i++) {
-        if (!o->w[i].tmp_path)
-            continue; /* unchanged */
-        if (rename(o->w[i].tmp_path, o->w[i].final_path) != 0)
-            rc = dsf_diag_error(d, DSF_EINPUT, o->w[i].final_path, 0, 0,
-                                "cannot rename the finished file into "
-                                "place");
-        else {
-            free(o->w[i].tmp_path);
-            o->w[i].tmp_path = NULL;
-        }
-    }
+    if (!rc)
+        rc = place_all(o, d);
     /* An error anywhere: no file of this run is visible. */
     if (o->mf)
         fclose(o->mf);
