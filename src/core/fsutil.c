@@ -1,24 +1,19 @@
 /* fsutil.c -- see fsutil.h. */
-#define _DEFAULT_SOURCE /* S_ISVTX */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* S_ISVTX, statx */
 #include "fsutil.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
-
-#ifdef __linux__
-#include <linux/fs.h> /* FS_IOC_GETFLAGS: the immutable attribute */
-#endif
 
 #include "error.h"
 #include "xalloc.h"
@@ -229,30 +224,35 @@ bool dsf_temp_name_pid(const char *name, long *pid)
     return v > 0;
 }
 
-/* Whether the regular file or directory at path has the immutable or
-** append-only attribute (chattr +i, +a), which make a rename onto it (or
-** in it) fail however its permissions read. */
-static bool locked_attr(const char *path, bool dir)
+/* What a rename onto path needs to know of it, from one call: its type
+** and owner (*st), and whether it has the immutable or append-only
+** attribute (chattr +i, +a; *locked), which make a rename onto it (or in
+** it) fail however its permissions read. -1 with errno when it cannot be
+** known (ENOENT: missing). */
+static int dest_stat(const char *path, struct stat *st, bool *locked)
 {
-#ifdef FS_IOC_GETFLAGS
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW |
-                            (dir ? O_DIRECTORY : 0));
-    if (fd < 0)
-        return false;
-    int flags = 0;
-    bool locked = ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 &&
-                  (flags & (FS_IMMUTABLE_FL | FS_APPEND_FL));
-    close(fd);
-    return locked;
-#else
-    (void)path;
-    (void)dir;
-    return false;
+    *locked = false;
+#if defined(__linux__) && defined(STATX_ATTR_IMMUTABLE)
+    struct statx x;
+    if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_UID,
+              &x) == 0) {
+        memset(st, 0, sizeof *st);
+        st->st_mode = x.stx_mode;
+        st->st_uid = x.stx_uid;
+        uint64_t bits = STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND;
+        *locked = (x.stx_attributes & x.stx_attributes_mask & bits) != 0;
+        return 0;
+    }
+    if (errno != ENOSYS)
+        return -1;
 #endif
+    return lstat(path, st);
 }
 
 int dsf_check_dest_dir(const char *dir, struct stat *st, dsf_diags *d)
 {
+    struct stat lst;
+    bool locked;
     if (stat(dir, st) != 0)
         return dsf_diag_error(d, DSF_EINPUT, dir, 0, 0, "cannot write: %s",
                               strerror(errno));
@@ -262,7 +262,7 @@ int dsf_check_dest_dir(const char *dir, struct stat *st, dsf_diags *d)
     if (access(dir, W_OK | X_OK) != 0)
         return dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
                               "cannot write in it: %s", strerror(errno));
-    if (locked_attr(dir, true))
+    if (dest_stat(dir, &lst, &locked) == 0 && locked)
         return dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
                               "cannot write in it: it is immutable or "
                               "append-only (chattr)");
@@ -273,7 +273,8 @@ int dsf_check_dest_file(const char *path, const struct stat *dir_st,
                         dsf_diags *d)
 {
     struct stat st;
-    if (lstat(path, &st) != 0)
+    bool locked;
+    if (dest_stat(path, &st, &locked) != 0)
         return errno == ENOENT
                    ? 0
                    : dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
@@ -282,13 +283,15 @@ int dsf_check_dest_file(const char *path, const struct stat *dir_st,
         return dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
                               "cannot write: it is a directory, where a "
                               "file goes");
-    uid_t me = geteuid();
+    static uid_t me = (uid_t)-1;
+    if (me == (uid_t)-1)
+        me = geteuid();
     if (dir_st && (dir_st->st_mode & S_ISVTX) && me != 0 &&
         st.st_uid != me && dir_st->st_uid != me)
         return dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
                               "cannot replace it: another user's file in a "
                               "sticky directory");
-    if (S_ISREG(st.st_mode) && locked_attr(path, false))
+    if (locked)
         return dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
                               "cannot replace it: it is immutable or "
                               "append-only (chattr)");
@@ -319,6 +322,7 @@ char *dsf_link_temp(const char *path)
             return name;
         int e = errno;
         free(name);
+        errno = e;
         if (e != EEXIST)
             break;
     }

@@ -65,8 +65,9 @@ long dsf_temp_pid(void);
 
 /* A second name for the file at path (a hard link, named as
 ** dsf_write_temp's files are), or NULL when it cannot be made (a file
-** system without hard links): what a rename replacing path can be undone
-** with. Caller frees (and unlinks). */
+** system without hard links; errno says why, ENOENT: no file at path):
+** what a rename replacing path can be undone with. Caller frees (and
+** unlinks). */
 char *dsf_link_temp(const char *path);
 
 /* When name is one of dsf_write_temp's temporary names ("F.tmp-PID-N"),

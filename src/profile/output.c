@@ -871,13 +871,10 @@ static int place_all(dsf_gen_out *o, dsf_diags *d)
         did[i] = UNTOUCHED;
         if (!w->tmp_path)
             continue; /* unchanged */
-        struct stat st;
-        if (lstat(w->final_path, &st) != 0)
-            did[i] = NEW_FILE;
-        else if ((old[i] = dsf_link_temp(w->final_path)) != NULL)
+        if ((old[i] = dsf_link_temp(w->final_path)) != NULL)
             did[i] = KEPT_OLD;
         else
-            did[i] = LOST_OLD;
+            did[i] = errno == ENOENT ? NEW_FILE : LOST_OLD;
         if (rename(w->tmp_path, w->final_path) != 0) {
             rc = dsf_diag_error(d, DSF_EINPUT, w->final_path, 0, 0,
                                 "cannot rename the finished file into "
