@@ -142,7 +142,8 @@ static void sweep_stages(const char *parent, const char *base, dsf_diags *d)
             fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
             !S_ISDIR(st.st_mode) || !dsf_pid_stale(pid, &st.st_mtim))
             continue;
-        char *path = dsf_path_join(parent, e->d_name);
+        char *path = strcmp(parent, ".") ? dsf_path_join(parent, e->d_name)
+                                         : dsf_xstrdup(e->d_name);
         size_t n;
         if (dsf_out_remove_stage(path, &n))
             dsf_diag_add(d, DSF_NOTE, path, 0, 0,

@@ -298,6 +298,9 @@ class Debris(dsf.TempDirTest):
         os.mkdir(os.path.join(self.tmp, ".out.tmp-%d" % dead))
         res = run("gen", "8xa100", "-o", "new", cwd=self.tmp)
         self.assertExit(res, 0)
+        self.assertIn("\n.new.tmp-%d: note: removed the staging directory "
+                      "(and its 2 files) of an interrupted gen -o (process "
+                      "%d)" % (dead, dead), "\n" + res.err)
         self.assertIn(".new.tmp-%d: note: removed the staging directory "
                       "(and its 2 files) of an interrupted gen -o (process "
                       "%d)" % (dead, dead), res.err)
