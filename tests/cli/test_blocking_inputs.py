@@ -147,6 +147,21 @@ class BlockingInputs(dsf.TempDirTest):
         self.assertIn("/dev/fd/%d:1:1: error: unexpected end of input" % r,
                       p.stderr)
 
+    def test_a_fifo_config_beside_a_manifest_is_read_once(self):
+        # check CONFIG -- COMMAND looks CONFIG up in the manifest beside
+        # it, reading it again for its hash: not a FIFO, whose second
+        # read would wait for a writer (600 s here, past the timeout)
+        self.assertExit(run("gen", "base", "--tier", "small", "-o", "out",
+                            cwd=self.tmp), 0)
+        fifo = os.path.join(self.tmp, "out", "cfg.json")
+        os.mkfifo(fifo)
+        t = feed_later(fifo, CFG, 0.1)
+        res = run("check", fifo, "--", "deepspeed", "train.py",
+                  "--deepspeed", fifo, cwd=self.tmp, timeout=30,
+                  env={"DSFORGE_OPEN_WAIT": "600"})
+        t.join(timeout=10)
+        self.assertExit(res, 0)
+
     def test_bad_wait_values_keep_the_default(self):
         # not a number, negative, beyond an hour: the 5 s default, which
         # a writer that comes after 0.5 s is well within
