@@ -71,7 +71,9 @@ static const char *jstr(const cJSON *o, const char *k)
 void dsf_check_cmd_manifest(dsf_check_cmd *c, const char *file,
                             dsf_diags *notes)
 {
-    if (!strcmp(file, "-"))
+    /* (read a second time for its hash: standard input, a FIFO or a pipe
+    ** was read once already, and a second read would wait for a writer) */
+    if (!strcmp(file, "-") || !dsf_is_file(file))
         return;
     char *dir = dsf_path_dirname(file);
     char *mpath = dsf_path_join(dir, "manifest.json");

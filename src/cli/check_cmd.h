@@ -38,8 +38,8 @@ typedef struct dsf_check_cmd {
 void dsf_check_cmd_init(dsf_check_cmd *c, char *const *words, size_t n);
 void dsf_check_cmd_free(dsf_check_cmd *c);
 
-/* Looks CONFIG (file) up in the manifest.json of its directory. Not
-** finding it is no error; a file the manifest lists with another sha256
+/* Looks CONFIG (file) up in the manifest.json of its directory (a
+** regular file only: it is read again). Not finding it is no error; a file the manifest lists with another sha256
 ** adds a note to notes (the params are then not used). */
 void dsf_check_cmd_manifest(dsf_check_cmd *c, const char *file,
                             dsf_diags *notes);

@@ -19,6 +19,7 @@
 typedef struct par {
     dsf_check_item check;
     void *ctx;
+    const char *const *names;
 } par;
 
 /* One file, the C heap's growth faulted in as it happens. */
@@ -41,6 +42,7 @@ static void work(void *ctx, dsf_worker *w, int stop_fd)
             break;
         dsf_diags found = DSF_DIAGS_INIT;
         int rc = check_item(p->check, p->ctx, i, &found);
+        dsf_worker_test_kill(p->names[i]); /* (tests only: workers.h) */
         dsf_rec_put_u64(w->f, i);
         dsf_rec_put_u64(w->f, dsf_worker_stderr_mark());
         dsf_rec_put_u64(w->f, (uint64_t)(int64_t)rc);
@@ -66,8 +68,9 @@ static int note(int frc, int *input_error)
 
 /* Waits for w and merges its records while rc is 0. *died: w's wait
 ** status when it ended before its range's end without an error. */
-static int collect(dsf_worker *w, int rc, int *died, dsf_diags *found,
-                   int *input_error, dsf_diags *d)
+static int collect(dsf_worker *w, const char *const *names, int rc,
+                   int *died, dsf_diags *found, int *input_error,
+                   dsf_diags *d)
 {
     int status = dsf_worker_wait(w);
     rewind(w->f);
@@ -95,7 +98,10 @@ static int collect(dsf_worker *w, int rc, int *died, dsf_diags *found,
             rc = dsf_diag_error(d, DSF_EINPUT, NULL, 0, 0,
                                 "a worker process stopped after file %zu "
                                 "of %zu", next, w->to);
-        else {
+        else if (WIFSIGNALED(status)) { /* killed from outside */
+            dsf_worker_show_stderr(w, UINT64_MAX);
+            rc = dsf_worker_killed(d, status, "checking", names[next]);
+        } else {
             *died = status;
             dsf_worker_show_stderr(w, UINT64_MAX); /* its last words */
         }
@@ -104,7 +110,8 @@ static int collect(dsf_worker *w, int rc, int *died, dsf_diags *found,
 }
 
 int dsf_check_par_run(size_t n, size_t jobs, dsf_check_item check, void *ctx,
-                      dsf_diags *found, int *input_error, dsf_diags *d)
+                      const char *const *names, dsf_diags *found,
+                      int *input_error, dsf_diags *d)
 {
     *input_error = 0;
     if (jobs < 2) {
@@ -113,7 +120,7 @@ int dsf_check_par_run(size_t n, size_t jobs, dsf_check_item check, void *ctx,
             rc = note(check_item(check, ctx, i, found), input_error);
         return rc;
     }
-    par p = {check, ctx};
+    par p = {check, ctx, names};
     dsf_worker *ws = dsf_xcalloc(jobs, sizeof *ws);
     int rc = dsf_workers_start(ws, jobs, 0, n, work, &p, d);
     dsf_heap_after_fork(); /* the pages the workers share, this side's */
@@ -124,8 +131,8 @@ int dsf_check_par_run(size_t n, size_t jobs, dsf_check_item check, void *ctx,
         if (rc || died) /* the others stop at their next file */
             dsf_workers_stop(ws, j, jobs);
         if (ws[j].pid > 0)
-            rc = collect(&ws[j], rc ? rc : died ? DSF_ESCRIPT : 0, &died,
-                         found, input_error, d);
+            rc = collect(&ws[j], names, rc ? rc : died ? DSF_ESCRIPT : 0,
+                         &died, found, input_error, d);
     }
     dsf_workers_free(ws, jobs);
     if (died)

@@ -5,7 +5,9 @@
 ** and the exit code are those of a serial run: it stops at the first
 ** file whose check fails (not one that cannot be read: that is noted and
 ** the run goes on), and a worker ended by a limit's backstop ends the
-** run the way a serial run would have ended at that file.
+** run the way a serial run would have ended at that file. A worker killed
+** by a signal ends it with DSF_EWORKER, naming the file (names[i], item
+** i's) and the signal.
 */
 #ifndef DSF_CHECK_PAR_H
 #define DSF_CHECK_PAR_H
@@ -24,6 +26,7 @@ typedef int (*dsf_check_item)(void *ctx, size_t i, dsf_diags *found);
 ** ended the run or 0; *input_error is DSF_EINPUT when some file could
 ** not be read. d: a worker that could not be started or stopped early. */
 int dsf_check_par_run(size_t n, size_t jobs, dsf_check_item check, void *ctx,
-                      dsf_diags *found, int *input_error, dsf_diags *d);
+                      const char *const *names, dsf_diags *found,
+                      int *input_error, dsf_diags *d);
 
 #endif

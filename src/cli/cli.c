@@ -47,6 +47,7 @@ static const char tail_help[] =
     "profile)\n"
     "  4  network or integrity error\n"
     "  5  script error or sandbox limit\n"
+    "  6  a -j worker process was killed (by a signal)\n"
     "\n"
     "Environment:\n"
     "  (every variable dsforge reads)\n"

@@ -76,7 +76,7 @@ const dsf_command dsf_cmd_check = {
     opts, true,
     "Exit status: 0 no errors, 1 errors found (or warnings with --strict), "
     "2 a usage error, 3 a file cannot be read or parsed (or no plugin "
-    "checks commands).",
+    "checks commands), 6 a -j worker process was killed.",
     "file", NULL, run, NULL};
 
 /* Reads and parses file, or standard input for "-" (named "<stdin>").
@@ -441,8 +441,8 @@ static int run(int argc, char **argv)
                             ? 1
                             : dsf_workers_count((size_t)jobs, nfiles,
                                                 MIN_FILES_PER_JOB);
-        rc = dsf_check_par_run(nfiles, n_jobs, check_one, &cr, &found,
-                               &input_error, &d);
+        rc = dsf_check_par_run(nfiles, n_jobs, check_one, &cr, files,
+                               &found, &input_error, &d);
     }
     /* --strict: the files' warnings fail, not the plugins' load notices. */
     bool errors = strict && (dsf_diags_count(&found, DSF_WARNING) > 0 ||

@@ -14,7 +14,8 @@ enum dsf_error {
     DSF_EUSAGE = -2,  /* bad command line (exit 2) */
     DSF_EINPUT = -3,  /* missing/unreadable/malformed file, bad profile (3) */
     DSF_ENET = -4,    /* network or integrity error (exit 4) */
-    DSF_ESCRIPT = -5  /* Lua script error or sandbox limit (exit 5) */
+    DSF_ESCRIPT = -5, /* Lua script error or sandbox limit (exit 5) */
+    DSF_EWORKER = -6  /* a -j worker process was killed (exit 6) */
 };
 
 /* The process exit status for a return code (0 for success). */

@@ -6,15 +6,26 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "diag.h"
 
 /* Reads all of path (at most max bytes) into *out (NUL-terminated; caller
 ** frees) and its length into *len. DSF_EINPUT with a diagnostic when the
-** file is missing, unreadable, a directory or larger than max. */
+** file is missing, unreadable, a directory or larger than max. Every
+** input file of dsforge is opened here, and opening never blocks: a FIFO
+** is read once a writer has opened it, and is an error when none has
+** after dsf_open_wait_ms (a pipe from a shell's process substitution,
+** /dev/fd/N, has its writer already, or has its data and end). */
 int dsf_read_file(char **out, size_t *len, const char *path, size_t max,
                   dsf_diags *d);
+
+/* How long dsf_read_file waits for a FIFO's writer: DSF_OPEN_WAIT_MS, or
+** the environment's DSFORGE_OPEN_WAIT in seconds (0 to 3600, decimals
+** allowed; the tests set a short one). */
+#define DSF_OPEN_WAIT_MS 5000
+long dsf_open_wait_ms(void);
 
 /* Writes data to a new temporary file in the directory of final_path
 ** (same file system, so a rename is atomic) and returns its name in
@@ -29,6 +40,39 @@ int dsf_write_temp(char **tmp_out, const char *final_path, const char *data,
 ** see the old content or the new, never a mix. */
 int dsf_write_atomic(const char *path, const char *data, size_t len,
                      dsf_diags *d);
+
+/* Before a file is renamed onto path (dsf_write_temp's): DSF_EINPUT
+** naming path when the rename cannot work, checked without changing
+** anything. dsf_check_dest_dir: dir is a directory this process can
+** create files in and rename them (write and search permission); *st
+** receives its stat for dsf_check_dest_file. dsf_check_dest_file: path is
+** not a directory, not another user's file in a sticky directory
+** (dir_st: its directory's stat), not immutable or append-only (Linux's
+** chattr +i, +a; the directory neither); a missing path is fine. */
+int dsf_check_dest_dir(const char *dir, struct stat *st, dsf_diags *d);
+int dsf_check_dest_file(const char *path, const struct stat *dir_st,
+                        dsf_diags *d);
+
+/* The free space of the file system holding path, in bytes as an
+** unprivileged file's blocks count it (*bsize: its block size); false
+** when it cannot be known. */
+bool dsf_free_space(const char *path, unsigned long long *bytes,
+                    unsigned long *bsize);
+
+/* The process id in the names of dsf_write_temp's files: this process's,
+** asked once (a forked child that writes keeps its parent's). */
+long dsf_temp_pid(void);
+
+/* A second name for the file at path (a hard link, named as
+** dsf_write_temp's files are), or NULL when it cannot be made (a file
+** system without hard links; errno says why, ENOENT: no file at path):
+** what a rename replacing path can be undone with. Caller frees (and
+** unlinks). */
+char *dsf_link_temp(const char *path);
+
+/* When name is one of dsf_write_temp's temporary names ("F.tmp-PID-N"),
+** its PID. */
+bool dsf_temp_name_pid(const char *name, long *pid);
 
 /* True when path is a regular file holding exactly data[0..len). */
 bool dsf_file_equals(const char *path, const char *data, size_t len);

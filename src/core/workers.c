@@ -226,6 +226,31 @@ void dsf_workers_free(dsf_worker *ws, size_t jobs)
     free(ws);
 }
 
+int dsf_worker_killed(dsf_diags *d, int status, const char *what,
+                      const char *item)
+{
+    int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    const char *name = sig ? strsignal(sig) : NULL;
+    dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                               "a worker process was killed by signal %d "
+                               "(%s) while %s %s; the run stopped there "
+                               "and wrote nothing",
+                               sig, name ? name : "unknown", what, item);
+    dsf_diag_set_hint(g, "the system kills a process when memory runs out "
+                         "(try fewer --jobs), or another process sent the "
+                         "signal");
+    return DSF_EWORKER;
+}
+
+void dsf_worker_test_kill(const char *item)
+{
+    const char *at = getenv("DSFORGE_TEST_KILL_WORKER_AT");
+    if (at && item && !strcmp(at, item)) {
+        fflush(NULL);
+        raise(SIGKILL);
+    }
+}
+
 _Noreturn void dsf_die_like(int status)
 {
     fflush(NULL);

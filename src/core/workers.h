@@ -84,6 +84,20 @@ void dsf_worker_show_stderr(dsf_worker *w, uint64_t end);
 /* Closes what the parent holds of ws[0..jobs) and frees ws. */
 void dsf_workers_free(dsf_worker *ws, size_t jobs);
 
+/* The error for a worker killed by a signal (status: its wait status,
+** WIFSIGNALED) while it was at item (what: "evaluating variant",
+** "checking"; item: the variant's or file's name): DSF_EWORKER in d,
+** naming the item, the signal and that the run wrote nothing. */
+int dsf_worker_killed(dsf_diags *d, int status, const char *what,
+                      const char *item);
+
+/* TEST ONLY: a worker calls it before recording item (a variant's name,
+** a file as given); when the environment's DSFORGE_TEST_KILL_WORKER_AT
+** names item, the worker raises SIGKILL there, as the OOM killer or a
+** user's kill might (its files for item written, not recorded). Never
+** set outside the tests. */
+void dsf_worker_test_kill(const char *item);
+
 /* Ends this process the way a worker that ended with wait status status
 ** did (signal, or exit code; a limit's backstop exits with code 5). */
 _Noreturn void dsf_die_like(int status);

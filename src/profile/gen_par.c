@@ -24,6 +24,12 @@
 ** worker is told to stop (its pipe closed) once the parent knows the
 ** run failed.
 **
+** A worker killed by a signal from outside (the OOM killer, a user's
+** kill) ends the run with DSF_EWORKER and a message naming the variant
+** it was evaluating and the signal; the files it was writing, which no
+** record names, carry this process's id (or lie in its staging
+** directory) and go with the run's (dsf_gen_out_finish).
+**
 ** A worker's staged files are its own until the parent adopts them: after
 ** its last record it waits for the parent's verdict, and removes them
 ** when the run failed or the parent is gone. A limit's backstop ending
@@ -188,6 +194,7 @@ static void work(void *ctx, dsf_worker *w, int stop_fd)
         dsf_heap_follow();
         int erc, rc = dsf_gen_eval_variant(ru, i, &d, &erc, &out_from);
         variant *v = &ru->v[i];
+        dsf_worker_test_kill(v->name); /* (tests only: workers.h) */
         dsf_rec_put_u64(f, i);
         dsf_rec_put_u64(f, dsf_worker_stderr_mark());
         dsf_rec_put_u64(f, (uint64_t)(int64_t)erc);
@@ -264,9 +271,10 @@ static int merge(run *ru, record *x, dsf_diags *d)
         dsf_gen_out_adopt(ru, x->staged[2 * i], x->staged[2 * i + 1]);
         x->staged[2 * i] = x->staged[2 * i + 1] = NULL;
     }
-    if (x->entry)
-        dsf_gen_out_add_entry(ru, x->entry, strlen(x->entry));
-    return x->rc;
+    int rc = x->entry ? dsf_gen_out_add_entry(ru, x->entry,
+                                              strlen(x->entry), d)
+                      : 0;
+    return rc ? rc : x->rc;
 }
 
 /* Waits for worker w and merges its records while rc is 0; unlinks the
@@ -309,7 +317,14 @@ static int collect(run *ru, dsf_worker *w, int rc, int *died, dsf_diags *d)
             rc = dsf_diag_error(d, DSF_EINPUT, NULL, 0, 0,
                                 "a worker process stopped after variant "
                                 "%zu of %zu", next, w->to);
-        else {
+        else if (WIFSIGNALED(status)) {
+            /* not a limit's backstop (that exits): killed from outside,
+            ** in the middle of variant next; its files go with the run's
+            ** (dsf_gen_out_finish) */
+            dsf_worker_show_stderr(w, UINT64_MAX);
+            rc = dsf_worker_killed(d, status, "evaluating variant",
+                                   ru->v[next].name);
+        } else {
             *died = status;
             dsf_worker_show_stderr(w, UINT64_MAX); /* its last words */
         }

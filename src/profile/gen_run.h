@@ -214,7 +214,10 @@ int dsf_gen_run_parallel(run *ru, dsf_diags *d);
 ** dsf_gen_out_begin creates and locks the directory, reads the manifest
 ** already there and starts this run's (ru->out); a directory that does
 ** not exist is written as a staging directory beside it instead, renamed
-** into place by dsf_gen_out_finish. */
+** into place by dsf_gen_out_finish. Before any variant: removes what
+** interrupted runs left (out_debris.h, a note each) and checks what the
+** renames need (DSF_EINPUT naming the path: a directory where a file
+** goes, a directory it cannot write in, no free space). */
 int dsf_gen_out_begin(run *ru, dsf_diags *d);
 
 /* A variant is finished (validated without error): stages its files
@@ -239,14 +242,16 @@ void dsf_gen_out_staged(const run *ru, size_t k, const char **final_path,
                         const char **tmp_path);
 void dsf_gen_out_adopt(run *ru, char *final_path, char *tmp_path);
 dsf_buf *dsf_gen_out_entries(run *ru, bool hold);
-void dsf_gen_out_add_entry(run *ru, const char *text, size_t len);
+int dsf_gen_out_add_entry(run *ru, const char *text, size_t len,
+                          dsf_diags *d);
 
 /* Ends the run's writing: rc 0 finishes the manifest (and --report's
-** page) and renames every staged file into place (the manifest after
-** the variants); otherwise, or when that fails, unlinks every temporary
-** file (and removes the directory if the run created it), so nothing
-** of the run is visible. Returns rc or the error of this step; no-op
-** without -o. */
+** page), checks every destination again and renames every staged file
+** into place (the manifest after the variants; a rename that fails
+** undoes those before it); otherwise, or when that fails, unlinks every
+** temporary file, those a killed worker left unrecorded too (and
+** removes the directory if the run created it), so nothing of the run
+** is visible. Returns rc or the error of this step; no-op without -o. */
 int dsf_gen_out_finish(run *ru, int rc, dsf_diags *d);
 
 #endif

@@ -22,6 +22,7 @@
 #include "lua/dsflib.h"
 #include "lua/limits.h"
 #include "profile/manifest.h"
+#include "profile/out_debris.h"
 
 void dsf_gen_print_why(run *ru, dsf_diags *d)
 {
@@ -213,6 +214,13 @@ struct dsf_gen_out {
     size_t nentries;
     dsf_buf mtext;          /* entries not yet written to mf */
     bool hold;              /* a worker: entries stay in mtext */
+    struct stat dir_st;     /* dir's, when it existed (checked) */
+    bool dir_checked;
+    unsigned long long space;   /* free bytes when last measured */
+    unsigned long long spent;   /* what this process wrote since */
+    unsigned long bsize;        /* 0: the free space is not known */
+    unsigned long long mbytes;  /* the manifest's bytes so far */
+    unsigned long long mroom;   /* ... and the room reserved for them */
 };
 
 /* When a limit's backstop ends the process (limits.h), the run's
@@ -250,6 +258,65 @@ static bool in_stage(const dsf_gen_out *o, const char *path)
            path[o->stage_len] == '/';
 }
 
+/* Before len bytes are written for path: an error when the file system
+** (of dir, or of the staging directory) has not room for them, so that
+** a full disk is told as such before a file is half-written. Measured
+** once and counted down by this process's own writes, measured again
+** when they reach it; the writes' own ENOSPC stays the last word (and
+** either way the run changes nothing). */
+static int reserve(dsf_gen_out *o, const char *path, size_t len,
+                   dsf_diags *d)
+{
+    if (!o->bsize || !len)
+        return 0;
+    unsigned long long need =
+        ((unsigned long long)len + o->bsize - 1) / o->bsize * o->bsize;
+    if (o->spent + need > o->space) {
+        unsigned long long now;
+        unsigned long bs;
+        if (dsf_free_space(o->stage ? o->stage : o->dir, &now, &bs)) {
+            o->space = now;
+            o->bsize = bs;
+            o->spent = 0;
+        }
+        if (o->spent + need > o->space)
+            return dsf_diag_error(d, DSF_EINPUT, path, 0, 0,
+                                  "not enough free space on its file "
+                                  "system: %llu bytes needed (whole "
+                                  "blocks), %llu free",
+                                  need, o->space - o->spent);
+    }
+    o->spent += need;
+    return 0;
+}
+
+/* Before n more bytes of the manifest are written: room for them (the
+** blocks beyond those already reserved for it). */
+static int manifest_room(dsf_gen_out *o, const char *path, size_t n,
+                         dsf_diags *d)
+{
+    o->mbytes += n;
+    if (!o->bsize || o->mbytes <= o->mroom)
+        return 0;
+    unsigned long long extra = o->mbytes - o->mroom;
+    int rc = reserve(o, path, (size_t)extra, d);
+    if (!rc)
+        o->mroom += (extra + o->bsize - 1) / o->bsize * o->bsize;
+    return rc;
+}
+
+/* Whether a file can be renamed onto final_path in the existing
+** directory (fsutil.h); nothing is checked in a directory this run
+** makes. */
+static int check_dest(dsf_gen_out *o, const char *final_path, dsf_diags *d)
+{
+    size_t n = strlen(o->dir);
+    bool in_dir = !strncmp(final_path, o->dir, n) && final_path[n] == '/';
+    return dsf_check_dest_file(final_path,
+                               in_dir && o->dir_checked ? &o->dir_st : NULL,
+                               d);
+}
+
 /* Stages data for final_path (owned by o from now on) as a temporary
 ** file, unless the file already holds these bytes: same inputs, same
 ** bytes, and its mtime does not change. fresh: final_path is in a
@@ -266,7 +333,12 @@ static int stage(dsf_gen_out *o, char *final_path, const char *data,
         /* a new directory: the file's own name, in the staging one */
         char *path = dsf_xasprintf("%s%s", o->stage, final_path + n);
         bool taken;
-        int rc = dsf_write_new(path, data, len, &taken, d);
+        int rc = reserve(o, final_path, len, d);
+        if (rc) {
+            free(path);
+            return rc;
+        }
+        rc = dsf_write_new(path, data, len, &taken, d);
         if (!rc && taken) /* two files of the run with one name: gen's */
             rc = dsf_write_temp(&w->tmp_path, path, data, len, false, d);
         if (rc || taken)  /* check of the names refuses the run */
@@ -275,8 +347,19 @@ static int stage(dsf_gen_out *o, char *final_path, const char *data,
             w->tmp_path = path;
         return rc;
     }
-    if (!fresh && dsf_file_equals(final_path, data, len))
-        return 0;
+    if (!fresh) {
+        int rc = check_dest(o, final_path, d);
+        if (rc)
+            return rc;
+        if (dsf_file_equals(final_path, data, len))
+            return 0;
+    }
+    /* (--report's page may be elsewhere) */
+    int rc = !strncmp(final_path, o->dir, n) && final_path[n] == '/'
+                 ? reserve(o, final_path, len, d)
+                 : 0;
+    if (rc)
+        return rc;
     return dsf_write_temp(&w->tmp_path, final_path, data, len, false, d);
 }
 
@@ -329,6 +412,34 @@ static char *last_name(const char *path)
         (n - b == 2 && path[b] == '.' && path[b + 1] == '.'))
         return NULL;
     return dsf_xstrndup(path + b, n - b);
+}
+
+/* Before any variant is evaluated: an existing directory can take this
+** run's files (it is one, this process may write in it, manifest.json
+** and --report's page are not directories), and how much free space its
+** file system has. */
+static int check_out(run *ru, dsf_gen_out *o, dsf_diags *d)
+{
+    int rc = 0;
+    if (!o->stage) {
+        rc = dsf_check_dest_dir(o->dir, &o->dir_st, d);
+        o->dir_checked = !rc;
+        if (!rc)
+            rc = check_dest(o, o->mpath, d);
+    }
+    if (!rc && ru->r->report) {
+        char *up = dsf_path_dirname(ru->r->report);
+        struct stat st;
+        dsf_out_sweep_file_debris(ru->r->report, d);
+        rc = dsf_check_dest_dir(up, &st, d);
+        if (!rc)
+            rc = dsf_check_dest_file(ru->r->report, &st, d);
+        free(up);
+    }
+    if (!rc && !dsf_free_space(o->stage ? o->stage : o->dir, &o->space,
+                               &o->bsize))
+        o->bsize = 0;
+    return rc;
 }
 
 int dsf_gen_out_begin(run *ru, dsf_diags *d)
@@ -396,9 +507,11 @@ int dsf_gen_out_begin(run *ru, dsf_diags *d)
     int rc;
     if (base) {
         rc = dsf_mkdir_p(parent, NULL, d);
+        if (!rc) /* what interrupted runs left beside it */
+            dsf_out_sweep_debris(o->dir, parent, base, d);
         if (!rc) {
             char *stage = dsf_xasprintf("%s/.%s.tmp-%ld", parent, base,
-                                        (long)getpid());
+                                        dsf_temp_pid());
             if (mkdir(stage, 0755) == 0) {
                 o->stage = stage;
                 o->stage_len = strlen(stage);
@@ -415,8 +528,24 @@ int dsf_gen_out_begin(run *ru, dsf_diags *d)
         rc = dsf_mkdir_p(o->dir, NULL, d);
         if (!rc)
             rc = lock_dir(o->dir, &o->lock, d);
+        if (!rc) { /* under the lock: what interrupted runs left */
+            char *name = last_name(o->dir), *up = NULL;
+            if (name) { /* (trailing slashes aside) */
+                size_t n = strlen(o->dir);
+                while (n > 1 && o->dir[n - 1] == '/')
+                    n--;
+                char *norm = dsf_xstrndup(o->dir, n);
+                up = dsf_path_dirname(norm);
+                free(norm);
+            }
+            dsf_out_sweep_debris(o->dir, up, name, d);
+            free(name);
+            free(up);
+        }
     }
     o->mpath = dsf_xasprintf("%s/manifest.json", o->dir);
+    if (!rc) /* before any variant: what the renames need */
+        rc = check_out(ru, o, d);
     cJSON *old = NULL;
     if (!rc && !o->stage) /* (a staged one is merged at the end) */
         rc = read_manifest(o->mpath, &old, d);
@@ -440,6 +569,11 @@ int dsf_gen_out_begin(run *ru, dsf_diags *d)
     char *text;
     size_t head = split_manifest(m, pname, &text, &o->mtail);
     cJSON_Delete(m);
+    rc = manifest_room(o, o->mpath, head, d);
+    if (rc) {
+        free(text);
+        return rc;
+    }
     if (o->stage) {
         o->mtmp = dsf_xasprintf("%s/manifest.json", o->stage);
         bool taken; /* not in a directory just made */
@@ -465,22 +599,28 @@ int dsf_gen_out_begin(run *ru, dsf_diags *d)
 }
 
 /* Writes the entries' text gathered so far to the manifest's temporary
-** file. */
-static void flush_entries(dsf_gen_out *o)
+** file (when its file system has room for it). */
+static int flush_entries(dsf_gen_out *o, dsf_diags *d)
 {
-    if (o->mtext.len)
-        fwrite(o->mtext.data, 1, o->mtext.len, o->mf);
+    int rc = 0;
+    if (o->mtext.len) {
+        rc = manifest_room(o, o->mpath, o->mtext.len, d);
+        if (!rc)
+            fwrite(o->mtext.data, 1, o->mtext.len, o->mf);
+    }
     dsf_buf_clear(&o->mtext);
+    return rc;
 }
 
 /* Appends entry to the manifest's text, indented as an element of
 ** "variants". */
-static void put_entry(dsf_gen_out *o, const cJSON *entry)
+static int put_entry(dsf_gen_out *o, const cJSON *entry, dsf_diags *d)
 {
     dsf_buf_puts(&o->mtext, o->nentries++ ? ",\n    " : "\n    ");
     dsf_json_write_at(&o->mtext, entry, 2);
     if (!o->hold && o->mtext.len >= 1u << 16)
-        flush_entries(o);
+        return flush_entries(o, d);
+    return 0;
 }
 
 void dsf_gen_out_forked(run *ru)
@@ -525,13 +665,15 @@ dsf_buf *dsf_gen_out_entries(run *ru, bool hold)
     return &ru->out->mtext;
 }
 
-void dsf_gen_out_add_entry(run *ru, const char *text, size_t len)
+int dsf_gen_out_add_entry(run *ru, const char *text, size_t len,
+                          dsf_diags *d)
 {
     dsf_gen_out *o = ru->out;
     dsf_buf_add(&o->mtext, text, len);
     o->nentries++;
     if (o->mtext.len >= 1u << 16)
-        flush_entries(o);
+        return flush_entries(o, d);
+    return 0;
 }
 
 int dsf_gen_out_variant(run *ru, variant *v, dsf_diags *d)
@@ -562,7 +704,7 @@ int dsf_gen_out_variant(run *ru, variant *v, dsf_diags *d)
     if (!rc && !failed && (o || r->report)) {
         cJSON *e = dsf_gen_manifest_entry(ru, v);
         if (o)
-            put_entry(o, e);
+            rc = put_entry(o, e, d);
         if (r->report) {
             if (!ru->entries)
                 ru->entries = cJSON_CreateArray();
@@ -611,8 +753,11 @@ static bool same_files(const char *a, const char *b)
 ** page) after the variants' files. */
 static int finish_manifest(run *ru, dsf_gen_out *o, dsf_diags *d)
 {
-    flush_entries(o);
-    fputs(o->mtail, o->mf);
+    int rc = flush_entries(o, d);
+    if (!rc)
+        rc = manifest_room(o, o->mpath, strlen(o->mtail), d);
+    if (!rc)
+        fputs(o->mtail, o->mf);
     int bad = ferror(o->mf);
     bad |= fclose(o->mf) != 0;
     o->mf = NULL;
@@ -621,6 +766,8 @@ static int finish_manifest(run *ru, dsf_gen_out *o, dsf_diags *d)
     w->final_path = o->mpath;
     w->tmp_path = o->mtmp;
     o->mpath = o->mtmp = NULL;
+    if (rc)
+        return rc;
     if (bad)
         return dsf_diag_error(d, DSF_EINPUT, w->tmp_path, 0, 0,
                               "cannot write the manifest: %s",
@@ -639,7 +786,7 @@ static int finish_manifest(run *ru, dsf_gen_out *o, dsf_diags *d)
     cJSON *m = dsf_gen_manifest(ru);
     char *page = dsf_gen_report_page(ru, m);
     cJSON_Delete(m);
-    int rc = stage(o, dsf_xstrdup(ru->r->report), page, strlen(page), false,
+    rc = stage(o, dsf_xstrdup(ru->r->report), page, strlen(page), false,
                    d);
     free(page);
     return rc;
@@ -703,6 +850,59 @@ static int place_stage(run *ru, dsf_gen_out *o, dsf_diags *d)
     return rc;
 }
 
+/* What a rename did to its destination, for undoing it. */
+enum { NEW_FILE, KEPT_OLD, LOST_OLD, UNTOUCHED };
+
+/* Renames every staged file into place, the manifest last. Each file a
+** rename replaces stays under a second name (a hard link) until the last
+** rename is done: when one fails (what the checks could not foresee: a
+** mount point, an I/O error), the renames before it are undone, the old
+** files put back and the new ones removed, so the run still changes
+** nothing (but for a replaced file whose second name could not be
+** made). */
+static int place_all(dsf_gen_out *o, dsf_diags *d)
+{
+    int *did = dsf_xcalloc(o->nw + 1, sizeof *did);
+    char **old = dsf_xcalloc(o->nw + 1, sizeof *old);
+    int rc = 0;
+    size_t i;
+    for (i = 0; i < o->nw; i++) {
+        pending *w = &o->w[i];
+        did[i] = UNTOUCHED;
+        if (!w->tmp_path)
+            continue; /* unchanged */
+        if ((old[i] = dsf_link_temp(w->final_path)) != NULL)
+            did[i] = KEPT_OLD;
+        else
+            did[i] = errno == ENOENT ? NEW_FILE : LOST_OLD;
+        if (rename(w->tmp_path, w->final_path) != 0) {
+            rc = dsf_diag_error(d, DSF_EINPUT, w->final_path, 0, 0,
+                                "cannot rename the finished file into "
+                                "place: %s; the files placed before it "
+                                "are put back", strerror(errno));
+            if (old[i])
+                unlink(old[i]); /* (still in place) */
+            break;
+        }
+        free(w->tmp_path);
+        w->tmp_path = NULL;
+    }
+    for (size_t j = rc ? i : 0; rc && j-- > 0;) {
+        if (did[j] == KEPT_OLD)
+            rename(old[j], o->w[j].final_path);
+        else if (did[j] == NEW_FILE)
+            unlink(o->w[j].final_path);
+    }
+    for (size_t j = 0; j < o->nw; j++) {
+        if (old[j] && !rc)
+            unlink(old[j]);
+        free(old[j]);
+    }
+    free(old);
+    free(did);
+    return rc;
+}
+
 int dsf_gen_out_finish(run *ru, int rc, dsf_diags *d)
 {
     dsf_gen_out *o = ru->out;
@@ -712,20 +912,15 @@ int dsf_gen_out_finish(run *ru, int rc, dsf_diags *d)
         rc = finish_manifest(ru, o, d);
     if (!rc && o->stage)
         rc = place_stage(ru, o, d);
-    /* Everything is on disk: now the renames (the manifest after the
-    ** variants), which do not fail in practice on one file system. */
-    for (size_t i = 0; i < o->nw && !rc; i++) {
-        if (!o->w[i].tmp_path)
-            continue; /* unchanged */
-        if (rename(o->w[i].tmp_path, o->w[i].final_path) != 0)
-            rc = dsf_diag_error(d, DSF_EINPUT, o->w[i].final_path, 0, 0,
-                                "cannot rename the finished file into "
-                                "place");
-        else {
-            free(o->w[i].tmp_path);
-            o->w[i].tmp_path = NULL;
-        }
-    }
+    /* Everything is on disk: before the first rename, every destination
+    ** is checked again (a directory made where a file goes meanwhile),
+    ** so that a rename that cannot work fails the run with nothing
+    ** changed. */
+    for (size_t i = 0; i < o->nw && !rc; i++)
+        if (o->w[i].tmp_path && !in_stage(o, o->w[i].tmp_path))
+            rc = check_dest(o, o->w[i].final_path, d);
+    if (!rc)
+        rc = place_all(o, d);
     /* An error anywhere: no file of this run is visible. */
     if (o->mf)
         fclose(o->mf);
@@ -738,14 +933,21 @@ int dsf_gen_out_finish(run *ru, int rc, dsf_diags *d)
         free(o->w[i].final_path);
     }
     free(o->w);
+    /* A worker killed while writing a file left one nobody recorded: it
+    ** carries this process's id (or is in its staging directory). */
+    if (rc && !o->stage && o->lock >= 0)
+        dsf_out_sweep_own(o->dir);
     free(o->mpath);
     free(o->mtmp);
     free(o->mtail);
     dsf_buf_free(&o->mtext);
     if (o->lock >= 0)
         close(o->lock);
-    if (o->stage) /* empty now */
-        rmdir(o->stage);
+    if (o->stage) { /* empty now, unless a worker died writing in it */
+        size_t n;
+        if (rmdir(o->stage) != 0)
+            dsf_out_remove_stage(o->stage, &n);
+    }
     free(o->stage);
     for (size_t i = 0; rc && i < o->nmade; i++) /* dir, then parents */
         if (rmdir(o->made[i]) != 0)
