@@ -68,7 +68,11 @@ static const char tail_help[] =
     "  WORLD_SIZE: check CONFIG -- COMMAND, the world size of a plain\n"
     "    python command (read by the launch plugin)\n"
     "  DSFORGE_FULL_TEARDOWN, LD_PRELOAD: free everything at exit (when\n"
-    "    set, or under valgrind) instead of leaving it to the OS\n";
+    "    set, or under valgrind) instead of leaving it to the OS\n"
+    "  DSFORGE_OPEN_WAIT (seconds, default 5): how long an input that is a\n"
+    "    FIFO may wait for a writer\n"
+    "  DSFORGE_TEST_KILL_WORKER_AT: test only: a -j worker kills itself at\n"
+    "    this variant\n";
 
 #define MAX_COMMANDS 128
 
