@@ -468,6 +468,24 @@ class OutputFloods(SandboxTestCase):
         self.assertIn("[dsforge: output of the profiles and plugins cut at "
                       "1 MiB; the rest is not shown]", err)
 
+    def test_the_issue_probe_at_the_default_limits(self):
+        # issue 30's probe: 30 MiB of 0xFF printed in a loop at the default
+        # memory limit (64 MiB) and --max-seconds 3, stderr a pipe that is
+        # read: memory within the threat model's 64 + 96 MiB, CPU time
+        # within the time limit + 1 s, 1 MiB of output
+        pdir = self.profile("x", profile_with_build(
+            '  local s = string.rep("\\255", 30 << 20)\n'
+            "  while true do print(s) end"))
+        p = subprocess.run([sys.executable, "-c", MEASURE, dsf.DSFORGE,
+                            "gen", "x", "--profile-path", pdir, "--stdout",
+                            "--max-seconds", "3"],
+                           capture_output=True, text=True, timeout=HANG_S)
+        rc, rss_kib, cpu = p.stdout.split()
+        self.assertEqual(int(rc), 5, p.stderr[-500:])
+        self.assertLess(int(rss_kib) / 1024, 64 + PEAK_CONSTANT_MIB)
+        self.assertLess(float(cpu), 3 + TIME_SLACK_S)
+        self.assertLess(len(p.stderr.encode()), (1 << 20) + 64 * 1024)
+
     def test_a_list_summary_is_cut_too(self):
         pdir = self.profile("big", 'return { name = "big", summary = '
                             'string.rep("\\255", 30 << 20), build = '
