@@ -5,23 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#include <cjson/cJSON.h>
 
 #include "core/error.h"
 #include "core/fsutil.h"
-#include "core/sha256.h"
-#include "core/strutil.h"
 #include "core/xalloc.h"
-#include "fetch/cache.h"
-#include "fetch/http.h"
 #include "fetch/index.h"
 #include "fetch/lock.h"
-#include "fetch/project.h"
 #include "fetch/repoconf.h"
 #include "fetch/semver.h"
-#include "fetch/sign.h"
 #include "fetch/repo_ctx.h"
 
 /* ---- loader API -------------------------------------------------------- */

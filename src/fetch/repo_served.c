@@ -10,17 +10,12 @@
 #include <cjson/cJSON.h>
 
 #include "core/error.h"
-#include "core/fsutil.h"
 #include "core/sha256.h"
-#include "core/strutil.h"
 #include "core/xalloc.h"
 #include "fetch/cache.h"
 #include "fetch/http.h"
 #include "fetch/index.h"
 #include "fetch/lock.h"
-#include "fetch/project.h"
-#include "fetch/repoconf.h"
-#include "fetch/semver.h"
 #include "fetch/sign.h"
 #include "fetch/repo_ctx.h"
 

@@ -6,9 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#include <cjson/cJSON.h>
 
 #include "core/error.h"
 #include "core/fsutil.h"
@@ -19,12 +16,8 @@
 #include "fetch/http.h"
 #include "fetch/index.h"
 #include "fetch/lock.h"
-#include "fetch/project.h"
-#include "fetch/repoconf.h"
 #include "fetch/semver.h"
-#include "fetch/sign.h"
 #include "fetch/repo_ctx.h"
-
 
 /* Repositories already revalidated by this process (so a run that loads
 ** many profiles from one repository asks the server once). Reachable
