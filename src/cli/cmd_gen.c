@@ -227,6 +227,192 @@ static int detect_machine(cJSON **out, int timeout_ms, dsf_diags *d)
     return rc;
 }
 
+/* --matrix KEY=V1,V2 or --matrix-file F1,F2 (files). */
+static int add_axis(args *a, const char *arg, bool files, int argno,
+                    dsf_diags *d)
+{
+    char *key = NULL, *vals = NULL;
+    if (files)
+        vals = dsf_xstrdup(arg);
+    else {
+        int rc = split_kv(arg, &key, &vals, "--matrix", d);
+        if (rc)
+            return rc;
+    }
+    a->matrix = dsf_xrealloc(a->matrix, (a->nmatrix + 1) * sizeof *a->matrix);
+    dsf_matrix_axis *ax = &a->matrix[a->nmatrix++];
+    memset(ax, 0, sizeof *ax);
+    ax->key = key;
+    ax->argno = argno;
+    ax->files = files;
+    for (char *s = vals, *next; s; s = next) {
+        next = strchr(s, ',');
+        if (next)
+            *next++ = '\0';
+        ax->values = dsf_xrealloc(ax->values,
+                                  (ax->n + 1) * sizeof *ax->values);
+        ax->values[ax->n++] = dsf_xstrdup(s);
+    }
+    free(vals);
+    return 0;
+}
+
+static int add_param(args *a, const char *arg, int argno, dsf_diags *d)
+{
+    char *key = NULL, *val = NULL;
+    int rc = split_kv(arg, &key, &val, "--param", d);
+    if (rc)
+        return rc;
+    a->params = dsf_xrealloc(a->params, (a->nparams + 1) * sizeof *a->params);
+    a->params[a->nparams].key = key;
+    a->params[a->nparams].value = val;
+    a->params[a->nparams].argno = argno;
+    a->nparams++;
+    return 0;
+}
+
+/* --why PATH: a bad path is a usage error now, not a failure after the
+** variants were built. */
+static int check_why(const char *arg, dsf_diags *d)
+{
+    dsf_jpath jp;
+    char *err;
+    if (dsf_jpath_parse(&jp, arg, &err) == 0) {
+        dsf_jpath_free(&jp);
+        return 0;
+    }
+    int rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0, "--why: %s", err);
+    free(err);
+    return rc;
+}
+
+/* What the command line asks for beside the request itself. */
+typedef struct extra {
+    const char *ds_version_arg;
+    bool detect;
+    long long detect_ms, jobs;
+} extra;
+
+/* One option (or operand) of gen into a, r and x. */
+static int take_option(int id, const char *arg, int argno, args *a,
+                       dsf_gen_request *r, extra *x, dsf_diags *d)
+{
+    switch (id) {
+    case DSF_OPT_POS:
+        if (r->profile)
+            return add_edit(a, arg, argno, d);
+        r->profile = arg;
+        return 0;
+    case OPT_TIER:
+        add_names(a, arg, &a->tiers, &a->ntiers);
+        return 0;
+    case OPT_EMIT:
+        add_names(a, arg, &a->emit, &a->nemit);
+        r->emit_given = true;
+        return 0;
+    case OPT_TRAIN_CMD:
+        r->train_cmd = arg;
+        return 0;
+    case OPT_MATRIX:
+    case OPT_MATRIX_FILE:
+        return add_axis(a, arg, id == OPT_MATRIX_FILE, argno, d);
+    case OPT_PARAM:
+        return add_param(a, arg, argno, d);
+    case OPT_FILE:
+        a->files = dsf_xrealloc(a->files, (a->nfiles + 1) * sizeof *a->files);
+        a->files[a->nfiles++] = arg;
+        return 0;
+    case OPT_SET:
+        return add_edit(a, arg, argno, d);
+    case OPT_UNSET: {
+        char *e = dsf_xasprintf("~%s", arg);
+        int rc = add_edit(a, e, argno, d);
+        free(e);
+        return rc;
+    }
+    case OPT_OUTPUT:
+        r->outdir = arg;
+        return 0;
+    case OPT_STDOUT:
+        r->to_stdout = true;
+        return 0;
+    case OPT_WHY:
+        r->why = arg;
+        return check_why(arg, d);
+    case OPT_REPORT:
+        r->report = arg;
+        return 0;
+    case OPT_TARGET:
+        r->target = arg;
+        if (strcmp(arg, "deepspeed") && strcmp(arg, "hf"))
+            return dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                                  "--target must be 'deepspeed' or 'hf'");
+        return 0;
+    case OPT_STRICT_FIT:
+        r->strict_fit = true;
+        return 0;
+    case OPT_DS_VERSION:
+        x->ds_version_arg = arg;
+        return 0;
+    case OPT_DETECT:
+        x->detect = true;
+        return 0;
+    case OPT_DETECT_TIMEOUT:
+        return dsf_opt_int(&x->detect_ms, arg, 1, 600000, "--detect-timeout",
+                           d);
+    case OPT_JOBS: {
+        int rc = dsf_opt_int(&x->jobs, arg, 1, 64, "--jobs", d);
+        r->jobs = (size_t)x->jobs;
+        return rc;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* The combinations the options cannot take. */
+static int check_request(const dsf_gen_request *r, dsf_diags *d)
+{
+    if (!r->profile) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "gen needs a PROFILE");
+        dsf_diag_set_hint(g, "try 'dsforge list' for the profiles, "
+                             "'dsforge gen --help' for the options");
+        return DSF_EUSAGE;
+    }
+    if (r->report && (r->to_stdout || r->why))
+        return dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                              "--report cannot be combined with %s",
+                              r->why ? "--why" : "--stdout");
+    if (r->to_stdout && r->outdir)
+        return dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                              "--stdout and -o cannot be combined");
+    return 0;
+}
+
+/* The request's lists from a, and the environment's dirs and limits. */
+static void fill_request(dsf_gen_request *r, const args *a,
+                         dsf_cli_env *env)
+{
+    r->tiers = a->tiers;
+    r->ntiers = a->ntiers;
+    r->emit = a->emit;
+    r->nemit = a->nemit;
+    r->matrix = a->matrix;
+    r->nmatrix = a->nmatrix;
+    r->params = a->params;
+    r->nparams = a->nparams;
+    r->files = a->files;
+    r->nfiles = a->nfiles;
+    r->edits = a->edits;
+    r->nedits = a->nedits;
+    r->color = env->color;
+    r->profile_dirs = &env->profile_dirs;
+    r->plugin_dirs = &env->plugin_dirs;
+    r->limits = env->limits;
+    r->repo = &env->repo;
+}
+
 static int run(int argc, char **argv)
 {
     dsf_cli_env env;
@@ -237,182 +423,35 @@ static int run(int argc, char **argv)
     dsf_gen_request r;
     memset(&r, 0, sizeof r);
     r.target = "deepspeed";
-    const char *ds_version_arg = NULL;
-    bool detect = false;
-    long long detect_ms = 10000, jobs = 0;
+    extra x = {NULL, false, 10000, 0};
     dsf_cli_args cl;
     dsf_cli_args_init(&cl, argc, argv, &dsf_cmd_gen, &env, &d);
     int rc = 0, id;
     const char *arg;
-    while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END) {
-        int argno = cl.p.arg_index + 1; /* count "gen" as argument #1 */
-        switch (id) {
-        case DSF_OPT_POS:
-            if (!r.profile)
-                r.profile = arg;
-            else
-                rc = add_edit(&a, arg, argno, &d);
-            break;
-        case OPT_TIER:
-            add_names(&a, arg, &a.tiers, &a.ntiers);
-            break;
-        case OPT_EMIT:
-            add_names(&a, arg, &a.emit, &a.nemit);
-            r.emit_given = true;
-            break;
-        case OPT_TRAIN_CMD:
-            r.train_cmd = arg;
-            break;
-        case OPT_MATRIX:
-        case OPT_MATRIX_FILE: {
-            char *key = NULL, *vals = NULL;
-            if (id == OPT_MATRIX_FILE)
-                vals = dsf_xstrdup(arg);
-            else if ((rc = split_kv(arg, &key, &vals, "--matrix", &d)))
-                break;
-            a.matrix = dsf_xrealloc(a.matrix,
-                                    (a.nmatrix + 1) * sizeof *a.matrix);
-            dsf_matrix_axis *ax = &a.matrix[a.nmatrix++];
-            memset(ax, 0, sizeof *ax);
-            ax->key = key;
-            ax->argno = argno;
-            ax->files = id == OPT_MATRIX_FILE;
-            for (char *s = vals, *next; s; s = next) {
-                next = strchr(s, ',');
-                if (next)
-                    *next++ = '\0';
-                ax->values = dsf_xrealloc(ax->values,
-                                          (ax->n + 1) * sizeof *ax->values);
-                ax->values[ax->n++] = dsf_xstrdup(s);
-            }
-            free(vals);
-            break;
-        }
-        case OPT_PARAM: {
-            char *key = NULL, *val = NULL;
-            if ((rc = split_kv(arg, &key, &val, "--param", &d)))
-                break;
-            a.params = dsf_xrealloc(a.params,
-                                    (a.nparams + 1) * sizeof *a.params);
-            a.params[a.nparams].key = key;
-            a.params[a.nparams].value = val;
-            a.params[a.nparams].argno = argno;
-            a.nparams++;
-            break;
-        }
-        case OPT_FILE:
-            a.files = dsf_xrealloc(a.files, (a.nfiles + 1) * sizeof *a.files);
-            a.files[a.nfiles++] = arg;
-            break;
-        case OPT_SET:
-            rc = add_edit(&a, arg, argno, &d);
-            break;
-        case OPT_UNSET: {
-            char *e = dsf_xasprintf("~%s", arg);
-            rc = add_edit(&a, e, argno, &d);
-            free(e);
-            break;
-        }
-        case OPT_OUTPUT:
-            r.outdir = arg;
-            break;
-        case OPT_STDOUT:
-            r.to_stdout = true;
-            break;
-        case OPT_WHY: {
-            /* A bad path is a usage error here, not a failure after the
-            ** variants were built. */
-            dsf_jpath jp;
-            char *err;
-            if (dsf_jpath_parse(&jp, arg, &err) != 0) {
-                rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
-                                    "--why: %s", err);
-                free(err);
-            } else {
-                dsf_jpath_free(&jp);
-            }
-            r.why = arg;
-            break;
-        }
-        case OPT_REPORT:
-            r.report = arg;
-            break;
-        case OPT_TARGET:
-            if (strcmp(arg, "deepspeed") && strcmp(arg, "hf"))
-                rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
-                                    "--target must be 'deepspeed' or 'hf'");
-            r.target = arg;
-            break;
-        case OPT_STRICT_FIT:
-            r.strict_fit = true;
-            break;
-        case OPT_DS_VERSION:
-            ds_version_arg = arg;
-            break;
-        case OPT_DETECT:
-            detect = true;
-            break;
-        case OPT_DETECT_TIMEOUT:
-            rc = dsf_opt_int(&detect_ms, arg, 1, 600000, "--detect-timeout",
-                             &d);
-            break;
-        case OPT_JOBS:
-            rc = dsf_opt_int(&jobs, arg, 1, 64, "--jobs", &d);
-            r.jobs = (size_t)jobs;
-            break;
-        default:
-            break;
-        }
-    }
+    while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END)
+        /* "gen" counts as argument #1 */
+        rc = take_option(id, arg, cl.p.arg_index + 1, &a, &r, &x, &d);
     if (!rc)
         rc = cl.rc;
     if (!rc && !cl.help_shown)
-        rc = dsf_opt_ds_version(&r.ds_version, ds_version_arg, &d);
-    r.ds_version_from = dsf_opt_ds_version_from(ds_version_arg);
+        rc = dsf_opt_ds_version(&r.ds_version, x.ds_version_arg, &d);
+    r.ds_version_from = dsf_opt_ds_version_from(x.ds_version_arg);
     if (cl.help_shown) {
         free_args(&a);
         dsf_cli_env_free(&env);
         dsf_diags_free(&d);
         return 0;
     }
-    if (!rc && !r.profile) {
-        dsf_diag *g = dsf_diag_add(&d, DSF_ERROR, NULL, 0, 0,
-                                   "gen needs a PROFILE");
-        dsf_diag_set_hint(g, "try 'dsforge list' for the profiles, "
-                             "'dsforge gen --help' for the options");
-        rc = DSF_EUSAGE;
-    }
-    if (!rc && r.report && (r.to_stdout || r.why))
-        rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
-                            "--report cannot be combined with %s",
-                            r.why ? "--why" : "--stdout");
-    if (!rc && r.to_stdout && r.outdir)
-        rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
-                            "--stdout and -o cannot be combined");
+    if (!rc)
+        rc = check_request(&r, &d);
     if (!rc)
         rc = dsf_cli_env_finish(&env, &d);
     cJSON *machine = NULL;
-    if (!rc && detect)
-        rc = detect_machine(&machine, (int)detect_ms, &d);
+    if (!rc && x.detect)
+        rc = detect_machine(&machine, (int)x.detect_ms, &d);
     r.machine = machine;
     if (!rc) {
-        r.tiers = a.tiers;
-        r.ntiers = a.ntiers;
-        r.emit = a.emit;
-        r.nemit = a.nemit;
-        r.matrix = a.matrix;
-        r.nmatrix = a.nmatrix;
-        r.params = a.params;
-        r.nparams = a.nparams;
-        r.files = a.files;
-        r.nfiles = a.nfiles;
-        r.edits = a.edits;
-        r.nedits = a.nedits;
-        r.color = env.color;
-        r.profile_dirs = &env.profile_dirs;
-        r.plugin_dirs = &env.plugin_dirs;
-        r.limits = env.limits;
-        r.repo = &env.repo;
+        fill_request(&r, &a, &env);
         rc = dsf_gen_run(&r, &d);
     }
     dsf_diags_sort(&d);
