@@ -36,7 +36,7 @@ return {
     offload = { default = "none", values = { "none", "optimizer", "all" },
       doc = "CPU offload: optimizer states, or optimizer states and parameters (ZeRO-3 only)" },
     model = { default = "llama-2-7b", check = "deepspeed.models.check_param", file = "json",
-      doc = "catalog model (dsforge estimate --help) or a Hugging Face config.json path, "
+      doc = "catalog model (dsforge models) or a Hugging Face config.json path, "
         .. "for the memory estimate and bucket sizes" },
     gpu_mem_gb = { default = 80, type = "number", min = 1, max = 65536,
       doc = "memory per GPU in GiB; variants that need more are flagged" },

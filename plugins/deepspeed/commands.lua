@@ -80,6 +80,20 @@ local schema = {
   run = runner("schema", "deepspeed.commands_doc"),
 }
 
-M.commands = { estimate, explain, schema }
+local models = {
+  name = "models",
+  summary = "list the model catalog (estimate --model, --param model=)",
+  usage = "models [--json]",
+  description = "The models the memory estimate and the planner know by name: their "
+    .. "parameter count as published, hidden size, layers, attention and key/value "
+    .. "heads, vocabulary and Hugging Face id. A Hugging Face config.json path works "
+    .. "wherever a name does.",
+  options = {
+    { name = "json", help = "the catalog as JSON, with the computed count and sources" },
+  },
+  run = runner("models", "deepspeed.commands_models"),
+}
+
+M.commands = { estimate, explain, schema, models }
 
 return M

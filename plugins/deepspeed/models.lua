@@ -370,7 +370,7 @@ function M.check_param(value, doc)
   return {
     error = ("unknown model '%s'"):format(tostring(value)),
     hint = (#s > 0 and ("did you mean " .. table.concat(s, ", ") .. "? ") or "")
-      .. "a catalog model (dsforge estimate --help) or the path of a Hugging Face config.json",
+      .. "a catalog model (dsforge models) or the path of a Hugging Face config.json",
   }
 end
 

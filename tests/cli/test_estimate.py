@@ -490,3 +490,38 @@ class BadInput(dsf.TempDirTest):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Models(dsf.TempDirTest):
+    """`dsforge models` lists the catalog that estimate, the planner and
+    the model param read (issue 33: it was listed nowhere)."""
+
+    def test_every_listed_model_is_usable_by_name(self):
+        res = run("models", "--json")
+        self.assertEqual(res.rc, 0, repr(res))
+        rows = res.json()
+        self.assertGreaterEqual(len(rows), 20)
+        names = [r["name"] for r in rows]
+        self.assertEqual(names, sorted(names))
+        table = run("models")
+        self.assertEqual(table.rc, 0, repr(table))
+        for r in rows:
+            self.assertRegex(table.out, r"(?m)^%s\s" % re.escape(r["name"]))
+            for k in ("params", "hidden", "layers", "heads", "kv_heads",
+                      "vocab"):
+                self.assertIsInstance(r[k], int, (r["name"], k))
+            est = run("estimate", "--model", r["name"], "--json")
+            self.assertEqual(est.rc, 0, repr(est))
+            self.assertEqual(est.json()["inputs"]["params"],
+                             r["params_computed"], r["name"])
+        self.assertIn("%d models" % len(rows), table.out)
+
+    def test_the_hint_of_an_unknown_model_names_the_command(self):
+        res = run("gen", "8xa100", "--param", "model=no-such-model")
+        self.assertEqual(res.rc, 2, repr(res))
+        self.assertIn("dsforge models", res.err)
+
+    def test_arguments_are_refused(self):
+        res = run("models", "extra")
+        self.assertEqual(res.rc, 2, repr(res))
+        self.assertIn("takes no arguments", res.err)

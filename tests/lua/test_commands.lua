@@ -57,6 +57,6 @@ return {
         T.eq(type(o.help), "string")
       end
     end
-    T.eq(table.concat(names, ","), "estimate,explain,schema")
+    T.eq(table.concat(names, ","), "estimate,explain,schema,models")
   end,
 }
