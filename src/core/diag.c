@@ -135,18 +135,47 @@ static int cmp_diag(const dsf_diag *a, const dsf_diag *b)
     return strcmp_null(a->path, b->path);
 }
 
+/* Stable merge of the sorted runs a[lo..mid) and a[mid..hi) through tmp. */
+static void merge_sort(dsf_diag *a, dsf_diag *tmp, size_t lo, size_t hi)
+{
+    if (hi - lo < 2)
+        return;
+    if (hi - lo <= 16) { /* insertion sort: stable, and short runs */
+        for (size_t i = lo + 1; i < hi; i++) {
+            dsf_diag t = a[i];
+            size_t j = i;
+            while (j > lo && cmp_diag(&a[j - 1], &t) > 0) {
+                a[j] = a[j - 1];
+                j--;
+            }
+            a[j] = t;
+        }
+        return;
+    }
+    size_t mid = lo + (hi - lo) / 2;
+    merge_sort(a, tmp, lo, mid);
+    merge_sort(a, tmp, mid, hi);
+    if (cmp_diag(&a[mid - 1], &a[mid]) <= 0)
+        return; /* already in order (the common case: one file's walk) */
+    memcpy(tmp + lo, a + lo, (hi - lo) * sizeof *a);
+    size_t i = lo, j = mid, k = lo;
+    while (i < mid && j < hi)
+        a[k++] = cmp_diag(&tmp[j], &tmp[i]) < 0 ? tmp[j++] : tmp[i++];
+    while (i < mid)
+        a[k++] = tmp[i++];
+    while (j < hi)
+        a[k++] = tmp[j++];
+}
+
 void dsf_diags_sort(dsf_diags *d)
 {
-    /* Insertion sort: stable, and lists are short. */
-    for (size_t i = 1; i < d->len; i++) {
-        dsf_diag tmp = d->items[i];
-        size_t j = i;
-        while (j > 0 && cmp_diag(&d->items[j - 1], &tmp) > 0) {
-            d->items[j] = d->items[j - 1];
-            j--;
-        }
-        d->items[j] = tmp;
-    }
+    /* A merge sort: stable, and O(n log n) for the many findings of a
+    ** large file (an insertion sort was quadratic in them). */
+    if (d->len < 2)
+        return;
+    dsf_diag *tmp = d->len > 16 ? dsf_xcalloc(d->len, sizeof *tmp) : NULL;
+    merge_sort(d->items, tmp, 0, d->len);
+    free(tmp);
 }
 
 const char *dsf_severity_name(dsf_severity sev)
