@@ -211,6 +211,7 @@ M.levenshtein = levenshtein
 -- every key of the schema costs about one comparison of the few keys of
 -- a similar length (issue 15: the unbounded search was 84% of `check` on
 -- a file with an unknown key).
+local ROW_A, ROW_B = {}, {}
 local function levenshtein_within(a, b, bound)
   local la, lb = #a, #b
   if la - lb > bound or lb - la > bound then return bound + 1 end
@@ -219,7 +220,8 @@ local function levenshtein_within(a, b, bound)
     local d = math.max(la, lb)
     return d <= bound and d or over
   end
-  local prev, cur = {}, {}
+  -- (two rows reused by every call: only cells this call wrote are read)
+  local prev, cur = ROW_A, ROW_B
   for j = 0, lb do prev[j] = j <= bound and j or over end
   for i = 1, la do
     local lo, hi = i - bound, i + bound
@@ -251,18 +253,31 @@ M.levenshtein_within = levenshtein_within
 -- candidate is compared only within the distance still worth finding (the
 -- limit, then one less than the best so far), so the result is the same as
 -- comparing every candidate in full.
+-- The lower-cased candidates of a list, made once per list.
+local lowered_of = setmetatable({}, { __mode = "k" })
 function M.suggest(word, candidates)
   if type(word) ~= "string" then return nil end
   local lw = word:lower()
+  local nw = #lw
   local limit = math.max(1, math.min(3, #word // 4))
+  local lowered = lowered_of[candidates]
+  if not lowered or #lowered ~= #candidates then
+    lowered = {}
+    for i, c in ipairs(candidates) do lowered[i] = c:lower() end
+    lowered_of[candidates] = lowered
+  end
   local best, bestd
-  for _, c in ipairs(candidates) do
+  for i, c in ipairs(candidates) do
     if c ~= word then
       local bound = bestd and bestd - 1 or limit
       if bound < 0 then break end
-      local lc = c:lower()
-      local d = (lc == lw) and 0 or levenshtein_within(lw, lc, bound)
-      if d <= bound then best, bestd = c, d end
+      local lc = lowered[i]
+      local dl = #lc - nw
+      -- (lengths further apart than the bound: never within it)
+      if dl <= bound and -dl <= bound then
+        local d = (lc == lw) and 0 or levenshtein_within(lw, lc, bound)
+        if d <= bound then best, bestd = c, d end
+      end
     end
   end
   return best

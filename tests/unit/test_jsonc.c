@@ -699,15 +699,15 @@ static void test_depth_cap(void **state)
     free(objects);
     /* One more: an error at the opening bracket that is too deep. */
     arrays = nested(DSF_JSON_MAX_DEPTH + 1, false);
-    expect_error(arrays, 1, DSF_JSON_MAX_DEPTH + 1, "nesting is too deep");
+    expect_error(arrays, 1, DSF_JSON_MAX_DEPTH + 1, DSF_JSON_DEPTH_MESSAGE);
     free(arrays);
     objects = nested(DSF_JSON_MAX_DEPTH + 1, true);
     expect_error(objects, 1, DSF_JSON_MAX_DEPTH * 5 + 1,
-                 "nesting is too deep");
+                 DSF_JSON_DEPTH_MESSAGE);
     free(objects);
     /* Far deeper input fails the same way (no stack exhaustion). */
     arrays = nested(200000, false);
-    expect_error(arrays, 1, DSF_JSON_MAX_DEPTH + 1, "nesting is too deep");
+    expect_error(arrays, 1, DSF_JSON_MAX_DEPTH + 1, DSF_JSON_DEPTH_MESSAGE);
     free(arrays);
 }
 
