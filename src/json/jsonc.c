@@ -15,6 +15,8 @@
 #include "core/utf8.h"
 #include "json/jsonalloc.h"
 
+_Static_assert(DSF_JSON_MAX_DEPTH == 200, "DSF_JSON_DEPTH_MESSAGE names 200");
+
 typedef struct posent {
     const cJSON *node;
     dsf_jpos val, key;
