@@ -327,6 +327,81 @@ static void test_duplicate_keys(void **state)
     dsf_jsrc_free(src);
 }
 
+/* An object past 8 members is indexed while parsing (issue 30): its
+** duplicates are found, in order, with the first place and the last value
+** kept at the end of the list, exactly as in a small one; every member is
+** found by dsf_jsrc_member, absent keys are not; and the last line of a
+** long file is found by dsf_jsrc_line. */
+static void test_large_object(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    dsf_buf b = DSF_BUF_INIT;
+    dsf_buf_puts(&b, "{\n");
+    for (int i = 0; i < N; i++)
+        dsf_buf_printf(&b, "\"k%d\": %d,\n", i, i);
+    /* k5 (within the first 8) and k2000 again, then k5 a third time */
+    dsf_buf_puts(&b, "\"k5\": -5,\n\"k2000\": -2000,\n\"k5\": -55\n}");
+    dsf_jsrc *src;
+    cJSON *doc = parse_ok(dsf_buf_str(&b), &src);
+    assert_int_equal(cJSON_GetArraySize(doc), N);
+    size_t n;
+    const dsf_jdup *dups = dsf_jsrc_duplicates(src, &n);
+    assert_int_equal(n, 3);
+    assert_string_equal(dups[0].path, "k5");
+    assert_int_equal(dups[0].first.line, 7);
+    assert_int_equal(dups[0].again.line, N + 2);
+    assert_string_equal(dups[1].path, "k2000");
+    assert_int_equal(dups[1].first.line, 2002);
+    assert_string_equal(dups[2].path, "k5");
+    assert_int_equal(dups[2].first.line, N + 2);
+    assert_int_equal(dups[2].again.line, N + 4);
+    /* the last one wins, and goes to the end (as for a small object) */
+    cJSON *last = doc->child;
+    while (last->next)
+        last = last->next;
+    assert_string_equal(last->string, "k5");
+    assert_int_equal(last->valueint, -55);
+    assert_string_equal(last->prev->string, "k2000");
+    char key[16];
+    for (int i = 0; i < N; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        cJSON *m = dsf_jsrc_member(src, doc, key);
+        assert_non_null(m);
+        assert_ptr_equal(m, cJSON_GetObjectItemCaseSensitive(doc, key));
+    }
+    assert_null(dsf_jsrc_member(src, doc, "k3000"));
+    assert_null(dsf_jsrc_member(src, doc, "K1"));
+    assert_null(dsf_jsrc_member(NULL, doc, "k3000"));
+    assert_ptr_equal(dsf_jsrc_member(NULL, doc, "k2999"),
+                     cJSON_GetObjectItemCaseSensitive(doc, "k2999"));
+    expect_key_pos(src, dsf_jsrc_member(src, doc, "k2999"), N + 1, 1);
+    /* lines, first to last and one past */
+    const char *line;
+    size_t len;
+    assert_true(dsf_jsrc_line(src, 1, &line, &len));
+    assert_int_equal(len, 1);
+    assert_true(dsf_jsrc_line(src, N + 1, &line, &len));
+    assert_int_equal(len, strlen("\"k2999\": 2999,"));
+    assert_memory_equal(line, "\"k2999\": 2999,", len);
+    assert_true(dsf_jsrc_line(src, N + 5, &line, &len));
+    assert_int_equal(len, 1);
+    assert_memory_equal(line, "}", 1);
+    assert_false(dsf_jsrc_line(src, N + 6, &line, &len));
+    cJSON_Delete(doc);
+    dsf_jsrc_free(src);
+    dsf_buf_free(&b);
+
+    /* A small object and a member of another object: searched. */
+    doc = parse_ok("{\"a\": {\"x\": 1}, \"b\": 2}", &src);
+    assert_ptr_equal(dsf_jsrc_member(src, doc, "b"), doc->child->next);
+    assert_null(dsf_jsrc_member(src, doc, "x"));
+    assert_non_null(dsf_jsrc_member(src, doc->child, "x"));
+    assert_null(dsf_jsrc_member(src, doc->child->next, "x")); /* a number */
+    cJSON_Delete(doc);
+    dsf_jsrc_free(src);
+}
+
 /* ------------------------------------------------------------------ */
 /* Errors. */
 
@@ -791,6 +866,7 @@ int main(void)
         cmocka_unit_test(test_positions_crlf),
         cmocka_unit_test(test_positions_after_duplicate),
         cmocka_unit_test(test_duplicate_keys),
+        cmocka_unit_test(test_large_object),
         cmocka_unit_test(test_string_runs),
         cmocka_unit_test(test_error_strings),
         cmocka_unit_test(test_error_comments),
