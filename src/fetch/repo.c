@@ -23,6 +23,7 @@
 #include "fetch/repoconf.h"
 #include "fetch/semver.h"
 #include "fetch/sign.h"
+#include "json/jsonc.h"
 
 /* ---- options ----------------------------------------------------------- */
 
@@ -518,8 +519,11 @@ static int check_signature(ctx *c, const char *text, size_t len,
     }
     const cJSON *sigs = NULL;
     if (!rc) {
-        doc = cJSON_ParseWithLength(req.body.data ? req.body.data : "",
-                                    req.body.len);
+        doc = req.body.data && dsf_json_too_deep(req.body.data, req.body.len)
+                  ? NULL
+                  : cJSON_ParseWithLength(req.body.data ? req.body.data
+                                                        : "",
+                                          req.body.len);
         sigs = cJSON_GetObjectItemCaseSensitive(doc, "signatures");
         const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(doc, "format");
         if (!cJSON_IsArray(sigs) || !cJSON_IsNumber(fmt) ||

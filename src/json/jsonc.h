@@ -60,6 +60,12 @@ int dsf_json_load_file(cJSON **out, dsf_jsrc **src_out, const char *path,
 bool dsf_jsrc_pos(const dsf_jsrc *s, const cJSON *node, dsf_jpos *out);
 bool dsf_jsrc_key_pos(const dsf_jsrc *s, const cJSON *node, dsf_jpos *out);
 
+/* Whether text nests objects and arrays deeper than DSF_JSON_MAX_DEPTH
+** (brackets inside strings do not count). For the readers that parse
+** with cJSON itself (whose own limit is 1000): they refuse such a text
+** before parsing it, so every reader has the one limit. Linear. */
+bool dsf_json_too_deep(const char *text, size_t len);
+
 /* The member key of the object obj, as cJSON_GetObjectItemCaseSensitive
 ** finds it, in constant time for an object parsed from s (large objects
 ** are indexed while parsing); obj must be unchanged since. With s NULL,
