@@ -185,6 +185,21 @@ class NestingLimit(dsf.TempDirTest):
         self.assertIn("the value nests more than 200 levels deep; a config "
                       "nests at most 200", res.err)
 
+    def test_diff_manifest_past_the_limit(self):
+        # the manifest reader parses with cJSON (limit 1000): refused too
+        a, b = os.path.join(self.tmp, "a"), os.path.join(self.tmp, "b")
+        for out in (a, b):
+            self.assertExit(run("gen", "8xa100", "-o", out), 0)
+        mpath = os.path.join(b, "manifest.json")
+        with open(mpath) as f:
+            text = f.read()
+        with open(mpath, "w") as f:
+            f.write(text.replace("{", '{"deep": ' + nested(300) + ",", 1))
+        res = run("diff", a, b)
+        self.assertExit(res, 3)
+        self.assertIn(mpath + ":", res.err)
+        self.assertIn("nesting is too deep: more than 200 levels", res.err)
+
     def test_profile_table_past_the_limit(self):
         d = self.profile("deep", (
             "local t = {} local c = t\n"

@@ -786,6 +786,29 @@ static void test_depth_cap(void **state)
     free(arrays);
 }
 
+/* dsf_json_too_deep: the parser's limit, for the readers that parse with
+** cJSON; brackets in strings (escaped quotes included) do not count. */
+static void test_too_deep(void **state)
+{
+    (void)state;
+    char *at = nested(DSF_JSON_MAX_DEPTH, false);
+    char *past = nested(DSF_JSON_MAX_DEPTH + 1, true);
+    assert_false(dsf_json_too_deep(at, strlen(at)));
+    assert_true(dsf_json_too_deep(past, strlen(past)));
+    /* the same text inside a string, and after an escaped quote */
+    dsf_buf b = DSF_BUF_INIT;
+    dsf_buf_printf(&b, "{\"s\": \"\\\"%s\", \"t\": %s}", past, at + 1);
+    /* (at + 1 drops one level: the object adds it back) */
+    assert_false(dsf_json_too_deep(b.data, b.len));
+    dsf_buf_free(&b);
+    /* siblings do not add up */
+    dsf_buf_printf(&b, "[%s, %s]", at + 1, at + 1);
+    assert_false(dsf_json_too_deep(b.data, b.len));
+    dsf_buf_free(&b);
+    free(at);
+    free(past);
+}
+
 /* ------------------------------------------------------------------ */
 /* Files. */
 
@@ -880,6 +903,7 @@ int main(void)
         cmocka_unit_test(test_key_order_in_memory),
         cmocka_unit_test(test_pretty_depth),
         cmocka_unit_test(test_depth_cap),
+        cmocka_unit_test(test_too_deep),
         cmocka_unit_test(test_load_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
