@@ -89,7 +89,8 @@ class FindingsBound(dsf.TempDirTest):
 
 
 class LargeObjects(dsf.TempDirTest):
-    """Readers whose per-key work is small: 200,000 keys in one object."""
+    """Readers whose per-key work is small: 100,000 or 200,000 keys in one
+    object."""
 
     def test_diff_of_200000_keys(self):
         d = {"k%06d" % i: i for i in range(200000)}
@@ -100,6 +101,18 @@ class LargeObjects(dsf.TempDirTest):
         self.assertExit(res, 1)  # the files differ
         self.assertIn("~ k123456: 123456 -> -1", res.out)
         self.assertIn("1 difference", res.out)
+
+    def test_gen_f_file_of_100000_keys(self):
+        # merged into the tier's config and resolved: each key looked up
+        # once (it was 16 s for 20,000 keys)
+        d = {"k%06d" % i: i for i in range(100000)}
+        path = self.write("big.json", json.dumps(d))
+        res = run("gen", "8xa100", "--tier", "small", "--stdout", "-f", path,
+                  timeout=GENEROUS)
+        self.assertExit(res, 0)
+        out = res.json()
+        self.assertEqual(out["k099999"], 99999)
+        self.assertEqual(len([k for k in out if k.startswith("k")]), 100000)
 
     def test_duplicates_in_a_large_object(self):
         # 20,000 keys, then every 1,000th again: each duplicate found, in
