@@ -126,13 +126,19 @@ static size_t hash_member(const cJSON *parent, const char *key)
     return h ^ h >> 29;
 }
 
+/* The child of a slot whose member was freed (a duplicate key's old
+** value and everything in it): passed over, never compared, as its
+** object's address may be reused by a later one. */
+static cJSON freed_member;
+
 static memb *memb_slot(memb *slots, size_t n, const cJSON *parent,
                        const char *key, size_t h)
 {
     size_t mask = n - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
         memb *m = &slots[i];
-        if (!m->child || (m->hash == h && m->parent == parent &&
+        if (!m->child || (m->child != &freed_member && m->hash == h &&
+                          m->parent == parent &&
                           !strcmp(m->child->string, key)))
             return m;
     }
@@ -147,7 +153,7 @@ static void memb_put(dsf_jsrc *s, const cJSON *parent, cJSON *child)
         s->nmembs = old_n ? old_n * 2 : 64;
         s->membs = dsf_xcalloc(s->nmembs, sizeof *s->membs);
         for (size_t i = 0; i < old_n; i++)
-            if (old[i].child)
+            if (old[i].child && old[i].child != &freed_member)
                 *memb_slot(s->membs, s->nmembs, old[i].parent,
                            old[i].child->string, old[i].hash) = old[i];
         free(old);
@@ -159,6 +165,22 @@ static void memb_put(dsf_jsrc *s, const cJSON *parent, cJSON *child)
     m->parent = parent;
     m->child = child;
     m->hash = h;
+}
+
+/* Before node is freed: the entries of the members of every indexed
+** object in it (and its own, as a member of parent when that is
+** indexed) are marked freed. Linear in node's tree. */
+static void memb_forget(dsf_jsrc *s, const cJSON *parent, const cJSON *node)
+{
+    if (s->nmembs && parent && node->string) {
+        size_t h = hash_member(parent, node->string);
+        memb *m = memb_slot(s->membs, s->nmembs, parent, node->string, h);
+        if (m->child == node)
+            m->child = &freed_member;
+    }
+    if (cJSON_IsObject(node) || cJSON_IsArray(node))
+        for (const cJSON *c = node->child; c; c = c->next)
+            memb_forget(s, cJSON_IsObject(node) ? node : NULL, c);
 }
 
 static cJSON *memb_get(const dsf_jsrc *s, const cJSON *parent,
@@ -516,6 +538,7 @@ static int parse_object(parser *ps, cJSON *obj)
         if (old) {
             /* The last one wins, at the end of the list (as before). */
             note_duplicate(ps, old, kpos);
+            memb_forget(ps->src, obj, old);
             cJSON_Delete(cJSON_DetachItemViaPointer(obj, old));
             nmembers--;
         }

@@ -392,6 +392,32 @@ static void test_large_object(void **state)
     dsf_jsrc_free(src);
     dsf_buf_free(&b);
 
+    /* A duplicate whose old value was a large object: its index entries
+    ** are dropped with it (a later object may reuse its address). */
+    dsf_buf_puts(&b, "{\"o\": {");
+    for (int i = 0; i < 20; i++)
+        dsf_buf_printf(&b, "%s\"m%d\": %d", i ? ", " : "", i, i);
+    dsf_buf_puts(&b, "}, \"o\": 1, \"p\": [");
+    for (int j = 0; j < 20; j++) {
+        dsf_buf_printf(&b, "%s{", j ? ", " : "");
+        for (int i = 0; i < 20; i++)
+            dsf_buf_printf(&b, "%s\"m%d\": %d", i ? ", " : "", i, j);
+        dsf_buf_puts(&b, ", \"m3\": -1}");
+    }
+    dsf_buf_puts(&b, "]}");
+    doc = parse_ok(dsf_buf_str(&b), &src);
+    dsf_jsrc_duplicates(src, &n);
+    assert_int_equal(n, 21);
+    cJSON *p = dsf_jsrc_member(src, doc, "p");
+    for (cJSON *o = p->child; o; o = o->next) {
+        assert_int_equal(dsf_jsrc_member(src, o, "m3")->valueint, -1);
+        assert_ptr_equal(dsf_jsrc_member(src, o, "m19"),
+                         cJSON_GetObjectItemCaseSensitive(o, "m19"));
+    }
+    cJSON_Delete(doc);
+    dsf_jsrc_free(src);
+    dsf_buf_free(&b);
+
     /* A small object and a member of another object: searched. */
     doc = parse_ok("{\"a\": {\"x\": 1}, \"b\": 2}", &src);
     assert_ptr_equal(dsf_jsrc_member(src, doc, "b"), doc->child->next);
