@@ -65,39 +65,74 @@ local function field_candidates(obj)
 end
 
 -- The sorted path texts where `key` is a key of the schema (for misplaced
--- keys). One walk per distinct key asked, building a path's text only where
--- the key matches, instead of indexing every key of the schema up front.
-local key_paths_of = {}
+-- keys). The schema is walked once, at the first key asked, indexing every
+-- field name and alias by the path texts where it is a key: each unknown
+-- key then costs one lookup (issue 30: a walk of the whole schema per
+-- distinct unknown key made a file of 40,000 of them take seconds). The
+-- walk is the one a search for a single key made (sorted, each node once),
+-- so the lists are the same.
+local key_paths_index
+local NO_PATHS = {}
 local function key_paths(key)
-  local found = key_paths_of[key]
-  if found then return found end
-  found = {}
-  local seen = {}
-  local path = {}
-  local function visit(node)
-    if type(node) ~= "table" or seen[node] then return end
-    seen[node] = true
-    if node.fields then
-      for _, name in ipairs(dsforge.sorted_keys(node.fields)) do
-        local f = node.fields[name]
-        local match = name == key
-        if not match and f.aliases then
-          for _, a in ipairs(f.aliases) do
-            if a == key then match = true end
-          end
-        end
-        if match then found[#found + 1] = M.path_text(path) end
-        path[#path + 1] = name
-        visit(f)
-        path[#path] = nil
+  local index = key_paths_index
+  if not index then
+    index = {}
+    local seen = {}
+    local path = {}
+    local function add(name, where)
+      local l = index[name]
+      if not l then
+        l = {}
+        index[name] = l
       end
+      l[#l + 1] = where
     end
-    if node.items then visit(node.items) end
+    local function visit(node)
+      if type(node) ~= "table" or seen[node] then return end
+      seen[node] = true
+      if node.fields then
+        for _, name in ipairs(dsforge.sorted_keys(node.fields)) do
+          local f = node.fields[name]
+          local where = M.path_text(path)
+          -- (once per path even when an alias repeats the name)
+          local matched = { [name] = true }
+          add(name, where)
+          if f.aliases then
+            for _, a in ipairs(f.aliases) do
+              if not matched[a] then
+                matched[a] = true
+                add(a, where)
+              end
+            end
+          end
+          path[#path + 1] = name
+          visit(f)
+          path[#path] = nil
+        end
+      end
+      if node.items then visit(node.items) end
+    end
+    visit(ROOT)
+    for _, l in next, index do table.sort(l) end
+    key_paths_index = index
   end
-  visit(ROOT)
-  table.sort(found)
-  key_paths_of[key] = found
-  return found
+  return index[key] or NO_PATHS
+end
+
+-- The field of node renamed from each old name (renamed_from.key): the
+-- last in the fields' sorted order, once per schema node.
+local renamed_of = setmetatable({}, { __mode = "k" })
+local function renamed_from(node, key)
+  local m = renamed_of[node]
+  if not m then
+    m = {}
+    for _, name in ipairs(dsforge.sorted_keys(node.fields or {})) do
+      local r = node.fields[name].renamed_from
+      if r and r.key ~= nil then m[r.key] = { name = name, since = r.since } end
+    end
+    renamed_of[node] = m
+  end
+  return m[key]
 end
 
 -- What to say about the unknown key `key` of the object node `node`: the
@@ -116,11 +151,7 @@ local function unknown_advice(node, key)
   if a then return a[1], a[2] end
   local msg, fix = "", "remove it"
   local s = M.suggest(key, field_candidates(node))
-  local renamed
-  for _, name in ipairs(dsforge.sorted_keys(node.fields or {})) do
-    local r = node.fields[name].renamed_from
-    if r and r.key == key then renamed = { name = name, since = r.since } end
-  end
+  local renamed = renamed_from(node, key)
   if renamed then
     msg = msg .. string.format(" (DeepSpeed renamed it to \"%s\" in %s)", renamed.name, renamed.since)
     fix = string.format("rename it to \"%s\"", renamed.name)

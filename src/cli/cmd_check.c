@@ -35,6 +35,11 @@ enum {
 ** checking a few files). */
 #define MIN_FILES_PER_JOB 16
 
+/* The text output shows at most this many findings of one file with the
+** same rule and severity, and counts the rest in one note (README,
+** "Checking configs"; --format json lists every finding). */
+#define DSF_CHECK_MAX_SHOWN 100
+
 static const dsf_opt opts[] = {
     {"world-size", 0, "N",
      "data-parallel world size for the batch rules (default 1)", OPT_WORLD,
@@ -457,6 +462,9 @@ static int run(int argc, char **argv)
         dsf_diags_free(&found);
         dsf_diags_free(&cmd_found);
     } else {
+        /* Text: a bounded number of each file's findings of one rule
+        ** (after the exit status is known: it counts them all). */
+        dsf_diags_cap(&found, DSF_CHECK_MAX_SHOWN);
         dsf_diags_move(&found, &cmd_found);
         dsf_diags_move(&d, &found);
         dsf_diags_free(&found); /* the emptied array */

@@ -135,18 +135,142 @@ static int cmp_diag(const dsf_diag *a, const dsf_diag *b)
     return strcmp_null(a->path, b->path);
 }
 
+/* Stable merge of the sorted runs a[lo..mid) and a[mid..hi) through tmp. */
+static void merge_sort(dsf_diag *a, dsf_diag *tmp, size_t lo, size_t hi)
+{
+    if (hi - lo < 2)
+        return;
+    if (hi - lo <= 16) { /* insertion sort: stable, and short runs */
+        for (size_t i = lo + 1; i < hi; i++) {
+            dsf_diag t = a[i];
+            size_t j = i;
+            while (j > lo && cmp_diag(&a[j - 1], &t) > 0) {
+                a[j] = a[j - 1];
+                j--;
+            }
+            a[j] = t;
+        }
+        return;
+    }
+    size_t mid = lo + (hi - lo) / 2;
+    merge_sort(a, tmp, lo, mid);
+    merge_sort(a, tmp, mid, hi);
+    if (cmp_diag(&a[mid - 1], &a[mid]) <= 0)
+        return; /* already in order (the common case: one file's walk) */
+    memcpy(tmp + lo, a + lo, (hi - lo) * sizeof *a);
+    size_t i = lo, j = mid, k = lo;
+    while (i < mid && j < hi)
+        a[k++] = cmp_diag(&tmp[j], &tmp[i]) < 0 ? tmp[j++] : tmp[i++];
+    while (i < mid)
+        a[k++] = tmp[i++];
+    while (j < hi)
+        a[k++] = tmp[j++];
+}
+
 void dsf_diags_sort(dsf_diags *d)
 {
-    /* Insertion sort: stable, and lists are short. */
-    for (size_t i = 1; i < d->len; i++) {
-        dsf_diag tmp = d->items[i];
-        size_t j = i;
-        while (j > 0 && cmp_diag(&d->items[j - 1], &tmp) > 0) {
-            d->items[j] = d->items[j - 1];
-            j--;
-        }
-        d->items[j] = tmp;
+    /* A merge sort: stable, and O(n log n) for the many findings of a
+    ** large file (an insertion sort was quadratic in them). */
+    if (d->len < 2)
+        return;
+    dsf_diag *tmp = d->len > 16 ? dsf_xcalloc(d->len, sizeof *tmp) : NULL;
+    merge_sort(d->items, tmp, 0, d->len);
+    free(tmp);
+}
+
+typedef struct capgroup {
+    dsf_severity severity;
+    const char *rule; /* borrowed from a kept diagnostic; may be NULL */
+    size_t seen;
+} capgroup;
+
+/* n with a comma every three digits ("39,900"), into buf (32 bytes). */
+static void thousands(char *buf, size_t n)
+{
+    char digits[24];
+    int len = snprintf(digits, sizeof digits, "%zu", n);
+    size_t k = 0;
+    for (int i = 0; i < len; i++) {
+        if (i && (len - i) % 3 == 0)
+            buf[k++] = ',';
+        buf[k++] = digits[i];
     }
+    buf[k] = '\0';
+}
+
+size_t dsf_diags_cap(dsf_diags *d, size_t max_shown)
+{
+    if (max_shown < 1)
+        max_shown = 1; /* (a file's note names it by a kept one's name) */
+    dsf_diags out = DSF_DIAGS_INIT;
+    capgroup *groups = NULL;
+    size_t ngroups = 0, capgroups = 0, removed = 0;
+    size_t start = 0;
+    while (start < d->len) {
+        /* One file's run of diagnostics: [start, end). */
+        size_t end = start + 1;
+        while (end < d->len &&
+               strcmp_null(d->items[end].file, d->items[start].file) == 0)
+            end++;
+        ngroups = 0;
+        size_t first_out = out.len;
+        for (size_t i = start; i < end; i++) {
+            dsf_diag *g = &d->items[i];
+            capgroup *grp = NULL;
+            /* (a file's findings come from a few dozen rules at most) */
+            for (size_t k = 0; k < ngroups && !grp; k++)
+                if (groups[k].severity == g->severity &&
+                    strcmp_null(groups[k].rule, g->rule) == 0)
+                    grp = &groups[k];
+            if (!grp) {
+                dsf_xgrow((void **)&groups, &capgroups, ngroups + 1,
+                          sizeof *groups);
+                grp = &groups[ngroups++];
+                grp->severity = g->severity;
+                grp->rule = NULL;
+                grp->seen = 0;
+            }
+            if (grp->seen++ < max_shown) {
+                dsf_xgrow((void **)&out.items, &out.cap, out.len + 1,
+                          sizeof *out.items);
+                out.items[out.len++] = *g;
+                if (!grp->rule)
+                    grp->rule = out.items[out.len - 1].rule;
+            } else {
+                free(g->file);
+                free(g->rule);
+                free(g->message);
+                free(g->hint);
+                free(g->path);
+                free(g->excerpt);
+                free(g->trace);
+                removed++;
+            }
+        }
+        /* (a group's rule is a kept diagnostic's string: out's array may
+        ** move, the strings do not) */
+        for (size_t k = 0; k < ngroups; k++) {
+            if (groups[k].seen <= max_shown)
+                continue;
+            char n[32];
+            thousands(n, groups[k].seen - max_shown);
+            const char *file = out.items[first_out].file;
+            dsf_diag *g = dsf_diag_add(
+                &out, DSF_NOTE, file, 0, 0,
+                "%s more %s%s not shown (check prints at most %zu of one "
+                "rule and severity per file; --format json lists every "
+                "finding)",
+                n, dsf_severity_name(groups[k].severity),
+                groups[k].seen - max_shown == 1 ? "" : "s", max_shown);
+            if (groups[k].rule)
+                dsf_diag_set_rule(g, groups[k].rule);
+        }
+        start = end;
+    }
+    free(groups);
+    free(d->items);
+    *d = out;
+    return removed;
 }
 
 const char *dsf_severity_name(dsf_severity sev)

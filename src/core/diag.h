@@ -73,6 +73,13 @@ void dsf_diags_move(dsf_diags *dst, dsf_diags *src);
 /* Stable sort by file, line, column, then rule id. */
 void dsf_diags_sort(dsf_diags *d);
 
+/* Bounds what is shown of a sorted list (dsf_diags_sort): of each file's
+** diagnostics of one severity and rule, the first max_shown stay and the
+** others are freed; each group cut is then counted in one note at the end
+** of its file's diagnostics, "N more warnings not shown (...)" with the
+** group's rule. Linear in the list. Returns how many were removed. */
+size_t dsf_diags_cap(dsf_diags *d, size_t max_shown);
+
 /* Prints every diagnostic as `file:line:col: severity: message [rule]`,
 ** followed by the excerpt with a caret, the hint and the trace. color
 ** adds ANSI colours (only on a terminal, never with NO_COLOR). The text

@@ -59,7 +59,9 @@ static int load_manifest(cJSON **out, const char *path, dsf_diags *d)
     int rc = dsf_read_file(&text, &len, path, DSF_MANIFEST_MAX, d);
     if (rc)
         return rc;
-    *out = cJSON_ParseWithLength(text, len);
+    /* (past the nesting limit: parsed again below, for its error) */
+    *out = dsf_json_too_deep(text, len) ? NULL
+                                        : cJSON_ParseWithLength(text, len);
     free(text);
     if (*out)
         return 0;

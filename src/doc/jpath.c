@@ -188,9 +188,24 @@ int dsf_edit_parse(dsf_edit *out, const char *arg, int argno, char **err)
         const char *val = eq + 1;
         dsf_diags ignore = DSF_DIAGS_INIT;
         cJSON *v = NULL;
-        if (dsf_json_parse(&v, NULL, "value", val, strlen(val), &ignore) != 0)
-            v = cJSON_CreateString(val);
+        bool too_deep = false;
+        if (dsf_json_parse(&v, NULL, "value", val, strlen(val), &ignore) != 0) {
+            /* Text that is not JSON is a string; JSON nested past the
+            ** limit is refused (not taken for a string). */
+            too_deep = ignore.len &&
+                       !strcmp(ignore.items[0].message, DSF_JSON_DEPTH_MESSAGE);
+            v = too_deep ? NULL : cJSON_CreateString(val);
+        }
         dsf_diags_free(&ignore);
+        if (too_deep) {
+            *err = dsf_xasprintf("'%.60s%s': the value nests more than %d "
+                                 "levels deep; a config nests at most %d",
+                                 arg, strlen(arg) > 60 ? "..." : "",
+                                 DSF_JSON_MAX_DEPTH, DSF_JPATH_MAX_DEPTH);
+            dsf_edit_free(out);
+            memset(out, 0, sizeof *out);
+            return -1;
+        }
         if (!v)
             dsf_xoom();
         out->value = v;

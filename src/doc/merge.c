@@ -8,6 +8,7 @@
 #include "core/xalloc.h"
 #include "doc/doc.h"
 #include "doc/jpath.h"
+#include "json/jobjidx.h"
 
 /* Where a value came from: its key when it is an object member (that is
 ** what a message about the setting points at), else the value. */
@@ -74,11 +75,18 @@ static void merge_into(cJSON *doc, cJSON *layer_doc, bool take,
                        const dsf_layer *layer, const dsf_jsrc *src,
                        dsf_prov *prov, dsf_buf *path)
 {
+    /* A large layer's keys are looked up in an index of doc. Each key of
+    ** layer_doc comes once (checked), so the index stays right for the
+    ** keys not merged yet, whatever merging one does to its own. */
+    dsf_jobjidx *lix = dsf_jobjidx_new(layer_doc);
+    dsf_jobjidx *ix = lix && !dsf_jobjidx_repeats(lix) ? dsf_jobjidx_new(doc)
+                                                       : NULL;
+    dsf_jobjidx_free(lix);
     for (cJSON *m = layer_doc->child, *next; m; m = next) {
         next = m->next;
         size_t mark = path->len;
         dsf_jpath_append_key(path, m->string);
-        cJSON *existing = cJSON_GetObjectItemCaseSensitive(doc, m->string);
+        cJSON *existing = dsf_jobjidx_get(ix, doc, m->string);
         if (dsf_doc_is_tombstone(m)) {
             if (existing) {
                 cJSON_Delete(cJSON_DetachItemViaPointer(doc, existing));
@@ -117,6 +125,7 @@ static void merge_into(cJSON *doc, cJSON *layer_doc, bool take,
         path->len = mark;
         path->data[mark] = '\0';
     }
+    dsf_jobjidx_free(ix);
 }
 
 void dsf_merge(cJSON *doc, const cJSON *layer_doc, const dsf_layer *layer,

@@ -39,9 +39,12 @@ typedef struct dsf_prov {
     size_t len, cap;
     bool no_values; /* record events without their value's text (for a
                     ** caller that never shows it: gen without --why) */
+    size_t *slots;  /* path -> 1 + its last event: dsf_prov_origin looks
+                    ** up the path's prefixes, not every event */
+    size_t nslots, used;
 } dsf_prov;
 
-#define DSF_PROV_INIT {NULL, 0, 0, false}
+#define DSF_PROV_INIT {NULL, 0, 0, false, NULL, 0, 0}
 
 /* Records an event (copies path and the JSON text of value, if any,
 ** unless p->no_values). */

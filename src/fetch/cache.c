@@ -18,6 +18,7 @@
 #include "core/paths.h"
 #include "core/sha256.h"
 #include "core/xalloc.h"
+#include "json/jsonc.h"
 #include "json/jsonout.h"
 
 #define META_MAX (64u << 10)
@@ -220,7 +221,9 @@ void dsf_cache_meta_load(dsf_cache_meta *m, const dsf_cache *c,
     size_t len;
     dsf_diags quiet = DSF_DIAGS_INIT;
     if (dsf_read_file(&text, &len, path, META_MAX, &quiet) == 0) {
-        cJSON *doc = cJSON_ParseWithLength(text, len);
+        cJSON *doc = dsf_json_too_deep(text, len)
+                         ? NULL
+                         : cJSON_ParseWithLength(text, len);
         const cJSON *u = cJSON_GetObjectItemCaseSensitive(doc, "url");
         const cJSON *sha = cJSON_GetObjectItemCaseSensitive(doc,
                                                             "index_sha256");

@@ -18,6 +18,7 @@
 #include "fetch/lock.h"
 #include "fetch/sign.h"
 #include "fetch/repo_ctx.h"
+#include "json/jsonc.h"
 
 int dsf_repo_parse_index(dsf_index **ix, const char *url,
                          const char *text, size_t len, dsf_diags *d)
@@ -67,8 +68,11 @@ static int check_signature(repo_ctx *c, const char *text, size_t len,
     }
     const cJSON *sigs = NULL;
     if (!rc) {
-        doc = cJSON_ParseWithLength(req.body.data ? req.body.data : "",
-                                    req.body.len);
+        doc = req.body.data && dsf_json_too_deep(req.body.data, req.body.len)
+                  ? NULL
+                  : cJSON_ParseWithLength(req.body.data ? req.body.data
+                                                        : "",
+                                          req.body.len);
         sigs = cJSON_GetObjectItemCaseSensitive(doc, "signatures");
         const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(doc, "format");
         if (!cJSON_IsArray(sigs) || !cJSON_IsNumber(fmt) ||

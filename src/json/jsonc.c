@@ -15,10 +15,25 @@
 #include "core/utf8.h"
 #include "json/jsonalloc.h"
 
+_Static_assert(DSF_JSON_MAX_DEPTH == 200, "DSF_JSON_DEPTH_MESSAGE names 200");
+
 typedef struct posent {
     const cJSON *node;
     dsf_jpos val, key;
 } posent;
+
+/* One member of a large object, in the member index: found by its object
+** and key in constant time, so neither the duplicate check of a parse
+** nor a later lookup walks the object's list (issue 30: both were
+** quadratic in the keys of one object). */
+typedef struct memb {
+    const cJSON *parent;
+    cJSON *child; /* NULL: a free slot */
+    size_t hash;
+} memb;
+
+/* Objects of at most this many members are searched in their list. */
+#define SMALL_OBJECT 8
 
 struct dsf_jsrc {
     char *file;
@@ -28,6 +43,10 @@ struct dsf_jsrc {
     size_t nslots, used;
     dsf_jdup *dups;
     size_t ndups, capdups;
+    memb *membs;    /* open addressing, keyed by (object, key) */
+    size_t nmembs, usedmembs;
+    size_t *lines;  /* offset of each line's start in text */
+    size_t nlines;
 };
 
 typedef struct parser {
@@ -95,6 +114,96 @@ static const posent *lookup(const dsf_jsrc *s, const cJSON *node)
         if (!s->slots[i].node)
             return NULL;
     }
+}
+
+/* ---- member index ---- */
+
+static size_t hash_member(const cJSON *parent, const char *key)
+{
+    size_t h = 1469598103934665603ULL ^ hash_ptr(parent); /* FNV-1a */
+    for (const unsigned char *k = (const unsigned char *)key; *k; k++)
+        h = (h ^ *k) * 1099511628211ULL;
+    return h ^ h >> 29;
+}
+
+/* The child of a slot whose member was freed (a duplicate key's old
+** value and everything in it): passed over, never compared, as its
+** object's address may be reused by a later one. */
+static cJSON freed_member;
+
+static memb *memb_slot(memb *slots, size_t n, const cJSON *parent,
+                       const char *key, size_t h)
+{
+    size_t mask = n - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        memb *m = &slots[i];
+        if (!m->child || (m->child != &freed_member && m->hash == h &&
+                          m->parent == parent &&
+                          !strcmp(m->child->string, key)))
+            return m;
+    }
+}
+
+/* Makes child the member of parent under its key (child->string). */
+static void memb_put(dsf_jsrc *s, const cJSON *parent, cJSON *child)
+{
+    if ((s->usedmembs + 1) * 2 > s->nmembs) {
+        size_t old_n = s->nmembs;
+        memb *old = s->membs;
+        s->nmembs = old_n ? old_n * 2 : 64;
+        s->membs = dsf_xcalloc(s->nmembs, sizeof *s->membs);
+        for (size_t i = 0; i < old_n; i++)
+            if (old[i].child && old[i].child != &freed_member)
+                *memb_slot(s->membs, s->nmembs, old[i].parent,
+                           old[i].child->string, old[i].hash) = old[i];
+        free(old);
+    }
+    size_t h = hash_member(parent, child->string);
+    memb *m = memb_slot(s->membs, s->nmembs, parent, child->string, h);
+    if (!m->child)
+        s->usedmembs++;
+    m->parent = parent;
+    m->child = child;
+    m->hash = h;
+}
+
+/* Before node is freed: the entries of the members of every indexed
+** object in it (and its own, as a member of parent when that is
+** indexed) are marked freed. Linear in node's tree. */
+static void memb_forget(dsf_jsrc *s, const cJSON *parent, const cJSON *node)
+{
+    if (s->nmembs && parent && node->string) {
+        size_t h = hash_member(parent, node->string);
+        memb *m = memb_slot(s->membs, s->nmembs, parent, node->string, h);
+        if (m->child == node)
+            m->child = &freed_member;
+    }
+    if (cJSON_IsObject(node) || cJSON_IsArray(node))
+        for (const cJSON *c = node->child; c; c = c->next)
+            memb_forget(s, cJSON_IsObject(node) ? node : NULL, c);
+}
+
+static cJSON *memb_get(const dsf_jsrc *s, const cJSON *parent,
+                       const char *key)
+{
+    if (!s->nmembs)
+        return NULL;
+    size_t h = hash_member(parent, key);
+    return memb_slot(s->membs, s->nmembs, parent, key, h)->child;
+}
+
+cJSON *dsf_jsrc_member(const dsf_jsrc *s, const cJSON *obj, const char *key)
+{
+    if (!cJSON_IsObject(obj))
+        return NULL;
+    size_t n = 0;
+    for (cJSON *m = obj->child; m; m = m->next) {
+        if (m->string && !strcmp(m->string, key))
+            return m;
+        if (++n == SMALL_OBJECT && s && lookup(s, obj))
+            return memb_get(s, obj, key);
+    }
+    return NULL;
 }
 
 /* ---- errors ---- */
@@ -382,6 +491,7 @@ static void note_duplicate(parser *ps, const cJSON *old, dsf_jpos again)
 
 static int parse_object(parser *ps, cJSON *obj)
 {
+    size_t nmembers = 0;
     ps->p++; /* '{' */
     for (;;) {
         int rc = skip_space(ps);
@@ -422,10 +532,15 @@ static int parse_object(parser *ps, cJSON *obj)
             free(key);
             return rc;
         }
-        cJSON *old = cJSON_GetObjectItemCaseSensitive(obj, key);
+        cJSON *old = nmembers <= SMALL_OBJECT
+                         ? cJSON_GetObjectItemCaseSensitive(obj, key)
+                         : memb_get(ps->src, obj, key);
         if (old) {
+            /* The last one wins, at the end of the list (as before). */
             note_duplicate(ps, old, kpos);
-            cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+            memb_forget(ps->src, obj, old);
+            cJSON_Delete(cJSON_DetachItemViaPointer(obj, old));
+            nmembers--;
         }
         ps->path.len = mark;
         ps->path.data[mark] = '\0';
@@ -436,6 +551,13 @@ static int parse_object(parser *ps, cJSON *obj)
             return fail(ps, "out of memory");
         }
         free(key);
+        /* An object past SMALL_OBJECT members is indexed, all of it. */
+        if (++nmembers == SMALL_OBJECT + 1) {
+            for (cJSON *m = obj->child; m; m = m->next)
+                memb_put(ps->src, obj, m);
+        } else if (nmembers > SMALL_OBJECT) {
+            memb_put(ps->src, obj, val);
+        }
         if ((rc = skip_space(ps)))
             return rc;
         if (ps->p < ps->end && *ps->p == ',') {
@@ -503,7 +625,7 @@ static int parse_value(parser *ps, cJSON **out)
     char c = *ps->p;
     if (c == '{' || c == '[') {
         if (++ps->depth > DSF_JSON_MAX_DEPTH)
-            return fail(ps, "nesting is too deep");
+            return fail(ps, DSF_JSON_DEPTH_MESSAGE);
         v = c == '{' ? cJSON_CreateObject() : cJSON_CreateArray();
         if (!v)
             return fail(ps, "out of memory");
@@ -571,6 +693,22 @@ static int check_utf8(parser *ps)
     return fail_at(ps, pos, msg);
 }
 
+/* The start of every line, so that dsf_jsrc_line costs the same for the
+** last line of a large file as for the first. */
+static void index_lines(dsf_jsrc *s)
+{
+    size_t n = 1;
+    for (const char *p = s->text, *end = s->text + s->len;
+         (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+        n++;
+    s->lines = dsf_xmalloc(n * sizeof *s->lines);
+    s->lines[0] = 0;
+    s->nlines = 1;
+    for (const char *p = s->text, *end = s->text + s->len;
+         (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+        s->lines[s->nlines++] = (size_t)(p + 1 - s->text);
+}
+
 int dsf_json_parse(cJSON **out, dsf_jsrc **src_out, const char *file,
                    const char *text, size_t len, dsf_diags *d)
 {
@@ -607,8 +745,10 @@ int dsf_json_parse(cJSON **out, dsf_jsrc **src_out, const char *file,
         return rc;
     }
     *out = doc;
-    if (src_out)
+    if (src_out) {
+        index_lines(src);
         *src_out = src;
+    }
     else
         dsf_jsrc_free(src);
     return 0;
@@ -653,13 +793,10 @@ const char *dsf_jsrc_file(const dsf_jsrc *s) { return s->file; }
 bool dsf_jsrc_line(const dsf_jsrc *s, int line, const char **start,
                    size_t *len)
 {
-    const char *p = s->text, *end = s->text + s->len;
-    for (int l = 1; l < line; p++) {
-        if (p >= end)
-            return false;
-        if (*p == '\n')
-            l++;
-    }
+    size_t i = line > 1 ? (size_t)line - 1 : 0;
+    if (i >= s->nlines)
+        return false;
+    const char *p = s->text + s->lines[i], *end = s->text + s->len;
     const char *e = p;
     while (e < end && *e != '\n' && *e != '\r')
         e++;
@@ -682,9 +819,34 @@ void dsf_jsrc_free(dsf_jsrc *s)
         free(s->dups[i].path);
     free(s->dups);
     free(s->slots);
+    free(s->membs);
+    free(s->lines);
     free(s->text);
     free(s->file);
     free(s);
+}
+
+bool dsf_json_too_deep(const char *text, size_t len)
+{
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > DSF_JSON_MAX_DEPTH)
+                return true;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            depth--;
+        }
+    }
+    return false;
 }
 
 bool dsf_json_is_integer_literal(const cJSON *num)

@@ -21,7 +21,14 @@
 
 #include "core/diag.h"
 
-#define DSF_JSON_MAX_DEPTH 512
+/* The deepest nesting of objects and arrays any reader accepts (JSON and
+** JSONC files, command-line edits, a script's tables converted to JSON):
+** the threat model's bound (contrib/docs/threat-model.md). A deeper text
+** is an input error at its first bracket past the limit. */
+#define DSF_JSON_MAX_DEPTH 200
+#define DSF_JSON_DEPTH_MESSAGE                                              \
+    "nesting is too deep: more than 200 levels of objects and arrays"
+
 #define DSF_JSON_MAX_FILE (64u << 20)
 
 typedef struct dsf_jpos {
@@ -52,6 +59,18 @@ int dsf_json_load_file(cJSON **out, dsf_jsrc **src_out, const char *path,
 ** node did not come from this source. */
 bool dsf_jsrc_pos(const dsf_jsrc *s, const cJSON *node, dsf_jpos *out);
 bool dsf_jsrc_key_pos(const dsf_jsrc *s, const cJSON *node, dsf_jpos *out);
+
+/* Whether text nests objects and arrays deeper than DSF_JSON_MAX_DEPTH
+** (brackets inside strings do not count). For the readers that parse
+** with cJSON itself (whose own limit is 1000): they refuse such a text
+** before parsing it, so every reader has the one limit. Linear. */
+bool dsf_json_too_deep(const char *text, size_t len);
+
+/* The member key of the object obj, as cJSON_GetObjectItemCaseSensitive
+** finds it, in constant time for an object parsed from s (large objects
+** are indexed while parsing); obj must be unchanged since. With s NULL,
+** or for a node not from s, the list is searched. NULL when absent. */
+cJSON *dsf_jsrc_member(const dsf_jsrc *s, const cJSON *obj, const char *key);
 
 /* The file name given to dsf_json_parse (borrowed). */
 const char *dsf_jsrc_file(const dsf_jsrc *s);

@@ -18,6 +18,7 @@
 #include "doc/jpath.h"
 #include "core/utf8.h"
 #include "json/jsonalloc.h"
+#include "json/jsonc.h"
 #include "lua/values.h"
 #include "lua/limits.h"
 
@@ -30,9 +31,12 @@
 #define CHECK_TIME_EVERY 1024 /* nodes between two looks at the clock */
 #define KEEP_PAIRS 64         /* see convert_table */
 
-/* An edit may reach exactly as deep as a converted table. */
+/* An edit may reach exactly as deep as a converted table, and as a
+** parsed file: one limit for every reader (jsonc.h). */
 _Static_assert(DSF_CONV_MAX_DEPTH == DSF_JPATH_MAX_DEPTH,
                "edit depth and conversion depth differ");
+_Static_assert(DSF_CONV_MAX_DEPTH == DSF_JSON_MAX_DEPTH,
+               "parse depth and conversion depth differ");
 
 typedef struct conv {
     lua_State *L;
@@ -135,7 +139,8 @@ static int convert_table(conv *c, int idx, cJSON **out)
         if (c->open[i] == self)
             return failf(c, "a table contains itself (cycle)");
     if (c->depth >= DSF_CONV_MAX_DEPTH)
-        return failf(c, "tables are nested too deeply");
+        return failf(c, "tables are nested too deeply (more than 200 "
+                        "levels)");
     if (!lua_checkstack(L, 6))
         return failf(c, "Lua stack overflow");
 

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "doc/jpath.h"
+#include "json/jobjidx.h"
 #include "lua/conv.h"
 
 /* ------------------------------------------------------------------ */
@@ -21,10 +22,12 @@ static void record_diff(dsf_prov *prov, const cJSON *old, const cJSON *nu,
                         dsf_buf *path, const dsf_layer *layer)
 {
     if (cJSON_IsObject(old) && cJSON_IsObject(nu)) {
+        /* (indexes of large objects: neither changes here) */
+        dsf_jobjidx *oix = dsf_jobjidx_new(old), *nix = dsf_jobjidx_new(nu);
         for (const cJSON *m = nu->child; m; m = m->next) {
             size_t mark = path->len;
             dsf_jpath_append_key(path, m->string);
-            const cJSON *o = cJSON_GetObjectItemCaseSensitive(old, m->string);
+            const cJSON *o = dsf_jobjidx_get(oix, old, m->string);
             if (!o)
                 dsf_prov_add(prov, path->data, DSF_PROV_SET, layer, 0, 0, m);
             else
@@ -33,7 +36,7 @@ static void record_diff(dsf_prov *prov, const cJSON *old, const cJSON *nu,
             path->data[mark] = '\0';
         }
         for (const cJSON *m = old->child; m; m = m->next) {
-            if (cJSON_GetObjectItemCaseSensitive(nu, m->string))
+            if (dsf_jobjidx_get(nix, nu, m->string))
                 continue;
             size_t mark = path->len;
             dsf_jpath_append_key(path, m->string);
@@ -42,6 +45,8 @@ static void record_diff(dsf_prov *prov, const cJSON *old, const cJSON *nu,
             path->len = mark;
             path->data[mark] = '\0';
         }
+        dsf_jobjidx_free(oix);
+        dsf_jobjidx_free(nix);
         return;
     }
     if (!cJSON_Compare(old, nu, true))

@@ -68,10 +68,110 @@ static void test_print_is_one_write(void **state)
     dsf_buf_free(&s.text);
 }
 
+/* dsf_diags_sort is stable and orders by file, line, column, rule, path;
+** a long list (issue 30: the insertion sort was quadratic) in reverse and
+** in runs of equal keys comes out as a stable sort gives it. */
+static void test_sort_long_list(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    dsf_diags d = DSF_DIAGS_INIT;
+    for (int i = 0; i < N; i++) {
+        /* lines N/2 .. 1, each twice; the message keeps the insertion
+        ** order, which a stable sort keeps within equal keys */
+        dsf_diag *g = dsf_diag_add(&d, DSF_WARNING, i % 3 ? "b" : "a",
+                                   N / 2 - i / 2, 1, "%d", i);
+        dsf_diag_set_rule(g, "r");
+    }
+    dsf_diags_sort(&d);
+    for (size_t i = 1; i < d.len; i++) {
+        const dsf_diag *a = &d.items[i - 1], *b = &d.items[i];
+        int c = strcmp(a->file, b->file);
+        assert_true(c <= 0);
+        if (c == 0) {
+            assert_true(a->line <= b->line);
+            if (a->line == b->line)
+                assert_true(atoi(a->message) < atoi(b->message));
+        }
+    }
+    dsf_diags_free(&d);
+}
+
+static dsf_diag *add(dsf_diags *d, dsf_severity sev, const char *file,
+                     int line, const char *rule)
+{
+    dsf_diag *g = dsf_diag_add(d, sev, file, line, 1, "m%d", line);
+    if (rule)
+        dsf_diag_set_rule(g, rule);
+    return g;
+}
+
+/* dsf_diags_cap: per file, per severity and rule, the first max_shown
+** stay, the rest are counted in one note at the end of the file's. */
+static void test_cap(void **state)
+{
+    (void)state;
+    dsf_diags d = DSF_DIAGS_INIT;
+    for (int i = 1; i <= 5; i++)
+        add(&d, DSF_WARNING, "a.json", i, "unknown-key");
+    add(&d, DSF_ERROR, "a.json", 6, "unknown-key");
+    add(&d, DSF_ERROR, "a.json", 7, "unknown-key");
+    add(&d, DSF_ERROR, "a.json", 8, "unknown-key");
+    add(&d, DSF_WARNING, "a.json", 9, NULL);
+    add(&d, DSF_WARNING, "a.json", 10, NULL);
+    add(&d, DSF_WARNING, "a.json", 11, NULL);
+    add(&d, DSF_NOTE, "b.json", 1, "x");
+    add(&d, DSF_NOTE, "b.json", 2, "x");
+    add(&d, DSF_NOTE, "b.json", 3, "y");
+    size_t removed = dsf_diags_cap(&d, 2);
+    assert_int_equal(removed, 3 + 1 + 1 + 0);
+    const char *want[][3] = {
+        {"a.json", "warning", "m1"}, {"a.json", "warning", "m2"},
+        {"a.json", "error", "m6"},   {"a.json", "error", "m7"},
+        {"a.json", "warning", "m9"}, {"a.json", "warning", "m10"},
+        {"a.json", "note", "3 more warnings not shown (check prints at most "
+                           "2 of one rule and severity per file; --format "
+                           "json lists every finding)"},
+        {"a.json", "note", "1 more error not shown (check prints at most 2 "
+                           "of one rule and severity per file; --format "
+                           "json lists every finding)"},
+        {"a.json", "note", "1 more warning not shown (check prints at most "
+                           "2 of one rule and severity per file; --format "
+                           "json lists every finding)"},
+        {"b.json", "note", "m1"}, {"b.json", "note", "m2"},
+        {"b.json", "note", "m3"},
+    };
+    assert_int_equal(d.len, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < d.len; i++) {
+        assert_string_equal(d.items[i].file, want[i][0]);
+        assert_string_equal(dsf_severity_name(d.items[i].severity),
+                            want[i][1]);
+        assert_string_equal(d.items[i].message, want[i][2]);
+    }
+    assert_string_equal(d.items[6].rule, "unknown-key");
+    assert_string_equal(d.items[7].rule, "unknown-key");
+    assert_null(d.items[8].rule);
+    assert_int_equal(d.items[6].line, 0);
+    dsf_diags_free(&d);
+
+    /* thousands, and nothing to cut: the list unchanged */
+    for (int i = 1; i <= 12347; i++)
+        add(&d, DSF_WARNING, "big.json", i, "r");
+    assert_int_equal(dsf_diags_cap(&d, 100), 12247);
+    assert_int_equal(d.len, 101);
+    assert_true(strncmp(d.items[100].message, "12,247 more warnings", 20) ==
+                0);
+    assert_int_equal(dsf_diags_cap(&d, 100), 0);
+    assert_int_equal(d.len, 101);
+    dsf_diags_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_print_is_one_write),
+        cmocka_unit_test(test_sort_long_list),
+        cmocka_unit_test(test_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

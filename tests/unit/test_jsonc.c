@@ -327,6 +327,107 @@ static void test_duplicate_keys(void **state)
     dsf_jsrc_free(src);
 }
 
+/* An object past 8 members is indexed while parsing (issue 30): its
+** duplicates are found, in order, with the first place and the last value
+** kept at the end of the list, exactly as in a small one; every member is
+** found by dsf_jsrc_member, absent keys are not; and the last line of a
+** long file is found by dsf_jsrc_line. */
+static void test_large_object(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    dsf_buf b = DSF_BUF_INIT;
+    dsf_buf_puts(&b, "{\n");
+    for (int i = 0; i < N; i++)
+        dsf_buf_printf(&b, "\"k%d\": %d,\n", i, i);
+    /* k5 (within the first 8) and k2000 again, then k5 a third time */
+    dsf_buf_puts(&b, "\"k5\": -5,\n\"k2000\": -2000,\n\"k5\": -55\n}");
+    dsf_jsrc *src;
+    cJSON *doc = parse_ok(dsf_buf_str(&b), &src);
+    assert_int_equal(cJSON_GetArraySize(doc), N);
+    size_t n;
+    const dsf_jdup *dups = dsf_jsrc_duplicates(src, &n);
+    assert_int_equal(n, 3);
+    assert_string_equal(dups[0].path, "k5");
+    assert_int_equal(dups[0].first.line, 7);
+    assert_int_equal(dups[0].again.line, N + 2);
+    assert_string_equal(dups[1].path, "k2000");
+    assert_int_equal(dups[1].first.line, 2002);
+    assert_string_equal(dups[2].path, "k5");
+    assert_int_equal(dups[2].first.line, N + 2);
+    assert_int_equal(dups[2].again.line, N + 4);
+    /* the last one wins, and goes to the end (as for a small object) */
+    cJSON *last = doc->child;
+    while (last->next)
+        last = last->next;
+    assert_string_equal(last->string, "k5");
+    assert_int_equal(last->valueint, -55);
+    assert_string_equal(last->prev->string, "k2000");
+    char key[16];
+    for (int i = 0; i < N; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        cJSON *m = dsf_jsrc_member(src, doc, key);
+        assert_non_null(m);
+        assert_ptr_equal(m, cJSON_GetObjectItemCaseSensitive(doc, key));
+    }
+    assert_null(dsf_jsrc_member(src, doc, "k3000"));
+    assert_null(dsf_jsrc_member(src, doc, "K1"));
+    assert_null(dsf_jsrc_member(NULL, doc, "k3000"));
+    assert_ptr_equal(dsf_jsrc_member(NULL, doc, "k2999"),
+                     cJSON_GetObjectItemCaseSensitive(doc, "k2999"));
+    expect_key_pos(src, dsf_jsrc_member(src, doc, "k2999"), N + 1, 1);
+    /* lines, first to last and one past */
+    const char *line;
+    size_t len;
+    assert_true(dsf_jsrc_line(src, 1, &line, &len));
+    assert_int_equal(len, 1);
+    assert_true(dsf_jsrc_line(src, N + 1, &line, &len));
+    assert_int_equal(len, strlen("\"k2999\": 2999,"));
+    assert_memory_equal(line, "\"k2999\": 2999,", len);
+    assert_true(dsf_jsrc_line(src, N + 5, &line, &len));
+    assert_int_equal(len, 1);
+    assert_memory_equal(line, "}", 1);
+    assert_false(dsf_jsrc_line(src, N + 6, &line, &len));
+    cJSON_Delete(doc);
+    dsf_jsrc_free(src);
+    dsf_buf_free(&b);
+
+    /* A duplicate whose old value was a large object: its index entries
+    ** are dropped with it (a later object may reuse its address). */
+    dsf_buf_puts(&b, "{\"o\": {");
+    for (int i = 0; i < 20; i++)
+        dsf_buf_printf(&b, "%s\"m%d\": %d", i ? ", " : "", i, i);
+    dsf_buf_puts(&b, "}, \"o\": 1, \"p\": [");
+    for (int j = 0; j < 20; j++) {
+        dsf_buf_printf(&b, "%s{", j ? ", " : "");
+        for (int i = 0; i < 20; i++)
+            dsf_buf_printf(&b, "%s\"m%d\": %d", i ? ", " : "", i, j);
+        dsf_buf_puts(&b, ", \"m3\": -1}");
+    }
+    dsf_buf_puts(&b, "]}");
+    doc = parse_ok(dsf_buf_str(&b), &src);
+    dsf_jsrc_duplicates(src, &n);
+    assert_int_equal(n, 21);
+    cJSON *p = dsf_jsrc_member(src, doc, "p");
+    for (cJSON *o = p->child; o; o = o->next) {
+        assert_int_equal(dsf_jsrc_member(src, o, "m3")->valueint, -1);
+        assert_ptr_equal(dsf_jsrc_member(src, o, "m19"),
+                         cJSON_GetObjectItemCaseSensitive(o, "m19"));
+    }
+    cJSON_Delete(doc);
+    dsf_jsrc_free(src);
+    dsf_buf_free(&b);
+
+    /* A small object and a member of another object: searched. */
+    doc = parse_ok("{\"a\": {\"x\": 1}, \"b\": 2}", &src);
+    assert_ptr_equal(dsf_jsrc_member(src, doc, "b"), doc->child->next);
+    assert_null(dsf_jsrc_member(src, doc, "x"));
+    assert_non_null(dsf_jsrc_member(src, doc->child, "x"));
+    assert_null(dsf_jsrc_member(src, doc->child->next, "x")); /* a number */
+    cJSON_Delete(doc);
+    dsf_jsrc_free(src);
+}
+
 /* ------------------------------------------------------------------ */
 /* Errors. */
 
@@ -699,16 +800,39 @@ static void test_depth_cap(void **state)
     free(objects);
     /* One more: an error at the opening bracket that is too deep. */
     arrays = nested(DSF_JSON_MAX_DEPTH + 1, false);
-    expect_error(arrays, 1, DSF_JSON_MAX_DEPTH + 1, "nesting is too deep");
+    expect_error(arrays, 1, DSF_JSON_MAX_DEPTH + 1, DSF_JSON_DEPTH_MESSAGE);
     free(arrays);
     objects = nested(DSF_JSON_MAX_DEPTH + 1, true);
     expect_error(objects, 1, DSF_JSON_MAX_DEPTH * 5 + 1,
-                 "nesting is too deep");
+                 DSF_JSON_DEPTH_MESSAGE);
     free(objects);
     /* Far deeper input fails the same way (no stack exhaustion). */
     arrays = nested(200000, false);
-    expect_error(arrays, 1, DSF_JSON_MAX_DEPTH + 1, "nesting is too deep");
+    expect_error(arrays, 1, DSF_JSON_MAX_DEPTH + 1, DSF_JSON_DEPTH_MESSAGE);
     free(arrays);
+}
+
+/* dsf_json_too_deep: the parser's limit, for the readers that parse with
+** cJSON; brackets in strings (escaped quotes included) do not count. */
+static void test_too_deep(void **state)
+{
+    (void)state;
+    char *at = nested(DSF_JSON_MAX_DEPTH, false);
+    char *past = nested(DSF_JSON_MAX_DEPTH + 1, true);
+    assert_false(dsf_json_too_deep(at, strlen(at)));
+    assert_true(dsf_json_too_deep(past, strlen(past)));
+    /* the same text inside a string, and after an escaped quote */
+    dsf_buf b = DSF_BUF_INIT;
+    dsf_buf_printf(&b, "{\"s\": \"\\\"%s\", \"t\": %s}", past, at + 1);
+    /* (at + 1 drops one level: the object adds it back) */
+    assert_false(dsf_json_too_deep(b.data, b.len));
+    dsf_buf_free(&b);
+    /* siblings do not add up */
+    dsf_buf_printf(&b, "[%s, %s]", at + 1, at + 1);
+    assert_false(dsf_json_too_deep(b.data, b.len));
+    dsf_buf_free(&b);
+    free(at);
+    free(past);
 }
 
 /* ------------------------------------------------------------------ */
@@ -791,6 +915,7 @@ int main(void)
         cmocka_unit_test(test_positions_crlf),
         cmocka_unit_test(test_positions_after_duplicate),
         cmocka_unit_test(test_duplicate_keys),
+        cmocka_unit_test(test_large_object),
         cmocka_unit_test(test_string_runs),
         cmocka_unit_test(test_error_strings),
         cmocka_unit_test(test_error_comments),
@@ -804,6 +929,7 @@ int main(void)
         cmocka_unit_test(test_key_order_in_memory),
         cmocka_unit_test(test_pretty_depth),
         cmocka_unit_test(test_depth_cap),
+        cmocka_unit_test(test_too_deep),
         cmocka_unit_test(test_load_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
