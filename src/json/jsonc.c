@@ -796,12 +796,20 @@ bool dsf_jsrc_line(const dsf_jsrc *s, int line, const char **start,
     size_t i = line > 1 ? (size_t)line - 1 : 0;
     if (i >= s->nlines)
         return false;
-    const char *p = s->text + s->lines[i], *end = s->text + s->len;
-    const char *e = p;
-    while (e < end && *e != '\n' && *e != '\r')
-        e++;
+    const char *p = s->text + s->lines[i];
+    /* the end from the index: constant time however long the line (a
+    ** file of one long line gets a finding per key) */
+    const char *end = s->text + (i + 1 < s->nlines ? s->lines[i + 1] - 1
+                                                   : s->len);
+    /* a CR ends the shown line too; looked for only in a line short
+    ** enough to be shown (a long one is measured by its newline) */
+    if (end - p <= DSF_JSRC_LINE_SCAN) {
+        const char *cr = memchr(p, '\r', (size_t)(end - p));
+        if (cr)
+            end = cr;
+    }
     *start = p;
-    *len = (size_t)(e - p);
+    *len = (size_t)(end - p);
     return true;
 }
 

@@ -75,8 +75,11 @@ cJSON *dsf_jsrc_member(const dsf_jsrc *s, const cJSON *obj, const char *key);
 /* The file name given to dsf_json_parse (borrowed). */
 const char *dsf_jsrc_file(const dsf_jsrc *s);
 
-/* The text of line (1-based) without its newline: *start and *len are
-** borrowed from s. false when out of range. */
+/* The text of line (1-based) without its newline (nor a CR: in a line of
+** at most DSF_JSRC_LINE_SCAN bytes, the text before its first CR):
+** *start and *len are borrowed from s. Constant time, however long the
+** line. false when out of range. */
+#define DSF_JSRC_LINE_SCAN 4096
 bool dsf_jsrc_line(const dsf_jsrc *s, int line, const char **start,
                    size_t *len);
 
