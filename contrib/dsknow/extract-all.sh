@@ -17,5 +17,8 @@ for tag in $(cat "$here/releases.txt"); do
   mv "$out.tmp" "$out"
   echo "$tag -> $out"
 done
-python3 "$here/index.py" "$root/plugins/deepspeed/dsdata" > "$root/plugins/deepspeed/dsdata/index.lua.tmp"
-mv "$root/plugins/deepspeed/dsdata/index.lua.tmp" "$root/plugins/deepspeed/dsdata/index.lua"
+for f in index releases; do
+  python3 "$here/index.py" "$root/plugins/deepspeed/dsdata" \
+    $([ $f = releases ] && echo --releases) > "$root/plugins/deepspeed/dsdata/$f.lua.tmp"
+  mv "$root/plugins/deepspeed/dsdata/$f.lua.tmp" "$root/plugins/deepspeed/dsdata/$f.lua"
+done

@@ -25,10 +25,10 @@ local function rules()
 end
 
 -- The DeepSpeed release the rules check against by default, the one their
--- findings name: the newest covered release (dsdata/index.lua, generated
+-- findings name: the newest covered release (dsdata/releases.lua, generated
 -- by contrib/dsknow; deepspeed.dsversion reads the same). The plugin's
 -- version and summary say it from there, never from a number of their own.
-local covered = require("deepspeed.dsdata.index").releases
+local covered = require("deepspeed.dsdata.releases")
 local newest = covered[#covered].version
 
 return {

@@ -15,7 +15,7 @@ import unittest
 import dsf
 from dsf import run
 
-INDEX = os.path.join(dsf.SOURCE_DIR, "plugins", "deepspeed", "dsdata", "index.lua")
+INDEX = os.path.join(dsf.SOURCE_DIR, "plugins", "deepspeed", "dsdata", "releases.lua")
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 

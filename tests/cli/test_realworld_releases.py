@@ -3,7 +3,7 @@ skipped when absent) at every covered DeepSpeed release and both targets
 (issue 28).
 
 The releases are every one contrib/dsknow/releases.txt lists, every one
-the plugin itself uses (plugins/deepspeed/dsdata/index.lua) and the one its
+the plugin itself uses (plugins/deepspeed/dsdata/releases.lua) and the one its
 hand-written schema describes (schema.lua's deepspeed_version, DeepSpeed's
 master, checked with the newest facts); the test fails when the first two
 lists differ, so a release added to one is replayed here too.
@@ -45,7 +45,7 @@ from dsf import shared
 REALWORLD = shared("realworld-configs")
 CONFORMANCE = os.path.join(dsf.SOURCE_DIR, "tests", "conformance")
 RELEASES_TXT = os.path.join(dsf.SOURCE_DIR, "contrib", "dsknow", "releases.txt")
-INDEX = os.path.join(dsf.SOURCE_DIR, "plugins", "deepspeed", "dsdata", "index.lua")
+INDEX = os.path.join(dsf.SOURCE_DIR, "plugins", "deepspeed", "dsdata", "releases.lua")
 SCHEMA = os.path.join(dsf.SOURCE_DIR, "plugins", "deepspeed", "schema.lua")
 VERSION = re.compile(r"^v?([0-9]+\.[0-9]+\.[0-9]+)$")
 
