@@ -119,10 +119,18 @@ end
 function M.variant(cfg, params, ctx)
   load()
   local out = M.memory(cfg, params) or {}
-  local rel, asked = require("deepspeed.dsversion").checked(ctx or { params = params })
-  out.deepspeed_release = rel.version
-  if asked ~= nil and asked:gsub("^v", "") ~= rel.version then
-    out.deepspeed_release_asked = asked
+  local c = ctx or { params = params }
+  if c.ds_version == nil and type(params.ds_version) ~= "string" then
+    -- none asked for: the newest covered release, from the small list
+    -- (the whole index is loaded only when a release must be resolved)
+    local covered = require("deepspeed.dsdata.releases")
+    out.deepspeed_release = covered[#covered].version
+  else
+    local rel, asked = require("deepspeed.dsversion").checked(c)
+    out.deepspeed_release = rel.version
+    if asked ~= nil and asked:gsub("^v", "") ~= rel.version then
+      out.deepspeed_release_asked = asked
+    end
   end
   local args = hf.training_args(cfg, {
     world_size = params.world_size,

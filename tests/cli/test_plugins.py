@@ -268,6 +268,11 @@ class BuiltinVersion(PluginTest):
         with open(os.path.join(dsf.SOURCE_DIR, "contrib", "dsknow",
                                "releases.txt")) as f:
             newest = f.read().split()[-1].lstrip("v")
+        # the generated list the rules read names the same newest release
+        with open(os.path.join(dsf.SOURCE_DIR, "plugins", "deepspeed",
+                               "dsdata", "releases.lua")) as f:
+            listed = re.findall(r'version = "([^"]+)"', f.read())
+        self.assertEqual(listed[-1], newest)
         res = run("plugins", "--json", cwd=self.tmp)
         self.assertExit(res, 0)
         ds = [p for p in json.loads(res.out) if p["name"] == "deepspeed"][0]
