@@ -321,13 +321,16 @@ local function reads(ctx, dp)
   return dsversion.reads(release(ctx), dp)
 end
 
-local function emit(ctx, rule, path, message, fix, severity)
+-- params: the profile params the finding depends on (gen blames the
+-- --param or --matrix argument that set one), or nil.
+local function emit(ctx, rule, path, message, fix, severity, params)
   ctx.report {
     rule = rule,
     path = dsforge.array(path),
     message = message,
     fix = fix,
     severity = severity,
+    param = params,
   }
 end
 
@@ -1255,7 +1258,8 @@ def {
       .. (defaulted and " (the default)" or "") .. " exceeds total_num_steps "
       .. pynum(total) .. ": DeepSpeed only logs a warning, and the run ends before the"
       .. " warmup finishes, so the learning rate never reaches its peak nor decays.",
-      "set scheduler.params.warmup_num_steps below total_num_steps (commonly 1-10% of it)")
+      "set scheduler.params.warmup_num_steps below total_num_steps (commonly 1-10% of it)",
+      nil, { "warmup_steps", "num_training_steps" })
   end,
 }
 

@@ -272,6 +272,14 @@ class Provenance(GenTestCase):
                 self.assertEqual(len(line), 1, res.err)
                 self.assertTrue(line[0].startswith(where), line[0])
                 self.assertNotIn("base.lua", res.err)
+        # the scheduler's warmup depends on warmup_steps (was base.lua's
+        # "auto" line)
+        res = run("gen", "8xa100", "--tier", "small", "--param",
+                  "warmup_steps=20000")
+        self.assertIn("argument #5: warning: variant small: '--param "
+                      "warmup_steps=20000': scheduler.params.warmup_num_steps"
+                      , res.err)
+        self.assertNotIn("base.lua", res.err)
         # a param given that the finding does not depend on changes nothing
         res = run("gen", "base", "--tier", "small", "--param",
                   "learning_rate=0.1", "--param", "micro_batch_size=4096")
