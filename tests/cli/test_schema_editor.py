@@ -205,6 +205,17 @@ class CheckAcceptsSchemaKey(dsf.TempDirTest):
                          [("unknown-key", "$schemas"),
                           ("unknown-key", "zero_optimization.$schema")])
 
+    def test_explain_names_it(self):
+        path = self.write("ds_config.json", '{"$schema": "x", "zero_optimization": '
+                          '{"$schema": 1}, ' + self.BODY + "}")
+        res = run("explain", path)
+        self.assertEqual(res.rc, 0, repr(res))
+        lines = res.out.splitlines()
+        i = lines.index('$schema = "x"  [no default]')
+        self.assertIn("DeepSpeed ignores it", lines[i + 1])
+        # only at the top level
+        self.assertIn('zero_optimization.$schema = 1  [not a DeepSpeed key]', lines)
+
 
 if __name__ == "__main__":
     unittest.main()
