@@ -13,6 +13,11 @@ packages=(
   groff-base zsh fish                   # the man page and completion tests
   strace                                # the tests that count system calls
 )
+# node and npm for tests/editor (VS Code's JSON language service and ajv,
+# installed from npm into the build tree): Debian's packages, unless a
+# node (with its own npm, e.g. NodeSource's) is already there.
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 for opt in "$@"; do
   case $opt in
     --bench) packages+=(hyperfine jsonnet time lua5.4 jq curl valgrind) ;;

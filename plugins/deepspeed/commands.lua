@@ -71,12 +71,19 @@ local explain = {
 local schema = {
   name = "schema",
   summary = "print a JSON Schema of DeepSpeed's config",
-  usage = "schema [--ds-version X.Y[.Z]]",
+  usage = "schema [--draft 2020-12|07] [--ds-version X.Y[.Z]]",
   description = "Prints a JSON Schema (draft 2020-12) of DeepSpeed's config, generated "
     .. "from the deepspeed plugin's schema, for editors and CI validators. With "
     .. "--ds-version (or $DSFORGE_DS_VERSION), the schema of that release: only the keys "
-    .. "it reads, its defaults, and its sections that reject unknown keys.",
-  options = { DS_VERSION_OPT },
+    .. "it reads, its defaults, and its sections that reject unknown keys.\n\n"
+    .. "--draft 07 prints draft-07 (what VS Code's JSON language service and SchemaStore "
+    .. "read) with the annotations VS Code shows: markdownDescription, enumDescriptions, "
+    .. "deprecationMessage for deprecated keys, and defaultSnippets for common blocks "
+    .. "(ZeRO stage 2/3, bf16, AdamW, WarmupDecayLR).",
+  options = {
+    { name = "draft", arg = "2020-12|07", help = "JSON Schema draft (default 2020-12)" },
+    DS_VERSION_OPT,
+  },
   run = runner("schema", "deepspeed.commands_doc"),
 }
 

@@ -85,11 +85,15 @@ function M.explain(opts, args, ctx)
   return table.concat(out, "\n") .. "\n"
 end
 
-function M.schema(_, args, ctx)
+function M.schema(opts, args, ctx)
   if #args > 0 then return usage("schema takes no arguments") end
+  local draft = opts.draft or "2020-12"
+  if draft ~= "2020-12" and draft ~= "07" then
+    return usage("--draft must be '2020-12' or '07'")
+  end
   local rel, asked = release_of(ctx)
   if not rel then return nil, asked end
-  return require("deepspeed.jsonschema").generate(asked and rel or nil)
+  return require("deepspeed.jsonschema").generate(asked and rel or nil, draft)
 end
 
 return M

@@ -10,6 +10,11 @@ local UNKNOWN_DOC = {
   en = "Not a DeepSpeed key (DeepSpeed ignores it, or rejects it inside a pydantic section).",
   zh = "不是 DeepSpeed 的配置键（DeepSpeed 会忽略它；在 pydantic 配置段中会拒绝它）。",
 }
+-- A top-level "$schema": an editor's schema reference (schema --draft 07).
+local SCHEMA_REF_DOC = {
+  en = "The JSON Schema editors use for this file (dsforge schema --draft 07); DeepSpeed ignores it.",
+  zh = "编辑器为此文件使用的 JSON Schema（dsforge schema --draft 07）；DeepSpeed 会忽略它。",
+}
 local FREE_DOC = {
   en = "Free-form entry passed through by DeepSpeed.",
   zh = "自由格式的条目，由 DeepSpeed 原样传递。",
@@ -182,6 +187,11 @@ function M.rows(cfg, lang, rel)
         else
           child_free = true
         end
+      elseif #p == 1 and key == "$schema" then
+        row.doc = SCHEMA_REF_DOC[lang]
+        row.default_text = "none"
+        row.status = "no-default"
+        child_free = true
       elseif free or (node and (node.open or node.type == "map")) then
         row.doc = FREE_DOC[lang]
         row.default_text = "none"

@@ -1,5 +1,7 @@
--- JSON Schema (draft 2020-12) for the DeepSpeed config, generated from
--- deepspeed.schema. "auto" is accepted exactly on the keys Hugging Face fills.
+-- JSON Schema (draft 2020-12, or draft-07 with the annotations editors
+-- read: deepspeed.jsonschema_editor) for the DeepSpeed config, generated
+-- from deepspeed.schema. "auto" is accepted exactly on the keys Hugging
+-- Face fills.
 
 local schema = require("deepspeed.schema")
 local sc = require("deepspeed.schema_util")
@@ -64,6 +66,8 @@ local object_schema
 -- is) and the dotted path of the object being written (nil inside arrays
 -- and maps, where the release data says nothing).
 local cur_rel, cur_path
+-- While generate runs for draft 07: deepspeed.jsonschema_editor (else nil).
+local cur_ed
 local at = require("deepspeed.atrelease")
 
 -- Schema of a key the release reads that the hand-written schema does
@@ -110,6 +114,7 @@ local function type_schema(node, t)
   if node.enum then
     local vals = enum_values(node, LUA_TYPE[t])
     if #vals > 0 then s.enum = A(vals) end
+    if cur_ed then cur_ed.enum_descriptions(s, node) end
   end
   if t == "int" or t == "float" then add_bounds(s, node) end
   return s
@@ -133,7 +138,10 @@ local function base_schema(node)
         table.insert(s.type, "null")
       elseif type(s.type) == "string" then
         s.type = A { s.type, "null" }
-        if s.enum then table.insert(s.enum, NULL) end
+        if s.enum then
+          table.insert(s.enum, NULL)
+          if cur_ed then cur_ed.enum_null_added(s) end
+        end
       end
     end
     return s
@@ -165,6 +173,7 @@ function M.node_schema(node, key)
     end
   end
   if node.deprecated then s.deprecated = true end
+  if cur_ed then cur_ed.annotate(s, node, key) end
   return s
 end
 
@@ -229,17 +238,21 @@ end
 -- The whole JSON Schema document as a Lua table: of the hand-written
 -- schema (DeepSpeed's main branch), or with rel (a covered release from
 -- deepspeed.dsversion) of what that release reads: its keys, defaults and
--- strict sections.
-function M.generate(rel)
+-- strict sections. draft: "2020-12" (nil) or "07" (with the annotations
+-- VS Code reads).
+function M.generate(rel, draft)
   cur_rel, cur_path = rel, rel and "" or nil
+  cur_ed = draft == "07" and require("deepspeed.jsonschema_editor") or nil
   local ok, s = pcall(object_schema, schema.root)
-  cur_rel, cur_path = nil, nil
+  local ed = cur_ed
+  cur_rel, cur_path, cur_ed = nil, nil, nil
   if not ok then error(s, 0) end
   s["$schema"] = "https://json-schema.org/draft/2020-12/schema"
   s["$id"] = "https://dsforge.dev/schema/deepspeed.json"
   s.title = "DeepSpeed configuration (DeepSpeed " .. (rel and rel.version or schema.deepspeed_version) .. ")"
   s.description = sc.text(schema.root.doc, "en")
     .. " \"auto\" is accepted only on the keys the Hugging Face Trainer/Accelerate fill."
+  if ed then ed.finish(s) end
   return s
 end
 
