@@ -76,8 +76,9 @@ static void merge_into(cJSON *doc, cJSON *layer_doc, bool take,
                        dsf_prov *prov, dsf_buf *path)
 {
     /* A large layer's keys are looked up in an index of doc. Each key of
-    ** layer_doc comes once (checked), so the index stays right for the
-    ** keys not merged yet, whatever merging one does to its own. */
+    ** layer_doc comes once (checked); a member of doc replaced or removed
+    ** is replaced or removed in the index too, so no later lookup probes
+    ** a freed member. */
     dsf_jobjidx *lix = dsf_jobjidx_new(layer_doc);
     dsf_jobjidx *ix = lix && !dsf_jobjidx_repeats(lix) ? dsf_jobjidx_new(doc)
                                                        : NULL;
@@ -89,6 +90,7 @@ static void merge_into(cJSON *doc, cJSON *layer_doc, bool take,
         cJSON *existing = dsf_jobjidx_get(ix, doc, m->string);
         if (dsf_doc_is_tombstone(m)) {
             if (existing) {
+                dsf_jobjidx_swap(ix, existing, NULL);
                 cJSON_Delete(cJSON_DetachItemViaPointer(doc, existing));
                 int line, col;
                 pos_of(src, m, &line, &col);
@@ -108,12 +110,14 @@ static void merge_into(cJSON *doc, cJSON *layer_doc, bool take,
                                  layer, src);
             cJSON *v = cJSON_DetachItemViaPointer(layer_doc, m);
             strip_tombstones(v);
+            dsf_jobjidx_swap(ix, existing, v);
             if (existing)
                 cJSON_ReplaceItemViaPointer(doc, existing, v);
             else
                 cJSON_AddItemToObject(doc, v->string, v);
         } else {
             cJSON *v = copy_without_tombstones(m);
+            dsf_jobjidx_swap(ix, existing, v);
             if (existing)
                 cJSON_ReplaceItemViaPointer(doc, existing, v);
             else

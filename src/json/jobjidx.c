@@ -57,6 +57,10 @@ dsf_jobjidx *dsf_jobjidx_new(const cJSON *obj)
     return ix;
 }
 
+/* A removed member's slot: kept taken, so the keys placed after it in
+** their probe sequence are still found. */
+static cJSON removed;
+
 cJSON *dsf_jobjidx_get(const dsf_jobjidx *ix, const cJSON *obj,
                        const char *key)
 {
@@ -64,8 +68,27 @@ cJSON *dsf_jobjidx_get(const dsf_jobjidx *ix, const cJSON *obj,
         return cJSON_GetObjectItemCaseSensitive(obj, key);
     for (size_t i = hash_key(key) & ix->mask;; i = (i + 1) & ix->mask) {
         cJSON *m = ix->slots[i];
-        if (!m || !strcmp(m->string, key))
+        if (!m)
+            return NULL;
+        if (m != &removed && !strcmp(m->string, key))
             return m;
+    }
+}
+
+void dsf_jobjidx_swap(dsf_jobjidx *ix, const cJSON *was, cJSON *now)
+{
+    if (!ix || !was || !was->string)
+        return;
+    /* was's slot is on its key's probe sequence; found by identity, so
+    ** was itself may already be freed */
+    for (size_t i = hash_key(was->string) & ix->mask;;
+         i = (i + 1) & ix->mask) {
+        if (!ix->slots[i])
+            return;
+        if (ix->slots[i] == was) {
+            ix->slots[i] = now ? now : &removed;
+            return;
+        }
     }
 }
 

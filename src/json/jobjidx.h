@@ -28,6 +28,12 @@ dsf_jobjidx *dsf_jobjidx_new(const cJSON *obj);
 cJSON *dsf_jobjidx_get(const dsf_jobjidx *ix, const cJSON *obj,
                        const char *key);
 
+/* The indexed member was, or is about to be, replaced by now (a member of
+** the same key) or, now NULL, removed from the object: the index follows,
+** so no lookup ever reads a member that was freed. Nothing for a NULL ix
+** or a member the index does not hold. */
+void dsf_jobjidx_swap(dsf_jobjidx *ix, const cJSON *was, cJSON *now);
+
 /* Whether a key of the indexed object is repeated (false for NULL). */
 bool dsf_jobjidx_repeats(const dsf_jobjidx *ix);
 

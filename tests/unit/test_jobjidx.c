@@ -56,6 +56,54 @@ static void test_index_finds_what_cjson_finds(void **state)
     cJSON_Delete(obj);
 }
 
+/* Members replaced or removed while the index is in use (a merge does
+** both): the index follows, so no lookup reads a freed member (under
+** ASan a stale slot on another key's probe sequence was a use after
+** free), and a removed slot does not hide the keys probed past it. */
+static void test_swap_keeps_lookups_safe(void **state)
+{
+    (void)state;
+    cJSON *obj = cJSON_CreateObject();
+    char key[16];
+    for (int i = 0; i < 500; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        cJSON_AddNumberToObject(obj, key, i);
+    }
+    dsf_jobjidx *ix = dsf_jobjidx_new(obj);
+    assert_non_null(ix);
+    for (int i = 0; i < 500; i += 2) { /* replace the even ones */
+        snprintf(key, sizeof key, "k%d", i);
+        cJSON *was = dsf_jobjidx_get(ix, obj, key);
+        /* a member of the same key, as a merge makes it */
+        cJSON *holder = cJSON_CreateObject();
+        cJSON_AddNumberToObject(holder, key, -i);
+        cJSON *now = cJSON_DetachItemFromObjectCaseSensitive(holder, key);
+        cJSON_Delete(holder);
+        dsf_jobjidx_swap(ix, was, now);
+        assert_true(cJSON_ReplaceItemViaPointer(obj, was, now));
+    }
+    for (int i = 1; i < 500; i += 4) { /* remove some odd ones */
+        snprintf(key, sizeof key, "k%d", i);
+        cJSON *was = dsf_jobjidx_get(ix, obj, key);
+        dsf_jobjidx_swap(ix, was, NULL);
+        cJSON_Delete(cJSON_DetachItemViaPointer(obj, was));
+    }
+    for (int i = 0; i < 500; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        cJSON *m = dsf_jobjidx_get(ix, obj, key);
+        assert_ptr_equal(m, cJSON_GetObjectItemCaseSensitive(obj, key));
+        if (i % 2 == 0)
+            assert_int_equal(m->valueint, -i);
+        else if (i % 4 == 1)
+            assert_null(m);
+        else
+            assert_int_equal(m->valueint, i);
+    }
+    dsf_jobjidx_swap(NULL, NULL, NULL); /* nothing to do */
+    dsf_jobjidx_free(ix);
+    cJSON_Delete(obj);
+}
+
 /* The origin of a path: the last event of its longest recorded prefix at
 ** a step boundary ('.', '[' or the end), "" matching every path. */
 static void test_prov_origin(void **state)
@@ -98,6 +146,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_index_finds_what_cjson_finds),
+        cmocka_unit_test(test_swap_keeps_lookups_safe),
         cmocka_unit_test(test_prov_origin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
