@@ -595,6 +595,16 @@ local function out_of_range(st, node, v, path, bound_text, fix)
         M.path_text(path), format_number(v), bound_text, st.rel.version), fix, "warning")
     return
   end
+  -- a bound DeepSpeed checks only from a release on (node.range_since):
+  -- an older release takes the value as it is (node.range_before says what
+  -- it does with it)
+  if node.range_since and st.rel and dv.cmp(st.rel.version, node.range_since) < 0 then
+    report(st, "out-of-range", path,
+      string.format("%s = %s is outside the range DeepSpeed accepts from %s (%s); DeepSpeed %s does not check it%s",
+        M.path_text(path), format_number(v), node.range_since, bound_text, st.rel.version,
+        node.range_before and ("; " .. M.text(node.range_before, "en")) or ""), fix, "warning")
+    return
+  end
   report(st, "out-of-range", path,
     string.format("%s = %s is out of range: it must be %s", M.path_text(path), format_number(v), bound_text), fix, "error")
 end

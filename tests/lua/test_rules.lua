@@ -446,6 +446,70 @@ return {
     T.truthy(has(run(cfg(-1)), "fp16-dynamic-scale"))
   end,
 
+  -- fused_adam.py:87-88 (and FusedLamb, 1-bit/0-1 Adam, 1-bit Lamb) at
+  -- every covered release; DeepSpeedCPUAdam and torch's AdamW take it
+  optimizer_amsgrad_with_the_classes_that_raise = function()
+    local function cfg(t, params, extra)
+      local c = { train_micro_batch_size_per_gpu = 1, optimizer = { type = t, params = params } }
+      for k, v in pairs(extra or {}) do c[k] = v end
+      return c
+    end
+    for _, rel in ipairs(require("deepspeed.dsversion").releases) do
+      local f = find(run(cfg("AdamW", { lr = 1e-4, amsgrad = true }), nil, 1, rel.version), "optimizer-amsgrad")
+      T.eq(#f, 1, rel.version)
+      T.eq(f[1].severity, "error")
+      T.eq(table.concat(f[1].path, "."), "optimizer.params.amsgrad")
+      T.truthy(f[1].message:find("FusedAdam does not support the AMSGrad variant.", 1, true), f[1].message)
+    end
+    T.truthy(has(run(cfg("Lamb", { amsgrad = 1 })), "optimizer-amsgrad"))
+    T.truthy(has(run(cfg("OneBitAdam", { amsgrad = "false" })), "optimizer-amsgrad")) -- a truthy string
+    T.falsy(has(run(cfg("AdamW", { amsgrad = false })), "optimizer-amsgrad"))
+    T.falsy(has(run(cfg("AdamW", { lr = 1e-4 })), "optimizer-amsgrad"))
+    T.falsy(has(run(cfg("AdamW", { amsgrad = true, torch_adam = true })), "optimizer-amsgrad"))
+    T.falsy(has(run(cfg("AdamW", { amsgrad = true }, { zero_optimization = { stage = 2,
+      offload_optimizer = { device = "cpu" } } })), "optimizer-amsgrad"))
+    T.falsy(has(run(cfg("Adagrad", { amsgrad = true })), "optimizer-amsgrad"))
+    T.falsy(has(run(cfg("SGD", { lr = 0.1, amsgrad = true })), "optimizer-amsgrad"))
+  end,
+
+  -- lr_schedules.py: WarmupLR's isinstance(int) test from 0.19.3 (695 at
+  -- v0.19.5, absent at v0.19.2); OneCycle's ValueError from 0.19.4
+  -- (491-494 at v0.19.5), before it the ZeroDivisionError of a 0-step cycle
+  scheduler_step_counts_follow_the_release = function()
+    local function sched(t, params)
+      return { train_micro_batch_size_per_gpu = 1, scheduler = { type = t, params = params } }
+    end
+    for _, t in ipairs({ "WarmupLR", "WarmupDecayLR", "WarmupCosineLR" }) do
+      local c = sched(t, { warmup_num_steps = 100.0, total_num_steps = 1000 })
+      local f = find(run(c, nil, 1, "0.19.5"), "scheduler-step-count")
+      T.eq(#f, 1, t)
+      T.truthy(f[1].message:find("warmup_num_steps must be a positive integer, got 100.0", 1, true), f[1].message)
+      T.truthy(f[1].fix:find('"warmup_num_steps": 100', 1, true), f[1].fix)
+      T.falsy(has(run(c, nil, 1, "0.19.2"), "scheduler-step-count"), t .. " at 0.19.2")
+      T.falsy(has(run(sched(t, { warmup_num_steps = 100, total_num_steps = 1000 }), nil, 1, "0.19.5"),
+        "scheduler-step-count"))
+    end
+    local zero = sched("OneCycle", { cycle_min_lr = 1e-5, cycle_max_lr = 1e-4, cycle_first_step_size = 0 })
+    for _, rel in ipairs(require("deepspeed.dsversion").releases) do
+      local f = find(run(zero, nil, 1, rel.version), "scheduler-step-count")
+      T.eq(#f, 1, rel.version)
+      T.eq(f[1].severity, "error")
+      local want = require("deepspeed.dsversion").cmp(rel.version, "0.19.4") >= 0
+        and "cycle_first_step_size must be positive" or "ZeroDivisionError"
+      T.truthy(f[1].message:find(want, 1, true), rel.version .. ": " .. f[1].message)
+    end
+    -- a first half of 0 with a second half: only the releases with the check
+    local half = sched("OneCycle", { cycle_min_lr = 1e-5, cycle_max_lr = 1e-4, cycle_first_step_size = 0,
+      cycle_second_step_size = 100 })
+    T.truthy(has(run(half, nil, 1, "0.19.5"), "scheduler-step-count"))
+    T.falsy(has(run(half, nil, 1, "0.19.2"), "scheduler-step-count"))
+    local neg = sched("OneCycle", { cycle_min_lr = 1e-5, cycle_max_lr = 1e-4, cycle_second_step_size = -1 })
+    T.eq(table.concat(find(run(neg, nil, 1, "0.19.5"), "scheduler-step-count")[1].path, "."),
+      "scheduler.params.cycle_second_step_size")
+    T.falsy(has(run(neg, nil, 1, "0.19.2"), "scheduler-step-count"))
+    T.falsy(has(run(sched("OneCycle", { cycle_min_lr = 1e-5, cycle_max_lr = 1e-4 })), "scheduler-step-count"))
+  end,
+
   section_shape = function()
     local base = { train_micro_batch_size_per_gpu = 1 }
     local function with(k, v) local c = { train_micro_batch_size_per_gpu = 1 }; c[k] = v; return c end

@@ -581,6 +581,30 @@ return {
     T.eq(#run({ zero_optimization = { mics_shard_size = -1, module_granularity_threshold = -5 } }), 0)
   end,
 
+  -- a bound DeepSpeed checks only from a release on (range_since): an
+  -- error from that release, a warning before it (the release accepts it)
+  out_of_range_follows_the_release = function()
+    local dv = require("deepspeed.dsversion")
+    -- fp16.loss_scale >= 0: DeepSpeedFP16Config._validate_loss_scale,
+    -- precision_config.py:129-130 from 0.18.8 (0.17.6 has no bound)
+    local ls = { fp16 = { enabled = true, loss_scale = -1 } }
+    -- warmup_num_steps > 0: WarmupLR.__init__ from 0.19.3 (lr_schedules.py:695
+    -- at v0.19.5); 0.19.2 takes max(2, warmup_num_steps)
+    local wu = { scheduler = { type = "WarmupLR", params = { warmup_num_steps = 0 } } }
+    for _, rel in ipairs(dv.releases) do
+      local f = find(run(ls, nil, rel.version), "out-of-range", { "fp16", "loss_scale" })
+      T.truthy(f, rel.version)
+      T.eq(f.severity, dv.cmp(rel.version, "0.18.8") >= 0 and "error" or "warning", rel.version .. ": " .. f.message)
+      f = find(run(wu, nil, rel.version), "out-of-range", { "scheduler", "params", "warmup_num_steps" })
+      T.truthy(f, rel.version)
+      T.eq(f.severity, dv.cmp(rel.version, "0.19.3") >= 0 and "error" or "warning", rel.version .. ": " .. f.message)
+    end
+    local f = find(run(ls, nil, "0.17.6"), "out-of-range", { "fp16", "loss_scale" })
+    T.truthy(contains(f.message, "from 0.18.8") and contains(f.message, "DeepSpeed 0.17.6 does not check it"), f.message)
+    f = find(run(wu, nil, "0.19.2"), "out-of-range", { "scheduler", "params", "warmup_num_steps" })
+    T.truthy(contains(f.message, "max(2, warmup_num_steps)"), f.message)
+  end,
+
   deprecated_key_and_replacement = function()
     local found = run({ zero_optimization = { stage = 3, cpu_offload = true } })
     local f = find(found, "deprecated-key", { "zero_optimization", "cpu_offload" })
