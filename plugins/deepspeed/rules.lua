@@ -359,6 +359,57 @@ local function derivation_text(key, tb, mb, gas, w, res)
     .. " = " .. pynum(res.train_batch_size)
 end
 
+-- The data-parallel world size DeepSpeedConfig uses (runtime/config.py),
+-- from the world size (the processes launched: the world_size param, check's
+-- --world-size) and the config, when no mpu is passed to
+-- deepspeed.initialize:
+--   * "sequence_parallel_size" and "data_parallel_size" both in the config
+--     (a dict): deepspeed.initialize builds a device mesh of (dp, sp)
+--     (deepspeed/__init__.py:159-162 at v0.15.4, 203-206 at v0.19.5; not in
+--     v0.14.5) and DeepSpeedConfig takes the size of its data_parallel
+--     group (runtime/config.py:726-727 at v0.15.4, 705-706 at v0.19.5):
+--     data_parallel_size;
+--   * "sequence_parallel_size" alone, from 0.17.0 (PR #7268):
+--     world_size = dist.get_world_size() / config["sequence_parallel_size"],
+--     a true division (runtime/config.py:679-680 at v0.17.6, 709-710 at
+--     v0.19.5), inside a bare `try/except` that makes the world size 1 when
+--     it raises (null, 0, a string: config.py:683-685 at v0.17.6).
+-- The config is a dict there at --target hf (the Trainer and accelerate
+-- pass one) and, at --target deepspeed, from 0.18.6, whose
+-- deepspeed.initialize loads a path into a dict first (__init__.py:179-180
+-- at v0.18.9); before, a path is tested as a string (`key in "ds.json"`),
+-- so the world size is not divided.
+-- Returns the size and, when the config changed it, the words saying how.
+local MESH_FROM_CONFIG_SINCE = "0.15.0"
+local SP_DIVIDES_SINCE = "0.17.0"
+local CONFIG_ALWAYS_DICT_SINCE = "0.18.6"
+local function dp_world(cfg, ctx)
+  local w = valid_world(ctx)
+  local sp = cfg.sequence_parallel_size
+  if sp == nil then return w end
+  local v = release(ctx).version
+  if ctx.target ~= "hf" and dsversion.cmp(v, CONFIG_ALWAYS_DICT_SINCE) < 0 then return w end
+  local dp = cfg.data_parallel_size
+  if dp ~= nil then
+    if dsversion.cmp(v, MESH_FROM_CONFIG_SINCE) < 0 then return w end
+    local n = math.tointeger(dp)
+    if n and n >= 1 then
+      return n, "data_parallel_size " .. pynum(dp) .. " (DeepSpeed builds a device mesh of"
+        .. " data_parallel_size x sequence_parallel_size and uses its data-parallel group)"
+    end
+    return w
+  end
+  if dsversion.cmp(v, SP_DIVIDES_SINCE) < 0 then return w end
+  if sp == true then sp = 1 end
+  if is_num(sp) and sp ~= 0 then
+    return w / sp, string.format("world size %s / sequence_parallel_size %s (DeepSpeed %s"
+      .. " divides the world size by it)", pynum(w), pynum(sp), v)
+  end
+  return 1, string.format("1: DeepSpeed %s computes world_size / sequence_parallel_size,"
+    .. " which raises for sequence_parallel_size %s, and its bare except then sets the"
+    .. " world size to 1", v, fmt(sp))
+end
+
 def {
   id = "batch-identity",
   severity = "error",
@@ -368,8 +419,8 @@ def {
     .. " gradient_accumulation_steps * data-parallel world size, or give only two of them",
   check = function(cfg, ctx)
     if not obj(cfg) or elasticity_enabled(cfg) then return end
-    local w = valid_world(ctx)
-    if not w then return end
+    local w, how = dp_world(cfg, ctx)
+    local at = " at data-parallel world size " .. pynum(w) .. (how and (" = " .. how) or "")
     local tb, mb, gas, bad = batch.read(cfg)
     if bad or (tb == nil and mb == nil) then return end
     -- Under the Trainer, accelerate's DeepSpeedPlugin.__post_init__
@@ -389,18 +440,23 @@ def {
         what = "gradient_accumulation_steps is absent, so accelerate (used by the Hugging Face"
           .. " Trainer) inserts \"gradient_accumulation_steps\": 1 and " .. what
       end
-      emit(ctx, "batch-identity", { which }, what .. " at data-parallel world size "
-        .. pynum(w) .. ". DeepSpeed derives missing values with floor division and then"
+      local fix
+      if math.tointeger(w) then
+        fix = batch.suggest(tb, mb, gas, math.tointeger(w))
+      else
+        fix = "make sequence_parallel_size divide the world size " .. pynum(valid_world(ctx))
+      end
+      emit(ctx, "batch-identity", { which }, what .. at .. ". DeepSpeed derives missing values with floor division and then"
         .. " requires every value > 0 and train_batch_size == micro * gas * world_size;"
         .. " the world size is the data-parallel size, so the same file can pass on one"
-        .. " GPU count and fail on another.", batch.suggest(tb, mb, gas, w))
+        .. " GPU count and fail on another.", fix)
       return
     end
     for _, key in ipairs(res.derived) do
       local v = res[key]
       emit(ctx, "batch-derived", { key }, "DeepSpeed derives "
-        .. derivation_text(key, tb, mb, gas, w, res) .. " at data-parallel world size "
-        .. pynum(w) .. "; with another world size it derives a different value.",
+        .. derivation_text(key, tb, mb, gas, w, res) .. at
+        .. "; with another world size it derives a different value.",
         "to pin it, add \"" .. key .. "\": " .. pynum(v), "note")
     end
   end,

@@ -103,6 +103,28 @@ class StartupChecks(dsf.TempDirTest):
         rc, found = self.check(cfg, "--ds-version", "0.19.5")
         self.assertEqual(rc, 1, found)
 
+    def test_sequence_parallel_size_divides_the_world_size(self):
+        # runtime/config.py:709-710 at v0.19.5: world_size / sp
+        cfg = {"train_batch_size": 32, "train_micro_batch_size_per_gpu": 2,
+               "gradient_accumulation_steps": 2, "gradient_clipping": 1.0,
+               "sequence_parallel_size": 2}
+        rc, found = self.check(cfg, "--world-size", "8")
+        self.assertEqual(rc, 1, found)
+        hit = self.only(found, "batch-identity", "train_batch_size")
+        self.assertEqual(len(hit), 1, found)
+        self.assertIn("32 != 2 * 2 * 4.0", hit[0]["message"])
+        cfg["gradient_accumulation_steps"] = 4
+        rc, found = self.check(cfg, "--world-size", "8")
+        self.assertEqual(rc, 0, found)
+        # 0.17.6 reads a path as a string: the file as given passes there
+        cfg["gradient_accumulation_steps"] = 2
+        rc, found = self.check(cfg, "--world-size", "8", "--ds-version",
+                               "0.17.6")
+        self.assertEqual(rc, 0, found)
+        rc, found = self.check(cfg, "--world-size", "8", "--ds-version",
+                               "0.17.6", "--target", "hf")
+        self.assertEqual(rc, 1, found)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -510,6 +510,50 @@ return {
     T.falsy(has(run(sched("OneCycle", { cycle_min_lr = 1e-5, cycle_max_lr = 1e-4 })), "scheduler-step-count"))
   end,
 
+  -- runtime/config.py:679-680 at v0.17.6 (world_size / sequence_parallel_size
+  -- when the config is a dict, from 0.17.0), deepspeed/__init__.py:179-180
+  -- at v0.18.9 (a path read into a dict from 0.18.6), the device mesh of
+  -- data_parallel_size x sequence_parallel_size (__init__.py:159-162 at
+  -- v0.15.4)
+  batch_identity_divides_by_sequence_parallel_size = function()
+    local function cfg(extra)
+      local c = { train_batch_size = 32, train_micro_batch_size_per_gpu = 2,
+        gradient_accumulation_steps = 2 }
+      for k, v in pairs(extra) do c[k] = v end
+      return c
+    end
+    local sp = cfg({ sequence_parallel_size = 2 })
+    -- 32 == 2 * 2 * 8 without it; DeepSpeed checks 32 == 2 * 2 * (8 / 2)
+    T.falsy(has(run(cfg({}), nil, 8, "0.19.5"), "batch-identity"))
+    local f = find(run(sp, nil, 8, "0.19.5"), "batch-identity")
+    T.eq(#f, 1)
+    T.truthy(f[1].message:find("32 != 2 * 2 * 4.0", 1, true), f[1].message)
+    T.truthy(f[1].message:find("world size 8 / sequence_parallel_size 2", 1, true), f[1].message)
+    T.truthy(f[1].fix:find("gradient_accumulation_steps to 4", 1, true), f[1].fix)
+    T.truthy(has(run(sp, "hf", 8, "0.17.6"), "batch-identity"))   -- a dict under the Trainer
+    T.falsy(has(run(sp, nil, 8, "0.17.6"), "batch-identity"))     -- a path: not divided
+    T.falsy(has(run(sp, "hf", 8, "0.16.9"), "batch-identity"))    -- before 0.17.0
+    T.falsy(has(run(cfg({ sequence_parallel_size = 2, gradient_accumulation_steps = 4 }), nil, 8, "0.19.5"),
+      "batch-identity"))
+    -- derived values at the float world size
+    local d = find(run({ train_batch_size = 32, train_micro_batch_size_per_gpu = 2,
+      sequence_parallel_size = 2 }, nil, 8, "0.19.5"), "batch-derived")
+    T.truthy(d[1].fix:find('"gradient_accumulation_steps": 4.0', 1, true), d[1].fix)
+    -- a world size sequence_parallel_size does not divide
+    f = find(run(cfg({ sequence_parallel_size = 3 }), nil, 8, "0.19.5"), "batch-identity")
+    T.truthy(f[1].fix:find("divide the world size 8", 1, true), f[1].fix)
+    -- null: the division raises and the bare except makes it 1
+    f = find(run(cfg({ sequence_parallel_size = NULL }), nil, 8, "0.19.5"), "batch-identity")
+    T.truthy(f[1].message:find("32 != 2 * 2 * 1'", 1, true), f[1].message)
+    -- both sizes: the mesh's data-parallel group
+    T.falsy(has(run(cfg({ sequence_parallel_size = 2, data_parallel_size = 8 }), nil, 16, "0.19.5"),
+      "batch-identity"))
+    T.truthy(has(run(cfg({ sequence_parallel_size = 2, data_parallel_size = 4 }), "hf", 8, "0.15.4"),
+      "batch-identity"))
+    T.falsy(has(run(cfg({ sequence_parallel_size = 2, data_parallel_size = 4 }), "hf", 8, "0.14.5"),
+      "batch-identity"))
+  end,
+
   section_shape = function()
     local base = { train_micro_batch_size_per_gpu = 1 }
     local function with(k, v) local c = { train_micro_batch_size_per_gpu = 1 }; c[k] = v; return c end
