@@ -125,6 +125,28 @@ class StartupChecks(dsf.TempDirTest):
                                "0.17.6", "--target", "hf")
         self.assertEqual(rc, 1, found)
 
+    def test_command_zero_warmup_follows_the_release(self):
+        # the Trainer fills warmup_num_steps 0 without --warmup_steps:
+        # WarmupLR refuses it from 0.19.3 and takes max(2, 0) before
+        cfg = {"train_micro_batch_size_per_gpu": "auto",
+               "gradient_accumulation_steps": "auto",
+               "train_batch_size": "auto", "gradient_clipping": 1.0,
+               "scheduler": {"type": "WarmupLR",
+                             "params": {"warmup_num_steps": "auto"}}}
+        path = os.path.join(self.tmp, "c.json")
+        with open(path, "w") as f:
+            json.dump(cfg, f)
+        sev = {}
+        for v in ("0.17.6", "0.19.2", "0.19.5"):
+            r = run("check", "--format", "json", "--ds-version", v, path,
+                    "--", "deepspeed", "--num_gpus", "8", "train.py",
+                    "--deepspeed", path)
+            self.assertIn(r.rc, (0, 1), r)
+            sev[v] = [f["severity"] for f in r.json()
+                      if f["rule"] == "zero-warmup"]
+        self.assertEqual(sev, {"0.17.6": ["warning"], "0.19.2": ["warning"],
+                               "0.19.5": ["error"]})
+
 
 if __name__ == "__main__":
     unittest.main()
