@@ -913,6 +913,23 @@ def {
   end,
 }
 
+-- gradient_allreduce_op and its checks (runtime/config.py:234-241 and
+-- 1029-1035 at DeepSpeed master edaa72212) are in no covered release: a
+-- release that does not read the key ignores it (version-key says so), so
+-- the checks apply where the release reads it, or when the version asked
+-- for is at least the schema's first release reading it, past the newest
+-- covered one ("next").
+local function allreduce_op_read(ctx)
+  if reads(ctx, "gradient_allreduce_op") then return true end
+  local _, asked = dsversion.checked(ctx)
+  if type(asked) ~= "string" or dsversion.cmp(asked:gsub("^v", ""), dsversion.newest.version) <= 0 then
+    return false
+  end
+  local node = require("deepspeed.schema").root.fields.gradient_allreduce_op
+  local since = node and node.since
+  return since ~= nil and dsversion.cmp(asked:gsub("^v", ""), since) >= 0
+end
+
 def {
   id = "allreduce-sum-stage3",
   severity = "error",
@@ -921,6 +938,7 @@ def {
   check = function(cfg, ctx)
     local op = get(obj(cfg), "gradient_allreduce_op")
     if not is_str(op) or op:lower() ~= "sum" or zero_stage(cfg) ~= 3 then return end
+    if not allreduce_op_read(ctx) then return end
     emit(ctx, "allreduce-sum-stage3", { "gradient_allreduce_op" },
       "gradient_allreduce_op \"" .. op .. "\" with ZeRO stage 3: DeepSpeed rejects \"sum\""
       .. " gradient reduction at stage 3 (it only supports mean there).",
@@ -936,6 +954,7 @@ def {
   check = function(cfg, ctx)
     local op = get(obj(cfg), "gradient_allreduce_op")
     if not is_str(op) or op:lower() ~= "sum" then return end
+    if not allreduce_op_read(ctx) then return end
     local z = zero_section(cfg)
     local zen = get(z, "zenflow")
     if obj(zen) then

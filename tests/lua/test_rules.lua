@@ -346,15 +346,34 @@ return {
     end
   end,
 
+  -- gradient_allreduce_op is read from 0.19.6 (DeepSpeed master's
+  -- runtime/config.py:1029-1035), by no covered release: the checks apply
+  -- when that release (or a newer one) is asked for
   allreduce_sum_stage3 = function()
-    local out = run({ gradient_allreduce_op = "SUM", zero_optimization = { stage = 3 } })
+    local NEXT = "0.19.6"
+    local out = run({ gradient_allreduce_op = "SUM", zero_optimization = { stage = 3 } }, nil, 1, NEXT)
     T.eq(#find(out, "allreduce-sum-stage3"), 1)
-    T.falsy(has(run({ gradient_allreduce_op = "sum", zero_optimization = { stage = 2 } }), "allreduce-sum-stage3"))
-    T.falsy(has(run({ gradient_allreduce_op = "mean", zero_optimization = { stage = 3 } }), "allreduce-sum-stage3"))
-    out = run({ gradient_allreduce_op = "Sum", zero_optimization = { stage = 2, zenflow = { topk_ratio = 0.1 } },
-      compile = { deepcompile = true } })
+    T.falsy(has(run({ gradient_allreduce_op = "sum", zero_optimization = { stage = 2 } }, nil, 1, NEXT),
+      "allreduce-sum-stage3"))
+    T.falsy(has(run({ gradient_allreduce_op = "mean", zero_optimization = { stage = 3 } }, nil, 1, NEXT),
+      "allreduce-sum-stage3"))
+    local both = { gradient_allreduce_op = "Sum", zero_optimization = { stage = 2, zenflow = { topk_ratio = 0.1 } },
+      compile = { deepcompile = true } }
+    out = run(both, nil, 1, NEXT)
     T.eq(#find(out, "allreduce-sum-unsupported"), 2)
-    T.falsy(has(run({ gradient_allreduce_op = "mean", compile = { deepcompile = true } }), "allreduce-sum-unsupported"))
+    T.eq(#find(run(both, nil, 1, "0.20"), "allreduce-sum-unsupported"), 2)
+    T.falsy(has(run({ gradient_allreduce_op = "mean", compile = { deepcompile = true } }, nil, 1, NEXT),
+      "allreduce-sum-unsupported"))
+    -- the covered releases do not read the key (version-key warns): no error
+    local seen = 0
+    for _, v in ipairs({ false, "0.19.5", "0.17.6" }) do
+      v = v or nil -- false: no --ds-version (the newest covered)
+      seen = seen + 1
+      T.falsy(has(run(both, nil, 1, v), "allreduce-sum-unsupported"), tostring(v))
+      T.falsy(has(run({ gradient_allreduce_op = "SUM", zero_optimization = { stage = 3 } }, nil, 1, v),
+        "allreduce-sum-stage3"), tostring(v))
+    end
+    T.eq(seen, 3)
   end,
 
   reduce_bucket_zero = function()
