@@ -722,6 +722,24 @@ def {
     local oo = obj(get(zero_section(cfg), "offload_optimizer"))
     local ratio = get(oo, "ratio")
     if not is_num(ratio) or ratio >= 1 then return end
+    -- DeepSpeedZeroConfig.offload_ratio_check: a model_validator reading
+    -- self.offload_optimizer from 0.15 (runtime/zero/config.py:330-334 at
+    -- v0.15.4, 388-392 at v0.19.5); the pydantic 1 releases' root_validator
+    -- reads getattr(values, "offload_optimizer", {}) of the values dict,
+    -- always {}, so the assertion never runs (zero/config.py:319-323 at
+    -- v0.14.5) and stages 1-2 offload every optimizer state
+    local rel = release(ctx)
+    if dsversion.data(rel).pydantic == 1 then
+      emit(ctx, "partial-offload-stage", { "zero_optimization", "offload_optimizer", "ratio" },
+        "offload_optimizer.ratio " .. pynum(ratio) .. " at ZeRO stage " .. stage
+        .. ": partial offload is a ZeRO-3 feature; DeepSpeed " .. rel.version .. " does not"
+        .. " check it (its validator reads the values dict with getattr, which always gives {})"
+        .. " and offloads every optimizer state; newer releases raise 'Partial offloading"
+        .. " only supported for ZeRO Stage 3.'",
+        "set zero_optimization.stage to 3, or remove ratio (default 1.0 offloads all"
+        .. " optimizer states)", "warning")
+      return
+    end
     emit(ctx, "partial-offload-stage", { "zero_optimization", "offload_optimizer", "ratio" },
       "offload_optimizer.ratio " .. pynum(ratio) .. " at ZeRO stage " .. stage
       .. ": DeepSpeed's ZeRO config validator raises 'Partial offloading only supported"
