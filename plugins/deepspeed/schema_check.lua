@@ -861,6 +861,17 @@ local function check_object(st, v, node, path)
       report(st, "version-key", kp, string.format("DeepSpeed %s reads %s%s", st.rel.version, dp,
         last and string.format(" (covered releases %s to %s only)", first, last) or ""),
         "check it against the DeepSpeed version you run", "note")
+      -- the old name of a renamed key: the release checks its value as the
+      -- new name's (seq_parallel_comm_data_type: get_communication_data_type
+      -- raises ValueError for another value, runtime/config.py:251-265 at
+      -- v0.14.5)
+      for _, name in ipairs(dsforge.sorted_keys(node.fields or {})) do
+        local f = node.fields[name]
+        if f.renamed_from and f.renamed_from.key == key then
+          check_value(st, child, f, kp, pinfo, key)
+          break
+        end
+      end
     elseif not node.open then
       local msg
       local ktext = type(key) == "string" and json_string(key) or tostring(key)

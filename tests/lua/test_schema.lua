@@ -605,6 +605,20 @@ return {
     T.truthy(contains(f.message, "max(2, warmup_num_steps)"), f.message)
   end,
 
+  -- the old name seq_parallel_comm_data_type, read up to 0.15.4, is
+  -- checked as its new name (get_communication_data_type raises ValueError,
+  -- runtime/config.py:265 at v0.14.5)
+  renamed_key_value_checked_where_read = function()
+    local bad = { seq_parallel_comm_data_type = "int8" }
+    for _, v in ipairs({ "0.14.5", "0.15.4" }) do
+      local f = find(run(bad, nil, v), "invalid-value", { "seq_parallel_comm_data_type" })
+      T.truthy(f, v)
+      T.eq(f.severity, "error")
+    end
+    T.falsy(find(run(bad, nil, "0.16.5"), "invalid-value"))
+    T.eq(errors(run({ seq_parallel_comm_data_type = "BF16" }, nil, "0.14.5")), 0)
+  end,
+
   deprecated_key_and_replacement = function()
     local found = run({ zero_optimization = { stage = 3, cpu_offload = true } })
     local f = find(found, "deprecated-key", { "zero_optimization", "cpu_offload" })
