@@ -1401,6 +1401,7 @@ def {
 --     v0.19.5); before, _initialize_cycle divides by their sum
 --     (step_ratio = first / total_size, lr_schedules.py:486 at v0.19.2),
 --     a ZeroDivisionError when it is 0.
+--   * LRRangeTest: lr_range_test_step_size, the same releases (below).
 local WARMUP_INT_SINCE = "0.19.3"
 local ONECYCLE_CHECKED_SINCE = "0.19.4"
 local WARMUP_SCHEDULERS = { WarmupLR = true, WarmupDecayLR = true, WarmupCosineLR = true }
@@ -1408,7 +1409,7 @@ local WARMUP_SCHEDULERS = { WarmupLR = true, WarmupDecayLR = true, WarmupCosineL
 def {
   id = "scheduler-step-count",
   severity = "error",
-  summary = "a scheduler step count the constructor rejects: warmup_num_steps not an integer (from 0.19.3), OneCycle cycle_first_step_size <= 0 or its cycle of 0 steps",
+  summary = "a scheduler step count the constructor rejects: warmup_num_steps not an integer (from 0.19.3), OneCycle cycle_first_step_size <= 0 or its cycle of 0 steps, LRRangeTest lr_range_test_step_size 0 (or not an integer > 0 from 0.19.4)",
   fix = "give whole positive step counts (write 100, not 100.0)",
   check = function(cfg, ctx)
     local sch = obj(get(obj(cfg), "scheduler"))
@@ -1428,6 +1429,31 @@ def {
           (w == math.floor(w) and w >= 1 and w < 2^53)
             and string.format("write it as an integer: \"warmup_num_steps\": %d", math.tointeger(w))
             or "give a whole number of steps >= 1")
+      end
+      return
+    end
+    if t == "LRRangeTest" then
+      -- LRRangeTest raises ValueError for a step size that is not an int
+      -- > 0 from 0.19.4 (lr_schedules.py:335-336 at v0.19.5); before, 0
+      -- divides by zero at the first step (lr_schedules.py:344 and 347 at
+      -- v0.19.2)
+      local n = params.lr_range_test_step_size
+      if not is_num(n) then return end
+      local why
+      if dsversion.cmp(rel.version, ONECYCLE_CHECKED_SINCE) >= 0 then
+        if math.type(n) == "float" or n <= 0 then
+          why = string.format("LRRangeTest constructor raises ValueError 'lr_range_test_step_size"
+            .. " must be a positive integer, got %s' at deepspeed.initialize", pynum(n))
+        end
+      elseif n == 0 then
+        why = "LRRangeTest divides by lr_range_test_step_size and raises ZeroDivisionError at"
+          .. " the first step"
+      end
+      if why then
+        emit(ctx, "scheduler-step-count", { "scheduler", "params", "lr_range_test_step_size" },
+          string.format("scheduler LRRangeTest: lr_range_test_step_size %s: DeepSpeed %s's %s",
+            pynum(n), rel.version, why),
+          "set scheduler.params.lr_range_test_step_size to a whole number of steps > 0")
       end
       return
     end

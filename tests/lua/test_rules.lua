@@ -537,6 +537,18 @@ return {
       "scheduler.params.cycle_second_step_size")
     T.falsy(has(run(neg, nil, 1, "0.19.2"), "scheduler-step-count"))
     T.falsy(has(run(sched("OneCycle", { cycle_min_lr = 1e-5, cycle_max_lr = 1e-4 })), "scheduler-step-count"))
+    -- LRRangeTest: ValueError from 0.19.4 (lr_schedules.py:335 at v0.19.5),
+    -- ZeroDivisionError at the first step before (344 at v0.19.2)
+    local function lrr(n) return sched("LRRangeTest", { lr_range_test_step_size = n }) end
+    T.truthy(find(run(lrr(0), nil, 1, "0.19.5"), "scheduler-step-count")[1].message
+      :find("must be a positive integer, got 0", 1, true))
+    T.truthy(find(run(lrr(0), nil, 1, "0.19.2"), "scheduler-step-count")[1].message
+      :find("ZeroDivisionError", 1, true))
+    T.truthy(has(run(lrr(100.0), nil, 1, "0.19.5"), "scheduler-step-count"))
+    T.falsy(has(run(lrr(100.0), nil, 1, "0.19.2"), "scheduler-step-count"))
+    T.truthy(has(run(lrr(-5), nil, 1, "0.19.5"), "scheduler-step-count"))
+    T.falsy(has(run(lrr(-5), nil, 1, "0.19.2"), "scheduler-step-count"))
+    T.falsy(has(run(lrr(100), nil, 1, "0.19.5"), "scheduler-step-count"))
   end,
 
   -- runtime/config.py:679-680 at v0.17.6 (world_size / sequence_parallel_size
