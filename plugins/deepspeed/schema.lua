@@ -28,6 +28,8 @@
 --             (array: a mode="before" validator wraps a string into a list),
 --             py_float_since = "X.Y.Z" (float: from that release a
 --             mode="before" validator calls Python's float() on a string),
+--             no_bool_since = "X.Y.Z" (no_bool and the finite check are a
+--             validator's from that release; pydantic's lax coercion before),
 --             range_since = "X.Y.Z" (the bounds are DeepSpeed's check from
 --             that release on: an older one gets a warning, not an error;
 --             range_before = { en =, zh = } says what it does with the value)
@@ -295,18 +297,21 @@ local fp16 = Obj({
     "静态损失缩放值；0 表示动态损失缩放。必须是有限数、>= 0，不能是布尔值。",
     -- (the >= 0 bound is that validator's too: precision_config.py:129-130
     -- at 0.18.8; 0.17.6's `loss_scale: float = 0` has no bound)
-    { min = 0, no_bool = true, py_float_since = "0.18.8", range_since = "0.18.8",
+    { min = 0, no_bool = true, no_bool_since = "0.18.8", py_float_since = "0.18.8", range_since = "0.18.8",
       range_before = doc("a negative static scale multiplies the loss by it", "负的静态缩放值会直接乘到损失上") }),
   initial_scale_power = I(16, "Dynamic loss scaling starts at 2^initial_scale_power.",
     "动态损失缩放的初始值为 2^initial_scale_power。"),
   loss_scale_window = I(1000, "Steps without overflow before the dynamic loss scale is raised (integer, > 0 with dynamic scaling).",
-    "动态损失缩放在无溢出多少步后增大（整数；动态缩放时须 > 0）。", { no_bool = true }),
+    "动态损失缩放在无溢出多少步后增大（整数；动态缩放时须 > 0）。",
+    -- _reject_non_integer_scale_params (mode="before", from 0.19.3:
+    -- precision_config.py:165-179 at v0.19.5; absent at v0.19.2)
+    { no_bool = true, no_bool_since = "0.19.3" }),
   hysteresis = I(2, "Overflows tolerated before the dynamic loss scale is lowered (delayed shift).",
     "动态损失缩放降低前允许的溢出次数（延迟位移）。"),
   consecutive_hysteresis = B(false, "Refill hysteresis after every step without overflow.",
     "每个未溢出的步骤后重新填满 hysteresis。"),
   min_loss_scale = I(1, "Minimum dynamic loss scale (integer, > 0 with dynamic scaling).",
-    "动态损失缩放的最小值（整数；动态缩放时须 > 0）。", { no_bool = true }),
+    "动态损失缩放的最小值（整数；动态缩放时须 > 0）。", { no_bool = true, no_bool_since = "0.19.3" }),
   fp16_master_weights_and_grads = B(false, "Keep master weights and gradients in fp16 (needs ZeRO stage 1-3).",
     "以 fp16 保存主权重和梯度（需要 ZeRO 1-3）。"),
 }, "fp16 mixed precision (pydantic model since v0.17.1: unknown keys are rejected).",

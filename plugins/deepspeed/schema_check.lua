@@ -518,7 +518,7 @@ local function report(st, rule, path, message, fix, severity)
   st.ctx.report({ rule = rule, path = path, message = message, fix = fix, severity = severity })
 end
 
-local check_value
+local check_value, no_bool_at
 
 local function handle_auto(st, node, path, pinfo, key)
   local hf_ok = node.hf_auto and (node.hf_auto_key == nil or node.hf_auto_key == key)
@@ -945,6 +945,23 @@ local function check_object(st, v, node, path)
   end
 end
 
+-- node as the chosen release validates it: before node.no_bool_since
+-- (the release whose mode="before" validator rejects bools and inf/nan)
+-- pydantic's lax coercion takes them (a copy without no_bool, made once).
+local lax_copy = setmetatable({}, { __mode = "k" })
+no_bool_at = function(st, node)
+  local since = node.no_bool_since
+  if not since or not st.rel or dv.cmp(st.rel.version, since) >= 0 then return node end
+  local c = lax_copy[node]
+  if not c then
+    c = {}
+    for k, x in next, node do c[k] = x end
+    c.no_bool = nil
+    lax_copy[node] = c
+  end
+  return c
+end
+
 check_value = function(st, v, node, path, pinfo, key)
   -- "auto"
   if v == "auto" and not enum_allows_auto(node) then
@@ -987,7 +1004,7 @@ check_value = function(st, v, node, path, pinfo, key)
     local t = types[i]
     local good, res, sev, why
     if pinfo.strict then
-      good, res = coerce_pydantic(v, t, node, st.v1)
+      good, res = coerce_pydantic(v, t, no_bool_at(st, node), st.v1)
       sev = "error"
       -- a mode="before" validator calling float(v) first, from the release
       -- that has it (py_float_since)

@@ -605,6 +605,27 @@ return {
     T.truthy(contains(f.message, "max(2, warmup_num_steps)"), f.message)
   end,
 
+  -- bools and inf/nan are a validator's refusal (fp16.loss_scale from 0.18.8,
+  -- precision_config.py:120-131 at v0.19.5; loss_scale_window and
+  -- min_loss_scale from 0.19.3, 165-179): pydantic's lax mode takes a bool
+  -- before (true is 1)
+  no_bool_follows_the_release = function()
+    local function sev(cfg, v, key)
+      local f = find(run(cfg, nil, v), "type-mismatch", { "fp16", key })
+      return f and f.severity or "none"
+    end
+    local ls = { fp16 = { enabled = true, loss_scale = true } }
+    T.eq(sev(ls, "0.17.6", "loss_scale"), "none")
+    T.eq(sev(ls, "0.18.9", "loss_scale"), "error")
+    T.eq(sev(ls, "0.19.5", "loss_scale"), "error")
+    for _, key in ipairs({ "min_loss_scale", "loss_scale_window" }) do
+      local c = { fp16 = { enabled = true, [key] = false } }
+      T.eq(sev(c, "0.18.9", key), "none", key)
+      T.eq(sev(c, "0.19.2", key), "none", key)
+      T.eq(sev(c, "0.19.5", key), "error", key)
+    end
+  end,
+
   -- the old name seq_parallel_comm_data_type, read up to 0.15.4, is
   -- checked as its new name (get_communication_data_type raises ValueError,
   -- runtime/config.py:265 at v0.14.5)
