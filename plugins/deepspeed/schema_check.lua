@@ -1004,7 +1004,7 @@ check_value = function(st, v, node, path, pinfo, key)
     local t = types[i]
     local good, res, sev, why
     if pinfo.strict then
-      good, res = coerce_pydantic(v, t, no_bool_at(st, node), st.v1)
+      good, res = coerce_pydantic(v, t, node.no_bool_since and no_bool_at(st, node) or node, st.v1)
       sev = "error"
       -- a mode="before" validator calling float(v) first, from the release
       -- that has it (py_float_since)
