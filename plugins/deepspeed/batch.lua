@@ -69,7 +69,8 @@ end
 
 -- M.resolve(tb, mb, gas, w)
 --   tb, mb, gas: numbers (integers normally) or nil for "not given".
---   w: data-parallel world size, integer >= 1.
+--   w: data-parallel world size, an integer >= 1 (or the float DeepSpeed
+--      computes as world_size / sequence_parallel_size).
 -- Success: { train_batch_size, train_micro_batch_size_per_gpu,
 --            gradient_accumulation_steps, derived = sorted key list }
 -- Failure: nil, message, which
@@ -81,8 +82,10 @@ function M.resolve(tb, mb, gas, w)
   check_arg(tb, "train_batch_size")
   check_arg(mb, "train_micro_batch_size_per_gpu")
   check_arg(gas, "gradient_accumulation_steps")
-  if math.type(w) ~= "integer" or w < 1 then
-    error("deepspeed.batch.resolve: world size must be an integer >= 1, got "
+  -- (a float when DeepSpeed divides the world size by
+  -- sequence_parallel_size: Python's true division)
+  if type(w) ~= "number" or not (w > 0) or w == math.huge then
+    error("deepspeed.batch.resolve: world size must be a number > 0, got "
       .. tostring(w), 2)
   end
 

@@ -19,10 +19,11 @@ function M.report_layout()
   return {
     bars = {
       { label = "GPU memory per device", unit = "bytes", budget = "gpu_budget_bytes",
-        ok = "fits",
+        ok = "gpu_fits",
         parts = { { label = "model states", value = "model_states_gpu_bytes" },
                   { label = "activations", value = "activation_bytes" } } },
-      { label = "CPU memory per node", unit = "bytes",
+      { label = "CPU memory per node", unit = "bytes", budget = "cpu_budget_bytes",
+        ok = "cpu_fits",
         parts = { { label = "offloaded model states", value = "cpu_bytes" } } },
     },
     products = {
@@ -67,17 +68,17 @@ M.columns = {
   { name = "gpu_gib", align = "right", width = 8, value = cell("gpu_gib") },
   { name = "cpu_gib", align = "right", width = 8, value = cell("cpu_gib") },
   { name = "fits",
-    note = string.format("estimated GPU memory within %g%% of gpu_mem_gb "
-      .. "(the %g%% margin the planner keeps)", (1 - M.FIT_MARGIN) * 100,
-      M.FIT_MARGIN * 100),
+    note = string.format("estimated GPU memory within %g%% of gpu_mem_gb and host "
+      .. "memory within %g%% of cpu_mem_gb (the %g%% margin the planner keeps)",
+      (1 - M.FIT_MARGIN) * 100, (1 - M.FIT_MARGIN) * 100, M.FIT_MARGIN * 100),
     value = cell("fits") },
 }
 
--- The memory-fit rule: the summary's estimate against gpu_mem_gb, a
--- warning (an error with --strict-fit: strictness class "fit").
+-- The memory-fit rule: the summary's estimate against gpu_mem_gb and
+-- cpu_mem_gb, a warning (an error with --strict-fit: strictness class "fit").
 M.fit_rule = {
   id = "memory-fit", severity = "warning", strict = "fit",
-  summary = "gen: a variant needs more GPU memory than its gpu_mem_gb (model states + activations estimate)",
+  summary = "gen: a variant needs more GPU memory than its gpu_mem_gb (model states + activations estimate) or more host memory than its cpu_mem_gb (offloaded model states)",
   fix = "lower the micro batch, raise the ZeRO stage or offload; "
     .. "--strict-fit makes this an error",
   check = function(_, ctx)
@@ -86,11 +87,16 @@ M.fit_rule = {
       -- the params the estimate depends on: gen blames the --param or
       -- --matrix argument that set one of them, when one did
       ctx.report{ path = "",
-        param = { "gpu_mem_gb", "micro_batch_size", "zero_stage", "offload",
+        param = { "gpu_mem_gb", "cpu_mem_gb", "micro_batch_size", "zero_stage", "offload",
                   "model", "seq_len", "precision", "activation_checkpointing",
                   "flash_attention" },
         message = type(s.fit_message) == "string" and s.fit_message
-          or "does not fit the declared GPU memory" }
+          or "does not fit the declared memory",
+        fix = s.gpu_fits == false and s.cpu_fits == false
+          and "offload less and raise cpu_mem_gb, or use more GPUs; --strict-fit makes this an error"
+          or s.cpu_fits == false
+          and "offload less (parameters first), raise cpu_mem_gb or spread the model over more nodes; --strict-fit makes this an error"
+          or nil }
     end
   end,
 }

@@ -362,6 +362,57 @@ local function derivation_text(key, tb, mb, gas, w, res)
     .. " = " .. pynum(res.train_batch_size)
 end
 
+-- The data-parallel world size DeepSpeedConfig uses (runtime/config.py),
+-- from the world size (the processes launched: the world_size param, check's
+-- --world-size) and the config, when no mpu is passed to
+-- deepspeed.initialize:
+--   * "sequence_parallel_size" and "data_parallel_size" both in the config
+--     (a dict): deepspeed.initialize builds a device mesh of (dp, sp)
+--     (deepspeed/__init__.py:159-162 at v0.15.4, 203-206 at v0.19.5; not in
+--     v0.14.5) and DeepSpeedConfig takes the size of its data_parallel
+--     group (runtime/config.py:726-727 at v0.15.4, 705-706 at v0.19.5):
+--     data_parallel_size;
+--   * "sequence_parallel_size" alone, from 0.17.0 (PR #7268):
+--     world_size = dist.get_world_size() / config["sequence_parallel_size"],
+--     a true division (runtime/config.py:679-680 at v0.17.6, 709-710 at
+--     v0.19.5), inside a bare `try/except` that makes the world size 1 when
+--     it raises (null, 0, a string: config.py:683-685 at v0.17.6).
+-- The config is a dict there at --target hf (the Trainer and accelerate
+-- pass one) and, at --target deepspeed, from 0.18.6, whose
+-- deepspeed.initialize loads a path into a dict first (__init__.py:179-180
+-- at v0.18.9); before, a path is tested as a string (`key in "ds.json"`),
+-- so the world size is not divided.
+-- Returns the size and, when the config changed it, the words saying how.
+local MESH_FROM_CONFIG_SINCE = "0.15.0"
+local SP_DIVIDES_SINCE = "0.17.0"
+local CONFIG_ALWAYS_DICT_SINCE = "0.18.6"
+local function dp_world(cfg, ctx)
+  local w = valid_world(ctx)
+  local sp = cfg.sequence_parallel_size
+  if sp == nil then return w end
+  local v = release(ctx).version
+  if ctx.target ~= "hf" and dsversion.cmp(v, CONFIG_ALWAYS_DICT_SINCE) < 0 then return w end
+  local dp = cfg.data_parallel_size
+  if dp ~= nil then
+    if dsversion.cmp(v, MESH_FROM_CONFIG_SINCE) < 0 then return w end
+    local n = math.tointeger(dp)
+    if n and n >= 1 then
+      return n, "data_parallel_size " .. pynum(dp) .. " (DeepSpeed builds a device mesh of"
+        .. " data_parallel_size x sequence_parallel_size and uses its data-parallel group)"
+    end
+    return w
+  end
+  if dsversion.cmp(v, SP_DIVIDES_SINCE) < 0 then return w end
+  if sp == true then sp = 1 end
+  if is_num(sp) and sp ~= 0 then
+    return w / sp, string.format("world size %s / sequence_parallel_size %s (DeepSpeed %s"
+      .. " divides the world size by it)", pynum(w), pynum(sp), v)
+  end
+  return 1, string.format("1: DeepSpeed %s computes world_size / sequence_parallel_size,"
+    .. " which raises for sequence_parallel_size %s, and its bare except then sets the"
+    .. " world size to 1", v, fmt(sp))
+end
+
 def {
   id = "batch-identity",
   severity = "error",
@@ -371,8 +422,8 @@ def {
     .. " gradient_accumulation_steps * data-parallel world size, or give only two of them",
   check = function(cfg, ctx)
     if not obj(cfg) or elasticity_enabled(cfg) then return end
-    local w = valid_world(ctx)
-    if not w then return end
+    local w, how = dp_world(cfg, ctx)
+    local at -- (the words, made only for a finding)
     local tb, mb, gas, bad = batch.read(cfg)
     if bad or (tb == nil and mb == nil) then return end
     -- Under the Trainer, accelerate's DeepSpeedPlugin.__post_init__
@@ -381,6 +432,9 @@ def {
     local inserted = ctx.target == "hf" and cfg[batch.GAS] == nil
     if inserted then gas = 1 end
     local res, msg, which = batch.resolve(tb, mb, gas, w)
+    if not res or #res.derived > 0 then
+      at = " at data-parallel world size " .. pynum(w) .. (how and (" = " .. how) or "")
+    end
     if not res then
       local what
       if msg:find("^ZeroDivisionError") then
@@ -392,18 +446,23 @@ def {
         what = "gradient_accumulation_steps is absent, so accelerate (used by the Hugging Face"
           .. " Trainer) inserts \"gradient_accumulation_steps\": 1 and " .. what
       end
-      emit(ctx, "batch-identity", { which }, what .. " at data-parallel world size "
-        .. pynum(w) .. ". DeepSpeed derives missing values with floor division and then"
+      local fix
+      if math.tointeger(w) then
+        fix = batch.suggest(tb, mb, gas, math.tointeger(w))
+      else
+        fix = "make sequence_parallel_size divide the world size " .. pynum(valid_world(ctx))
+      end
+      emit(ctx, "batch-identity", { which }, what .. at .. ". DeepSpeed derives missing values with floor division and then"
         .. " requires every value > 0 and train_batch_size == micro * gas * world_size;"
         .. " the world size is the data-parallel size, so the same file can pass on one"
-        .. " GPU count and fail on another.", batch.suggest(tb, mb, gas, w))
+        .. " GPU count and fail on another.", fix)
       return
     end
     for _, key in ipairs(res.derived) do
       local v = res[key]
       emit(ctx, "batch-derived", { key }, "DeepSpeed derives "
-        .. derivation_text(key, tb, mb, gas, w, res) .. " at data-parallel world size "
-        .. pynum(w) .. "; with another world size it derives a different value.",
+        .. derivation_text(key, tb, mb, gas, w, res) .. at
+        .. "; with another world size it derives a different value.",
         "to pin it, add \"" .. key .. "\": " .. pynum(v), "note")
     end
   end,
@@ -669,6 +728,24 @@ def {
     local oo = obj(get(zero_section(cfg), "offload_optimizer"))
     local ratio = get(oo, "ratio")
     if not is_num(ratio) or ratio >= 1 then return end
+    -- DeepSpeedZeroConfig.offload_ratio_check: a model_validator reading
+    -- self.offload_optimizer from 0.15 (runtime/zero/config.py:330-334 at
+    -- v0.15.4, 388-392 at v0.19.5); the pydantic 1 releases' root_validator
+    -- reads getattr(values, "offload_optimizer", {}) of the values dict,
+    -- always {}, so the assertion never runs (zero/config.py:319-323 at
+    -- v0.14.5) and stages 1-2 offload every optimizer state
+    local rel = release(ctx)
+    if dsversion.data(rel).pydantic == 1 then
+      emit(ctx, "partial-offload-stage", { "zero_optimization", "offload_optimizer", "ratio" },
+        "offload_optimizer.ratio " .. pynum(ratio) .. " at ZeRO stage " .. stage
+        .. ": partial offload is a ZeRO-3 feature; DeepSpeed " .. rel.version .. " does not"
+        .. " check it (its validator reads the values dict with getattr, which always gives {})"
+        .. " and offloads every optimizer state; newer releases raise 'Partial offloading"
+        .. " only supported for ZeRO Stage 3.'",
+        "set zero_optimization.stage to 3, or remove ratio (default 1.0 offloads all"
+        .. " optimizer states)", "warning")
+      return
+    end
     emit(ctx, "partial-offload-stage", { "zero_optimization", "offload_optimizer", "ratio" },
       "offload_optimizer.ratio " .. pynum(ratio) .. " at ZeRO stage " .. stage
       .. ": DeepSpeed's ZeRO config validator raises 'Partial offloading only supported"
@@ -860,6 +937,23 @@ def {
   end,
 }
 
+-- gradient_allreduce_op and its checks (runtime/config.py:234-241 and
+-- 1029-1035 at DeepSpeed master edaa72212) are in no covered release: a
+-- release that does not read the key ignores it (version-key says so), so
+-- the checks apply where the release reads it, or when the version asked
+-- for is at least the schema's first release reading it, past the newest
+-- covered one ("next").
+local function allreduce_op_read(ctx)
+  if reads(ctx, "gradient_allreduce_op") then return true end
+  local _, asked = dsversion.checked(ctx)
+  if type(asked) ~= "string" or dsversion.cmp(asked:gsub("^v", ""), dsversion.newest.version) <= 0 then
+    return false
+  end
+  local node = require("deepspeed.schema").root.fields.gradient_allreduce_op
+  local since = node and node.since
+  return since ~= nil and dsversion.cmp(asked:gsub("^v", ""), since) >= 0
+end
+
 def {
   id = "allreduce-sum-stage3",
   severity = "error",
@@ -868,6 +962,7 @@ def {
   check = function(cfg, ctx)
     local op = get(obj(cfg), "gradient_allreduce_op")
     if not is_str(op) or op:lower() ~= "sum" or zero_stage(cfg) ~= 3 then return end
+    if not allreduce_op_read(ctx) then return end
     emit(ctx, "allreduce-sum-stage3", { "gradient_allreduce_op" },
       "gradient_allreduce_op \"" .. op .. "\" with ZeRO stage 3: DeepSpeed rejects \"sum\""
       .. " gradient reduction at stage 3 (it only supports mean there).",
@@ -883,6 +978,7 @@ def {
   check = function(cfg, ctx)
     local op = get(obj(cfg), "gradient_allreduce_op")
     if not is_str(op) or op:lower() ~= "sum" then return end
+    if not allreduce_op_read(ctx) then return end
     local z = zero_section(cfg)
     local zen = get(z, "zenflow")
     if obj(zen) then
@@ -1027,6 +1123,22 @@ def {
           string.format("add \"%s\" to optimizer.params", key))
       end
     end
+  end,
+}
+
+-- optimizer.params.amsgrad with a class whose constructor raises for it
+-- (FusedAdam, FusedLamb, 1-bit Adam/Lamb, 0/1 Adam): rules_steps.lua,
+-- loaded when amsgrad is truthy.
+def {
+  id = "optimizer-amsgrad",
+  severity = "error",
+  summary = "optimizer.params.amsgrad true with an optimizer DeepSpeed builds without AMSGrad (FusedAdam, FusedLamb, 1-bit Adam/Lamb, 0/1 Adam): RuntimeError at deepspeed.initialize",
+  fix = "remove amsgrad, offload the optimizer (DeepSpeedCPUAdam takes it) or set torch_adam: true",
+  check = function(cfg, ctx)
+    local ot, opt = optimizer_type(cfg)
+    local params = obj(get(opt, "params"))
+    if not params or not pytruthy(params.amsgrad) then return end
+    require("deepspeed.rules_steps").amsgrad(cfg, ctx, release(ctx), ot, params)
   end,
 }
 
@@ -1260,6 +1372,30 @@ def {
       .. " warmup finishes, so the learning rate never reaches its peak nor decays.",
       "set scheduler.params.warmup_num_steps below total_num_steps (commonly 1-10% of it)",
       nil, { "warmup_steps", "num_training_steps" })
+  end,
+}
+
+-- A scheduler's step counts its constructor rejects, per release
+-- (rules_steps.lua, loaded for a float warmup_num_steps, OneCycle and
+-- LRRangeTest).
+local WARMUP_SCHEDULERS = { WarmupLR = true, WarmupDecayLR = true, WarmupCosineLR = true }
+
+def {
+  id = "scheduler-step-count",
+  severity = "error",
+  summary = "a scheduler step count the constructor rejects: warmup_num_steps not an integer (from 0.19.3), OneCycle cycle_first_step_size <= 0 or its cycle of 0 steps, LRRangeTest lr_range_test_step_size 0 (or not an integer > 0 from 0.19.4)",
+  fix = "give whole positive step counts (write 100, not 100.0)",
+  check = function(cfg, ctx)
+    local sch = obj(get(obj(cfg), "scheduler"))
+    local t = get(sch, "type")
+    local params = obj(get(sch, "params"))
+    if not params or not is_str(t) then return end
+    if WARMUP_SCHEDULERS[t] then
+      if math.type(params.warmup_num_steps) ~= "float" then return end
+    elseif t ~= "OneCycle" and t ~= "LRRangeTest" then
+      return
+    end
+    require("deepspeed.rules_steps").scheduler(ctx, release(ctx), t, params)
   end,
 }
 

@@ -27,7 +27,12 @@
 --             (DeepSpeed raises when the key is present), str_to_list = true
 --             (array: a mode="before" validator wraps a string into a list),
 --             py_float_since = "X.Y.Z" (float: from that release a
---             mode="before" validator calls Python's float() on a string)
+--             mode="before" validator calls Python's float() on a string),
+--             no_bool_since = "X.Y.Z" (no_bool and the finite check are a
+--             validator's from that release; pydantic's lax coercion before),
+--             range_since = "X.Y.Z" (the bounds are DeepSpeed's check from
+--             that release on: an older one gets a warning, not an error;
+--             range_before = { en =, zh = } says what it does with the value)
 
 local A = dsforge.array
 local O = dsforge.object
@@ -290,17 +295,23 @@ local fp16 = Obj({
   -- 0.18.8, runtime/precision_config.py): float(v) before pydantic
   loss_scale = F(0, "Static loss scale; 0 means dynamic loss scaling. Finite, >= 0, not a bool.",
     "静态损失缩放值；0 表示动态损失缩放。必须是有限数、>= 0，不能是布尔值。",
-    { min = 0, no_bool = true, py_float_since = "0.18.8" }),
+    -- (the >= 0 bound is that validator's too: precision_config.py:129-130
+    -- at 0.18.8; 0.17.6's `loss_scale: float = 0` has no bound)
+    { min = 0, no_bool = true, no_bool_since = "0.18.8", py_float_since = "0.18.8", range_since = "0.18.8",
+      range_before = doc("a negative static scale multiplies the loss by it", "负的静态缩放值会直接乘到损失上") }),
   initial_scale_power = I(16, "Dynamic loss scaling starts at 2^initial_scale_power.",
     "动态损失缩放的初始值为 2^initial_scale_power。"),
   loss_scale_window = I(1000, "Steps without overflow before the dynamic loss scale is raised (integer, > 0 with dynamic scaling).",
-    "动态损失缩放在无溢出多少步后增大（整数；动态缩放时须 > 0）。", { no_bool = true }),
+    "动态损失缩放在无溢出多少步后增大（整数；动态缩放时须 > 0）。",
+    -- _reject_non_integer_scale_params (mode="before", from 0.19.3:
+    -- precision_config.py:165-179 at v0.19.5; absent at v0.19.2)
+    { no_bool = true, no_bool_since = "0.19.3" }),
   hysteresis = I(2, "Overflows tolerated before the dynamic loss scale is lowered (delayed shift).",
     "动态损失缩放降低前允许的溢出次数（延迟位移）。"),
   consecutive_hysteresis = B(false, "Refill hysteresis after every step without overflow.",
     "每个未溢出的步骤后重新填满 hysteresis。"),
   min_loss_scale = I(1, "Minimum dynamic loss scale (integer, > 0 with dynamic scaling).",
-    "动态损失缩放的最小值（整数；动态缩放时须 > 0）。", { no_bool = true }),
+    "动态损失缩放的最小值（整数；动态缩放时须 > 0）。", { no_bool = true, no_bool_since = "0.19.3" }),
   fp16_master_weights_and_grads = B(false, "Keep master weights and gradients in fp16 (needs ZeRO stage 1-3).",
     "以 fp16 保存主权重和梯度（需要 ZeRO 1-3）。"),
 }, "fp16 mixed precision (pydantic model since v0.17.1: unknown keys are rejected).",
@@ -394,7 +405,14 @@ local scheduler = Obj({
     warmup_max_lr = F(nil, "WarmupLR/WarmupDecayLR: learning rate at the end of warm-up.", "WarmupLR/WarmupDecayLR：预热结束时的学习率。",
       { hf_auto = true, default_text = { en = "the optimizer's lr (WarmupLR); 0.001 (WarmupDecayLR)", zh = "优化器的 lr（WarmupLR）；0.001（WarmupDecayLR）" } }),
     warmup_num_steps = I(1000, "Number of warm-up steps (a positive integer; effectively at least 2).",
-      "预热步数（正整数；实际至少为 2）。", { hf_auto = true, min = 1 }),
+      "预热步数（正整数；实际至少为 2）。", { hf_auto = true, min = 1,
+        -- WarmupLR.__init__ raises ValueError for a value that is not an
+        -- int > 0 from 0.19.3 (lr_schedules.py:667-668 at v0.19.3, 695-696
+        -- at v0.19.5; WarmupCosineLR 844-845); before, it only takes
+        -- max(2, warmup_num_steps) (lr_schedules.py:675 at v0.19.2)
+        range_since = "0.19.3",
+        range_before = doc("WarmupLR uses max(2, warmup_num_steps), so the warm-up takes 2 steps",
+          "WarmupLR 取 max(2, warmup_num_steps)，预热为 2 步") }),
     warmup_type = S("log", "Warm-up curve: \"log\" or \"linear\" (anything else falls back to log with a warning).",
       "预热曲线：\"log\" 或 \"linear\"（其他值会警告并回退为 log）。",
       { enum = { "log", "linear" }, enum_severity = "warning" }),

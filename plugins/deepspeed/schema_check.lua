@@ -549,7 +549,7 @@ local function report(st, rule, path, message, fix, severity)
   st.ctx.report({ rule = rule, path = path, message = message, fix = fix, severity = severity })
 end
 
-local check_value
+local check_value, no_bool_at
 
 local function handle_auto(st, node, path, pinfo, key)
   local hf_ok = node.hf_auto and (node.hf_auto_key == nil or node.hf_auto_key == key)
@@ -624,6 +624,16 @@ local function out_of_range(st, node, v, path, bound_text, fix)
     report(st, "out-of-range", path,
       string.format("%s = %s is outside the range newer DeepSpeed releases accept (%s); DeepSpeed %s reads it with dict.get and does not check it, and uses the value as it is",
         M.path_text(path), format_number(v), bound_text, st.rel.version), fix, "warning")
+    return
+  end
+  -- a bound DeepSpeed checks only from a release on (node.range_since):
+  -- an older release takes the value as it is (node.range_before says what
+  -- it does with it)
+  if node.range_since and st.rel and dv.cmp(st.rel.version, node.range_since) < 0 then
+    report(st, "out-of-range", path,
+      string.format("%s = %s is outside the range DeepSpeed accepts from %s (%s); DeepSpeed %s does not check it%s",
+        M.path_text(path), format_number(v), node.range_since, bound_text, st.rel.version,
+        node.range_before and ("; " .. M.text(node.range_before, "en")) or ""), fix, "warning")
     return
   end
   report(st, "out-of-range", path,
@@ -882,6 +892,17 @@ local function check_object(st, v, node, path)
       report(st, "version-key", kp, string.format("DeepSpeed %s reads %s%s", st.rel.version, dp,
         last and string.format(" (covered releases %s to %s only)", first, last) or ""),
         "check it against the DeepSpeed version you run", "note")
+      -- the old name of a renamed key: the release checks its value as the
+      -- new name's (seq_parallel_comm_data_type: get_communication_data_type
+      -- raises ValueError for another value, runtime/config.py:251-265 at
+      -- v0.14.5)
+      for _, name in ipairs(dsforge.sorted_keys(node.fields or {})) do
+        local f = node.fields[name]
+        if f.renamed_from and f.renamed_from.key == key then
+          check_value(st, child, f, kp, pinfo, key)
+          break
+        end
+      end
     elseif top and key == "$schema" then -- luacheck: ignore 542
       -- an editor's schema reference: DeepSpeed reads the top level with
       -- dict.get and ignores it, so it is no finding
@@ -958,6 +979,23 @@ local function check_object(st, v, node, path)
   end
 end
 
+-- node as the chosen release validates it: before node.no_bool_since
+-- (the release whose mode="before" validator rejects bools and inf/nan)
+-- pydantic's lax coercion takes them (a copy without no_bool, made once).
+local lax_copy = setmetatable({}, { __mode = "k" })
+no_bool_at = function(st, node)
+  local since = node.no_bool_since
+  if not since or not st.rel or dv.cmp(st.rel.version, since) >= 0 then return node end
+  local c = lax_copy[node]
+  if not c then
+    c = {}
+    for k, x in next, node do c[k] = x end
+    c.no_bool = nil
+    lax_copy[node] = c
+  end
+  return c
+end
+
 check_value = function(st, v, node, path, pinfo, key)
   -- "auto"
   if v == "auto" and not enum_allows_auto(node) then
@@ -1000,7 +1038,7 @@ check_value = function(st, v, node, path, pinfo, key)
     local t = types[i]
     local good, res, sev, why
     if pinfo.strict then
-      good, res = coerce_pydantic(v, t, node, st.v1)
+      good, res = coerce_pydantic(v, t, node.no_bool_since and no_bool_at(st, node) or node, st.v1)
       sev = "error"
       -- a mode="before" validator calling float(v) first, from the release
       -- that has it (py_float_since)

@@ -59,7 +59,8 @@ local function stage_of(cfg)
 end
 
 -- M.memory(cfg, params) -> { gpu_bytes, cpu_bytes, activation_bytes,
--- model_states_gpu_bytes, fits, fit_message } or nil without a model.
+-- model_states_gpu_bytes, gpu_fits, cpu_fits, fits (both that are known),
+-- gpu_budget_bytes, cpu_budget_bytes, fit_message } or nil without a model.
 function M.memory(cfg, params)
   load()
   local model = type(params.model) == "string" and catalog_entry(params.model) or nil
@@ -94,19 +95,40 @@ function M.memory(cfg, params)
     gpu_bytes = est.gpu + act, cpu_bytes = est.cpu,
     activation_bytes = act, model_states_gpu_bytes = est.gpu,
   }
+  -- GPU memory per device against gpu_mem_gb, host memory per node
+  -- against cpu_mem_gb, each keeping the planner's margin (planner.lua:
+  -- floor(budget * (1 - margin))); fits when both do (the budgets given)
+  local msgs = {}
   local budget = tonumber(params.gpu_mem_gb)
   if budget and budget > 0 then
     local usable = budget * GIB * (1 - M.FIT_MARGIN)
-    out.fits = out.gpu_bytes <= usable
+    out.gpu_fits = out.gpu_bytes <= usable
     out.fit_margin = M.FIT_MARGIN
     out.gpu_budget_bytes = math.tointeger(budget * GIB) or budget * GIB
-    if not out.fits then
-      out.fit_message = string.format(
+    if not out.gpu_fits then
+      msgs[#msgs + 1] = string.format(
         "needs about %.1f GiB per GPU (%.1f model states + %.1f activations) "
         .. "but gpu_mem_gb is %g: %.1f GiB usable with the %g%% margin the planner keeps",
         out.gpu_bytes / GIB, est.gpu / GIB, act / GIB, budget, usable / GIB,
         M.FIT_MARGIN * 100)
     end
+  end
+  local cpu_budget = tonumber(params.cpu_mem_gb)
+  if cpu_budget and cpu_budget > 0 then
+    local usable = math.floor(cpu_budget * GIB * (1 - M.FIT_MARGIN))
+    out.cpu_fits = out.cpu_bytes <= usable
+    out.fit_margin = M.FIT_MARGIN
+    out.cpu_budget_bytes = math.tointeger(cpu_budget * GIB) or cpu_budget * GIB
+    if not out.cpu_fits then
+      msgs[#msgs + 1] = string.format(
+        "needs about %.1f GiB of host memory per node (offloaded model states) "
+        .. "but cpu_mem_gb is %g: %.1f GiB usable with the %g%% margin the planner keeps",
+        out.cpu_bytes / GIB, cpu_budget, usable / GIB, M.FIT_MARGIN * 100)
+    end
+  end
+  if out.gpu_fits ~= nil or out.cpu_fits ~= nil then
+    out.fits = out.gpu_fits ~= false and out.cpu_fits ~= false
+    if #msgs > 0 then out.fit_message = table.concat(msgs, "; and it ") end
   end
   return out
 end

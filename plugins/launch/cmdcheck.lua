@@ -111,8 +111,12 @@ function M.run(cfg, words, ctx)
   end
 
   local intent = ctx.variant and params or nil
+  local dsv = ctx.ds_version
+  if dsv == nil and type(ctx.params) == "table" and type(ctx.params.ds_version) == "string" then
+    dsv = ctx.params.ds_version
+  end
   local findings = cmdline.check(cfg, facts, { params = intent,
-    hidden_size = intent and hidden_size(intent) or nil })
+    hidden_size = intent and hidden_size(intent) or nil, ds_version = dsv })
   for _, f in ipairs(findings) do
     out[#out + 1] = { severity = f.severity, rule = f.rule, message = f.message,
       path = f.path, args = dsforge.array(f.indexes or {}) }

@@ -27,7 +27,8 @@
 --     types them), and { {index, message} } for values it would reject.
 --   M.check(config, facts, opts) -> findings
 --     opts = { params = the variant's profile params (the intent),
---              hidden_size, num_training_steps }
+--              hidden_size, num_training_steps, ds_version = the
+--              DeepSpeed release asked for (--ds-version; nil: the newest) }
 --     findings: sorted list of { severity = "error"|"warning"|"note",
 --       rule, index (first argument concerned, or nil), indexes (all of
 --       them), path (config key concerned, or nil), message }.
@@ -472,6 +473,20 @@ M.PATH_FLAGS = PATH_FLAGS
 
 local function pystr(v) return py.str(v) end
 
+-- Is the DeepSpeed version v (X.Y[.Z], a leading "v" allowed; nil: the
+-- newest) older than the release r?
+local function before(v, r)
+  if type(v) ~= "string" then return false end
+  local a = { v:match("^v?(%d+)%.(%d+)%.?(%d*)") }
+  if not a[1] then return false end
+  local b = { r:match("^(%d+)%.(%d+)%.(%d+)$") }
+  for i = 1, 3 do
+    local x, y = tonumber(a[i]) or 0, tonumber(b[i])
+    if x ~= y then return x < y end
+  end
+  return false
+end
+
 function M.check(config, facts, opts)
   opts = opts or {}
   local out = {}
@@ -600,10 +615,21 @@ function M.check(config, facts, opts)
   local warm = trainer.get(res.config, "scheduler.params.warmup_num_steps")
   if (sched == "WarmupDecayLR" or sched == "WarmupLR" or sched == "WarmupCosineLR") and warm == 0
     and trainer.get(config, "scheduler.params.warmup_num_steps") == "auto" then
-    add("error", "zero-warmup", where({ "warmup_steps", "warmup_ratio" }),
-      "scheduler.params.warmup_num_steps", "the Trainer fills warmup_num_steps with 0, but"
-      .. " DeepSpeed's " .. sched .. " requires a positive integer (ValueError at start-up):"
-      .. " pass --warmup_steps N")
+    -- DeepSpeed's WarmupLR/WarmupCosineLR raise ValueError for a value
+    -- that is not an int > 0 from 0.19.3 (runtime/lr_schedules.py:695 and
+    -- 844 at v0.19.5); before, they take max(2, warmup_num_steps)
+    -- (lr_schedules.py:675 at v0.19.2)
+    if before(opts.ds_version, "0.19.3") then
+      add("warning", "zero-warmup", where({ "warmup_steps", "warmup_ratio" }),
+        "scheduler.params.warmup_num_steps", "the Trainer fills warmup_num_steps with 0;"
+        .. " DeepSpeed " .. opts.ds_version .. "'s " .. sched .. " takes max(2, 0), a warm-up"
+        .. " of 2 steps (from 0.19.3 it raises ValueError): pass --warmup_steps N")
+    else
+      add("error", "zero-warmup", where({ "warmup_steps", "warmup_ratio" }),
+        "scheduler.params.warmup_num_steps", "the Trainer fills warmup_num_steps with 0, but"
+        .. " DeepSpeed's " .. sched .. " requires a positive integer (ValueError at start-up):"
+        .. " pass --warmup_steps N")
+    end
   end
 
   table.sort(out, function(a, b)

@@ -42,7 +42,7 @@ enum {
 
 static const dsf_opt opts[] = {
     {"world-size", 0, "N",
-     "data-parallel world size for the batch rules (default 1)", OPT_WORLD,
+     "world size (processes) for the batch rules (default 1); the data-parallel size is it divided by sequence_parallel_size where DeepSpeed divides", OPT_WORLD,
      NULL},
     {"target", 0, "deepspeed|hf",
      "deepspeed (default): the file is given to deepspeed.initialize as "

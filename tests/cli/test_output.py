@@ -178,12 +178,36 @@ class SummaryTable(dsf.TempDirTest):
         self.assertExit(res, 0)
         self.assertRegex(res.out, r"(?m)^large .* NO$")
         self.assertIn("fits: estimated GPU memory within 90% of gpu_mem_gb "
+                      "and host memory within 90% of cpu_mem_gb "
                       "(the 10% margin the planner keeps)", res.out)
         self.assertIn("but gpu_mem_gb is 20: 18.0 GiB usable with the 10% "
                       "margin the planner keeps [memory-fit]", res.err)
         res = run("gen", "8xa100", "--tier", "large", "--param",
                   "gpu_mem_gb=21")
         self.assertRegex(res.out, r"(?m)^large .* yes$")
+
+    def test_fits_counts_host_memory(self):
+        # llama-2-13b, ZeRO-3 with optimizer and parameter offload: 1.97 GiB
+        # per GPU, 327.29 GiB of host memory per node; the planner's limit
+        # on 128 GiB is floor(128 GiB * 0.9)
+        args = ("gen", "8xa100", "--tier", "small", "--param", "offload=all",
+                "--param", "model=llama-2-13b")
+        res = run(*args, "--param", "cpu_mem_gb=128")
+        self.assertExit(res, 0)
+        self.assertRegex(res.out, r"(?m)^small .* 1\.97 +327\.29 NO$")
+        self.assertIn("needs about 327.3 GiB of host memory per node "
+                      "(offloaded model states) but cpu_mem_gb is 128: "
+                      "115.2 GiB usable with the 10% margin the planner "
+                      "keeps [memory-fit]", res.err)
+        self.assertIn("raise cpu_mem_gb", res.err)
+        res = run(*args, "--param", "cpu_mem_gb=128", "--strict-fit")
+        self.assertExit(res, 1)
+        # 327.29 GiB within 90% of 364 GiB (327.6), not of 363 (326.7)
+        res = run(*args, "--param", "cpu_mem_gb=364")
+        self.assertRegex(res.out, r"(?m)^small .* yes$")
+        self.assertNotIn("[memory-fit]", res.err)
+        res = run(*args, "--param", "cpu_mem_gb=363")
+        self.assertRegex(res.out, r"(?m)^small .* NO$")
 
     def test_footers(self):
         lines = self.table("8xa100", "--tier", "small")

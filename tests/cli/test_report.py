@@ -121,6 +121,11 @@ class Structure(dsf.TempDirTest):
                              (s["gpu_budget_bytes"] - s["gpu_bytes"]) / gib), text)
             self.assertIn("activations %.2f GiB" % (s["activation_bytes"] / gib),
                           text)
+            # the host memory bar has its budget line too (cpu_mem_gb)
+            self.assertIn("total %.2f GiB of %.2f GiB, margin %.2f GiB"
+                          % (s["cpu_bytes"] / gib, s["cpu_budget_bytes"] / gib,
+                             (s["cpu_budget_bytes"] - s["cpu_bytes"]) / gib), text)
+            self.assertEqual(s["fits"], s["gpu_fits"] and s["cpu_fits"])
         # Batch composition and findings, per variant.
         comp = [r for t in p.tables for r in t
                 if len(r) == 4 and r[1][2] == "global batch"]

@@ -235,8 +235,26 @@ return {
   bad_arguments_raise = function()
     local batch = require("deepspeed.batch")
     T.errors(function() batch.resolve("auto", 1, 1, 1) end, "must be a number or nil")
-    T.errors(function() batch.resolve(1, 1, 1, 0) end, "world size must be an integer")
-    T.errors(function() batch.resolve(1, 1, 1, 1.5) end, "world size must be an integer")
+    T.errors(function() batch.resolve(1, 1, 1, 0) end, "world size must be a number > 0")
+    T.errors(function() batch.resolve(1, 1, 1, -2) end, "world size must be a number > 0")
+    T.errors(function() batch.resolve(1, 1, 1, 0 / 0) end, "world size must be a number > 0")
+    T.errors(function() batch.resolve(1, 1, 1, "8") end, "world size must be a number > 0")
+  end,
+
+  -- DeepSpeed's world_size / sequence_parallel_size is a float (Python's
+  -- true division, runtime/config.py:680 at v0.17.6): the derivation and
+  -- the assertion text follow it
+  float_world_size_as_python_computes_it = function()
+    local batch = require("deepspeed.batch")
+    local r = batch.resolve(32, 2, nil, 4.0)
+    T.eq(r.gradient_accumulation_steps, 4.0)
+    T.eq(math.type(r.gradient_accumulation_steps), "float")
+    local ok, msg = batch.resolve(32, 2, 2, 4.0)
+    T.eq(ok, nil)
+    T.truthy(msg:find("32 != 2 * 2 * 4.0", 1, true), msg)
+    ok, msg = batch.resolve(32, 2, 2, 8 / 3)
+    T.eq(ok, nil)
+    T.truthy(msg:find("* 2.6666666666666665", 1, true), msg)
   end,
 
   pynum_prints_like_python = function()

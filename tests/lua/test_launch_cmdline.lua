@@ -57,6 +57,33 @@ return {
     T.eq(summary(f)[#f], "error zero-warmup @ scheduler.params.warmup_num_steps")
   end,
 
+  -- WarmupLR's ValueError for 0 is from DeepSpeed 0.19.3 (lr_schedules.py:695
+  -- at v0.19.5); 0.19.2 and older take max(2, 0)
+  zero_warmup_follows_the_release = function()
+    local cfg = row("base", "medium").hf
+    local cmd = words("deepspeed --num_gpus 8 train.py --deepspeed c.json"
+      .. " --per_device_train_batch_size 2 --gradient_accumulation_steps 8 --bf16")
+    local function sev(v)
+      for _, f in ipairs(check(cfg, cmd, nil, nil, { ds_version = v })) do
+        if f.rule == "zero-warmup" then return f.severity, f.message end
+      end
+    end
+    T.eq(sev(nil), "error")
+    T.eq(sev("0.19.5"), "error")
+    T.eq(sev("0.19.3"), "error")
+    T.eq(sev("v0.20"), "error")
+    T.eq(sev("0.19.2"), "warning")
+    local s, m = sev("0.17.6")
+    T.eq(s, "warning")
+    T.truthy(m:find("max(2, 0)", 1, true), m)
+    T.eq(sev("0.14"), "warning")
+    for _, f in ipairs(check(cfg, words("deepspeed --num_gpus 8 train.py --deepspeed c.json"
+      .. " --warmup_steps 10 --per_device_train_batch_size 2 --gradient_accumulation_steps 8 --bf16"),
+      nil, nil, { ds_version = "0.19.5" })) do
+      T.truthy(f.rule ~= "zero-warmup", f.message)
+    end
+  end,
+
   consistent_commands_report_nothing_for_every_profile = function()
     local render = require("launch.render")
     for _, r in ipairs(variants()) do

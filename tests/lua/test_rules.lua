@@ -311,6 +311,16 @@ return {
       "partial-offload-stage"))
     T.falsy(has(run({ zero_optimization = { stage = 2, offload_optimizer = { ratio = "auto" } } }, "hf"),
       "partial-offload-stage"))
+    -- the pydantic 1 release's root_validator never runs the assertion
+    -- (getattr on the values dict: runtime/zero/config.py:321 at v0.14.5)
+    local cfg = { zero_optimization = { stage = 2, offload_optimizer = { device = "cpu", ratio = 0.3 } } }
+    for _, rel in ipairs(require("deepspeed.dsversion").releases) do
+      h = find(run(cfg, nil, 1, rel.version), "partial-offload-stage")
+      T.eq(#h, 1, rel.version)
+      T.eq(h[1].severity, rel.version == "0.14.5" and "warning" or "error", rel.version)
+    end
+    T.truthy(find(run(cfg, nil, 1, "0.14.5"), "partial-offload-stage")[1].message
+      :find("does not check it", 1, true))
   end,
 
 
@@ -346,15 +356,34 @@ return {
     end
   end,
 
+  -- gradient_allreduce_op is read from 0.19.6 (DeepSpeed master's
+  -- runtime/config.py:1029-1035), by no covered release: the checks apply
+  -- when that release (or a newer one) is asked for
   allreduce_sum_stage3 = function()
-    local out = run({ gradient_allreduce_op = "SUM", zero_optimization = { stage = 3 } })
+    local NEXT = "0.19.6"
+    local out = run({ gradient_allreduce_op = "SUM", zero_optimization = { stage = 3 } }, nil, 1, NEXT)
     T.eq(#find(out, "allreduce-sum-stage3"), 1)
-    T.falsy(has(run({ gradient_allreduce_op = "sum", zero_optimization = { stage = 2 } }), "allreduce-sum-stage3"))
-    T.falsy(has(run({ gradient_allreduce_op = "mean", zero_optimization = { stage = 3 } }), "allreduce-sum-stage3"))
-    out = run({ gradient_allreduce_op = "Sum", zero_optimization = { stage = 2, zenflow = { topk_ratio = 0.1 } },
-      compile = { deepcompile = true } })
+    T.falsy(has(run({ gradient_allreduce_op = "sum", zero_optimization = { stage = 2 } }, nil, 1, NEXT),
+      "allreduce-sum-stage3"))
+    T.falsy(has(run({ gradient_allreduce_op = "mean", zero_optimization = { stage = 3 } }, nil, 1, NEXT),
+      "allreduce-sum-stage3"))
+    local both = { gradient_allreduce_op = "Sum", zero_optimization = { stage = 2, zenflow = { topk_ratio = 0.1 } },
+      compile = { deepcompile = true } }
+    out = run(both, nil, 1, NEXT)
     T.eq(#find(out, "allreduce-sum-unsupported"), 2)
-    T.falsy(has(run({ gradient_allreduce_op = "mean", compile = { deepcompile = true } }), "allreduce-sum-unsupported"))
+    T.eq(#find(run(both, nil, 1, "0.20"), "allreduce-sum-unsupported"), 2)
+    T.falsy(has(run({ gradient_allreduce_op = "mean", compile = { deepcompile = true } }, nil, 1, NEXT),
+      "allreduce-sum-unsupported"))
+    -- the covered releases do not read the key (version-key warns): no error
+    local seen = 0
+    for _, v in ipairs({ false, "0.19.5", "0.17.6" }) do
+      v = v or nil -- false: no --ds-version (the newest covered)
+      seen = seen + 1
+      T.falsy(has(run(both, nil, 1, v), "allreduce-sum-unsupported"), tostring(v))
+      T.falsy(has(run({ gradient_allreduce_op = "SUM", zero_optimization = { stage = 3 } }, nil, 1, v),
+        "allreduce-sum-stage3"), tostring(v))
+    end
+    T.eq(seen, 3)
   end,
 
   reduce_bucket_zero = function()
@@ -444,6 +473,126 @@ return {
     local c = cfg(0); c.fp16.loss_scale = 128
     T.eq(#at(c, "0.19.5"), 0) -- static loss scale: not checked
     T.truthy(has(run(cfg(-1)), "fp16-dynamic-scale"))
+  end,
+
+  -- fused_adam.py:87-88 (and FusedLamb, 1-bit/0-1 Adam, 1-bit Lamb) at
+  -- every covered release; DeepSpeedCPUAdam and torch's AdamW take it
+  optimizer_amsgrad_with_the_classes_that_raise = function()
+    local function cfg(t, params, extra)
+      local c = { train_micro_batch_size_per_gpu = 1, optimizer = { type = t, params = params } }
+      for k, v in pairs(extra or {}) do c[k] = v end
+      return c
+    end
+    for _, rel in ipairs(require("deepspeed.dsversion").releases) do
+      local f = find(run(cfg("AdamW", { lr = 1e-4, amsgrad = true }), nil, 1, rel.version), "optimizer-amsgrad")
+      T.eq(#f, 1, rel.version)
+      T.eq(f[1].severity, "error")
+      T.eq(table.concat(f[1].path, "."), "optimizer.params.amsgrad")
+      T.truthy(f[1].message:find("FusedAdam does not support the AMSGrad variant.", 1, true), f[1].message)
+    end
+    T.truthy(has(run(cfg("Lamb", { amsgrad = 1 })), "optimizer-amsgrad"))
+    T.truthy(has(run(cfg("OneBitAdam", { amsgrad = "false" })), "optimizer-amsgrad")) -- a truthy string
+    T.falsy(has(run(cfg("AdamW", { amsgrad = false })), "optimizer-amsgrad"))
+    T.falsy(has(run(cfg("AdamW", { lr = 1e-4 })), "optimizer-amsgrad"))
+    T.falsy(has(run(cfg("AdamW", { amsgrad = true, torch_adam = true })), "optimizer-amsgrad"))
+    T.falsy(has(run(cfg("AdamW", { amsgrad = true }, { zero_optimization = { stage = 2,
+      offload_optimizer = { device = "cpu" } } })), "optimizer-amsgrad"))
+    T.falsy(has(run(cfg("Adagrad", { amsgrad = true })), "optimizer-amsgrad"))
+    T.falsy(has(run(cfg("SGD", { lr = 0.1, amsgrad = true })), "optimizer-amsgrad"))
+  end,
+
+  -- lr_schedules.py: WarmupLR's isinstance(int) test from 0.19.3 (695 at
+  -- v0.19.5, absent at v0.19.2); OneCycle's ValueError from 0.19.4
+  -- (491-494 at v0.19.5), before it the ZeroDivisionError of a 0-step cycle
+  scheduler_step_counts_follow_the_release = function()
+    local function sched(t, params)
+      return { train_micro_batch_size_per_gpu = 1, scheduler = { type = t, params = params } }
+    end
+    for _, t in ipairs({ "WarmupLR", "WarmupDecayLR", "WarmupCosineLR" }) do
+      local c = sched(t, { warmup_num_steps = 100.0, total_num_steps = 1000 })
+      local f = find(run(c, nil, 1, "0.19.5"), "scheduler-step-count")
+      T.eq(#f, 1, t)
+      T.truthy(f[1].message:find("warmup_num_steps must be a positive integer, got 100.0", 1, true), f[1].message)
+      T.truthy(f[1].fix:find('"warmup_num_steps": 100', 1, true), f[1].fix)
+      T.falsy(has(run(c, nil, 1, "0.19.2"), "scheduler-step-count"), t .. " at 0.19.2")
+      T.falsy(has(run(sched(t, { warmup_num_steps = 100, total_num_steps = 1000 }), nil, 1, "0.19.5"),
+        "scheduler-step-count"))
+    end
+    local zero = sched("OneCycle", { cycle_min_lr = 1e-5, cycle_max_lr = 1e-4, cycle_first_step_size = 0 })
+    for _, rel in ipairs(require("deepspeed.dsversion").releases) do
+      local f = find(run(zero, nil, 1, rel.version), "scheduler-step-count")
+      T.eq(#f, 1, rel.version)
+      T.eq(f[1].severity, "error")
+      local want = require("deepspeed.dsversion").cmp(rel.version, "0.19.4") >= 0
+        and "cycle_first_step_size must be positive" or "ZeroDivisionError"
+      T.truthy(f[1].message:find(want, 1, true), rel.version .. ": " .. f[1].message)
+    end
+    -- a first half of 0 with a second half: only the releases with the check
+    local half = sched("OneCycle", { cycle_min_lr = 1e-5, cycle_max_lr = 1e-4, cycle_first_step_size = 0,
+      cycle_second_step_size = 100 })
+    T.truthy(has(run(half, nil, 1, "0.19.5"), "scheduler-step-count"))
+    T.falsy(has(run(half, nil, 1, "0.19.2"), "scheduler-step-count"))
+    local neg = sched("OneCycle", { cycle_min_lr = 1e-5, cycle_max_lr = 1e-4, cycle_second_step_size = -1 })
+    T.eq(table.concat(find(run(neg, nil, 1, "0.19.5"), "scheduler-step-count")[1].path, "."),
+      "scheduler.params.cycle_second_step_size")
+    T.falsy(has(run(neg, nil, 1, "0.19.2"), "scheduler-step-count"))
+    T.falsy(has(run(sched("OneCycle", { cycle_min_lr = 1e-5, cycle_max_lr = 1e-4 })), "scheduler-step-count"))
+    -- LRRangeTest: ValueError from 0.19.4 (lr_schedules.py:335 at v0.19.5),
+    -- ZeroDivisionError at the first step before (344 at v0.19.2)
+    local function lrr(n) return sched("LRRangeTest", { lr_range_test_step_size = n }) end
+    T.truthy(find(run(lrr(0), nil, 1, "0.19.5"), "scheduler-step-count")[1].message
+      :find("must be a positive integer, got 0", 1, true))
+    T.truthy(find(run(lrr(0), nil, 1, "0.19.2"), "scheduler-step-count")[1].message
+      :find("ZeroDivisionError", 1, true))
+    T.truthy(has(run(lrr(100.0), nil, 1, "0.19.5"), "scheduler-step-count"))
+    T.falsy(has(run(lrr(100.0), nil, 1, "0.19.2"), "scheduler-step-count"))
+    T.truthy(has(run(lrr(-5), nil, 1, "0.19.5"), "scheduler-step-count"))
+    T.falsy(has(run(lrr(-5), nil, 1, "0.19.2"), "scheduler-step-count"))
+    T.falsy(has(run(lrr(100), nil, 1, "0.19.5"), "scheduler-step-count"))
+  end,
+
+  -- runtime/config.py:679-680 at v0.17.6 (world_size / sequence_parallel_size
+  -- when the config is a dict, from 0.17.0), deepspeed/__init__.py:179-180
+  -- at v0.18.9 (a path read into a dict from 0.18.6), the device mesh of
+  -- data_parallel_size x sequence_parallel_size (__init__.py:159-162 at
+  -- v0.15.4)
+  batch_identity_divides_by_sequence_parallel_size = function()
+    local function cfg(extra)
+      local c = { train_batch_size = 32, train_micro_batch_size_per_gpu = 2,
+        gradient_accumulation_steps = 2 }
+      for k, v in pairs(extra) do c[k] = v end
+      return c
+    end
+    local sp = cfg({ sequence_parallel_size = 2 })
+    -- 32 == 2 * 2 * 8 without it; DeepSpeed checks 32 == 2 * 2 * (8 / 2)
+    T.falsy(has(run(cfg({}), nil, 8, "0.19.5"), "batch-identity"))
+    local f = find(run(sp, nil, 8, "0.19.5"), "batch-identity")
+    T.eq(#f, 1)
+    T.truthy(f[1].message:find("32 != 2 * 2 * 4.0", 1, true), f[1].message)
+    T.truthy(f[1].message:find("world size 8 / sequence_parallel_size 2", 1, true), f[1].message)
+    T.truthy(f[1].fix:find("gradient_accumulation_steps to 4", 1, true), f[1].fix)
+    T.truthy(has(run(sp, "hf", 8, "0.17.6"), "batch-identity"))   -- a dict under the Trainer
+    T.falsy(has(run(sp, nil, 8, "0.17.6"), "batch-identity"))     -- a path: not divided
+    T.falsy(has(run(sp, "hf", 8, "0.16.9"), "batch-identity"))    -- before 0.17.0
+    T.falsy(has(run(cfg({ sequence_parallel_size = 2, gradient_accumulation_steps = 4 }), nil, 8, "0.19.5"),
+      "batch-identity"))
+    -- derived values at the float world size
+    local d = find(run({ train_batch_size = 32, train_micro_batch_size_per_gpu = 2,
+      sequence_parallel_size = 2 }, nil, 8, "0.19.5"), "batch-derived")
+    T.truthy(d[1].fix:find('"gradient_accumulation_steps": 4.0', 1, true), d[1].fix)
+    -- a world size sequence_parallel_size does not divide
+    f = find(run(cfg({ sequence_parallel_size = 3 }), nil, 8, "0.19.5"), "batch-identity")
+    T.truthy(f[1].fix:find("divide the world size 8", 1, true), f[1].fix)
+    -- null: the division raises and the bare except makes it 1
+    f = find(run(cfg({ sequence_parallel_size = NULL }), nil, 8, "0.19.5"), "batch-identity")
+    T.truthy(f[1].message:find("32 != 2 * 2 * 1'", 1, true), f[1].message)
+    -- both sizes: the mesh's data-parallel group
+    T.falsy(has(run(cfg({ sequence_parallel_size = 2, data_parallel_size = 8 }), nil, 16, "0.19.5"),
+      "batch-identity"))
+    T.truthy(has(run(cfg({ sequence_parallel_size = 2, data_parallel_size = 4 }), "hf", 8, "0.15.4"),
+      "batch-identity"))
+    T.falsy(has(run(cfg({ sequence_parallel_size = 2, data_parallel_size = 4 }), "hf", 8, "0.14.5"),
+      "batch-identity"))
   end,
 
   section_shape = function()

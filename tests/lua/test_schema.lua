@@ -581,6 +581,65 @@ return {
     T.eq(#run({ zero_optimization = { mics_shard_size = -1, module_granularity_threshold = -5 } }), 0)
   end,
 
+  -- a bound DeepSpeed checks only from a release on (range_since): an
+  -- error from that release, a warning before it (the release accepts it)
+  out_of_range_follows_the_release = function()
+    local dv = require("deepspeed.dsversion")
+    -- fp16.loss_scale >= 0: DeepSpeedFP16Config._validate_loss_scale,
+    -- precision_config.py:129-130 from 0.18.8 (0.17.6 has no bound)
+    local ls = { fp16 = { enabled = true, loss_scale = -1 } }
+    -- warmup_num_steps > 0: WarmupLR.__init__ from 0.19.3 (lr_schedules.py:695
+    -- at v0.19.5); 0.19.2 takes max(2, warmup_num_steps)
+    local wu = { scheduler = { type = "WarmupLR", params = { warmup_num_steps = 0 } } }
+    for _, rel in ipairs(dv.releases) do
+      local f = find(run(ls, nil, rel.version), "out-of-range", { "fp16", "loss_scale" })
+      T.truthy(f, rel.version)
+      T.eq(f.severity, dv.cmp(rel.version, "0.18.8") >= 0 and "error" or "warning", rel.version .. ": " .. f.message)
+      f = find(run(wu, nil, rel.version), "out-of-range", { "scheduler", "params", "warmup_num_steps" })
+      T.truthy(f, rel.version)
+      T.eq(f.severity, dv.cmp(rel.version, "0.19.3") >= 0 and "error" or "warning", rel.version .. ": " .. f.message)
+    end
+    local f = find(run(ls, nil, "0.17.6"), "out-of-range", { "fp16", "loss_scale" })
+    T.truthy(contains(f.message, "from 0.18.8") and contains(f.message, "DeepSpeed 0.17.6 does not check it"), f.message)
+    f = find(run(wu, nil, "0.19.2"), "out-of-range", { "scheduler", "params", "warmup_num_steps" })
+    T.truthy(contains(f.message, "max(2, warmup_num_steps)"), f.message)
+  end,
+
+  -- bools and inf/nan are a validator's refusal (fp16.loss_scale from 0.18.8,
+  -- precision_config.py:120-131 at v0.19.5; loss_scale_window and
+  -- min_loss_scale from 0.19.3, 165-179): pydantic's lax mode takes a bool
+  -- before (true is 1)
+  no_bool_follows_the_release = function()
+    local function sev(cfg, v, key)
+      local f = find(run(cfg, nil, v), "type-mismatch", { "fp16", key })
+      return f and f.severity or "none"
+    end
+    local ls = { fp16 = { enabled = true, loss_scale = true } }
+    T.eq(sev(ls, "0.17.6", "loss_scale"), "none")
+    T.eq(sev(ls, "0.18.9", "loss_scale"), "error")
+    T.eq(sev(ls, "0.19.5", "loss_scale"), "error")
+    for _, key in ipairs({ "min_loss_scale", "loss_scale_window" }) do
+      local c = { fp16 = { enabled = true, [key] = false } }
+      T.eq(sev(c, "0.18.9", key), "none", key)
+      T.eq(sev(c, "0.19.2", key), "none", key)
+      T.eq(sev(c, "0.19.5", key), "error", key)
+    end
+  end,
+
+  -- the old name seq_parallel_comm_data_type, read up to 0.15.4, is
+  -- checked as its new name (get_communication_data_type raises ValueError,
+  -- runtime/config.py:265 at v0.14.5)
+  renamed_key_value_checked_where_read = function()
+    local bad = { seq_parallel_comm_data_type = "int8" }
+    for _, v in ipairs({ "0.14.5", "0.15.4" }) do
+      local f = find(run(bad, nil, v), "invalid-value", { "seq_parallel_comm_data_type" })
+      T.truthy(f, v)
+      T.eq(f.severity, "error")
+    end
+    T.falsy(find(run(bad, nil, "0.16.5"), "invalid-value"))
+    T.eq(errors(run({ seq_parallel_comm_data_type = "BF16" }, nil, "0.14.5")), 0)
+  end,
+
   deprecated_key_and_replacement = function()
     local found = run({ zero_optimization = { stage = 3, cpu_offload = true } })
     local f = find(found, "deprecated-key", { "zero_optimization", "cpu_offload" })
