@@ -10,6 +10,18 @@
 #include "xalloc.h"
 #include "core/utf8.h"
 
+/* Frees what one diagnostic owns (not the diagnostic itself). */
+static void diag_free(dsf_diag *g)
+{
+    free(g->file);
+    free(g->rule);
+    free(g->message);
+    free(g->hint);
+    free(g->path);
+    free(g->excerpt);
+    free(g->trace);
+}
+
 static char *vformat(const char *fmt, va_list ap)
     __attribute__((format(printf, 1, 0)));
 
@@ -237,13 +249,7 @@ size_t dsf_diags_cap(dsf_diags *d, size_t max_shown)
                 if (!grp->rule)
                     grp->rule = out.items[out.len - 1].rule;
             } else {
-                free(g->file);
-                free(g->rule);
-                free(g->message);
-                free(g->hint);
-                free(g->path);
-                free(g->excerpt);
-                free(g->trace);
+                diag_free(g);
                 removed++;
             }
         }
@@ -497,16 +503,8 @@ void dsf_diags_print(const dsf_diags *d, FILE *out, bool color)
 
 void dsf_diags_free(dsf_diags *d)
 {
-    for (size_t i = 0; i < d->len; i++) {
-        dsf_diag *g = &d->items[i];
-        free(g->file);
-        free(g->rule);
-        free(g->message);
-        free(g->hint);
-        free(g->path);
-        free(g->excerpt);
-        free(g->trace);
-    }
+    for (size_t i = 0; i < d->len; i++)
+        diag_free(&d->items[i]);
     free(d->items);
     d->items = NULL;
     d->len = d->cap = 0;
