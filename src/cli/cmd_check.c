@@ -297,6 +297,127 @@ static void print_json(const dsf_diags *d, cJSON *more)
     cJSON_Delete(arr);
 }
 
+/* The command line of one check run. */
+typedef struct check_args {
+    const char **files;        /* nfiles, from argv */
+    size_t nfiles;
+    long long world, jobs;
+    const char *target;
+    bool json, strict, target_given, world_given;
+    const char *ds_version_arg, *ds_version;
+} check_args;
+
+static int take_option(check_args *a, int id, const char *arg, dsf_diags *d)
+{
+    switch (id) {
+    case DSF_OPT_POS:
+        a->files[a->nfiles++] = arg;
+        return 0;
+    case OPT_WORLD:
+        a->world_given = true;
+        return dsf_opt_int(&a->world, arg, 1, 1000000, "--world-size", d);
+    case OPT_TARGET:
+        a->target = arg;
+        a->target_given = true;
+        if (strcmp(arg, "deepspeed") && strcmp(arg, "hf"))
+            return dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                                  "--target must be 'deepspeed' or 'hf'");
+        return 0;
+    case OPT_FORMAT:
+        a->json = !strcmp(arg, "json");
+        if (strcmp(arg, "text") && strcmp(arg, "json"))
+            return dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                                  "--format must be 'text' or 'json'");
+        return 0;
+    case OPT_STRICT:
+        a->strict = true;
+        return 0;
+    case OPT_DS_VERSION:
+        a->ds_version_arg = arg;
+        return 0;
+    case OPT_JOBS:
+        return dsf_opt_int(&a->jobs, arg, 1, 64, "--jobs", d);
+    default:
+        return 0;
+    }
+}
+
+/* The files and the command: what check can take. */
+static int check_usage(const check_args *a, bool with_cmd, bool cmd_empty,
+                       dsf_diags *d)
+{
+    if (!a->nfiles) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "check needs at least one FILE");
+        dsf_diag_set_hint(g, "try 'dsforge check --help'");
+        return DSF_EUSAGE;
+    }
+    if (!with_cmd || (a->nfiles == 1 && !cmd_empty))
+        return 0;
+    dsf_diag *g =
+        a->nfiles != 1
+            ? dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                           "check CONFIG -- COMMAND checks one CONFIG, "
+                           "not %zu", a->nfiles)
+            : dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                           "check CONFIG -- COMMAND needs a COMMAND "
+                           "after '--'");
+    dsf_diag_set_hint(g, "give one CONFIG, then '--' and the training "
+                         "command as typed in a shell");
+    return DSF_EUSAGE;
+}
+
+/* The plugins see --world-size as the param of the same name
+** (contrib/docs/plugins.md, "Params"): the option's name with '_' for
+** '-'. Caller frees. */
+static char *world_param_name(void)
+{
+    const char *oname = "";
+    for (size_t i = 0; opts[i].name; i++)
+        if (opts[i].id == OPT_WORLD)
+            oname = opts[i].name;
+    char *pname = dsf_xstrdup(oname);
+    for (char *c = pname; *c; c++)
+        if (*c == '-')
+            *c = '_';
+    return pname;
+}
+
+/* The params the rules see: a gen -o output's (with a command), the
+** world size given or as the default. Caller deletes. */
+static cJSON *params_of(const check_args *a, const dsf_check_cmd *cmd,
+                        const char *pname)
+{
+    cJSON *params = cmd && cmd->params ? cJSON_Duplicate(cmd->params, 1)
+                                       : cJSON_CreateObject();
+    if (a->world_given || !cJSON_GetObjectItemCaseSensitive(params, pname)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(params, pname);
+        cJSON_AddNumberToObject(params, pname, (double)a->world);
+    }
+    return params;
+}
+
+/* Prints the findings of the files (found) and of the command
+** (cmd_found), which it empties: JSON, or text into d, bounded per rule
+** (after the exit status is known: it counts them all). */
+static void print_findings(bool json, int rc, dsf_diags *found,
+                           dsf_diags *cmd_found, cJSON *cmd_json,
+                           dsf_diags *d)
+{
+    /* The command's findings follow the file's, in the command's order. */
+    if (json && !rc) {
+        print_json(found, cmd_json);
+        dsf_diags_free(found);
+        dsf_diags_free(cmd_found);
+        return;
+    }
+    dsf_diags_cap(found, DSF_CHECK_MAX_SHOWN);
+    dsf_diags_move(found, cmd_found);
+    dsf_diags_move(d, found);
+    dsf_diags_free(found); /* the emptied array */
+    dsf_diags_free(cmd_found);
+}
+
 static int run(int argc, char **argv)
 {
     dsf_cli_env env;
@@ -310,89 +431,37 @@ static int run(int argc, char **argv)
             split = i;
     dsf_cli_args cl;
     dsf_cli_args_init(&cl, split, argv, &dsf_cmd_check, &env, &d);
-    const char **files = dsf_xcalloc((size_t)argc + 1, sizeof *files);
-    size_t nfiles = 0;
-    long long world = 1, jobs = 0;
-    const char *target = "deepspeed";
-    bool json = false, strict = false, target_given = false,
-         world_given = false;
-    const char *ds_version_arg = NULL, *ds_version = NULL;
+    check_args a;
+    memset(&a, 0, sizeof a);
+    a.files = dsf_xcalloc((size_t)argc + 1, sizeof *a.files);
+    a.world = 1;
+    a.target = "deepspeed";
     int rc = 0, id;
     const char *arg;
-    while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END) {
-        switch (id) {
-        case DSF_OPT_POS:
-            files[nfiles++] = arg;
-            break;
-        case OPT_WORLD:
-            rc = dsf_opt_int(&world, arg, 1, 1000000, "--world-size", &d);
-            world_given = true;
-            break;
-        case OPT_TARGET:
-            if (strcmp(arg, "deepspeed") && strcmp(arg, "hf"))
-                rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
-                                    "--target must be 'deepspeed' or 'hf'");
-            target = arg;
-            target_given = true;
-            break;
-        case OPT_FORMAT:
-            if (strcmp(arg, "text") && strcmp(arg, "json"))
-                rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
-                                    "--format must be 'text' or 'json'");
-            json = !strcmp(arg, "json");
-            break;
-        case OPT_STRICT:
-            strict = true;
-            break;
-        case OPT_DS_VERSION:
-            ds_version_arg = arg;
-            break;
-        case OPT_JOBS:
-            rc = dsf_opt_int(&jobs, arg, 1, 64, "--jobs", &d);
-            break;
-        default:
-            break;
-        }
-    }
+    while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END)
+        rc = take_option(&a, id, arg, &d);
     if (!rc)
         rc = cl.rc;
     if (!rc && !cl.help_shown)
-        rc = dsf_opt_ds_version(&ds_version, ds_version_arg, &d);
+        rc = dsf_opt_ds_version(&a.ds_version, a.ds_version_arg, &d);
     if (cl.help_shown) {
-        free(files);
+        free(a.files);
         dsf_diags_free(&d);
         return 0;
     }
-    if (!rc && !nfiles) {
-        dsf_diag *g = dsf_diag_add(&d, DSF_ERROR, NULL, 0, 0,
-                                   "check needs at least one FILE");
-        dsf_diag_set_hint(g, "try 'dsforge check --help'");
-        rc = DSF_EUSAGE;
-    }
     bool with_cmd = split < argc;
-    if (!rc && with_cmd && (nfiles != 1 || split + 1 == argc)) {
-        dsf_diag *g =
-            nfiles != 1
-                ? dsf_diag_add(&d, DSF_ERROR, NULL, 0, 0,
-                               "check CONFIG -- COMMAND checks one CONFIG, "
-                               "not %zu", nfiles)
-                : dsf_diag_add(&d, DSF_ERROR, NULL, 0, 0,
-                               "check CONFIG -- COMMAND needs a COMMAND "
-                               "after '--'");
-        dsf_diag_set_hint(g, "give one CONFIG, then '--' and the training "
-                             "command as typed in a shell");
-        rc = DSF_EUSAGE;
-    }
+    if (!rc)
+        rc = check_usage(&a, with_cmd, split + 1 == argc, &d);
     dsf_check_cmd cmd;
     memset(&cmd, 0, sizeof cmd);
     dsf_diags cmd_found = DSF_DIAGS_INIT, mnotes = DSF_DIAGS_INIT;
-    cJSON *cmd_json = json && with_cmd ? cJSON_CreateArray() : NULL;
+    cJSON *cmd_json = a.json && with_cmd ? cJSON_CreateArray() : NULL;
     if (with_cmd) {
         dsf_check_cmd_init(&cmd, argv + split + 1, (size_t)(argc - split - 1));
         if (!rc) {
-            dsf_check_cmd_manifest(&cmd, files[0], &mnotes);
-            if (cmd.target && !target_given)
-                target = cmd.target;
+            dsf_check_cmd_manifest(&cmd, a.files[0], &mnotes);
+            if (cmd.target && !a.target_given)
+                a.target = cmd.target;
         }
     }
     dsf_plugins *plugins = NULL;
@@ -403,73 +472,43 @@ static int run(int argc, char **argv)
         rc = dsf_cli_env_finish(&env, &d);
         if (!rc)
             rc = dsf_plugins_load(&plugins, &env.plugin_dirs, sources,
-                              env.limits, &warnings, &d);
+                                  env.limits, &warnings, &d);
         /* a release no plugin covers is a usage error, before any file */
-        if (!rc && ds_version)
+        if (!rc && a.ds_version)
             rc = dsf_plugins_check_ds_version(
-                plugins, ds_version, dsf_opt_ds_version_from(ds_version_arg),
-                &d);
+                plugins, a.ds_version,
+                dsf_opt_ds_version_from(a.ds_version_arg), &d);
     }
-    /* The plugins see --world-size as the param of the same name
-    ** (contrib/docs/plugins.md, "Params"): the option's name with '_'
-    ** for '-'. */
-    const char *oname = "";
-    for (size_t i = 0; opts[i].name; i++)
-        if (opts[i].id == OPT_WORLD)
-            oname = opts[i].name;
-    char *pname = dsf_xstrdup(oname);
-    for (char *c = pname; *c; c++)
-        if (*c == '-')
-            *c = '_';
-    /* With a command and a gen -o output, the variant's params. */
-    cJSON *params = with_cmd && cmd.params ? cJSON_Duplicate(cmd.params, 1)
-                                           : cJSON_CreateObject();
-    if (world_given || !cJSON_GetObjectItemCaseSensitive(params, pname)) {
-        cJSON_DeleteItemFromObjectCaseSensitive(params, pname);
-        cJSON_AddNumberToObject(params, pname, (double)world);
-    }
+    char *pname = world_param_name();
+    cJSON *params = params_of(&a, with_cmd ? &cmd : NULL, pname);
     int input_error = 0;
     dsf_diags found = DSF_DIAGS_INIT;
     if (!rc) {
-        dsf_validate_opts vo = {target, "check", params, NULL, NULL,
-                                ds_version};
-        check_run cr = {files, plugins, &vo, target_given || cmd.target,
-                        params,
-                        world_given ? pname : NULL,
+        dsf_validate_opts vo = {a.target, "check", params, NULL, NULL,
+                                a.ds_version};
+        check_run cr = {a.files, plugins, &vo, a.target_given || cmd.target,
+                        params, a.world_given ? pname : NULL,
                         with_cmd ? &cmd : NULL, &cmd_found, cmd_json};
         /* Standard input is read once, and a command is checked with one
         ** CONFIG: those runs are serial. */
         bool stdin_file = false;
-        for (size_t i = 0; i < nfiles; i++)
-            stdin_file = stdin_file || !strcmp(files[i], "-");
+        for (size_t i = 0; i < a.nfiles; i++)
+            stdin_file = stdin_file || !strcmp(a.files[i], "-");
         size_t n_jobs = with_cmd || stdin_file
                             ? 1
-                            : dsf_workers_count((size_t)jobs, nfiles,
+                            : dsf_workers_count((size_t)a.jobs, a.nfiles,
                                                 MIN_FILES_PER_JOB);
-        rc = dsf_check_par_run(nfiles, n_jobs, check_one, &cr, files,
+        rc = dsf_check_par_run(a.nfiles, n_jobs, check_one, &cr, a.files,
                                &found, &input_error, &d);
     }
     /* --strict: the files' warnings fail, not the plugins' load notices. */
-    bool errors = strict && (dsf_diags_count(&found, DSF_WARNING) > 0 ||
-                             dsf_diags_count(&cmd_found, DSF_WARNING) > 0);
+    bool errors = a.strict && (dsf_diags_count(&found, DSF_WARNING) > 0 ||
+                               dsf_diags_count(&cmd_found, DSF_WARNING) > 0);
     dsf_diags_move(&found, &warnings);
     dsf_diags_sort(&found);
     errors = errors || dsf_diags_count(&found, DSF_ERROR) > 0 ||
              dsf_diags_count(&cmd_found, DSF_ERROR) > 0;
-    /* The command's findings follow the file's, in the command's order. */
-    if (json && !rc) {
-        print_json(&found, cmd_json);
-        dsf_diags_free(&found);
-        dsf_diags_free(&cmd_found);
-    } else {
-        /* Text: a bounded number of each file's findings of one rule
-        ** (after the exit status is known: it counts them all). */
-        dsf_diags_cap(&found, DSF_CHECK_MAX_SHOWN);
-        dsf_diags_move(&found, &cmd_found);
-        dsf_diags_move(&d, &found);
-        dsf_diags_free(&found); /* the emptied array */
-        dsf_diags_free(&cmd_found);
-    }
+    print_findings(a.json, rc, &found, &cmd_found, cmd_json, &d);
     if (!rc)
         rc = input_error ? input_error : errors ? DSF_EVALID : 0;
     /* The plugin state goes back to the OS at exit (core/teardown.h). */
@@ -483,7 +522,7 @@ static int run(int argc, char **argv)
     if (with_cmd)
         dsf_check_cmd_free(&cmd);
     dsf_diags_free(&warnings);
-    free(files);
+    free(a.files);
     int status = dsf_cli_finish(&env, &d, rc);
     dsf_cli_env_free(&env);
     return status;
