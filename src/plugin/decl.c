@@ -132,3 +132,22 @@ int dsf_plugins_each_decl(dsf_plugins *p, dsf_plugin_decl_fn fn,
     dsf_host_gc_loading(p->host, false);
     return rc;
 }
+
+int dsf_plugin_optional_function(lua_State *L, int t, const char *field,
+                                 const char *signature, const char *section,
+                                 const char *plugin, const char *file,
+                                 dsf_diags *d)
+{
+    lua_pushstring(L, field);
+    int ty = lua_rawget(L, t); /* raw: no metamethod of a script runs */
+    if (ty == LUA_TFUNCTION)
+        return 1;
+    lua_pop(L, 1);
+    if (ty == LUA_TNIL)
+        return 0;
+    dsf_diag *g = dsf_diag_add(d, DSF_ERROR, file, 0, 0,
+                               "plugin '%s': '%s' must be a %s", plugin,
+                               field, signature);
+    dsf_diag_set_hint(g, "see '%s' in contrib/docs/plugins.md", section);
+    return DSF_EINPUT;
+}

@@ -40,6 +40,15 @@ int dsf_plugin_read_list(struct dsf_plugins *p, lua_State *L, int t,
                          const char *plugin, const char *file,
                          dsf_diags *d);
 
+/* Field of the declaration at t, an optional function (a hook): 1 when
+** it is one, left pushed; 0 when absent, nothing pushed; otherwise
+** DSF_EINPUT "plugin 'P': 'field' must be a SIGNATURE" with a hint to
+** section of contrib/docs/plugins.md, nothing pushed. */
+int dsf_plugin_optional_function(lua_State *L, int t, const char *field,
+                                 const char *signature, const char *section,
+                                 const char *plugin, const char *file,
+                                 dsf_diags *d);
+
 /* Pushes field of the declaration at t (nil when absent). When it is a
 ** function, calls it (through the plugin set's host, named "plugin P
 ** field" in messages) and pushes what it returns instead, with *called

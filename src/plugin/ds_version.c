@@ -14,19 +14,12 @@ int dsf_ds_version_hooks_read(dsf_ds_version_hooks *h, lua_State *L, int t,
                               size_t index, const char *plugin,
                               const char *file, dsf_diags *d)
 {
-    lua_pushliteral(L, "ds_version");
-    int ty = lua_rawget(L, t);
-    lua_pop(L, 1);
-    if (ty == LUA_TNIL)
-        return 0;
-    if (ty != LUA_TFUNCTION) {
-        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, file, 0, 0,
-                                   "plugin '%s': 'ds_version' must be a "
-                                   "function(spec)", plugin);
-        dsf_diag_set_hint(g, "see 'The interface' in "
-                             "contrib/docs/plugins.md");
-        return DSF_EINPUT;
-    }
+    int rc = dsf_plugin_optional_function(L, t, "ds_version",
+                                          "function(spec)", "The interface",
+                                          plugin, file, d);
+    if (rc <= 0)
+        return rc;
+    lua_pop(L, 1); /* read again from the declaration at the call */
     h->items = dsf_xrealloc(h->items, (h->n + 1) * sizeof *h->items);
     h->items[h->n].plugin = dsf_xstrdup(plugin);
     h->items[h->n].index = index;

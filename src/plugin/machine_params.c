@@ -15,21 +15,11 @@ int dsf_machine_hooks_read(dsf_machine_hooks *h, lua_State *L, int t,
                            const char *plugin, const char *file,
                            dsf_diags *d)
 {
-    lua_pushliteral(L, "machine_params");
-    int ty = lua_rawget(L, t);
-    if (ty == LUA_TNIL) {
-        lua_pop(L, 1);
-        return 0;
-    }
-    if (ty != LUA_TFUNCTION) {
-        lua_pop(L, 1);
-        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, file, 0, 0,
-                                   "plugin '%s': 'machine_params' must be a "
-                                   "function(machine, ctx)", plugin);
-        dsf_diag_set_hint(g, "see 'Machine params' in "
-                             "contrib/docs/plugins.md");
-        return DSF_EINPUT;
-    }
+    int rc = dsf_plugin_optional_function(L, t, "machine_params",
+                                          "function(machine, ctx)",
+                                          "Machine params", plugin, file, d);
+    if (rc <= 0)
+        return rc;
     h->items = dsf_xrealloc(h->items, (h->n + 1) * sizeof *h->items);
     h->items[h->n].plugin = dsf_xstrdup(plugin);
     h->items[h->n].ref = luaL_ref(L, LUA_REGISTRYINDEX);
