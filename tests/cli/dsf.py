@@ -79,6 +79,17 @@ def shared(*parts):
     return path if os.path.exists(path) else None
 
 
+def check_config(test, cfg, *args, text=None):
+    """Writes cfg (or text) to test.tmp/c.json and runs check --format
+    json on it: (exit code, findings); an exit other than 0 or 1 fails."""
+    path = os.path.join(test.tmp, "c.json")
+    with open(path, "w") as f:
+        f.write(text if text is not None else json.dumps(cfg))
+    r = run("check", "--format", "json", *args, path)
+    test.assertIn(r.rc, (0, 1), r)
+    return r.rc, r.json()
+
+
 class TempDirTest(unittest.TestCase):
     """A test case with self.tmp, a fresh directory removed afterwards."""
 

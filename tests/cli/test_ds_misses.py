@@ -22,12 +22,7 @@ BASE = {"train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 1,
 
 class Misses(dsf.TempDirTest):
     def check(self, cfg, *args, text=None):
-        path = os.path.join(self.tmp, "c.json")
-        with open(path, "w") as f:
-            f.write(text if text is not None else json.dumps(cfg))
-        r = run("check", "--format", "json", *args, path)
-        self.assertIn(r.rc, (0, 1), r)
-        return r.rc, r.json()
+        return dsf.check_config(self, cfg, *args, text=text)
 
     def findings(self, cfg, *args, text=None):
         return self.check(cfg, *args, text=text)[1]

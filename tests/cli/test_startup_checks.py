@@ -23,12 +23,7 @@ BASE = {"train_batch_size": 8, "train_micro_batch_size_per_gpu": 1,
 
 class StartupChecks(dsf.TempDirTest):
     def check(self, cfg, *args, text=None):
-        path = os.path.join(self.tmp, "c.json")
-        with open(path, "w") as f:
-            f.write(text if text is not None else json.dumps(cfg))
-        r = run("check", "--format", "json", *args, path)
-        self.assertIn(r.rc, (0, 1), r)
-        return r.rc, r.json()
+        return dsf.check_config(self, cfg, *args, text=text)
 
     def only(self, found, rule, path):
         return [f for f in found if f["rule"] == rule and f["path"] == path]
