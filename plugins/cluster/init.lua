@@ -1,0 +1,26 @@
+-- plugins/cluster/init.lua -- a sweep taken to a cluster as one submission.
+--
+-- Pure modules, loaded with require("cluster.<module>") when an emitter
+-- first runs (a gen run that emits none of them does not pay for them):
+--   slurm    slurm-array: one sbatch job array per resource shape
+--   k8s      Kubeflow Trainer v2 TrainJobs and the ConfigMaps of the JSON
+--   sky      one SkyPilot task YAML per variant
+-- The files these emitters write, and the params and --emit-opt options
+-- they read, are documented in contrib/docs/cluster.md.
+
+local require = require
+
+local lazy = setmetatable({}, { __index = function(t, name)
+  local m = require("cluster." .. name)
+  t[name] = m
+  return m
+end })
+
+return {
+  name = "cluster",
+  interface = 1,
+  version = "0.1.0",
+  summary = "a sweep sent to a cluster as one submission: Slurm job arrays, Kubernetes TrainJobs, SkyPilot tasks",
+  emitters = {
+  },
+}
