@@ -31,6 +31,9 @@ enum {
     OPT_DS_VERSION,
     OPT_EMIT,
     OPT_TRAIN_CMD,
+    OPT_EMIT_OPT,
+    OPT_MAX_PARALLEL,
+    OPT_CANARY,
     OPT_DETECT,
     OPT_DETECT_TIMEOUT,
     OPT_JOBS
@@ -78,6 +81,16 @@ static const dsf_opt opts[] = {
     {"train-cmd", 0, "CMD",
      "the training command the emitted launch files run (the script and "
      "its arguments, shell words)", OPT_TRAIN_CMD, NULL},
+    {"emit-opt", 0, "KEY=VALUE",
+     "an option for the emitters (ctx.options; which keys each reads: "
+     "'dsforge plugins', contrib/docs/cluster.md); repeatable",
+     OPT_EMIT_OPT, NULL},
+    {"max-parallel", 0, "K",
+     "run at most K variants at once (for the emitters that submit the "
+     "whole sweep: --emit-opt max_parallel=K)", OPT_MAX_PARALLEL, NULL},
+    {"canary", 0, NULL,
+     "run the control variant first and the others only after it "
+     "succeeded (--emit-opt canary=true)", OPT_CANARY, NULL},
     {"detect", 0, NULL,
      "fill the params this machine determines (GPUs per node, world size "
      "on one node, GPU and host memory, precision; as the plugins map "
@@ -127,6 +140,7 @@ typedef struct args {
     size_t nfiles;
     dsf_edit *edits;
     size_t nedits;
+    cJSON *emit_opts;         /* --emit-opt, --max-parallel, --canary */
 } args;
 
 static int split_kv(const char *arg, char **key, char **value,
@@ -198,6 +212,7 @@ static void free_args(args *a)
     for (size_t i = 0; i < a->nedits; i++)
         dsf_edit_free(&a->edits[i]);
     free(a->edits);
+    cJSON_Delete(a->emit_opts);
 }
 
 /* --detect: this machine's facts as JSON (machine/detect.h); a machine
@@ -286,6 +301,37 @@ static int check_why(const char *arg, dsf_diags *d)
     return rc;
 }
 
+/* KEY=VALUE of --emit-opt (or what --max-parallel and --canary mean)
+** into a->emit_opts: KEY is lower-case letters, digits and '_'; a key
+** given twice is a usage error. */
+static int add_emit_opt(args *a, const char *arg, const char *opt,
+                        dsf_diags *d)
+{
+    const char *eq = strchr(arg, '=');
+    size_t n = eq ? (size_t)(eq - arg) : 0;
+    bool ok = n > 0 && n <= 64;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = (arg[i] >= 'a' && arg[i] <= 'z') ||
+             (arg[i] >= '0' && arg[i] <= '9') || arg[i] == '_';
+    if (!ok)
+        return dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                              "%s: expected KEY=VALUE with a KEY of "
+                              "lower-case letters, digits and '_', got "
+                              "'%s'", opt, arg);
+    char *key = dsf_xstrndup(arg, n);
+    if (!a->emit_opts)
+        a->emit_opts = cJSON_CreateObject();
+    int rc = 0;
+    if (cJSON_GetObjectItemCaseSensitive(a->emit_opts, key))
+        rc = dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
+                            "%s: the emitter option '%s' is given twice",
+                            opt, key);
+    else
+        cJSON_AddStringToObject(a->emit_opts, key, eq + 1);
+    free(key);
+    return rc;
+}
+
 /* What the command line asks for beside the request itself. */
 typedef struct extra {
     const char *ds_version_arg;
@@ -313,6 +359,20 @@ static int take_option(int id, const char *arg, int argno, args *a,
     case OPT_TRAIN_CMD:
         r->train_cmd = arg;
         return 0;
+    case OPT_EMIT_OPT:
+        return add_emit_opt(a, arg, "--emit-opt", d);
+    case OPT_MAX_PARALLEL: {
+        long long k;
+        int rc = dsf_opt_int(&k, arg, 1, 1000000, "--max-parallel", d);
+        if (!rc) {
+            char *e = dsf_xasprintf("max_parallel=%lld", k);
+            rc = add_emit_opt(a, e, "--max-parallel", d);
+            free(e);
+        }
+        return rc;
+    }
+    case OPT_CANARY:
+        return add_emit_opt(a, "canary=true", "--canary", d);
     case OPT_MATRIX:
     case OPT_MATRIX_FILE:
         return add_axis(a, arg, id == OPT_MATRIX_FILE, argno, d);
@@ -398,6 +458,7 @@ static void fill_request(dsf_gen_request *r, const args *a,
     r->ntiers = a->ntiers;
     r->emit = a->emit;
     r->nemit = a->nemit;
+    r->emit_options = a->emit_opts;
     r->matrix = a->matrix;
     r->nmatrix = a->nmatrix;
     r->params = a->params;

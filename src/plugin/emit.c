@@ -11,14 +11,15 @@
 #include "core/fsutil.h"
 #include "core/sha256.h"
 #include "core/xalloc.h"
+#include "json/jsonout.h"
 #include "lua/conv.h"
 #include "plugin/decl.h"
 #include "plugin/plugin_internal.h"
 
 #define MAX_EMITTER_FILES 32
 
-static const char *const emitter_fields[] = {"name", "summary", "file",
-                                             "files", "emit", NULL};
+static const char *const emitter_fields[] = {
+    "name", "summary", "file", "files", "scope", "row", "emit", NULL};
 
 static bool valid_emitter_name(const char *s)
 {
@@ -172,6 +173,45 @@ static int read_files(lua_State *L, int r, char ***files, size_t *n,
     return rc;
 }
 
+/* The emitter's scope: "variant" (the default: files next to each
+** variant's JSON, named by its patterns) or "run" (one set of files per
+** run, named by emit; no patterns). A row function only for "run". */
+static int read_scope(lua_State *L, int r, bool *per_run, const char *plugin,
+                      const char *name, const char *file, dsf_diags *d)
+{
+    lua_pushliteral(L, "scope");
+    int t = lua_rawget(L, r);
+    const char *s = t == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    *per_run = s && !strcmp(s, "run");
+    bool ok = t == LUA_TNIL || (s && (*per_run || !strcmp(s, "variant")));
+    lua_pop(L, 1);
+    if (!ok)
+        return emitter_error(d, file, plugin, name, 0,
+                             "'scope' must be \"variant\" (the default) or "
+                             "\"run\"", NULL);
+    if (*per_run) {
+        lua_pushliteral(L, "file");
+        int ft = lua_rawget(L, r);
+        lua_pushliteral(L, "files");
+        int fst = lua_rawget(L, r);
+        lua_pop(L, 2);
+        if (ft != LUA_TNIL || fst != LUA_TNIL)
+            return emitter_error(d, file, plugin, name, 0,
+                                 "a run emitter names its files in what "
+                                 "emit returns: no 'file' or 'files'",
+                                 NULL);
+    } else {
+        lua_pushliteral(L, "row");
+        int rt = lua_rawget(L, r);
+        lua_pop(L, 1);
+        if (rt != LUA_TNIL)
+            return emitter_error(d, file, plugin, name, 0,
+                                 "'row' is for a run emitter (scope = "
+                                 "\"run\")", NULL);
+    }
+    return 0;
+}
+
 /* Checks emitter i (the table at r) and appends it. */
 static int read_emitter(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
                         const char *plugin, const char *file, dsf_diags *d)
@@ -186,7 +226,7 @@ static int read_emitter(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
             lua_pop(L, 1);
             return emitter_error(d, file, plugin, NULL, i,
                                  "unknown field (known: name, summary, "
-                                 "file, files, emit)", NULL);
+                                 "file, files, scope, row, emit)", NULL);
         }
     }
     const char *name = dsf_plugin_raw_string(L, r, "name");
@@ -205,9 +245,14 @@ static int read_emitter(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
                          "plugin '%s'", plugin, name, p->emitters[k].plugin);
             return DSF_EINPUT;
         }
-    char **files;
-    size_t nfiles;
-    int rc = read_files(L, r, &files, &nfiles, plugin, name, file, d);
+    bool per_run;
+    int rc = read_scope(L, r, &per_run, plugin, name, file, d);
+    if (rc)
+        return rc;
+    char **files = NULL;
+    size_t nfiles = 0;
+    if (!per_run)
+        rc = read_files(L, r, &files, &nfiles, plugin, name, file, d);
     if (rc)
         return rc;
     for (size_t k = 0; !rc && k < p->nemitters; k++)
@@ -228,16 +273,35 @@ static int read_emitter(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
                 rc = emitter_error(d, file, plugin, name, i,
                                    "lists a file name pattern twice: ",
                                    files[a]);
+    int row_ref = LUA_NOREF;
+    if (!rc && per_run) {
+        lua_pushliteral(L, "row");
+        int t = lua_rawget(L, r);
+        if (t == LUA_TFUNCTION)
+            row_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        else {
+            lua_pop(L, 1);
+            if (t != LUA_TNIL)
+                rc = emitter_error(d, file, plugin, name, i,
+                                   "'row' must be a function (v, ctx -> "
+                                   "what emit(run, ctx) reads of the "
+                                   "variant)", NULL);
+        }
+    }
     if (!rc) {
         lua_pushliteral(L, "emit");
         if (lua_rawget(L, r) != LUA_TFUNCTION) {
             lua_pop(L, 1);
             rc = emitter_error(d, file, plugin, name, i,
-                               "needs an 'emit' function (v, ctx -> text)",
+                               per_run ? "needs an 'emit' function (run, "
+                                         "ctx -> {{file =, text =}, ...})"
+                                       : "needs an 'emit' function (v, "
+                                         "ctx -> text)",
                                NULL);
         }
     }
     if (rc) {
+        luaL_unref(L, LUA_REGISTRYINDEX, row_ref);
         dsf_free_strv(files, nfiles);
         return rc;
     }
@@ -250,7 +314,9 @@ static int read_emitter(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
     e->summary = dsf_xstrdup(summary);
     e->files = files;
     e->nfiles = nfiles;
+    e->per_run = per_run;
     e->ref = ref;
+    e->row_ref = row_ref;
     e->what = dsf_xconcat("emitter ", name, " (plugin ", plugin, ")", NULL);
     return 0;
 }
@@ -286,9 +352,22 @@ const dsf_emitter *dsf_plugins_emitters(const dsf_plugins *p, size_t *n)
 /* ------------------------------------------------------------------ */
 /* Running. */
 
+/* ctx.json and ctx.options (an empty table without --emit-opt), on the
+** ctx table at index t. */
+static void push_common_ctx(lua_State *L, int t, const cJSON *options)
+{
+    lua_pushcfunction(L, dsf_plugin_lua_json);
+    lua_setfield(L, t, "json");
+    if (options)
+        dsf_json_push(L, options);
+    else
+        lua_newtable(L);
+    lua_setfield(L, t, "options");
+}
+
 /* (view) -> v = {profile, name, tier, file, dir, config, params,
 ** summary},
-** ctx = {target, params, train_cmd, cache, json} (protected:
+** ctx = {target, params, train_cmd, cache, json, options} (protected:
 ** allocates). */
 static int push_args(lua_State *L)
 {
@@ -328,8 +407,7 @@ static int push_args(lua_State *L)
     }
     lua_newtable(L);
     lua_setfield(L, 2, "cache");
-    lua_pushcfunction(L, dsf_plugin_lua_json);
-    lua_setfield(L, 2, "json");
+    push_common_ctx(L, 2, view->options);
     return 2;
 }
 
@@ -392,9 +470,29 @@ static int take_result(lua_State *L, const dsf_emitter *e,
     return 0;
 }
 
+/* The value a run emitter's row function returned (on top of the stack)
+** as compact JSON text in *row. */
+static int take_row(lua_State *L, const dsf_emitter *e, char **row,
+                    dsf_diags *d)
+{
+    cJSON *j;
+    char *err;
+    int rc = dsf_lua_to_json(&j, &err, L, -1, 0);
+    if (rc) {
+        rc = dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
+                            "%s: row returned a value that is not JSON: %s",
+                            e->what, err);
+        free(err);
+        return rc;
+    }
+    *row = dsf_json_print(j, false);
+    cJSON_Delete(j);
+    return 0;
+}
+
 int dsf_plugins_emit(dsf_plugins *p, const dsf_emit_view *v,
                      const size_t *sel, size_t nsel, dsf_emitted **out,
-                     size_t *nout, dsf_diags *d)
+                     size_t *nout, char **rows, dsf_diags *d)
 {
     lua_State *L = dsf_host_state(p->host);
     const char *pushed_for = NULL; /* the plugin whose v and ctx are at 1, 2 */
@@ -402,6 +500,8 @@ int dsf_plugins_emit(dsf_plugins *p, const dsf_emit_view *v,
     int rc = 0;
     for (size_t i = 0; i < nsel && !rc; i++) {
         const dsf_emitter *e = &p->emitters[sel[i]];
+        if (e->per_run && e->row_ref == LUA_NOREF)
+            continue; /* nothing per variant */
         /* One v and ctx (ctx.cache) per plugin and variant. */
         if (!pushed_for || strcmp(pushed_for, e->plugin) != 0) {
             lua_settop(L, 0);
@@ -411,15 +511,180 @@ int dsf_plugins_emit(dsf_plugins *p, const dsf_emit_view *v,
                 break;
             pushed_for = e->plugin;
         }
-        lua_rawgeti(L, LUA_REGISTRYINDEX, e->ref);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, e->per_run ? e->row_ref : e->ref);
         lua_pushvalue(L, 1);
         lua_pushvalue(L, 2);
         rc = dsf_host_call(p->host, 2, 1, e->what, d);
         if (rc == DSF_ESCRIPT)
             blame(d, e->what);
-        if (!rc)
+        if (!rc && e->per_run)
+            rc = take_row(L, e, &rows[i], d);
+        else if (!rc)
             rc = take_result(L, e, v, out, nout, d);
         lua_settop(L, 2);
+    }
+    lua_settop(L, 0);
+    if (rc) {
+        for (size_t i = first; i < *nout; i++)
+            dsf_emitted_free(&(*out)[i]);
+        *nout = first;
+        for (size_t i = 0; rows && i < nsel; i++) {
+            free(rows[i]);
+            rows[i] = NULL;
+        }
+    }
+    return rc;
+}
+
+/* (run) -> run = {profile, dir, variants = {{name, tier, file, sha256,
+** row}, ...}}, ctx = {target, train_cmd, json, options} (protected:
+** allocates). The run's emitter index is run_sel. */
+typedef struct run_args {
+    const dsf_emit_run *run;
+    size_t sel;
+} run_args;
+
+static int push_run_args(lua_State *L)
+{
+    const run_args *a = lua_touserdata(L, 1);
+    const dsf_emit_run *run = a->run;
+    lua_settop(L, 0);
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, run->profile);
+    lua_setfield(L, 1, "profile");
+    if (run->dir) {
+        lua_pushstring(L, run->dir);
+        lua_setfield(L, 1, "dir");
+    }
+    lua_createtable(L, (int)run->nvariants, 0);
+    for (size_t i = 0; i < run->nvariants; i++) {
+        dsf_emit_run_variant rv = {0};
+        run->variant(run->ctx, i, a->sel, &rv);
+        lua_createtable(L, 0, 5);
+        lua_pushstring(L, rv.name);
+        lua_setfield(L, -2, "name");
+        lua_pushstring(L, rv.tier);
+        lua_setfield(L, -2, "tier");
+        lua_pushfstring(L, "%s-%s.json", run->profile, rv.name);
+        lua_setfield(L, -2, "file");
+        lua_pushstring(L, rv.sha256);
+        lua_setfield(L, -2, "sha256");
+        if (rv.row) {
+            cJSON *j = cJSON_Parse(rv.row); /* our own text: it parses */
+            if (j) {
+                dsf_json_push(L, j); /* (raises only at the memory limit:
+                                     ** j is lost with the state's budget) */
+                cJSON_Delete(j);
+                lua_setfield(L, -2, "row");
+            }
+        }
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, 1, "variants");
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, run->target);
+    lua_setfield(L, 2, "target");
+    if (run->train_cmd) {
+        lua_pushstring(L, run->train_cmd);
+        lua_setfield(L, 2, "train_cmd");
+    }
+    push_common_ctx(L, 2, run->options);
+    return 2;
+}
+
+/* A run emitter's file name: plain, and in its emitter's namespace. */
+static const char *run_file_problem(const dsf_emitter *e, const char *s,
+                                    size_t len)
+{
+    size_t n = strlen(e->name);
+    if (len != strlen(s) || len > 200)
+        return "must be a name of at most 200 bytes without NUL";
+    if (strncmp(s, e->name, n) != 0 || (s[n] != '.' && s[n] != '-') ||
+        !s[n + 1])
+        return "must start with the emitter's name and '.' or '-'";
+    for (const char *c = s; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+              (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' ||
+              *c == '-'))
+            return "may hold only letters, digits, '.', '_' and '-'";
+    return NULL;
+}
+
+/* One {file =, text =} of a run emitter's result (at the top). */
+static int take_run_file(lua_State *L, const dsf_emitter *e,
+                         const dsf_emit_run *run, size_t k,
+                         dsf_emitted **out, size_t *nout, size_t first,
+                         dsf_diags *d)
+{
+    if (!lua_istable(L, -1))
+        return dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
+                              "%s: file #%zu must be a table {file = NAME, "
+                              "text = TEXT}, not a %s", e->what, k,
+                              luaL_typename(L, -1));
+    lua_getfield(L, -1, "file");
+    lua_getfield(L, -2, "text");
+    if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
+        return dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
+                              "%s: file #%zu needs a string 'file' and a "
+                              "string 'text'", e->what, k);
+    size_t nlen, len;
+    const char *name = lua_tolstring(L, -2, &nlen);
+    const char *s = lua_tolstring(L, -1, &len);
+    const char *why = run_file_problem(e, name, nlen);
+    if (why)
+        return dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
+                              "%s: file name '%s' %s", e->what, name, why);
+    for (size_t i = first; i < *nout; i++)
+        if (!strcmp((*out)[i].file, name))
+            return dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
+                                  "%s returned the file '%s' twice",
+                                  e->what, name);
+    *out = dsf_xrealloc(*out, (*nout + 1) * sizeof **out);
+    dsf_emitted *x = &(*out)[(*nout)++];
+    x->by = e;
+    x->file = dsf_xstrdup(name);
+    x->text = NULL;
+    if (run->dir) {
+        x->text = dsf_xmalloc(len + 1);
+        memcpy(x->text, s, len);
+        x->text[len] = '\0';
+    }
+    x->len = len;
+    x->sha256[0] = '\0';
+    if (run->hash)
+        dsf_sha256_hex(x->sha256, s, len);
+    return 0;
+}
+
+int dsf_plugins_emit_run(dsf_plugins *p, const dsf_emit_run *run,
+                         size_t sel, dsf_emitted **out, size_t *nout,
+                         dsf_diags *d)
+{
+    lua_State *L = dsf_host_state(p->host);
+    const dsf_emitter *e = &p->emitters[sel];
+    size_t first = *nout;
+    run_args a = {run, sel};
+    lua_settop(L, 0);
+    int rc = dsf_host_cpcall(p->host, push_run_args, &a, 2, e->what, d);
+    if (!rc) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, e->ref);
+        lua_insert(L, 1);
+        rc = dsf_host_call(p->host, 2, 1, e->what, d);
+        if (rc == DSF_ESCRIPT)
+            blame(d, e->what);
+    }
+    if (!rc && !lua_istable(L, -1))
+        rc = dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
+                            "%s must return a list of {file = NAME, text = "
+                            "TEXT}, not a %s", e->what, luaL_typename(L, -1));
+    if (!rc) {
+        int r = lua_gettop(L);
+        size_t n = (size_t)lua_rawlen(L, r);
+        for (size_t k = 1; k <= n && !rc; k++) {
+            lua_rawgeti(L, r, (lua_Integer)k);
+            rc = take_run_file(L, e, run, k, out, nout, first, d);
+            lua_settop(L, r);
+        }
     }
     lua_settop(L, 0);
     if (rc) {

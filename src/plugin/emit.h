@@ -20,9 +20,13 @@ typedef struct dsf_emitter {
     char *plugin;
     char *name;        /* unique across plugins: lower-case, digits, '-' */
     char *summary;     /* one line */
-    char **files;      /* file name patterns ({profile}, {variant}) */
+    char **files;      /* file name patterns ({profile}, {variant});
+                       ** none for a run emitter */
     size_t nfiles;
+    bool per_run;      /* scope = "run": one set of files per run, made
+                       ** by emit(run, ctx) after every variant */
     int ref;           /* the emit function (registry reference) */
+    int row_ref;       /* a run emitter's row(v, ctx), or LUA_NOREF */
     char *what;        /* "emitter NAME (plugin P)", for messages */
 } dsf_emitter;
 
@@ -41,6 +45,8 @@ typedef struct dsf_emit_view {
     const cJSON *summary;      /* the merged plugin summary, or NULL */
     const char *target;
     const char *train_cmd;     /* --train-cmd, or NULL */
+    const cJSON *options;      /* --emit-opt KEY=VALUE: an object of
+                               ** strings, or NULL */
     bool hash;                 /* the files' sha256 are wanted (a manifest) */
 } dsf_emit_view;
 
@@ -59,7 +65,11 @@ char *dsf_emit_file_name(const char *pattern, const char *profile,
 
 /* Runs the emitters sel[0..nsel) (indexes into dsf_plugins_emitters) on
 ** a finished variant, in that order, appending their files to *out and *nout
-** (caller frees each with dsf_emitted_free, then the array). The
+** (caller frees each with dsf_emitted_free, then the array). A run
+** emitter writes no file here: its row function, when it has one, makes
+** rows[k] for sel[k] (the compact JSON text of what it returned, caller
+** frees; NULL for the others; rows may be NULL when no run emitter is
+** selected). The
 ** emitters of one plugin share ctx.cache for the variant. An emitter
 ** that raises, or returns something else than one string per declared
 ** file, is that plugin's error (DSF_ESCRIPT naming plugin and emitter);
@@ -68,7 +78,39 @@ char *dsf_emit_file_name(const char *pattern, const char *profile,
 ** v->hash: a dry run pays for neither. */
 int dsf_plugins_emit(dsf_plugins *p, const dsf_emit_view *v,
                      const size_t *sel, size_t nsel, dsf_emitted **out,
-                     size_t *nout, dsf_diags *d);
+                     size_t *nout, char **rows, dsf_diags *d);
+
+/* A whole run as its run emitters see it. All borrowed. */
+typedef struct dsf_emit_run_variant {
+    const char *name;
+    const char *tier;          /* "" without tiers */
+    const char *sha256;        /* of the variant's JSON bytes */
+    const char *row;           /* the emitter's row for it (JSON), or NULL */
+} dsf_emit_run_variant;
+
+typedef struct dsf_emit_run {
+    const char *profile;
+    const char *dir;           /* -o's directory as given, or NULL */
+    const char *target;
+    const char *train_cmd;     /* --train-cmd, or NULL */
+    const cJSON *options;      /* --emit-opt, or NULL */
+    bool hash;                 /* the files' sha256 are wanted */
+    size_t nvariants;
+    /* variant i of the run (i < nvariants), for emitter k of sel */
+    void (*variant)(void *ctx, size_t i, size_t k, dsf_emit_run_variant *out);
+    void *ctx;
+} dsf_emit_run;
+
+/* Runs run emitter sel (an index into dsf_plugins_emitters) once on the
+** whole run: emit(run, ctx) returns a list of {file = NAME, text = TEXT},
+** appended to *out and *nout as dsf_plugins_emit does. A name must be a
+** plain file name (letters, digits, '.', '_', '-'; not starting with
+** '.') that starts with the emitter's name followed by '.' or '-', and
+** appear once: otherwise, or when emit raises or returns another shape,
+** DSF_ESCRIPT naming the emitter; dsforge.fail in it is DSF_EINPUT. */
+int dsf_plugins_emit_run(dsf_plugins *p, const dsf_emit_run *run,
+                         size_t sel, dsf_emitted **out, size_t *nout,
+                         dsf_diags *d);
 
 void dsf_emitted_free(dsf_emitted *e);
 

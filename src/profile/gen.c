@@ -76,8 +76,11 @@ static void run_free(run *ru)
         cJSON_Delete(v->findings);
         cJSON_Delete(v->differs);
         free(v->pick);
-        dsf_gen_free_emitted(v);
+        dsf_gen_free_emitted(ru, v);
     }
+    for (size_t i = 0; i < ru->nrun_emitted; i++)
+        dsf_emitted_free(&ru->run_emitted[i]);
+    free(ru->run_emitted);
     free(ru->emit_sel);
     cJSON_Delete(ru->control);
     cJSON_Delete(ru->entries);
@@ -154,8 +157,13 @@ static int evaluate(run *ru, dsf_diags *d)
             dsf_heap_follow();
             rc = dsf_gen_eval_variant(ru, i, d, &erc, &from);
         }
+    /* The run emitters see the whole run: only a run without errors. */
+    if (!rc && ru->nemit_sel && !dsf_diags_count(d, DSF_ERROR))
+        rc = dsf_gen_emit_run(ru, d);
     if (!rc)
         rc = dsf_gen_check_emitted_names(ru, d);
+    if (!rc && ru->out && !dsf_diags_count(d, DSF_ERROR))
+        rc = dsf_gen_out_run_files(ru, d);
     dsf_diags_move(d, &ru->warnings);
     if (!rc && dsf_diags_count(d, DSF_ERROR))
         rc = DSF_EVALID;

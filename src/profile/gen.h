@@ -62,6 +62,9 @@ typedef struct dsf_gen_request {
     bool emit_given;             /* --emit appeared: it replaces the
                                     profile's `emit` list */
     const char *train_cmd;       /* --train-cmd, for the emitters, or NULL */
+    const cJSON *emit_options;   /* --emit-opt KEY=VALUE (and --max-parallel,
+                                    --canary): an object of strings for the
+                                    emitters' ctx.options, or NULL */
     bool color;
     const dsf_dirs *profile_dirs;
     const dsf_dirs *plugin_dirs;

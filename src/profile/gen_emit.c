@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lauxlib.h>
+
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/strutil.h"
@@ -112,6 +114,9 @@ int dsf_gen_select_emitters(run *ru, dsf_diags *d)
     ** files in the same order whatever order --emit names them in. */
     if (ru->nemit_sel)
         qsort(ru->emit_sel, ru->nemit_sel, sizeof *ru->emit_sel, cmp_size);
+    for (size_t i = 0; i < ru->nemit_sel; i++)
+        ru->emit_rows |= em[ru->emit_sel[i]].per_run &&
+                         em[ru->emit_sel[i]].row_ref != LUA_NOREF;
     return rc;
 }
 
@@ -128,11 +133,15 @@ int dsf_gen_emit_variant(run *ru, variant *v, dsf_diags *d)
                           v->doc,         v->params,
                           v->extra,       ru->r->target,
                           ru->r->train_cmd,
+                          ru->r->emit_options,
                           /* the manifest lists them: -o, --report */
                           ru->r->outdir || ru->r->report};
+    if (ru->emit_rows && !v->rows)
+        v->rows = dsf_xcalloc(ru->nemit_sel, sizeof *v->rows);
     /* Without -o the texts are not kept (only the names: the footer). */
     int rc = dsf_plugins_emit(ru->plugins, &view, ru->emit_sel,
-                              ru->nemit_sel, &v->emitted, &v->nemitted, d);
+                              ru->nemit_sel, &v->emitted, &v->nemitted,
+                              v->rows, d);
     if (rc) {
         dsf_diag *g = dsf_diags_last(d);
         if (g) {
@@ -143,6 +152,68 @@ int dsf_gen_emit_variant(run *ru, variant *v, dsf_diags *d)
     }
     free(file);
     return rc;
+}
+
+/* Variant i of the run as run emitter sel[k] sees it (dsf_emit_run). */
+static void run_variant(void *ctx, size_t i, size_t sel,
+                        dsf_emit_run_variant *out)
+{
+    const run *ru = ctx;
+    const variant *v = &ru->v[i];
+    out->name = v->name;
+    out->tier = v->tier ? v->tier->name : "";
+    out->sha256 = v->sha256;
+    out->row = NULL;
+    for (size_t k = 0; v->rows && k < ru->nemit_sel; k++)
+        if (ru->emit_sel[k] == sel)
+            out->row = v->rows[k];
+}
+
+int dsf_gen_emit_run(run *ru, dsf_diags *d)
+{
+    size_t n;
+    const dsf_emitter *em = dsf_plugins_emitters(ru->plugins, &n);
+    const dsf_profile *p = ru->profile;
+    dsf_emit_run view = {p->chain[p->nchain - 1].name,
+                         ru->r->outdir,
+                         ru->r->target,
+                         ru->r->train_cmd,
+                         ru->r->emit_options,
+                         ru->r->outdir || ru->r->report,
+                         ru->nv,
+                         run_variant,
+                         ru};
+    int rc = 0;
+    for (size_t k = 0; k < ru->nemit_sel && !rc; k++)
+        if (em[ru->emit_sel[k]].per_run)
+            rc = dsf_plugins_emit_run(ru->plugins, &view, ru->emit_sel[k],
+                                      &ru->run_emitted, &ru->nrun_emitted,
+                                      d);
+    /* The rows were for this: they go. */
+    for (size_t i = 0; i < ru->nv; i++) {
+        variant *v = &ru->v[i];
+        for (size_t k = 0; v->rows && k < ru->nemit_sel; k++)
+            free(v->rows[k]);
+        free(v->rows);
+        v->rows = NULL;
+    }
+    return rc;
+}
+
+cJSON *dsf_gen_run_emitted_json(const run *ru)
+{
+    if (!ru->nrun_emitted)
+        return NULL;
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < ru->nrun_emitted; i++) {
+        const dsf_emitted *e = &ru->run_emitted[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "emitter", e->by->name);
+        cJSON_AddStringToObject(o, "file", e->file);
+        cJSON_AddStringToObject(o, "sha256", e->sha256);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
 }
 
 typedef struct named {
@@ -161,7 +232,7 @@ int dsf_gen_check_emitted_names(const run *ru, dsf_diags *d)
         return 0;
     const dsf_profile *p = ru->profile;
     const char *pname = p->chain[p->nchain - 1].name;
-    size_t total = ru->nv;
+    size_t total = ru->nv + ru->nrun_emitted;
     for (size_t i = 0; i < ru->nv; i++)
         total += ru->v[i].nemitted;
     named *all = dsf_xcalloc(total + 1, sizeof *all);
@@ -174,6 +245,9 @@ int dsf_gen_check_emitted_names(const run *ru, dsf_diags *d)
             all[k++] = (named){ru->v[i].emitted[e].file,
                                ru->v[i].emitted[e].by->name};
     }
+    for (size_t i = 0; i < ru->nrun_emitted; i++)
+        all[k++] = (named){ru->run_emitted[i].file,
+                           ru->run_emitted[i].by->name};
     qsort(all, k, sizeof *all, cmp_named);
     int rc = 0;
     for (size_t i = 0; i < k && !rc; i++)
@@ -202,7 +276,7 @@ void dsf_gen_emit_footer(const run *ru, dsf_buf *b)
 {
     if (!ru->nemit_sel)
         return;
-    size_t files = 0;
+    size_t files = ru->nrun_emitted;
     for (size_t i = 0; i < ru->nv; i++)
         files += ru->v[i].nemitted;
     size_t n;
@@ -213,11 +287,15 @@ void dsf_gen_emit_footer(const run *ru, dsf_buf *b)
     dsf_buf_puts(b, ")");
 }
 
-void dsf_gen_free_emitted(variant *v)
+void dsf_gen_free_emitted(run *ru, variant *v)
 {
     for (size_t i = 0; i < v->nemitted; i++)
         dsf_emitted_free(&v->emitted[i]);
     free(v->emitted);
     v->emitted = NULL;
     v->nemitted = 0;
+    for (size_t k = 0; v->rows && k < ru->nemit_sel; k++)
+        free(v->rows[k]);
+    free(v->rows);
+    v->rows = NULL;
 }

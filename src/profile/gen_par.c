@@ -88,6 +88,9 @@ typedef struct record {
     char **staged;         /* final, tmp (NULL: unchanged) pairs */
     size_t nstaged;
     char *entry;           /* the manifest entry's text, or NULL */
+    char **rows;           /* the run emitters' rows (per selected
+                           ** emitter), or NULL */
+    size_t nrows;
 } record;
 
 static void record_free(record *x)
@@ -105,6 +108,9 @@ static void record_free(record *x)
         free(x->staged[i]);
     free(x->staged);
     free(x->entry);
+    for (size_t i = 0; i < x->nrows; i++)
+        free(x->rows[i]);
+    free(x->rows);
     memset(x, 0, sizeof *x);
 }
 
@@ -163,7 +169,14 @@ static bool get_record(FILE *f, record *x, size_t ncol)
             x->nstaged++; /* unlinked with the rest */
             return false;
         }
-    return dsf_rec_get_str(f, &x->entry) && dsf_rec_get_u64(f, &end) && end == RECORD_END;
+    if (!dsf_rec_get_str(f, &x->entry) || !dsf_rec_get_u64(f, &n) ||
+        n > 1u << 20)
+        return false;
+    x->rows = n ? dsf_xcalloc((size_t)n, sizeof *x->rows) : NULL;
+    for (; x->nrows < n; x->nrows++)
+        if (!dsf_rec_get_str(f, &x->rows[x->nrows]))
+            return false;
+    return dsf_rec_get_u64(f, &end) && end == RECORD_END;
 }
 
 /* ------------------------------------------------------------------ */
@@ -227,6 +240,9 @@ static void work(void *ctx, dsf_worker *w, int stop_fd)
             dsf_rec_put_str(f, tmp);
         }
         dsf_rec_put_str(f, entries && entries->len ? entries->data : NULL);
+        dsf_rec_put_u64(f, v->rows ? ru->nemit_sel : 0);
+        for (size_t k = 0; v->rows && k < ru->nemit_sel; k++)
+            dsf_rec_put_str(f, v->rows[k]);
         dsf_rec_put_u64(f, RECORD_END);
         dsf_worker_flush(f);
         if (erc || rc)
@@ -267,6 +283,11 @@ static int merge(run *ru, record *x, dsf_diags *d)
     v->nemitted = x->nemitted;
     x->emitted = NULL;
     x->nemitted = 0;
+    if (x->nrows == ru->nemit_sel) {
+        v->rows = x->rows; /* (the worker's own rows: same selection) */
+        x->rows = NULL;
+        x->nrows = 0;
+    }
     for (size_t i = 0; i < x->nstaged; i++) {
         dsf_gen_out_adopt(ru, x->staged[2 * i], x->staged[2 * i + 1]);
         x->staged[2 * i] = x->staged[2 * i + 1] = NULL;

@@ -41,6 +41,8 @@ typedef struct variant {
                             ** while the document is held (or NULL) */
     dsf_emitted *emitted;   /* the selected emitters' files (gen_emit.c) */
     size_t nemitted;
+    char **rows;            /* per selected emitter: a run emitter's row
+                            ** for this variant (JSON text), or NULL */
 } variant;
 
 typedef struct override_file {
@@ -86,6 +88,9 @@ typedef struct run {
     size_t *emit_sel;       /* the emitters to run (indexes into
                             ** dsf_plugins_emitters, in that order) */
     size_t nemit_sel;
+    bool emit_rows;         /* a selected run emitter has a row function */
+    dsf_emitted *run_emitted;   /* the run emitters' files (gen_emit.c) */
+    size_t nrun_emitted;
     cJSON *detected;        /* --detect: {params: the values taken, kept:
                             ** [names the command line sets]}, or NULL */
     cJSON **axes;           /* each --matrix param axis's parsed values */
@@ -181,6 +186,11 @@ int dsf_gen_select_emitters(run *ru, dsf_diags *d);
 ** and summary still held), storing their files in v->emitted. */
 int dsf_gen_emit_variant(run *ru, variant *v, dsf_diags *d);
 
+/* After every variant, when none has an error: runs the selected run
+** emitters once on the whole run (their rows, the variants' names and
+** hashes), storing their files in ru->run_emitted. */
+int dsf_gen_emit_run(run *ru, dsf_diags *d);
+
 /* After every variant: two files of the run with one name (an emitted
 ** file and a variant's JSON) is DSF_EUSAGE, naming both. */
 int dsf_gen_check_emitted_names(const run *ru, dsf_diags *d);
@@ -189,7 +199,12 @@ int dsf_gen_check_emitted_names(const run *ru, dsf_diags *d);
 ** nothing without emitters. */
 void dsf_gen_emit_footer(const run *ru, dsf_buf *b);
 
-void dsf_gen_free_emitted(variant *v);
+void dsf_gen_free_emitted(run *ru, variant *v);
+
+/* The run emitters' files (ru->run_emitted) as manifest.json lists them:
+** [{emitter, file, sha256}] (caller owns it), or NULL when there are
+** none. */
+cJSON *dsf_gen_run_emitted_json(const run *ru);
 
 /* Evaluates variant i (layers, resolvers, summaries, rules), then
 ** (no error so far) runs its emitters, and in a streamed run hands it to
@@ -244,6 +259,11 @@ void dsf_gen_out_adopt(run *ru, char *final_path, char *tmp_path);
 dsf_buf *dsf_gen_out_entries(run *ru, bool hold);
 int dsf_gen_out_add_entry(run *ru, const char *text, size_t len,
                           dsf_diags *d);
+
+/* After every variant: stages the run emitters' files (ru->run_emitted)
+** in the same transaction, before the manifest, which lists them under
+** "emitted". No-op without -o. */
+int dsf_gen_out_run_files(run *ru, dsf_diags *d);
 
 /* Ends the run's writing: rc 0 finishes the manifest (and --report's
 ** page), checks every destination again and renames every staged file

@@ -172,5 +172,8 @@ cJSON *dsf_gen_manifest(run *ru)
     cJSON_AddItemToObject(m, "variants", ru->entries ? ru->entries
                                                      : cJSON_CreateArray());
     ru->entries = NULL;
+    cJSON *emitted = dsf_gen_run_emitted_json(ru);
+    if (emitted)
+        cJSON_AddItemToObject(m, "emitted", emitted);
     return m;
 }

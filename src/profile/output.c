@@ -729,6 +729,59 @@ int dsf_gen_out_variant(run *ru, variant *v, dsf_diags *d)
     return rc;
 }
 
+/* Adds "emitted" (the run emitters' files) as the manifest's last
+** top-level key: in the text after this run's entries, before its
+** closing brace. */
+static void tail_add_emitted(run *ru, dsf_gen_out *o)
+{
+    cJSON *a = dsf_gen_run_emitted_json(ru);
+    char *close = a ? strrchr(o->mtail, '}') : NULL;
+    if (!close) {
+        cJSON_Delete(a);
+        return;
+    }
+    char *text = dsf_json_print(a, true);
+    cJSON_Delete(a);
+    dsf_buf b = DSF_BUF_INIT;
+    dsf_buf_add(&b, o->mtail, (size_t)(close - o->mtail));
+    while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == ' '))
+        b.len--;
+    dsf_buf_puts(&b, ",\n  \"emitted\": ");
+    size_t n = strlen(text);
+    while (n && text[n - 1] == '\n')
+        n--;
+    for (size_t i = 0; i < n; i++) { /* one level deeper */
+        dsf_buf_add(&b, &text[i], 1);
+        if (text[i] == '\n')
+            dsf_buf_puts(&b, "  ");
+    }
+    dsf_buf_puts(&b, "\n");
+    dsf_buf_puts(&b, close);
+    free(text);
+    free(o->mtail);
+    o->mtail = dsf_buf_take(&b);
+}
+
+int dsf_gen_out_run_files(run *ru, dsf_diags *d)
+{
+    dsf_gen_out *o = ru->out;
+    if (!o)
+        return 0;
+    int rc = 0;
+    for (size_t k = 0; k < ru->nrun_emitted && !rc; k++) {
+        dsf_emitted *e = &ru->run_emitted[k];
+        rc = stage(o, dsf_xasprintf("%s/%s", o->dir, e->file), e->text,
+                   e->len, o->top != NULL, d);
+    }
+    for (size_t k = 0; k < ru->nrun_emitted; k++) {
+        free(ru->run_emitted[k].text);
+        ru->run_emitted[k].text = NULL;
+    }
+    if (!rc)
+        tail_add_emitted(ru, o);
+    return rc;
+}
+
 /* True when the files at a and b hold the same bytes. */
 static bool same_files(const char *a, const char *b)
 {
