@@ -59,6 +59,19 @@ return {
     warmup_steps = { default = 100, type = "integer", min = 1, doc = "learning-rate warmup steps (DeepSpeed's WarmupLR needs warmup_num_steps >= 1)" },
     num_training_steps = { default = 10000, type = "integer", min = 1,
       doc = "total optimizer steps (the decay schedule ends here)" },
+    -- Where and how a run starts: read by the launch and cluster plugins'
+    -- files (gen --emit launch, slurm-array, k8s, skypilot), never by the
+    -- config. "" is "not set".
+    master_addr = { default = "", type = "string",
+      doc = "the first node's address for multi-node launch files (\"\": the launcher's own)" },
+    master_port = { default = 29500, type = "integer", min = 1, max = 65535,
+      doc = "the rendezvous port (a job array adds the task id modulo 1000)" },
+    hostfile = { default = "", type = "string",
+      doc = "the deepspeed launcher's hostfile for several nodes (\"\": /job/hostfile)" },
+    slurm_partition = { default = "", type = "string", doc = "Slurm partition (\"\": the cluster's default)" },
+    slurm_account = { default = "", type = "string", doc = "Slurm account (\"\": the user's default)" },
+    slurm_time = { default = "", type = "string",
+      doc = "Slurm time limit per run, e.g. 4:00:00 (\"\": the partition's default)" },
   },
   tier_order = { "small", "medium", "large" },
   tiers = {

@@ -22,5 +22,13 @@ return {
   version = "0.1.0",
   summary = "a sweep sent to a cluster as one submission: Slurm job arrays, Kubernetes TrainJobs, SkyPilot tasks",
   emitters = {
+    {
+      name = "slurm-array",
+      scope = "run",
+      summary = "the sweep as Slurm job arrays, one per resource shape, and a submit script"
+        .. " (--max-parallel, --canary; contrib/docs/cluster.md)",
+      row = function(...) return lazy.slurm.row(...) end,
+      emit = function(...) return lazy.slurm.emit(...) end,
+    },
   },
 }

@@ -74,7 +74,10 @@ end
 local function launch_opts(v, ctx, rv)
   local c = ctx.cache
   if c.opts then return c.opts, c.nodes end
-  local p = rv.params
+  -- A string param that is "" is not set (the built-in profiles declare
+  -- the launch params with "" as their default).
+  local p = {}
+  for k, x in next, rv.params do if x ~= "" then p[k] = x end end
   lazy.params.check(p)
   local opts = {
     master_addr = p.master_addr, master_port = p.master_port, hostfile = p.hostfile,

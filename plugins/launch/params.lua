@@ -24,6 +24,8 @@ local function slurm_time_ok(t)
     or t:match("^%d+:%d+:%d+$") ~= nil
 end
 
+M.slurm_time_ok = slurm_time_ok
+
 local PARAM_CHECKS = {
   master_port = { function(x) return whole(x, 1, 65535) end, "an integer port from 1 to 65535" },
   master_addr = { function(x) return type(x) == "string" and #x <= 253
