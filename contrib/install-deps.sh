@@ -12,6 +12,7 @@ packages=(
   python3 python3-jsonschema python3-yaml openssl  # the tests (CLI, JSON Schema, YAML, TLS)
   groff-base zsh fish                   # the man page and completion tests
   strace                                # the tests that count system calls
+  slurm-wlm munge                       # the job-array test's one-node Slurm (contrib/slurm/cluster.sh)
 )
 # node and npm for tests/editor (VS Code's JSON language service and ajv,
 # installed from npm into the build tree): Debian's packages, unless a

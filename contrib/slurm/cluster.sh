@@ -4,9 +4,10 @@
 #   contrib/slurm/cluster.sh start DIR   prints the environment to use:
 #                                        eval "$(... start DIR)"
 #   contrib/slurm/cluster.sh stop DIR
-# The node has 2 CPUs and 8 placeholder GPUs (gres files under DIR/dev:
-# Slurm reports a gres without device files as 0 GPUs and drains the
-# node). Jobs run as root; the job completion log is DIR/jobcomp.log.
+# The node has 8 CPUs (more than this machine may have: slurmd takes the
+# configured count, config_overrides) and 8 placeholder GPUs (gres files
+# under DIR/dev: Slurm reports a gres without device files as 0 GPUs and
+# drains the node), so up to 8 one-GPU tasks run at once. Jobs run as root; the job completion log is DIR/jobcomp.log.
 # Needs root. Nothing outside DIR is written but munge's key directory is
 # not used: munged gets DIR's key and socket.
 set -euo pipefail
@@ -53,6 +54,9 @@ AccountingStorageType=accounting_storage/none
 MpiDefault=none
 ReturnToService=2
 SchedulerType=sched/backfill
+SchedulerParameters=sched_interval=1,bf_interval=1
+SlurmdParameters=config_overrides
+DefMemPerCPU=100
 MaxArraySize=100001
 MaxJobCount=200000
 InactiveLimit=0
@@ -60,7 +64,7 @@ KillWait=5
 MinJobAge=300
 SlurmctldTimeout=30
 SlurmdTimeout=30
-NodeName=$host NodeAddr=127.0.0.1 CPUs=2 Gres=gpu:8 RealMemory=1000 State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=8 Gres=gpu:8 RealMemory=1000 State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:8
 CONF
   {
@@ -84,6 +88,14 @@ CONF
   exit 1
   ;;
 stop)
+  # Jobs still queued or running go first: a slurmstepd outlives slurmd.
+  if [ -f "$dir/slurmctld.pid" ] && kill -0 "$(cat "$dir/slurmctld.pid")" 2>/dev/null; then
+    SLURM_CONF=$conf scancel --full --quiet --user="$(id -un)" 2>/dev/null || true
+    for _ in $(seq 1 100); do
+      [ -z "$(SLURM_CONF=$conf squeue -h -o %i 2>/dev/null)" ] && break
+      sleep 0.1
+    done
+  fi
   for p in slurmd slurmctld munge/munged; do
     f=$dir/$p.pid
     [ -f "$f" ] || continue

@@ -322,8 +322,9 @@ local function submit_script(shapes, opt, control)
     lines[#lines + 1] = "# The control variant (" .. control.name:gsub("[%c]", "?")
       .. ") runs first; everything else only after it succeeded."
     lines[#lines + 1] = "canary=$(submit " .. quote.sh(shapes[1].name) .. " 0 \"$@\")"
+    lines[#lines + 1] = 'echo "$canary"'
     lines[#lines + 1] = 'echo "canary: job $canary runs" ' .. quote.sh(control.name)
-      .. ' "first" >&2'
+      .. ' "first; the others after it succeeded" >&2'
     after = ' --dependency=afterok:"$canary"'
   end
   for i, s in ipairs(shapes) do
