@@ -104,9 +104,19 @@ function M.row(v, ctx)
     end
   end
   list_field(name, "the name", name)
-  return { nodes = n, gpus = g, time = ctx.options.time or param(p, "slurm_time") or "",
-    partition = param(p, "slurm_partition") or "", account = param(p, "slurm_account") or "",
-    port = lp.master_port or 29500, args = out }
+  -- One string, not a table: a sweep of 100,000 variants holds every row
+  -- until emit (the shape's fields, then the Trainer words, tab-separated).
+  return table.concat({ n, g, ctx.options.time or param(p, "slurm_time") or "",
+    param(p, "slurm_partition") or "", param(p, "slurm_account") or "",
+    lp.master_port or 29500, table.concat(out, "\t") }, "\t")
+end
+
+-- A row back as its shape (a table) and its Trainer words (the text).
+local function parse_row(row)
+  local n, g, time, partition, account, port, args =
+    row:match("^(%d+)\t(%d+)\t([^\t]*)\t([^\t]*)\t([^\t]*)\t(%d+)\t(.*)$")
+  return { nodes = math.tointeger(n), gpus = math.tointeger(g), time = time,
+    partition = partition, account = account, port = math.tointeger(port) }, args
 end
 
 -- The run's options (ctx.options, all strings), checked.
@@ -156,6 +166,7 @@ local function shape_name(row)
   if row.time ~= "" then s = s .. ".t" .. row.time:gsub(":", ".") end
   if row.partition ~= "" then s = s .. "." .. row.partition end
   if row.account ~= "" then s = s .. "." .. row.account end
+  if row.port ~= 29500 then s = s .. ".p" .. row.port end
   return s
 end
 
@@ -164,14 +175,24 @@ end
 local function shapes_of(run)
   local by, order = {}, {}
   for _, v in ipairs(run.variants) do
-    local key = shape_name(v.row)
-    local s = by[key]
+    -- (the rows of one shape begin alike: parsed once per distinct head)
+    local head = v.row:match("^[^\t]*\t[^\t]*\t[^\t]*\t[^\t]*\t[^\t]*\t[^\t]*")
+    local s = by[head]
     if not s then
-      s = { name = key, row = v.row, variants = {} }
-      by[key] = s
-      order[#order + 1] = s
+      local shape = parse_row(v.row)
+      local key = shape_name(shape)
+      s = by[key]
+      if not s then
+        s = { name = key, row = shape, variants = {}, lines = {} }
+        by[key] = s
+        order[#order + 1] = s
+      end
+      by[head] = s
     end
-    s.variants[#s.variants + 1] = v
+    local k = #s.variants + 1
+    s.variants[k] = v
+    local _, args = parse_row(v.row)
+    s.lines[k] = v.name .. "\t" .. v.file .. "\t" .. v.sha256 .. (args ~= "" and "\t" .. args or "")
   end
   return order
 end
@@ -284,13 +305,7 @@ local function sbatch_script(run, shape, opt, train_quoted)
 end
 
 local function list_text(shape)
-  local out = {}
-  for i, v in ipairs(shape.variants) do
-    local f = { v.name, v.file, v.sha256 }
-    for _, w in ipairs(v.row.args) do f[#f + 1] = w end
-    out[i] = table.concat(f, "\t")
-  end
-  return table.concat(out, "\n") .. "\n"
+  return table.concat(shape.lines, "\n") .. "\n"
 end
 
 local SUBMIT_HEAD = [=[
