@@ -141,13 +141,20 @@ end
 -- the key, so it is computed once per (node, key) in a run: a key that
 -- recurs in many files (a "_comment") costs one search, not one per file.
 local advice_of = setmetatable({}, { __mode = "k" })
+-- The advice is kept for at most MAX_ADVICE distinct unknown keys of a
+-- section (the same mistyped key in every variant of a sweep is the case
+-- it is kept for): a config of a million unknown keys (issue 30) would
+-- otherwise keep a million tables. Past it, advice is made again each
+-- time: the same text, whichever keys came first.
+local MAX_ADVICE = 1000
+
 local function unknown_advice(node, key)
   local per = advice_of[node]
   if not per then
-    per = {}
+    per = { keys = {}, n = 0 }
     advice_of[node] = per
   end
-  local a = per[key]
+  local a = per.keys[key]
   if a then return a[1], a[2] end
   local msg, fix = "", "remove it"
   local s = M.suggest(key, field_candidates(node))
@@ -169,7 +176,10 @@ local function unknown_advice(node, key)
   end
   local hint = node.unknown_hints and type(key) == "string" and node.unknown_hints[key]
   if hint then msg = msg .. "; " .. M.text(hint, "en") end
-  per[key] = { msg, fix }
+  if per.n < MAX_ADVICE then
+    per.n = per.n + 1
+    per.keys[key] = { msg, fix }
+  end
   return msg, fix
 end
 
