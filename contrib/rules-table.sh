@@ -7,7 +7,7 @@ dsforge=${1:-build/dsforge}
 "$dsforge" plugins --json | python3 -c '
 import json, sys
 for plugin in json.load(sys.stdin):
-    for r in plugin["rules"]:
+    for r in plugin.get("rules", []):
         print("| `%s` | %s | %s | %s |" % (r["id"], r["severity"],
               r["summary"].replace("|", "\\|"),
               r.get("fix", "").replace("|", "\\|")))'

@@ -59,6 +59,8 @@ return {
     warmup_steps = { default = 100, type = "integer", min = 1, doc = "learning-rate warmup steps (DeepSpeed's WarmupLR needs warmup_num_steps >= 1)" },
     num_training_steps = { default = 10000, type = "integer", min = 1,
       doc = "total optimizer steps (the decay schedule ends here)" },
+    probe_steps = { default = 0, type = "integer", min = 0, max = 1000000,
+      doc = "gen --probe STEPS: run STEPS steps as a comparable benchmark and end (0: train)" },
     -- Where and how a run starts: read by the launch and cluster plugins'
     -- files (gen --emit launch, slurm-array, k8s, skypilot), never by the
     -- config. "" is "not set".

@@ -249,6 +249,10 @@ srun --ntasks-per-node=1 torchrun --nnodes @NODES@ --nproc_per_node @GPUS@ \
   >"$results/stdout.log" 2>"$results/stderr.log"
 rc=$?
 set -e
+# gen --probe: DeepSpeed wrote its metric file in this directory
+# (autotuning.metric_path, named after the variant): it joins the results.
+probe=dsf-probe-${file%.json}.json
+if [[ -f $probe ]]; then mv -f "$probe" "$results/autotuning_metric.json"; fi
 record ",
   \"end\": $(date +%s),
   \"exit_code\": $rc"

@@ -53,6 +53,15 @@ return {
         return resolve.auto(cfg, ctx.params, 1)
       end,
     },
+    {
+      -- gen --probe STEPS (the probe_steps param): the variant runs STEPS
+      -- steps as a comparable benchmark and ends (probe.lua).
+      name = "probe",
+      run = function(cfg, ctx)
+        if not ctx.params or (ctx.params.probe_steps or 0) == 0 then return nil end
+        return require("deepspeed.probe").apply(cfg, ctx.params, ctx.variant)
+      end,
+    },
   },
   -- --ds-version (or DSFORGE_DS_VERSION) outside the covered releases
   -- (the extracted ones, up to 0.19.6, DeepSpeed's master, which the

@@ -1465,7 +1465,10 @@ def {
           .. " after every optimizer step (runtime/engine.py) and prints at meaningless steps."),
         "remove steps_per_print (no periodic print) or use a positive interval such as 100",
         v == 0 and "error" or "warning")
-    elseif v < 10 then
+    elseif v < 10 and not (ctx.mode == "gen" and ctx.params
+        and (tonumber(ctx.params.probe_steps) or 0) > 0) then
+      -- (gen --probe prints every step on purpose: a short run measured
+      -- step by step)
       emit(ctx, "steps-per-print", { "steps_per_print" }, "steps_per_print " .. pynum(v)
         .. ": DeepSpeed logs step, learning rate and loss-scale information every "
         .. pynum(v) .. " step(s), which floods the log and adds host work to nearly every"
@@ -1513,6 +1516,28 @@ def {
       .. " across versions" .. (is_num(d) and string.format(" (DeepSpeed %s, the release checked"
         .. " against, uses %s).", rel.version, pynum(d)) or "."),
       "add \"gradient_clipping\": 1.0 (or 0.0 to disable clipping)")
+  end,
+}
+
+def {
+  id = "probe-config",
+  severity = "warning",
+  summary = "autotuning.enabled: DeepSpeed ends the run after end_profile_step + 1 steps (a"
+    .. " probe, as gen --probe makes), so the config does not train",
+  fix = "use the config generated without --probe for training",
+  check = function(cfg, ctx)
+    if not obj(cfg) then return end
+    local at = obj(cfg.autotuning)
+    if not at or at.enabled ~= true then return end
+    -- gen --probe asked for it: the variant is meant to end early
+    if ctx.mode == "gen" and ctx.params and (tonumber(ctx.params.probe_steps) or 0) > 0 then return end
+    local stop = at.end_profile_step
+    emit(ctx, "probe-config", { "autotuning", "enabled" },
+      string.format("autotuning is enabled: DeepSpeed writes its metric file and calls exit() at"
+        .. " global step %s (end_profile_step + 1, runtime/engine.py _autotuning_exit), so a"
+        .. " training run with this config stops there; it is a probe (gen --probe), not a"
+        .. " training config", is_num(stop) and pynum(stop + 1) or "6 (end_profile_step 5 + 1)"),
+      "use the config generated without --probe for training, or remove the autotuning section")
   end,
 }
 

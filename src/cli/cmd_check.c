@@ -485,7 +485,7 @@ static int run(int argc, char **argv)
     dsf_diags found = DSF_DIAGS_INIT;
     if (!rc) {
         dsf_validate_opts vo = {a.target, "check", params, NULL, NULL,
-                                a.ds_version};
+                                a.ds_version, NULL};
         check_run cr = {a.files, plugins, &vo, a.target_given || cmd.target,
                         params, a.world_given ? pname : NULL,
                         with_cmd ? &cmd : NULL, &cmd_found, cmd_json};

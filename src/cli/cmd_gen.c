@@ -34,6 +34,7 @@ enum {
     OPT_EMIT_OPT,
     OPT_MAX_PARALLEL,
     OPT_CANARY,
+    OPT_PROBE,
     OPT_DETECT,
     OPT_DETECT_TIMEOUT,
     OPT_JOBS
@@ -91,6 +92,10 @@ static const dsf_opt opts[] = {
     {"canary", 0, NULL,
      "run the control variant first and the others only after it "
      "succeeded (--emit-opt canary=true)", OPT_CANARY, NULL},
+    {"probe", 0, "STEPS",
+     "make every variant a short benchmark of STEPS steps that ends the "
+     "run (--param probe_steps=STEPS; what it adds is the plugins')",
+     OPT_PROBE, NULL},
     {"detect", 0, NULL,
      "fill the params this machine determines (GPUs per node, world size "
      "on one node, GPU and host memory, precision; as the plugins map "
@@ -373,6 +378,16 @@ static int take_option(int id, const char *arg, int argno, args *a,
     }
     case OPT_CANARY:
         return add_emit_opt(a, "canary=true", "--canary", d);
+    case OPT_PROBE: {
+        long long steps;
+        int rc = dsf_opt_int(&steps, arg, 2, 1000000, "--probe", d);
+        if (!rc) {
+            char *e = dsf_xasprintf("probe_steps=%lld", steps);
+            rc = add_param(a, e, argno, d);
+            free(e);
+        }
+        return rc;
+    }
     case OPT_MATRIX:
     case OPT_MATRIX_FILE:
         return add_axis(a, arg, id == OPT_MATRIX_FILE, argno, d);

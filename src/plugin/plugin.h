@@ -116,6 +116,8 @@ typedef struct dsf_validate_opts {
                                 become errors, or NULL */
     const char *ds_version;  /* --ds-version / DSFORGE_DS_VERSION, or NULL
                                 (the plugin's default: the newest) */
+    const char *variant;     /* gen: the variant's file stem
+                                ("<profile>-<variant>"), or NULL */
 } dsf_validate_opts;
 
 /* Runs every rule on doc, appending findings (sorted by path, then rule).

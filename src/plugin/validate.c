@@ -187,6 +187,10 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
         lua_pushstring(L, a->o->ds_version);
         lua_setfield(L, -2, "ds_version");
     }
+    if (a->o->variant) {
+        lua_pushstring(L, a->o->variant);
+        lua_setfield(L, -2, "variant");
+    }
     if (a->identities && cJSON_IsObject(a->doc)) {
         dsf_callscope_push(L, &a->c->scope, l_identity, (void *)a->doc);
         lua_setfield(L, -2, "identity");

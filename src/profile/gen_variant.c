@@ -196,11 +196,17 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
         return rc;
     /* --strict-fit: the warnings of rules of strictness class "fit" are
     ** errors (a rule declares its class; the core knows no rule). */
+    const dsf_profile *pr = ru->profile;
+    char *stem = dsf_xasprintf("%s-%s", pr->chain[pr->nchain - 1].name,
+                               v->name);
     dsf_validate_opts vo = {r->target, "gen", v->params, NULL,
-                            r->strict_fit ? "fit" : NULL, r->ds_version};
+                            r->strict_fit ? "fit" : NULL, r->ds_version,
+                            stem};
     rc = dsf_plugins_resolve(ru->plugins, &v->doc, &vo, &v->prov, d);
-    if (rc)
+    if (rc) {
+        free(stem);
         return rc;
+    }
     /* What the plugins say about the finished variant: their summaries
     ** (for the manifest and their rules) and the summary table's cells. */
     size_t ncol;
@@ -214,6 +220,7 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
                                &v->extra, v->cells, d);
     if (rc) {
         dsf_plugins_release_variant(ru->plugins);
+        free(stem);
         return rc;
     }
     vo.summaries = per_plugin;
@@ -221,6 +228,7 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
     rc = dsf_plugins_validate(ru->plugins, v->doc, &vo, &f, d);
     dsf_plugins_release_variant(ru->plugins);
     cJSON_Delete(per_plugin);
+    free(stem);
     for (size_t i = 0; i < f.len; i++)
         finding_to_diag(ru, v, &f.items[i], d);
     v->findings = findings_json(&f); /* for the manifest and diff */

@@ -180,6 +180,7 @@ class SlurmArray(unittest.TestCase):
         os.makedirs(work)
         res = run("gen", "small-gpu-offload", "--tier", "small",
                   "--matrix", "gpus_per_node=1,2", "--param", "slurm_time=5:00",
+                  "--probe", "10",
                   "--emit", "slurm-array", "--train-cmd",
                   os.path.join(STUBS, "fake_train.py"), "-o", "sw", cwd=work)
         self.assertEqual(res.rc, 0, repr(res))
@@ -206,6 +207,12 @@ class SlurmArray(unittest.TestCase):
             if j.get("ArrayJobId") in ids:
                 self.assertEqual(j["JobState"], "COMPLETED")
                 self.assertEqual(j["TimeLimit"], "5")
+        # --probe: DeepSpeed's metric file, moved into each variant's results
+        for name in runs:
+            metric = os.path.join(work, "sw", "results", "small-gpu-offload-" + name,
+                                  "autotuning_metric.json")
+            self.assertIn("throughput", json.loads(read(metric)))
+        self.assertFalse([f for f in os.listdir(work) if f.startswith("dsf-probe-")])
 
     def test_every_builtin_profile_and_tier_is_taken_by_sbatch(self):
         names = [l.split()[0] for l in run("list").out.splitlines()[1:]]
