@@ -30,5 +30,13 @@ return {
       row = function(...) return lazy.slurm.row(...) end,
       emit = function(...) return lazy.slurm.emit(...) end,
     },
+    {
+      name = "k8s",
+      scope = "run",
+      summary = "Kubeflow Trainer v2 TrainJobs (one per variant) and the ConfigMaps of their"
+        .. " configs, in k8s.yaml (--emit-opt image=...; contrib/docs/cluster.md)",
+      row = function(...) return lazy.k8s.row(...) end,
+      emit = function(...) return lazy.k8s.emit(...) end,
+    },
   },
 }

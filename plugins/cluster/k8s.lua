@@ -1,0 +1,298 @@
+-- cluster.k8s: the k8s emitter. A whole sweep as Kubeflow Trainer v2
+-- TrainJobs, one per variant, and the ConfigMaps holding the variants'
+-- JSON, in one multi-document YAML (k8s.yaml) for `kubectl apply -f`.
+--
+-- API (plugins/cluster/init.lua's emitter; contrib/docs/cluster.md)
+--   M.row(v, ctx)    -> what the run needs of variant v: its layout, its
+--                       JSON text and its Trainer arguments
+--   M.emit(run, ctx) -> { {file = "k8s.yaml", text =} }
+--
+-- Targets Kubeflow Trainer v2.3.0 (kubeflow/trainer, commit 658725bd):
+-- TrainJob of trainer.kubeflow.org/v1alpha1, an alpha API, whose CRD
+-- (manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml) the tests
+-- validate every object against (tests/cluster/schemas/). The runtimes
+-- are the Trainer's ClusterTrainingRuntimes (charts/kubeflow-trainer/
+-- files/runtimes/): torch-distributed runs the command on every node with
+-- torchrun's settings in PET_* variables (torchrun reads them); the
+-- MPI-based deepspeed-distributed runs it under mpirun from the launcher
+-- (docs/user-guides/deepspeed.md). The configs reach the pods as a
+-- ConfigMap volume mounted into the trainer container ("node") through
+-- spec.runtimePatches.
+
+local quote = require("launch.quote")
+local render = require("launch.render")
+local trainer = require("launch.trainer")
+
+local dsforge = dsforge
+local string, table, ipairs, tostring, pcall, math, type =
+  string, table, ipairs, tostring, pcall, math, type
+
+local M = {}
+
+M.TRAINER_VERSION = "v2.3.0"
+M.API_VERSION = "trainer.kubeflow.org/v1alpha1"
+-- A ConfigMap holds at most 1 MiB (etcd's object limit): the configs are
+-- spread over as many as needed, each with at most this many data bytes.
+M.CONFIGMAP_BYTES = 900 * 1024
+
+local function fail(msg) dsforge.fail("k8s: " .. msg, 2) end
+
+-- 32-bit FNV-1a, as 8 hex digits: a short stable tag for names.
+local function fnv(s)
+  local h = 0x811c9dc5
+  for i = 1, #s do
+    h = ((h ~ s:byte(i)) * 0x01000193) & 0xffffffff
+  end
+  return string.format("%08x", h)
+end
+
+-- A DNS-1123 label (<= 63: lower-case letters, digits, '-', alphanumeric
+-- at both ends) made from s, with a tag when it had to change or be cut.
+local function dns_label(prefix, s, tag, max)
+  max = max or 63
+  local l = (prefix .. s):lower():gsub("[^a-z0-9%-]", "-"):gsub("%-%-+", "-")
+  local room = max - #tag - 1
+  if #l > room then l = l:sub(1, room) end
+  l = l:gsub("%-+$", "")
+  return l .. "-" .. tag
+end
+
+-- A label value (<= 63: alphanumeric at both ends, '-', '_', '.' inside).
+local function label_value(s)
+  local l = s:gsub("[^%w%-_.]", "_")
+  if #l > 63 then l = l:sub(1, 63) end
+  l = l:gsub("^[^%w]+", ""):gsub("[^%w]+$", "")
+  return l
+end
+
+function M.row(v, ctx)
+  local p = v.params or {}
+  local ok, n, g = pcall(render.layout, { params = p })
+  if not ok then fail((tostring(n):gsub("^.-launch%.render: ", ""))) end
+  local args, err = trainer.training_args({ config = v.config, params = p,
+    deepspeed_file = v.file })
+  if not args then fail(err) end
+  local words = render.hf_args_words({ args = args })
+  local out = {}
+  for i = 1, #words do
+    if not (words[i] == "--deepspeed" or words[i - 1] == "--deepspeed") then
+      out[#out + 1] = words[i]
+    end
+  end
+  -- (the bytes gen writes: the ConfigMap's copy has the file's sha256)
+  return { nodes = n, gpus = g, json = ctx.json(v.config, true), args = out }
+end
+
+-- s is made of the characters of class `inner`, with an alphanumeric
+-- (of class `edge`) at both ends, and at most max bytes.
+local function label_like(s, edge, inner, max)
+  return #s >= 1 and #s <= max and s:find("^" .. edge) ~= nil and s:find(edge .. "$") ~= nil
+    and s:find("^" .. inner .. "*$") ~= nil
+end
+
+-- The options (ctx.options, all strings), checked.
+local RUNTIMES = { ["torch-distributed"] = true, ["deepspeed-distributed"] = true }
+
+local function options(o)
+  local r = {}
+  r.image = o.image
+  if r.image == nil or r.image == "" then
+    fail("needs the container image: --emit-opt image=REGISTRY/IMAGE:TAG")
+  end
+  if not r.image:find("^[%w][%w._/:@%-]*$") or #r.image > 512 then
+    fail("image must be an image reference (letters, digits and ._/:@-), got "
+      .. string.format("%q", r.image))
+  end
+  r.runtime = o.runtime or "torch-distributed"
+  if not RUNTIMES[r.runtime] then
+    fail("runtime must be torch-distributed or deepspeed-distributed (the Trainer's"
+      .. " ClusterTrainingRuntimes), got " .. string.format("%q", r.runtime))
+  end
+  if o.namespace ~= nil and not label_like(o.namespace, "[a-z0-9]", "[a-z0-9%-]", 63) then
+    fail("namespace must be a DNS-1123 label (lower-case letters, digits, '-'), got "
+      .. string.format("%q", o.namespace))
+  end
+  r.namespace = o.namespace
+  if o.queue ~= nil and not label_like(o.queue, "[%w]", "[%w%-_.]", 63) then
+    fail("queue must be a Kueue LocalQueue name (a label value), got " .. string.format("%q", o.queue))
+  end
+  r.queue = o.queue
+  r.gpu_resource = o.gpu_resource or "nvidia.com/gpu"
+  if not r.gpu_resource:find("^[%w][%w.%-]*/[%w][%w.%-_]*$") then
+    fail("gpu_resource must be an extended resource name such as nvidia.com/gpu, got "
+      .. string.format("%q", r.gpu_resource))
+  end
+  r.mount = o.mount or "/etc/dsforge"
+  if not r.mount:find("^/[%w._/%-]*$") then
+    fail("mount must be an absolute path of letters, digits and ._/-, got "
+      .. string.format("%q", r.mount))
+  end
+  return r
+end
+
+-- YAML text: a writer of lines at an indentation.
+local function writer()
+  local out = {}
+  local w = {}
+  function w.line(ind, s) out[#out + 1] = string.rep(" ", ind) .. s end
+  function w.kv(ind, k, v) out[#out + 1] = string.rep(" ", ind) .. k .. ": " .. v end
+  function w.text() return table.concat(out, "\n") .. "\n" end
+  return w
+end
+
+local y = quote.yaml
+
+local function metadata(w, name, o, labels, annotations)
+  w.line(0, "metadata:")
+  w.kv(2, "name", y(name))
+  if o.namespace then w.kv(2, "namespace", y(o.namespace)) end
+  w.line(2, "labels:")
+  for _, kv in ipairs(labels) do w.kv(4, y(kv[1]), y(kv[2])) end
+  if annotations then
+    w.line(2, "annotations:")
+    for _, kv in ipairs(annotations) do w.kv(4, y(kv[1]), y(kv[2])) end
+  end
+end
+
+local function configmap(w, name, o, labels, items)
+  w.line(0, "---")
+  w.kv(0, "apiVersion", "v1")
+  w.kv(0, "kind", "ConfigMap")
+  metadata(w, name, o, labels)
+  w.line(0, "data:")
+  for _, it in ipairs(items) do w.kv(2, y(it.file), y(it.json)) end
+end
+
+local function list(w, ind, items)
+  for _, s in ipairs(items) do w.line(ind, "- " .. y(s)) end
+end
+
+-- The container's command and args: the launcher and the training
+-- command, then the variant's config and Trainer arguments.
+local function command_of(o, train_words, n, g)
+  local cmd = {}
+  if o.runtime == "deepspeed-distributed" then
+    -- mpirun from the launcher starts one process per GPU slot of the
+    -- hostfile the runtime writes; the script runs under python3
+    cmd = { "mpirun", "-np", tostring(n * g), "python3" }
+  else
+    cmd = { "torchrun" }
+  end
+  for _, word in ipairs(train_words) do cmd[#cmd + 1] = word end
+  return cmd
+end
+
+local function trainjob(w, o, run, v, job, cm, train_words, runtime_jobs)
+  local r = v.row
+  local labels = { { "app.kubernetes.io/managed-by", "dsforge" },
+    { "dsforge.io/profile", label_value(run.profile) },
+    { "dsforge.io/variant", label_value(v.name) } }
+  if o.queue then labels[#labels + 1] = { "kueue.x-k8s.io/queue-name", o.queue } end
+  w.line(0, "---")
+  w.kv(0, "apiVersion", M.API_VERSION)
+  w.kv(0, "kind", "TrainJob")
+  metadata(w, job, o, labels, { { "dsforge.io/config-sha256", v.sha256 },
+    { "dsforge.io/variant", v.name } })
+  w.line(0, "spec:")
+  w.line(2, "runtimeRef:")
+  w.kv(4, "name", y(o.runtime))
+  w.line(2, "trainer:")
+  w.kv(4, "image", y(o.image))
+  w.kv(4, "numNodes", tostring(r.nodes))
+  if o.runtime == "torch-distributed" then w.kv(4, "numProcPerNode", tostring(r.gpus)) end
+  w.line(4, "resourcesPerNode:")
+  w.line(6, "limits:")
+  w.kv(8, y(o.gpu_resource), tostring(r.gpus))
+  w.line(4, "command:")
+  list(w, 6, command_of(o, train_words, r.nodes, r.gpus))
+  w.line(4, "args:")
+  local args = { "--deepspeed", o.mount .. "/" .. v.file }
+  for _, a in ipairs(r.args) do args[#args + 1] = a end
+  list(w, 6, args)
+  w.line(4, "env:")
+  for _, kv in ipairs({ { "DSF_VARIANT", v.name }, { "DSF_CONFIG_SHA256", v.sha256 } }) do
+    w.kv(6, "- name", y(kv[1]))
+    w.kv(8, "value", y(kv[2]))
+  end
+  w.line(2, "runtimePatches:")
+  w.kv(4, "- manager", y("dsforge.io/dsforge"))
+  w.line(6, "trainingRuntimeSpec:")
+  w.line(8, "template:")
+  w.line(10, "spec:")
+  w.line(12, "replicatedJobs:")
+  for _, rj in ipairs(runtime_jobs) do
+    w.kv(14, "- name", y(rj))
+    w.line(16, "template:")
+    w.line(18, "spec:")
+    w.line(20, "template:")
+    w.line(22, "spec:")
+    w.line(24, "volumes:")
+    w.kv(26, "- name", y("dsforge-config"))
+    w.line(28, "configMap:")
+    w.kv(30, "name", y(cm))
+    w.line(30, "items:")
+    w.kv(32, "- key", y(v.file))
+    w.kv(34, "path", y(v.file))
+    w.line(24, "containers:")
+    w.kv(26, "- name", y("node"))
+    w.line(28, "volumeMounts:")
+    w.kv(30, "- name", y("dsforge-config"))
+    w.kv(32, "mountPath", y(o.mount))
+    w.kv(32, "readOnly", "true")
+  end
+end
+
+function M.emit(run, ctx)
+  local o = options(ctx.options)
+  local text = ctx.train_cmd
+  if text == nil then
+    fail("needs the training command (the script and its arguments): gen --train-cmd"
+      .. " 'train.py --my-flag'")
+  end
+  local words, err = quote.split(text)
+  if not words then fail("--train-cmd: " .. err) end
+  if #words == 0 then fail("--train-cmd is empty") end
+  -- The run's tag: every variant's name and hash (another sweep, or a
+  -- changed config, gets other ConfigMaps).
+  local all = {}
+  for i, v in ipairs(run.variants) do all[i] = v.file .. " " .. v.sha256 end
+  local tag = fnv(table.concat(all, "\n"))
+  local base_labels = { { "app.kubernetes.io/managed-by", "dsforge" },
+    { "dsforge.io/profile", label_value(run.profile) } }
+  -- ConfigMaps of at most CONFIGMAP_BYTES of configs each.
+  local maps, cm_of = {}, {}
+  local cur, size = nil, 0
+  for _, v in ipairs(run.variants) do
+    local bytes = #v.row.json
+    if bytes > M.CONFIGMAP_BYTES then
+      fail(string.format("variant %s's config is %d bytes: more than a ConfigMap holds", v.name, bytes))
+    end
+    if not cur or size + bytes > M.CONFIGMAP_BYTES then
+      cur = { name = dns_label("dsf-", run.profile, tag .. "-" .. (#maps + 1), 253), items = {} }
+      maps[#maps + 1] = cur
+      size = 0
+    end
+    cur.items[#cur.items + 1] = { file = v.file, json = v.row.json }
+    size = size + bytes
+    cm_of[v.file] = cur.name
+  end
+  local w = writer()
+  w.line(0, string.format("# k8s.yaml: %d Kubeflow Trainer TrainJob(s) of profile %s and %d ConfigMap(s)"
+    .. " holding their configs.", #run.variants, run.profile:gsub("[%c]", "?"), #maps))
+  w.line(0, "# Generated by dsforge (plugin cluster) for Kubeflow Trainer " .. M.TRAINER_VERSION
+    .. " (" .. M.API_VERSION .. ", an alpha API).")
+  w.line(0, "# Apply: kubectl apply -f k8s.yaml (the ClusterTrainingRuntime " .. o.runtime
+    .. " must be installed).")
+  for _, m in ipairs(maps) do configmap(w, m.name, o, base_labels, m.items) end
+  local runtime_jobs = o.runtime == "deepspeed-distributed" and { "launcher", "node" } or { "node" }
+  local seen = {}
+  for _, v in ipairs(run.variants) do
+    local job = dns_label("dsf-", run.profile .. "-" .. v.name, fnv(v.file .. " " .. v.sha256))
+    if seen[job] then fail("two variants would be the TrainJob " .. job) end
+    seen[job] = true
+    trainjob(w, o, run, v, job, cm_of[v.file], words, runtime_jobs)
+  end
+  return { { file = "k8s.yaml", text = w.text() } }
+end
+
+return M

@@ -1,0 +1,62 @@
+"""The k8s emitter's refusals and determinism (issue 31); its files
+against the TrainJob CRD's schema with ajv: tests/cluster/test_schemas.py.
+A value Kubernetes or the Trainer cannot take is refused with a message
+naming it (exit 2 or 3), and nothing is written."""
+import os
+
+import dsf
+from dsf import run
+
+
+class K8sEmitter(dsf.TempDirTest):
+
+    def gen(self, *args):
+        self.out = os.path.join(self.tmp, "k")
+        return run("gen", "8xa100", "--emit", "k8s", "-o", self.out, *args)
+
+    def test_what_kubernetes_cannot_take(self):
+        image = ("--emit-opt", "image=ghcr.io/x/y:1")
+        cases = [
+            (("--train-cmd", "t.py"), "needs the container image"),
+            (image, "needs the training command"),
+            (image + ("--train-cmd", "t.py", "--emit-opt", "runtime=jax"),
+             "runtime must be torch-distributed or deepspeed-distributed"),
+            (image + ("--train-cmd", "t.py", "--emit-opt", "namespace=ML"),
+             "namespace must be a DNS-1123 label"),
+            (image + ("--train-cmd", "t.py", "--emit-opt", "queue=-q"),
+             "queue must be a Kueue LocalQueue name"),
+            (("--emit-opt", "image=a b", "--train-cmd", "t.py"), "image must be an image reference"),
+            (image + ("--train-cmd", "t.py", "--emit-opt", "mount=relative"),
+             "mount must be an absolute path"),
+            (image + ("--train-cmd", "t.py", "--emit-opt", "gpu_resource=gpu"),
+             "gpu_resource must be an extended resource name"),
+            (image + ("--train-cmd", "t.py $(x)"), "--train-cmd"),
+        ]
+        for args, msg in cases:
+            with self.subTest(args=args):
+                res = self.gen(*args)
+                self.assertIn(res.rc, (2, 3), repr(res))
+                self.assertIn(msg, res.err)
+                self.assertNotIn("a bug in the plugin", res.err)
+                self.assertFalse(os.path.exists(self.out))
+
+    def test_same_inputs_same_bytes_and_a_changed_config_renames_the_job(self):
+        args = ("--tier", "small", "--train-cmd", "t.py", "--emit-opt", "image=r/i:1")
+        self.assertEqual(self.gen(*args).rc, 0)
+        with open(os.path.join(self.out, "k8s.yaml")) as f:
+            first = f.read()
+        self.assertEqual(self.gen(*args).rc, 0)
+        with open(os.path.join(self.out, "k8s.yaml")) as f:
+            self.assertEqual(f.read(), first)
+        self.assertIn("Kubeflow Trainer v2.3.0", first)
+        self.assertEqual(self.gen(*args, "--param", "learning_rate=0.5").rc, 0)
+        with open(os.path.join(self.out, "k8s.yaml")) as f:
+            changed = f.read()
+        name = [l for l in first.splitlines() if l.startswith('  name: "dsf-8xa100-small')]
+        self.assertTrue(name)
+        self.assertNotIn(name[0], changed)
+
+
+if __name__ == "__main__":
+    import unittest
+    unittest.main()
