@@ -38,5 +38,12 @@ return {
       row = function(...) return lazy.k8s.row(...) end,
       emit = function(...) return lazy.k8s.emit(...) end,
     },
+    {
+      name = "skypilot",
+      summary = "a SkyPilot task per variant (sky launch FILE): the GPUs the estimate fits,"
+        .. " torchrun across SkyPilot's nodes (contrib/docs/cluster.md)",
+      file = "{profile}-{variant}.sky.yaml",
+      emit = function(...) return lazy.sky.emit(...) end,
+    },
   },
 }

@@ -396,6 +396,10 @@ static int push_args(lua_State *L)
         dsf_json_push(L, view->summary);
         lua_setfield(L, 1, "summary");
     }
+    if (view->sha256) {
+        lua_pushstring(L, view->sha256);
+        lua_setfield(L, 1, "sha256");
+    }
     lua_createtable(L, 0, 5);
     lua_pushstring(L, view->target);
     lua_setfield(L, 2, "target");

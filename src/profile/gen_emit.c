@@ -131,7 +131,8 @@ int dsf_gen_emit_variant(run *ru, variant *v, dsf_diags *d)
                           v->tier ? v->tier->name : "",
                           file,           ru->r->outdir,
                           v->doc,         v->params,
-                          v->extra,       ru->r->target,
+                          v->extra,       v->sha256[0] ? v->sha256 : NULL,
+                          ru->r->target,
                           ru->r->train_cmd,
                           ru->r->emit_options,
                           /* the manifest lists them: -o, --report */
