@@ -74,6 +74,11 @@ function M.yaml(s)
   -- Printable ASCII without \ and ": as it is (most values). One scan: the
   -- set is ] to ~, space, !, # to [ (a leading ] is literal in a set).
   if s:find("^[]-~ !#-[]*$") then return '"' .. s .. '"' end
+  -- ASCII whose only control characters are \n, \t and \r (a JSON text):
+  -- those and \ and " escaped in one pass.
+  if not s:find("[\0-\8\11\12\14-\31\127-\255]") then
+    return '"' .. s:gsub('[\\"\n\t\r]', ESC) .. '"'
+  end
   if not utf8.len(s) then
     error("launch.quote.yaml: the text is not valid UTF-8: " .. string.format("%q", s), 2)
   end

@@ -352,9 +352,7 @@ const dsf_emitter *dsf_plugins_emitters(const dsf_plugins *p, size_t *n)
 /* ------------------------------------------------------------------ */
 /* Running. */
 
-/* ctx.json and ctx.options (an empty table without --emit-opt), on the
-** ctx table at index t. */
-static void push_common_ctx(lua_State *L, int t, const cJSON *options)
+void dsf_emit_push_common_ctx(lua_State *L, int t, const cJSON *options)
 {
     lua_pushcfunction(L, dsf_plugin_lua_json);
     lua_setfield(L, t, "json");
@@ -411,12 +409,11 @@ static int push_args(lua_State *L)
     }
     lua_newtable(L);
     lua_setfield(L, 2, "cache");
-    push_common_ctx(L, 2, view->options);
+    dsf_emit_push_common_ctx(L, 2, view->options);
     return 2;
 }
 
-/* Names the hook in the diagnostic of a Lua error it raised. */
-static void blame(dsf_diags *d, const char *what)
+void dsf_emit_blame(dsf_diags *d, const char *what)
 {
     dsf_diag *g = dsf_diags_last(d);
     if (g && !g->hint)
@@ -520,7 +517,7 @@ int dsf_plugins_emit(dsf_plugins *p, const dsf_emit_view *v,
         lua_pushvalue(L, 2);
         rc = dsf_host_call(p->host, 2, 1, e->what, d);
         if (rc == DSF_ESCRIPT)
-            blame(d, e->what);
+            dsf_emit_blame(d, e->what);
         if (!rc && e->per_run)
             rc = take_row(L, e, &rows[i], d);
         else if (!rc)
@@ -536,165 +533,6 @@ int dsf_plugins_emit(dsf_plugins *p, const dsf_emit_view *v,
             free(rows[i]);
             rows[i] = NULL;
         }
-    }
-    return rc;
-}
-
-/* (run) -> run = {profile, dir, variants = {{name, tier, file, sha256,
-** row}, ...}}, ctx = {target, train_cmd, json, options} (protected:
-** allocates). The run's emitter index is run_sel. */
-typedef struct run_args {
-    const dsf_emit_run *run;
-    size_t sel;
-} run_args;
-
-static int push_run_args(lua_State *L)
-{
-    const run_args *a = lua_touserdata(L, 1);
-    const dsf_emit_run *run = a->run;
-    lua_settop(L, 0);
-    lua_createtable(L, 0, 3);
-    lua_pushstring(L, run->profile);
-    lua_setfield(L, 1, "profile");
-    if (run->dir) {
-        lua_pushstring(L, run->dir);
-        lua_setfield(L, 1, "dir");
-    }
-    lua_createtable(L, (int)run->nvariants, 0);
-    for (size_t i = 0; i < run->nvariants; i++) {
-        dsf_emit_run_variant rv = {0};
-        run->variant(run->ctx, i, a->sel, &rv);
-        lua_createtable(L, 0, 5);
-        lua_pushstring(L, rv.name);
-        lua_setfield(L, -2, "name");
-        lua_pushstring(L, rv.tier);
-        lua_setfield(L, -2, "tier");
-        lua_pushfstring(L, "%s-%s.json", run->profile, rv.name);
-        lua_setfield(L, -2, "file");
-        lua_pushstring(L, rv.sha256);
-        lua_setfield(L, -2, "sha256");
-        if (rv.row) {
-            cJSON *j = cJSON_Parse(rv.row); /* our own text: it parses */
-            if (j) {
-                dsf_json_push(L, j); /* (raises only at the memory limit:
-                                     ** j is lost with the state's budget) */
-                cJSON_Delete(j);
-                lua_setfield(L, -2, "row");
-            }
-        }
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    lua_setfield(L, 1, "variants");
-    lua_createtable(L, 0, 4);
-    lua_pushstring(L, run->target);
-    lua_setfield(L, 2, "target");
-    if (run->train_cmd) {
-        lua_pushstring(L, run->train_cmd);
-        lua_setfield(L, 2, "train_cmd");
-    }
-    push_common_ctx(L, 2, run->options);
-    return 2;
-}
-
-/* A run emitter's file name: plain, and in its emitter's namespace. */
-static const char *run_file_problem(const dsf_emitter *e, const char *s,
-                                    size_t len)
-{
-    size_t n = strlen(e->name);
-    if (len != strlen(s) || len > 200)
-        return "must be a name of at most 200 bytes without NUL";
-    if (strncmp(s, e->name, n) != 0 || (s[n] != '.' && s[n] != '-') ||
-        !s[n + 1])
-        return "must start with the emitter's name and '.' or '-'";
-    for (const char *c = s; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-              (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' ||
-              *c == '-'))
-            return "may hold only letters, digits, '.', '_' and '-'";
-    return NULL;
-}
-
-/* One {file =, text =} of a run emitter's result (at the top). */
-static int take_run_file(lua_State *L, const dsf_emitter *e,
-                         const dsf_emit_run *run, size_t k,
-                         dsf_emitted **out, size_t *nout, size_t first,
-                         dsf_diags *d)
-{
-    if (!lua_istable(L, -1))
-        return dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
-                              "%s: file #%zu must be a table {file = NAME, "
-                              "text = TEXT}, not a %s", e->what, k,
-                              luaL_typename(L, -1));
-    lua_getfield(L, -1, "file");
-    lua_getfield(L, -2, "text");
-    if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
-        return dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
-                              "%s: file #%zu needs a string 'file' and a "
-                              "string 'text'", e->what, k);
-    size_t nlen, len;
-    const char *name = lua_tolstring(L, -2, &nlen);
-    const char *s = lua_tolstring(L, -1, &len);
-    const char *why = run_file_problem(e, name, nlen);
-    if (why)
-        return dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
-                              "%s: file name '%s' %s", e->what, name, why);
-    for (size_t i = first; i < *nout; i++)
-        if (!strcmp((*out)[i].file, name))
-            return dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
-                                  "%s returned the file '%s' twice",
-                                  e->what, name);
-    *out = dsf_xrealloc(*out, (*nout + 1) * sizeof **out);
-    dsf_emitted *x = &(*out)[(*nout)++];
-    x->by = e;
-    x->file = dsf_xstrdup(name);
-    x->text = NULL;
-    if (run->dir) {
-        x->text = dsf_xmalloc(len + 1);
-        memcpy(x->text, s, len);
-        x->text[len] = '\0';
-    }
-    x->len = len;
-    x->sha256[0] = '\0';
-    if (run->hash)
-        dsf_sha256_hex(x->sha256, s, len);
-    return 0;
-}
-
-int dsf_plugins_emit_run(dsf_plugins *p, const dsf_emit_run *run,
-                         size_t sel, dsf_emitted **out, size_t *nout,
-                         dsf_diags *d)
-{
-    lua_State *L = dsf_host_state(p->host);
-    const dsf_emitter *e = &p->emitters[sel];
-    size_t first = *nout;
-    run_args a = {run, sel};
-    lua_settop(L, 0);
-    int rc = dsf_host_cpcall(p->host, push_run_args, &a, 2, e->what, d);
-    if (!rc) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, e->ref);
-        lua_insert(L, 1);
-        rc = dsf_host_call(p->host, 2, 1, e->what, d);
-        if (rc == DSF_ESCRIPT)
-            blame(d, e->what);
-    }
-    if (!rc && !lua_istable(L, -1))
-        rc = dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
-                            "%s must return a list of {file = NAME, text = "
-                            "TEXT}, not a %s", e->what, luaL_typename(L, -1));
-    if (!rc) {
-        int r = lua_gettop(L);
-        size_t n = (size_t)lua_rawlen(L, r);
-        for (size_t k = 1; k <= n && !rc; k++) {
-            lua_rawgeti(L, r, (lua_Integer)k);
-            rc = take_run_file(L, e, run, k, out, nout, first, d);
-            lua_settop(L, r);
-        }
-    }
-    lua_settop(L, 0);
-    if (rc) {
-        for (size_t i = first; i < *nout; i++)
-            dsf_emitted_free(&(*out)[i]);
-        *nout = first;
     }
     return rc;
 }

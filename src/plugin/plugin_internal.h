@@ -88,6 +88,13 @@ int dsf_plugin_read_emitters(dsf_plugins *p, lua_State *L, int t,
                              dsf_diags *d);
 void dsf_plugin_free_emitters(dsf_plugins *p);
 
+/* Emitters (emit.c, emit_run.c): ctx.json and ctx.options (an empty
+** table without --emit-opt) set on the ctx table at index t (DSF_LJMP:
+** allocates); and the hint naming the emitter on the last diagnostic of
+** d, a Lua error it raised. */
+void dsf_emit_push_common_ctx(lua_State *L, int t, const cJSON *options);
+void dsf_emit_blame(dsf_diags *d, const char *what);
+
 /* Pushes the plugin's view of a config and the ctx table (with report,
 ** bound to collector c) for a call: runs protected (allocates in Lua). */
 typedef struct dsf_collector {

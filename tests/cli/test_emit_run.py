@@ -8,6 +8,7 @@ listed in manifest.json under "emitted", and are the same bytes whatever
 import hashlib
 import json
 import os
+import shutil
 
 import dsf
 from dsf import run
@@ -25,9 +26,12 @@ SHOW = """return { name = "runplug", version = "1.0", summary = "s",
                  opt = ctx.options.k or dsforge.null }
       end,
       emit = function(run, ctx)
+        -- (run.variants is read by index: its elements are made when read)
+        local variants = {}
+        for i, v in ipairs(run.variants) do variants[i] = v end
         return {
           { file = "runshow.json", text = ctx.json({ profile = run.profile,
-              dir = run.dir or dsforge.null, variants = run.variants,
+              dir = run.dir or dsforge.null, variants = variants,
               options = ctx.options, target = ctx.target,
               train_cmd = ctx.train_cmd or dsforge.null }, true) },
           { file = "runshow-count.txt", text = #run.variants .. "\\n" },
@@ -157,6 +161,49 @@ class RunEmitters(dsf.TempDirTest):
                 res = self.gen("--emit", "boom", "-o", out,
                                text=bad_plugin(emit))
                 self.assert_refused(res, 5, msg, "emitter boom (plugin bad)")
+
+    def test_written_piece_by_piece(self):
+        # ctx.write appends to a file as its text is made; what emit returns
+        # comes after; a variant is made when read, nothing past the end
+        text = bad_plugin("""
+          for i = 1, #run.variants do ctx.write("boom.txt", run.variants[i].name .. ";") end
+          ctx.write("boom-2.txt", "")
+          assert(run.variants[#run.variants + 1] == nil and run.variants[0] == nil)
+          return { { file = "boom.end", text = "end" } }""")
+        out = os.path.join(self.tmp, "out")
+        res = self.gen("--emit", "boom", "-o", out, text=text)
+        self.assertExit(res, 0)
+        self.assertEqual(self.read("out", "boom.txt"), b"a;b;")
+        self.assertEqual(self.read("out", "boom-2.txt"), b"")
+        self.assertEqual(self.read("out", "boom.end"), b"end")
+        m = json.loads(self.read("out", "manifest.json"))
+        self.assertEqual([e["file"] for e in m["emitted"]],
+                         ["boom.txt", "boom-2.txt", "boom.end"])
+        for bad, msg in (('ctx.write("other", "x")', "must start with the emitter's name"),
+                         ('ctx.write("boom.a", "x") return { { file = "boom.a", text = "" } }',
+                          "returned the file 'boom.a' twice"),
+                         ('ctx.write("boom.a", {})', "bad argument #2")):
+            with self.subTest(bad=bad):
+                shutil.rmtree(out, ignore_errors=True)
+                res = self.gen("--emit", "boom", "-o", out, text=bad_plugin(bad))
+                self.assert_refused(res, 5, msg)
+
+    def test_kept_past_the_call_the_closures_raise(self):
+        # a second run emitter of the plugin calls what the first one kept
+        text = """return { name = "bad", version = "1.0", summary = "s",
+          emitters = {
+            { name = "keep", scope = "run", summary = "s",
+              emit = function(run, ctx) kept = { w = ctx.write, v = run.variants } return {} end },
+            { name = "late", scope = "run", summary = "s",
+              emit = function(run, ctx) kept.w("keep.x", "late") return {} end },
+            { name = "late2", scope = "run", summary = "s",
+              emit = function(run, ctx) return { { file = "late2.x", text = kept.v[1].name } } end },
+          } }"""
+        for name, what in (("late", "ctx.write"), ("late2", "run.variants")):
+            with self.subTest(name=name):
+                res = self.gen("--emit", "keep," + name, "-o", os.path.join(self.tmp, "out"),
+                               text=text)
+                self.assert_refused(res, 5, what + " was kept past the call")
 
     def test_a_row_that_is_not_json(self):
         res = self.gen("--emit", "boom", "-o", os.path.join(self.tmp, "out"),
