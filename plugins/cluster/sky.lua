@@ -1,158 +1,189 @@
--- cluster.sky: the skypilot emitter. One SkyPilot task YAML per variant
--- ({profile}-{variant}.sky.yaml) for `sky launch` or `sky jobs launch`.
+-- cluster.sky: the skypilot emitter -- one SkyPilot task YAML per variant
+-- (contrib/docs/cluster.md, "skypilot").
 --
--- API (plugins/cluster/init.lua's emitter; contrib/docs/cluster.md)
---   M.emit(v, ctx)      -> the task's YAML text
---   M.ACCELERATORS      the GPUs it chooses from, with their memory
---   M.candidates(need_bytes, margin) -> names of those with enough memory
+-- API
+--   M.emit(v, ctx) -> the task YAML's text (an emitter's emit hook:
+--                     contrib/docs/plugins.md, "Emitters")
+--   M.ACCELERATORS  the accelerator table: { name, gib, bf16 } rows
+--   M.accelerators(summary, config, gpus) -> the mapping's text
+--                   ('{"A100-80GB": 8, "H100": 8}'), or nil, message
+--   M.task_name(s)  -> a name SkyPilot's task name rule takes
 --
--- The task (SkyPilot's task schema, sky/utils/schemas.py get_task_schema
--- and get_resources_schema, pinned in tests/cluster/schemas/):
---   name, num_nodes        the variant and its `nodes` param
---   resources.accelerators a set of "<GPU>:<GPUs per node>" candidates:
---                          every GPU of M.ACCELERATORS whose memory holds
---                          the variant's estimated need per GPU (the
---                          deepspeed plugin's summary, gpu_bytes) within
---                          the planner's margin (fit_margin); SkyPilot
---                          picks the cheapest it can get
---   envs                   DSF_VARIANT, DSF_CONFIG_SHA256
---   file_mounts            the variant's JSON at <mount>/<file> on every node
---   run                    checks the file's sha256, then torchrun across
---                          the nodes from SkyPilot's own variables
---                          (SKYPILOT_NODE_RANK, SKYPILOT_NODE_IPS,
---                          SKYPILOT_NUM_NODES, SKYPILOT_NUM_GPUS_PER_NODE)
+-- What the file says (keys written in this order, every string quoted
+-- by launch.quote.yaml, every shell word by launch.quote.sh):
+--   name          "<profile>-<variant>" made into a SkyPilot task name
+--                 (sky/task.py _VALID_NAME_REGEX: [a-z0-9]+ joined by one
+--                 or two of . _ -)
+--   num_nodes     the variant's nodes (world_size / gpus_per_node)
+--   resources.accelerators  a set of NAME: GPUS_PER_NODE, every accelerator
+--                 of M.ACCELERATORS whose memory holds the memory estimate
+--                 (the deepspeed plugin's summary gpu_bytes, with its
+--                 fit_margin), bf16-capable when the config enables bf16;
+--                 SkyPilot picks the cheapest one it can get
+--   envs          DSF_VARIANT, DSF_CONFIG_SHA256 (v.sha256: the JSON's bytes),
+--                 DSF_CONFIG (where the JSON is on the node)
+--   workdir       "." (the directory sky launch runs in: the training
+--                 script is there; run starts in it on every node)
+--   file_mounts   the variant's JSON at /tmp/dsforge/<file> on every node
+--   run           torchrun on every node, rank SKYPILOT_NODE_RANK, the
+--                 rendezvous on the first of SKYPILOT_NODE_IPS, then the
+--                 training command and the TrainingArguments words, with
+--                 --deepspeed /tmp/dsforge/<file>
 
+local type, tostring, ipairs, pcall, string, table, math, utf8 =
+  type, tostring, ipairs, pcall, string, table, math, utf8
+local dsforge = dsforge
 local quote = require("launch.quote")
 local render = require("launch.render")
 local trainer = require("launch.trainer")
-
-local dsforge = dsforge
-local string, table, ipairs, tostring, pcall, math, type =
-  string, table, ipairs, tostring, pcall, math, type
+local params = require("launch.params")
 
 local M = {}
 
-local function fail(msg) dsforge.fail("skypilot: " .. msg, 2) end
+local GIB = 1024 * 1024 * 1024
 
--- SkyPilot's names of NVIDIA data-centre GPUs (`sky show-gpus`) and their memory per GPU
--- in GiB, largest first among equals.
+-- SkyPilot's accelerator names (sky/catalog) and each one's memory in GiB
+-- as its catalog lists it; bf16 is false where the GPU has no bf16
+-- (before Ampere). Largest first, then by name: the order they are written.
 M.ACCELERATORS = {
-  { "B200", 180 }, { "H200", 141 }, { "H100", 80 }, { "A100-80GB", 80 },
-  { "L40S", 48 }, { "A6000", 48 }, { "A100", 40 }, { "V100-32GB", 32 }, { "A10G", 24 },
-  { "L4", 24 }, { "A10", 24 }, { "V100", 16 }, { "T4", 16 },
+  { name = "B200", gib = 180, bf16 = true },
+  { name = "H200", gib = 141, bf16 = true },
+  { name = "A100-80GB", gib = 80, bf16 = true },
+  { name = "H100", gib = 80, bf16 = true },
+  { name = "L40S", gib = 48, bf16 = true },
+  { name = "A100", gib = 40, bf16 = true },
+  { name = "V100-32GB", gib = 32, bf16 = false },
+  { name = "A10", gib = 24, bf16 = true },
+  { name = "A10G", gib = 24, bf16 = true },
+  { name = "L4", gib = 24, bf16 = true },
+  { name = "T4", gib = 16, bf16 = false },
+  { name = "V100", gib = 16, bf16 = false },
 }
 
--- The names whose memory holds need_bytes with margin (the planner's:
--- the estimate must fit in (1 - margin) of the GPU), in table order.
-function M.candidates(need_bytes, margin)
+-- Where the variant's JSON is on every node (file_mounts' target).
+local REMOTE_DIR = "/tmp/dsforge/"
+
+local function bf16_on(config)
+  local b = type(config) == "table" and config.bf16
+  return type(b) == "table" and b.enabled == true
+end
+
+function M.accelerators(summary, config, gpus)
+  local need = type(summary) == "table" and summary.gpu_bytes
+  if type(need) ~= "number" then
+    return nil, "the skypilot emitter chooses accelerators by the memory estimate, and"
+      .. " this variant has none: declare the model param (a catalog name) so the"
+      .. " deepspeed plugin estimates its GPU memory"
+  end
+  local margin = tonumber(summary.fit_margin) or 0.10
+  local bf16 = bf16_on(config)
   local out = {}
   for _, a in ipairs(M.ACCELERATORS) do
-    if need_bytes <= a[2] * 2 ^ 30 * (1 - margin) then out[#out + 1] = a[1] end
+    if need <= a.gib * GIB * (1 - margin) and (a.bf16 or not bf16) then
+      out[#out + 1] = quote.yaml(a.name) .. ": " .. gpus
+    end
   end
-  return out
+  if #out == 0 then
+    local top = M.ACCELERATORS[1]
+    return nil, string.format("no accelerator SkyPilot knows holds this variant: it"
+      .. " needs about %.1f GiB per GPU, and the largest, %s (%d GiB), holds %.1f with"
+      .. " the %g%% margin the planner keeps", need / GIB, top.name, top.gib,
+      top.gib * (1 - margin), margin * 100)
+  end
+  return "{" .. table.concat(out, ", ") .. "}"
 end
 
-local y = quote.yaml
-
--- The run section: bash, set -euo pipefail; the config checked, then
--- torchrun across the nodes SkyPilot started.
-local function run_text(path, train_quoted, hf_quoted, port)
-  return table.concat({
-    "set -euo pipefail",
-    "# the config SkyPilot copied is the one gen wrote",
-    'echo "$DSF_CONFIG_SHA256  ' .. path .. '" | sha256sum --check --quiet',
-    'head_node=$(echo "$SKYPILOT_NODE_IPS" | head -n 1)',
-    'torchrun --nnodes "$SKYPILOT_NUM_NODES" --nproc_per_node "$SKYPILOT_NUM_GPUS_PER_NODE" \\',
-    '  --node_rank "$SKYPILOT_NODE_RANK" --master_addr "$head_node" --master_port ' .. port .. ' \\',
-    "  " .. train_quoted .. " --deepspeed " .. quote.sh(path)
-      .. (hf_quoted ~= "" and (" " .. hf_quoted) or ""),
-  }, "\n") .. "\n"
+function M.task_name(s)
+  local n = s:lower():gsub("[^a-z0-9._%-]", "-")
+  n = n:gsub("[._%-][._%-][._%-]+", "-"):gsub("^[._%-]+", ""):gsub("[._%-]+$", "")
+  if n == "" then n = "dsforge" end
+  return n
 end
 
--- A YAML block scalar (|) for text of printable lines, else a quoted one.
-local function block(text, ind)
-  if text:gsub("\n", ""):find("[%c]") or text:find("[ \t]\n") then return y(text) end
-  local pad = string.rep(" ", ind)
-  local lines = {}
-  for line in text:gmatch("([^\n]*)\n") do lines[#lines + 1] = line == "" and "" or (pad .. line) end
-  return "|\n" .. table.concat(lines, "\n")
+-- The training command's words, quoted (as the launch emitter reads it:
+-- --train-cmd, else the train_cmd param).
+local function train_words(v, ctx)
+  local text, from = ctx.train_cmd, "--train-cmd"
+  if text == nil and v.params and v.params.train_cmd ~= nil then
+    text, from = v.params.train_cmd, "the train_cmd param"
+  end
+  if text == nil then
+    dsforge.fail("the skypilot emitter needs the training command (the script and its"
+      .. " arguments): gen --train-cmd 'train.py --my-flag', or a train_cmd param in the"
+      .. " profile", 2)
+  end
+  local words, err = quote.split(tostring(text))
+  if not words then dsforge.fail(from .. ": " .. err, 2) end
+  if #words == 0 then dsforge.fail(from .. " is empty", 2) end
+  return quote.sh_words(words)
+end
+
+-- A YAML value: a literal block when the text is printable ASCII lines
+-- (readable, and what a literal block keeps as it is), else a
+-- double-quoted scalar (which can say anything).
+local function block(text)
+  if text:find("^[^ \n][ -~\n]*\n$") and not text:find("\n\n") then
+    return "|\n  " .. text:sub(1, -2):gsub("\n", "\n  ") .. "\n"
+  end
+  return quote.yaml(text) .. "\n"
 end
 
 function M.emit(v, ctx)
-  local p = v.params or {}
-  local o = ctx.options
-  local mount = o.mount or "/dsforge"
-  if not mount:find("^/[%w._/%-]*$") then
-    fail("mount must be an absolute path of letters, digits and ._/-, got " .. string.format("%q", mount))
-  end
-  local text = ctx.train_cmd
-  if text == nil then
-    fail("needs the training command (the script and its arguments): gen --train-cmd"
-      .. " 'train.py --my-flag'")
-  end
-  local words, err = quote.split(text)
-  if not words then fail("--train-cmd: " .. err) end
-  if #words == 0 then fail("--train-cmd is empty") end
+  -- (a string param that is "" is not set: the built-in profiles declare
+  -- the launch params with "" as their default)
+  local p = {}
+  for k, x in next, v.params or {} do if x ~= "" then p[k] = x end end
+  params.check(p)
   local ok, n, g = pcall(render.layout, { params = p })
-  if not ok then fail((tostring(n):gsub("^.-launch%.render: ", ""))) end
-  local port = p.master_port or 29500
-  if math.type(port) ~= "integer" or port < 1 or port > 65535 then
-    fail("param 'master_port' must be an integer port from 1 to 65535")
+  if not ok then dsforge.fail((tostring(n):gsub("^.-launch%.render: ", "")), 2) end
+  if p.nodes ~= nil and p.nodes ~= n then
+    dsforge.fail(string.format("param 'nodes' = %s, but world_size %d over"
+      .. " gpus_per_node %d is %d node(s)", tostring(p.nodes), p.world_size or 1, g, n), 2)
   end
-  -- The accelerators: from the estimate, or the one the options name.
-  local s = v.summary or {}
-  local accel
-  if o.accelerators ~= nil then
-    accel = {}
-    for name in o.accelerators:gmatch("[^,]+") do
-      if not name:find("^[%w][%w.%-]*$") then
-        fail("accelerators must be GPU names separated by commas, got " .. string.format("%q", o.accelerators))
-      end
-      accel[#accel + 1] = name
-    end
-  elseif type(s.gpu_bytes) == "number" then
-    accel = M.candidates(s.gpu_bytes, type(s.fit_margin) == "number" and s.fit_margin or 0.1)
-    if #accel == 0 then
-      dsforge.fail(string.format("skypilot: variant %s needs %.1f GiB per GPU: more than any"
-        .. " GPU SkyPilot offers holds (the largest: %s); raise the ZeRO stage, offload or"
-        .. " lower the micro batch, or name them with --emit-opt accelerators=...",
-        v.name, s.gpu_bytes / 2 ^ 30, M.ACCELERATORS[1][1]), 3)
-    end
-  else
-    fail("no memory estimate for variant " .. v.name .. ": name the GPUs with --emit-opt"
-      .. " accelerators=H100,A100-80GB")
-  end
-  -- Paths as seen from where gen ran (sky launch is run there too).
+  local acc, why = M.accelerators(v.summary, v.config, g)
+  if not acc then dsforge.fail(why, 2) end
   local dir = v.dir and v.dir:gsub("/+$", "")
-  local src = dir and ((dir == "" and "/" or dir .. "/") .. v.file) or v.file
-  if utf8.len(src) == nil then
-    fail("the -o directory is not valid UTF-8, and a YAML file can name only UTF-8 paths")
+  local here = dir == nil and v.file or ((dir == "" and "/" or dir .. "/") .. v.file)
+  if utf8.len(here) == nil then
+    dsforge.fail("the -o directory is not valid UTF-8, and a SkyPilot task (YAML) can name"
+      .. " only UTF-8 paths: write to a directory with a UTF-8 name", 2)
   end
-  local path = mount .. "/" .. v.file
-  local args, aerr = trainer.training_args({ config = v.config, params = p, deepspeed_file = path })
-  if not args then fail(aerr) end
-  local hf = render.hf_args_words({ args = args })
-  local rest = {}
-  for i = 1, #hf do
-    if not (hf[i] == "--deepspeed" or hf[i - 1] == "--deepspeed") then rest[#rest + 1] = hf[i] end
+  if here:find("$", 1, true) then
+    dsforge.fail("the -o directory holds a '$', which SkyPilot replaces by a task"
+      .. " variable in file_mounts: write to a directory without one", 2)
   end
-  local lines = {
-    "# " .. (v.profile .. "-" .. v.name):gsub("[%c]", "?") .. ": a SkyPilot task (generated by"
-      .. " dsforge, plugin cluster): sky launch THIS_FILE",
-    "name: " .. y(("dsf-" .. v.profile .. "-" .. v.name):lower():gsub("[^a-z0-9%-]", "-")),
-    "num_nodes: " .. n,
-    "resources:",
-    "  accelerators:",
-  }
-  for _, a in ipairs(accel) do lines[#lines + 1] = "    " .. y(a .. ":" .. g) .. ": null" end
-  lines[#lines + 1] = "envs:"
-  lines[#lines + 1] = "  DSF_VARIANT: " .. y(v.name)
-  lines[#lines + 1] = "  DSF_CONFIG_SHA256: " .. y(v.sha256 or "")
-  lines[#lines + 1] = "file_mounts:"
-  lines[#lines + 1] = "  " .. y(path) .. ": " .. y(src)
-  lines[#lines + 1] = "run: " .. block(run_text(path, quote.sh_words(words),
-    quote.sh_words(rest), port), 2)
-  return table.concat(lines, "\n") .. "\n"
+  local remote = REMOTE_DIR .. v.file
+  local args, err = trainer.training_args({ config = v.config, params = p,
+    deepspeed_file = remote })
+  if not args then dsforge.fail(err, 2) end
+  local hf = quote.sh_words(render.hf_args_words({ config = v.config, params = p,
+    file = remote, args = args }))
+  local port = math.tointeger(p.master_port) or 29500
+  local run = table.concat({
+    "set -eu",
+    'head_ip=$(printf \'%s\\n\' "$SKYPILOT_NODE_IPS" | head -n 1)',
+    'torchrun --nnodes "$SKYPILOT_NUM_NODES" --nproc_per_node "$SKYPILOT_NUM_GPUS_PER_NODE"'
+      .. ' --node_rank "$SKYPILOT_NODE_RANK" --master_addr "$head_ip" --master_port ' .. port
+      .. " " .. train_words(v, ctx) .. (hf ~= "" and " " .. hf or ""),
+    "" }, "\n")
+  local stem = v.profile .. "-" .. v.name
+  local title = stem:find("^%C*$") and stem or stem:gsub("%c", "?")
+  return table.concat({
+    "# " .. title .. ": SkyPilot task, " .. n .. " node(s) x " .. g .. " GPU(s)\n",
+    "# Generated by dsforge (plugin cluster); use: sky launch THIS_FILE (or sky jobs launch)\n",
+    "name: ", quote.yaml(M.task_name(stem)), "\n",
+    "num_nodes: ", tostring(n), "\n",
+    "resources:\n",
+    "  accelerators: ", acc, "\n",
+    "envs:\n",
+    "  DSF_VARIANT: ", quote.yaml(v.name), "\n",
+    "  DSF_CONFIG_SHA256: ", quote.yaml(v.sha256), "\n",
+    "  DSF_CONFIG: ", quote.yaml(remote), "\n",
+    "workdir: \".\"\n",
+    "file_mounts:\n",
+    "  ", quote.yaml(remote), ": ", quote.yaml(here), "\n",
+    "run: ", block(run),
+  })
 end
 
 return M

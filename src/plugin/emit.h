@@ -43,8 +43,8 @@ typedef struct dsf_emit_view {
     const cJSON *doc;          /* the final config */
     const cJSON *params;
     const cJSON *summary;      /* the merged plugin summary, or NULL */
-    const char *sha256;        /* of the variant's JSON bytes, or NULL (a
-                               ** dry run makes no bytes) */
+    const char *sha256;        /* of the variant's JSON bytes (as -o would
+                               ** write them, also in a dry run) */
     const char *target;
     const char *train_cmd;     /* --train-cmd, or NULL */
     const cJSON *options;      /* --emit-opt KEY=VALUE: an object of

@@ -10,8 +10,10 @@
 
 #include "core/buf.h"
 #include "core/error.h"
+#include "core/sha256.h"
 #include "core/strutil.h"
 #include "core/xalloc.h"
+#include "json/jsonout.h"
 
 /* The index of the emitter called name, or -1. */
 static long find_emitter(const dsf_emitter *em, size_t n, const char *name)
@@ -127,11 +129,19 @@ int dsf_gen_emit_variant(run *ru, variant *v, dsf_diags *d)
     const dsf_profile *p = ru->profile;
     const char *pname = p->chain[p->nchain - 1].name;
     char *file = dsf_xasprintf("%s-%s.json", pname, v->name);
+    /* The JSON's sha256: made with its bytes (-o, --report), else here
+    ** (a dry run), from the same bytes gen would write. */
+    if (!v->sha256[0]) {
+        dsf_buf b = DSF_BUF_INIT;
+        dsf_json_write(&b, v->doc, true);
+        dsf_sha256_hex(v->sha256, b.data ? b.data : "", b.len);
+        dsf_buf_free(&b);
+    }
     dsf_emit_view view = {pname,          v->name,
                           v->tier ? v->tier->name : "",
                           file,           ru->r->outdir,
                           v->doc,         v->params,
-                          v->extra,       v->sha256[0] ? v->sha256 : NULL,
+                          v->extra,       v->sha256,
                           ru->r->target,
                           ru->r->train_cmd,
                           ru->r->emit_options,

@@ -249,6 +249,29 @@ class EmitterContract(dsf.TempDirTest):
                      "returned 1 texts for 2 declared files")
         self.failing('return { "x", 2 }', 5, "text #2 must be a string")
 
+    def test_v_sha256_is_the_json_files_sha256_with_or_without_o(self):
+        # an emitter that writes v.sha256, and one that reports it by
+        # failing: a dry run keeps no text, so its message shows the value
+        text = plugin("sha", """{ { name = "sha", summary = "s",
+            file = "{profile}-{variant}.sha.txt",
+            emit = function(v) return v.sha256 end },
+          { name = "shafail", summary = "s", file = "{profile}-{variant}.x.txt",
+            emit = function(v) dsforge.fail("SHA " .. v.name .. " " .. v.sha256) end } }""")
+        out = os.path.join(self.tmp, "out")
+        res = self.gen("--emit", "sha", "-o", out, plugins=("sha",),
+                       texts={"sha": text})
+        self.assertExit(res, 0)
+        m = load(os.path.join(out, "manifest.json"))
+        for v in m["variants"]:
+            with open(os.path.join(out, v["file"]), "rb") as f:
+                want = hashlib.sha256(f.read()).hexdigest()
+            self.assertEqual(v["sha256"], want)
+            self.assertEqual(load(os.path.join(out, "p-%s.sha.txt" % v["name"])), want)
+        first = m["variants"][0]
+        res = self.gen("--emit", "shafail", plugins=("sha",), texts={"sha": text})
+        self.assertExit(res, 3)
+        self.assertIn("SHA %s %s" % (first["name"], first["sha256"]), res.err)
+
     def test_fail_is_an_input_error(self):
         self.failing('dsforge.fail("no such cluster")', 3, "no such cluster",
                      "emitter boom (plugin bad)")

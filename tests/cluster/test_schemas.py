@@ -1,12 +1,6 @@
 """The cluster emitters' files against the validators of the systems that
 read them (issue 31), for every built-in profile and tier:
 
-- <profile>-<variant>.sky.yaml, parsed by PyYAML: validates with ajv
-  against SkyPilot's task schema and its resources against SkyPilot's
-  resources schema (schemas/skypilot-*.json, transcribed from
-  sky/utils/schemas.py with its commit), and its run section, run by
-  bash with SkyPilot's variables set and a stand-in torchrun, checks the
-  config's sha256 and starts torchrun with the variant's words.
 - k8s.yaml, parsed by PyYAML: every TrainJob validates with ajv (npm)
   against the TrainJob v1alpha1 CRD's OpenAPI schema of Kubeflow Trainer
   v2.3.0 (tests/cluster/schemas/trainjob-v1alpha1.json, a pinned copy
@@ -15,7 +9,9 @@ read them (issue 31), for every built-in profile and tier:
   stays under Kubernetes' 1 MiB, and holds each variant's JSON byte for
   byte (the sha256 the manifest lists).
 
-Run by tests/cluster/run.sh (ctest cluster_schemas), which installs ajv
+(The SkyPilot tasks: tests/cluster/sky_run.sh, ctest
+cluster_skypilot_schema.) Run by tests/cluster/run.sh (ctest
+cluster_schemas), which installs ajv
 into the build tree; DSFORGE, NODE_PATH and CLUSTER_WORK come from it."""
 import hashlib
 import json
@@ -162,111 +158,6 @@ class K8s(unittest.TestCase):
         maps = [d for d in docs if d["kind"] == "ConfigMap"]
         self.assertGreater(len(maps), 1)
         self.check_run(out, m, docs)
-
-
-FAKE_TORCHRUN = """#!/bin/sh
-printf '%s\\n' "$@" > "$FAKE_ARGV"
-"""
-
-
-class SkyPilot(unittest.TestCase):
-
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="dsforge-sky-")
-
-    def gen(self, profile, *args):
-        out = os.path.join(self.tmp, profile)
-        res = run("gen", profile, "--emit", "skypilot", "--train-cmd", "train.py --run 'a b'",
-                  *args, "-o", out, cwd=self.tmp)
-        self.assertEqual(res.returncode, 0, res.stderr)
-        with open(os.path.join(out, "manifest.json")) as f:
-            m = json.load(f)
-        tasks = []
-        for v in m["variants"]:
-            name = v["file"][:-len(".json")] + ".sky.yaml"
-            with open(os.path.join(out, name), encoding="utf-8") as f:
-                tasks.append((name, v, yaml.safe_load(f)))
-        return out, tasks
-
-    def check(self, tasks):
-        ok, text = ajv("skypilot-task.json", [(n, t) for n, _, t in tasks])
-        self.assertTrue(ok, text)
-        ok, text = ajv("skypilot-resources.json", [(n, t["resources"]) for n, _, t in tasks])
-        self.assertTrue(ok, text)
-        for name, v, t in tasks:
-            self.assertEqual(t["num_nodes"], v["params"]["nodes"])
-            self.assertEqual(t["envs"], {"DSF_VARIANT": v["name"], "DSF_CONFIG_SHA256": v["sha256"]})
-            gpus = min(v["params"]["gpus_per_node"], v["params"]["world_size"])
-            need = v["summary"]["gpu_bytes"] / (1 - v["summary"]["fit_margin"]) / 2 ** 30
-            self.assertTrue(t["resources"]["accelerators"], name)
-            for a in t["resources"]["accelerators"]:
-                gpu, count = a.split(":")
-                self.assertEqual(int(count), gpus)
-                self.assertGreaterEqual(MEMORY[gpu], need, a)
-            (dst, src), = t["file_mounts"].items()
-            self.assertEqual(os.path.basename(dst), v["file"])
-
-    def test_every_builtin_profile_and_tier(self):
-        for profile, tiers in builtin_profiles():
-            with self.subTest(profile=profile):
-                _, tasks = self.gen(profile)
-                self.assertEqual(sorted(v["tier"] for _, v, _ in tasks), sorted(tiers))
-                self.check(tasks)
-
-    def test_the_run_section_checks_the_config_and_starts_torchrun(self):
-        mnt = os.path.join(self.tmp, "mnt")
-        out, tasks = self.gen("8xa100", "--tier", "small", "--param", "nodes=2",
-                              "--emit-opt", "mount=" + mnt)
-        name, v, t = tasks[0]
-        (dst, src), = t["file_mounts"].items()
-        os.makedirs(mnt)
-        with open(os.path.join(self.tmp, src), "rb") as f:
-            data = f.read()
-        with open(dst, "wb") as f:
-            f.write(data)   # what SkyPilot's file mount does
-        bindir = os.path.join(self.tmp, "bin")
-        os.makedirs(bindir)
-        with open(os.path.join(bindir, "torchrun"), "w") as f:
-            f.write(FAKE_TORCHRUN)
-        os.chmod(os.path.join(bindir, "torchrun"), 0o755)
-        argv = os.path.join(self.tmp, "argv")
-        env = dict(os.environ, PATH=bindir + ":" + os.environ["PATH"], FAKE_ARGV=argv,
-                   SKYPILOT_NODE_RANK="1", SKYPILOT_NODE_IPS="10.0.0.5\n10.0.0.6",
-                   SKYPILOT_NUM_NODES="2", SKYPILOT_NUM_GPUS_PER_NODE="8", **t["envs"])
-        res = subprocess.run(["bash", "-c", t["run"]], env=env, capture_output=True, text=True)
-        self.assertEqual(res.returncode, 0, res.stderr)
-        with open(argv) as f:
-            words = f.read().splitlines()
-        self.assertEqual(words[:10], ["--nnodes", "2", "--nproc_per_node", "8", "--node_rank", "1",
-                                      "--master_addr", "10.0.0.5", "--master_port", "29500"])
-        self.assertEqual(words[10:13], ["train.py", "--run", "a b"])
-        self.assertEqual(words[13:15], ["--deepspeed", dst])
-        self.assertIn("--per_device_train_batch_size", words)
-        # a config changed on the way: the run stops before torchrun
-        os.unlink(argv)
-        with open(dst, "ab") as f:
-            f.write(b" ")
-        res = subprocess.run(["bash", "-c", t["run"]], env=env, capture_output=True, text=True)
-        self.assertNotEqual(res.returncode, 0)
-        self.assertFalse(os.path.exists(argv))
-
-    def test_the_validators_reject_what_skypilot_does(self):
-        _, tasks = self.gen("8xa100", "--tier", "small")
-        _, _, t = tasks[0]
-        bad = dict(t, num_nodes="two")
-        worse = dict(t, gpus=8)
-        envs = dict(t, envs={"1BAD": "x"})
-        ok, text = ajv("skypilot-task.json", [("good", t), ("bad", bad), ("worse", worse),
-                                              ("envs", envs)])
-        self.assertFalse(ok)
-        self.assertIn("1 of 4 valid", text)
-        res = dict(t["resources"], accelerators=42)
-        ok, text = ajv("skypilot-resources.json", [("res", res)])
-        self.assertFalse(ok)
-
-
-MEMORY = {"B200": 180, "H200": 141, "H100": 80, "A100-80GB": 80, "L40S": 48, "A6000": 48,
-          "A100": 40, "V100-32GB": 32, "A10G": 24, "L4": 24, "A10": 24, "V100": 16, "T4": 16}
 
 
 if __name__ == "__main__":
