@@ -7,7 +7,9 @@
 #include "cli/args.h"
 #include "cli/cmds.h"
 #include "cli/plugin_env.h"
+#include "cli/opts.h"
 #include "core/error.h"
+#include "plugin/ds_version.h"
 #include "lsp/lsp.h"
 
 enum { OPT_STDIO = 1 };
@@ -62,18 +64,25 @@ static int run(int argc, char **argv)
     dsf_plugin_env pe;
     memset(&pe, 0, sizeof pe);
     int status = -1;
+    const char *ds_version = NULL; /* $DSFORGE_DS_VERSION, as check */
+    if (!rc)
+        rc = dsf_opt_ds_version(&ds_version, NULL, &d);
     if (!rc) {
         rc = dsf_cli_env_finish(&env, &d);
         if (!rc)
             rc = dsf_plugin_env_load(&pe, &env, &d);
         if (!rc)
             rc = dsf_plugins_load_rules(pe.plugins, &d);
+        if (!rc && ds_version)
+            rc = dsf_plugins_check_ds_version(
+                pe.plugins, ds_version, dsf_opt_ds_version_from(NULL), &d);
     }
     if (!rc) {
         /* the plugins' load notices, before the session */
         dsf_diags_print(&pe.warnings, stderr, env.color);
         dsf_diags_free(&pe.warnings);
-        status = dsf_lsp_serve(pe.plugins, STDIN_FILENO, STDOUT_FILENO);
+        status = dsf_lsp_serve(pe.plugins, ds_version, STDIN_FILENO,
+                               STDOUT_FILENO);
     }
     dsf_plugin_env_free(&pe, &d);
     int ex = dsf_cli_finish(&env, &d, rc);

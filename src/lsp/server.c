@@ -255,7 +255,8 @@ static void find_commands(dsf_lsp *s)
     }
 }
 
-int dsf_lsp_serve(dsf_plugins *plugins, int in_fd, int out_fd)
+int dsf_lsp_serve(dsf_plugins *plugins, const char *ds_version, int in_fd,
+                  int out_fd)
 {
     signal(SIGPIPE, SIG_IGN); /* a closed client is a write error */
     dsf_lsp s;
@@ -265,6 +266,7 @@ int dsf_lsp_serve(dsf_plugins *plugins, int in_fd, int out_fd)
     strcpy(s.target, "deepspeed");
     strcpy(s.lang, "en");
     s.world = 1;
+    s.ds_version = ds_version ? dsf_xstrdup(ds_version) : NULL;
     find_commands(&s);
     dsf_rpc_in in;
     dsf_rpc_in_init(&in, in_fd);

@@ -17,10 +17,11 @@ SEVERITY = {"error": 1, "warning": 2, "note": 3}
 class Server:
     """A dsforge lsp process with a minimal client."""
 
-    def __init__(self, options=None):
+    def __init__(self, options=None, env=None):
         self.p = subprocess.Popen([dsf.DSFORGE, "lsp"], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL)
+                                  stderr=subprocess.DEVNULL,
+                                  env=dict(os.environ, **(env or {})))
         self.next_id = 0
         self.request("initialize", {"capabilities": {},
                                     "initializationOptions": options or {}})
@@ -136,6 +137,30 @@ class Command(dsf.TempDirTest):
         r = run("lsp", "file.json")
         self.assertEqual(r.rc, 2, r)
         self.assertIn("lsp takes no arguments", r.err)
+
+    def hover(self, server, text, at):
+        server.diagnostics("file:///h.json", text)
+        return server.request("textDocument/hover", {
+            "textDocument": {"uri": "file:///h.json"},
+            "position": {"line": 0, "character": text.index(at)}})["result"]
+
+    def test_release_from_the_environment_then_the_settings(self):
+        text = '{"zero_optimization": {"stage": 1, "stage3_prefetch": 1}}'
+        s = Server(env={"DSFORGE_DS_VERSION": "0.16.9"})
+        h = self.hover(s, text, "stage")
+        self.assertIn("zero_optimization.stage  (DeepSpeed 0.16.9)",
+                      h["contents"]["value"])
+        s.send({"method": "workspace/didChangeConfiguration",
+                "params": {"settings": {"dsforge": {"dsVersion": "0.15.4"}}}})
+        h = self.hover(s, text, "stage")
+        self.assertIn("(DeepSpeed 0.15.4)", h["contents"]["value"])
+        # a key no release reads: the command's own answer
+        h = self.hover(s, text, "stage3_prefetch")
+        self.assertIn("not a DeepSpeed key", h["contents"]["value"])
+        self.assertEqual(s.close(), 0)
+        r = run("lsp", env={"DSFORGE_DS_VERSION": "0.1"})
+        self.assertEqual(r.rc, 2, r)
+        self.assertIn("DSFORGE_DS_VERSION", r.err)
 
     def test_exit_without_shutdown_is_1(self):
         s = Server()
