@@ -215,7 +215,6 @@ static void handle(dsf_lsp *s, const char *body, size_t len)
     if (!msg) {
         dsf_lsp_error(s, NULL, DSF_RPC_PARSE_ERROR,
                       "the message is not JSON");
-        cJSON_Delete(msg);
         return;
     }
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(msg, "method");
