@@ -13,9 +13,11 @@ packages=(
   groff-base zsh fish                   # the man page and completion tests
   strace                                # the tests that count system calls
   slurm-wlm munge                       # the job-array test's one-node Slurm (contrib/slurm/cluster.sh)
+  neovim                                # tests/lsp: dsforge lsp in Neovim's built-in LSP client
 )
-# node and npm for tests/editor (VS Code's JSON language service and ajv,
-# installed from npm into the build tree): Debian's packages, unless a
+# node and npm for tests/editor (VS Code's JSON language service and ajv)
+# and tests/lsp (vscode-jsonrpc, driving dsforge lsp), their packages
+# installed from npm into the build tree: Debian's packages, unless a
 # node (with its own npm, e.g. NodeSource's) is already there.
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)

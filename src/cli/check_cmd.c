@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/jsloc.h"
+#include "doc/jsloc.h"
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/fsutil.h"

@@ -7,7 +7,6 @@
 #include "cli/check_cmd.h"
 #include "cli/check_par.h"
 #include "cli/cmds.h"
-#include "cli/jsloc.h"
 #include "core/buf.h"
 #include "cli/opts.h"
 #include "core/error.h"
@@ -18,7 +17,7 @@
 #include "json/jsonc.h"
 #include "core/fsutil.h"
 #include "json/jsonout.h"
-#include "json/pyjson.h"
+#include "plugin/checkdoc.h"
 #include "plugin/ds_version.h"
 #include "plugin/plugin.h"
 
@@ -122,32 +121,6 @@ static int load(cJSON **doc, dsf_jsrc **src, char **text, size_t *len,
     return rc;
 }
 
-/* Under --target hf: the Trainer and Accelerate read the file with Python's
-** json.load, which rejects the comments and trailing commas DeepSpeed's
-** hjson reader (and dsforge) accept. text: the file's, as parsed (not
-** read again); NULL (standard input) checks nothing. */
-static void check_json_load(const char *file, const char *text, size_t len,
-                            const dsf_jsrc *src, dsf_diags *out)
-{
-    if (!text)
-        return;
-    dsf_jpos pos;
-    const char *what;
-    if (dsf_pyjson_first_extension(text, len, &pos, &what)) {
-        dsf_diag *g = dsf_diag_add(out, DSF_ERROR, file, pos.line, pos.col,
-                                   "%s: the Hugging Face Trainer (and "
-                                   "Accelerate) load the DeepSpeed config "
-                                   "with Python's json.load, which rejects "
-                                   "it (json.decoder.JSONDecodeError), "
-                                   "though DeepSpeed's own hjson reader "
-                                   "accepts it", what);
-        dsf_diag_set_rule(g, "hf-json-load");
-        dsf_diag_set_hint(g, "remove comments and trailing commas: the "
-                             "file must be plain JSON for the Trainer");
-        dsf_jsloc_excerpt(g, src);
-    }
-}
-
 /* The command's checks on file (check_file): their params join params
 ** (all but keep). */
 static int command_check(dsf_check_cmd *cmd, dsf_plugins *plugins,
@@ -193,21 +166,7 @@ static int check_file(const char *file, dsf_plugins *plugins,
     }
     if (!strcmp(file, "-"))
         file = "<stdin>";
-    size_t nd;
-    const dsf_jdup *dups = dsf_jsrc_duplicates(src, &nd);
-    for (size_t i = 0; i < nd; i++) {
-        dsf_diag *g = dsf_diag_add(out, DSF_ERROR, file, dups[i].again.line,
-                                   dups[i].again.col,
-                                   "duplicate key '%s' (first at line %d): "
-                                   "DeepSpeed rejects duplicate keys when "
-                                   "it reads a file, and most JSON readers "
-                                   "silently keep only the last one",
-                                   dups[i].path, dups[i].first.line);
-        dsf_diag_set_rule(g, "duplicate-key");
-        dsf_diag_set_path(g, dups[i].path);
-        dsf_diag_set_hint(g, "remove one of the two keys");
-        dsf_jsloc_excerpt(g, src);
-    }
+    dsf_checkdoc_duplicates(file, src, out);
     dsf_validate_opts cvo = *vo; /* with the command's target */
     if (cJSON_IsObject(doc) && cmd) {
         rc = command_check(cmd, plugins, doc, src, file, vo, target_given,
@@ -216,31 +175,10 @@ static int check_file(const char *file, dsf_plugins *plugins,
             cvo.target = cmd->cmd_target;
     }
     if (!rc && !strcmp(cvo.target, "hf"))
-        check_json_load(file, text, len, src, out);
+        dsf_checkdoc_json_load(file, text, len, src, out);
     free(text);
-    if (rc) {
-        /* the command check failed (a script error) */
-    } else if (!cJSON_IsObject(doc)) {
-        rc = dsf_diag_error(out, DSF_EINPUT, file, 1, 1,
-                            "a DeepSpeed config must be a JSON object");
-    } else {
-        dsf_findings f = DSF_FINDINGS_INIT;
-        rc = dsf_plugins_validate(plugins, doc, &cvo, &f, out);
-        for (size_t i = 0; i < f.len; i++) {
-            dsf_jpos pos = dsf_jsloc_locate(doc, src, f.items[i].path);
-            dsf_diag *g = dsf_diag_add(out, f.items[i].severity, file,
-                                       pos.line, pos.col, "%s%s%s",
-                                       f.items[i].path,
-                                       f.items[i].path[0] ? ": " : "",
-                                       f.items[i].message);
-            dsf_diag_set_rule(g, f.items[i].rule);
-            dsf_diag_set_path(g, f.items[i].path);
-            if (f.items[i].fix)
-                dsf_diag_set_hint(g, "%s", f.items[i].fix);
-            dsf_jsloc_excerpt(g, src);
-        }
-        dsf_findings_free(&f);
-    }
+    if (!rc) /* else the command check failed (a script error) */
+        rc = dsf_checkdoc_rules(plugins, doc, src, file, &cvo, out);
     cJSON_Delete(doc);
     dsf_jsrc_free(src);
     return rc;

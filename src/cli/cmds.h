@@ -16,5 +16,6 @@ extern const dsf_command dsf_cmd_repo;
 extern const dsf_command dsf_cmd_detect;
 extern const dsf_command dsf_cmd_diff;
 extern const dsf_command dsf_cmd_report;
+extern const dsf_command dsf_cmd_lsp;
 
 #endif

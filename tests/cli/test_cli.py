@@ -14,7 +14,7 @@ import dsf
 from dsf import run
 
 COMMANDS = ["gen", "list", "show", "check", "explain", "schema", "plugins",
-            "estimate", "repo", "detect"]
+            "estimate", "repo", "detect", "lsp"]
 
 
 class Help(unittest.TestCase):

@@ -1,6 +1,7 @@
 /*
 ** jsloc.h -- where a config path is in the file it was read from, for
-** check's diagnostics (cmd_check.c, check_cmd.c).
+** check's diagnostics (plugin/checkdoc.c, cli/check_cmd.c) and so the
+** language server's.
 */
 #ifndef DSF_JSLOC_H
 #define DSF_JSLOC_H

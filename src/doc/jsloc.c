@@ -1,5 +1,5 @@
 /* jsloc.c -- see jsloc.h. */
-#include "cli/jsloc.h"
+#include "doc/jsloc.h"
 
 #include <stdlib.h>
 

@@ -1,0 +1,91 @@
+/* cmd_lsp.c -- `dsforge lsp`: the language server (lsp/lsp.h) on
+** standard input and output, with the plugins of the plugin path. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/args.h"
+#include "cli/cmds.h"
+#include "cli/plugin_env.h"
+#include "cli/opts.h"
+#include "core/error.h"
+#include "plugin/ds_version.h"
+#include "lsp/lsp.h"
+
+enum { OPT_STDIO = 1 };
+
+static const dsf_opt opts[] = {
+    {"stdio", 0, NULL,
+     "talk over standard input and output (the default and only way; "
+     "accepted because editors' LSP clients pass it)", OPT_STDIO, NULL},
+    {NULL, 0, NULL, NULL, 0, NULL}};
+
+static int run(int argc, char **argv);
+
+const dsf_command dsf_cmd_lsp = {
+    "lsp", "language server for DeepSpeed configs (editors)",
+    "lsp [--stdio]",
+    "Runs a Language Server (LSP 3.17) over standard input and output for "
+    "an editor: the findings of `dsforge check` (every rule of every "
+    "plugin) as diagnostics while a DeepSpeed JSON config is edited, the "
+    "`explain` text of the key under the cursor on hover, and the keys "
+    "and values the schema allows as completions. The plugins are loaded "
+    "once, at start. The client's settings {\"dsforge\": {\"dsVersion\": "
+    "\"X.Y.Z\", \"target\": \"deepspeed|hf\", \"worldSize\": N}} (as "
+    "initializationOptions or workspace/didChangeConfiguration) choose the "
+    "release, the target and the world size the rules check at; the "
+    "client's locale (zh...) the language of the hover text. See "
+    "contrib/docs/lsp.md.",
+    opts, true,
+    "Exit status: 0 after the client's shutdown and exit, 1 when the "
+    "client exits without shutdown or goes away (its end of standard "
+    "input closes), 2 a usage error, 3 or 5 the plugins cannot be loaded.",
+    NULL, NULL, run, NULL};
+
+static int run(int argc, char **argv)
+{
+    dsf_cli_env env;
+    dsf_cli_env_init(&env);
+    dsf_diags d = DSF_DIAGS_INIT;
+    dsf_cli_args cl;
+    dsf_cli_args_init(&cl, argc, argv, &dsf_cmd_lsp, &env, &d);
+    int rc = 0, id;
+    const char *arg;
+    while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END)
+        if (id == DSF_OPT_POS)
+            rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
+                                "lsp takes no arguments");
+    if (!rc)
+        rc = cl.rc;
+    if (cl.help_shown) {
+        dsf_diags_free(&d);
+        return 0;
+    }
+    dsf_plugin_env pe;
+    memset(&pe, 0, sizeof pe);
+    int status = -1;
+    const char *ds_version = NULL; /* $DSFORGE_DS_VERSION, as check */
+    if (!rc)
+        rc = dsf_opt_ds_version(&ds_version, NULL, &d);
+    if (!rc) {
+        rc = dsf_cli_env_finish(&env, &d);
+        if (!rc)
+            rc = dsf_plugin_env_load(&pe, &env, &d);
+        if (!rc)
+            rc = dsf_plugins_load_rules(pe.plugins, &d);
+        if (!rc && ds_version)
+            rc = dsf_plugins_check_ds_version(
+                pe.plugins, ds_version, dsf_opt_ds_version_from(NULL), &d);
+    }
+    if (!rc) {
+        /* the plugins' load notices, before the session */
+        dsf_diags_print(&pe.warnings, stderr, env.color);
+        dsf_diags_free(&pe.warnings);
+        status = dsf_lsp_serve(pe.plugins, ds_version, STDIN_FILENO,
+                               STDOUT_FILENO);
+    }
+    dsf_plugin_env_free(&pe, &d);
+    int ex = dsf_cli_finish(&env, &d, rc);
+    dsf_cli_env_free(&env);
+    return status >= 0 ? status : ex;
+}

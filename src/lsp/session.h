@@ -1,0 +1,77 @@
+/*
+** session.h -- the state of one language server session (server.c) and
+** what its method handlers share: sending messages, the settings.
+*/
+#ifndef DSF_LSP_SESSION_H
+#define DSF_LSP_SESSION_H
+
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+#include "lsp/docs.h"
+#include "plugin/commands.h"
+#include "plugin/plugin.h"
+
+/* JSON-RPC and LSP error codes. */
+enum {
+    DSF_RPC_PARSE_ERROR = -32700,
+    DSF_RPC_INVALID_REQUEST = -32600,
+    DSF_RPC_METHOD_NOT_FOUND = -32601,
+    DSF_RPC_INVALID_PARAMS = -32602,
+    DSF_RPC_NOT_INITIALIZED = -32002
+};
+
+typedef struct dsf_lsp {
+    dsf_plugins *plugins;      /* borrowed */
+    int out_fd;
+    dsf_lsp_docs docs;
+    char *ds_version;          /* the release checked at, or NULL (the
+                                  plugins' default) */
+    char target[16];           /* "deepspeed" or "hf" */
+    long world;                /* the world size the rules see */
+    char lang[4];              /* hover language: "en" or "zh" */
+    bool initialized, shutdown, exit, gone;
+    const dsf_plugin_command *explain, *schema; /* or NULL */
+    cJSON *schema_doc;         /* the schema at schema_at, or NULL */
+    char *schema_at;           /* its ds_version ("" for the default) */
+} dsf_lsp;
+
+/* Sends msg (deleted here) to the client; marks the session gone when
+** the client cannot be written to. */
+void dsf_lsp_send(dsf_lsp *s, cJSON *msg);
+
+/* Sends the result (deleted here; NULL sends null) of request id. */
+void dsf_lsp_reply(dsf_lsp *s, const cJSON *id, cJSON *result);
+
+/* Sends an error response to id (NULL: null). */
+void dsf_lsp_error(dsf_lsp *s, const cJSON *id, int code,
+                   const char *message);
+
+/* Sends a notification (params deleted here). */
+void dsf_lsp_notify(dsf_lsp *s, const char *method, cJSON *params);
+
+/* Writes one line to standard error: "dsforge lsp: ...". */
+void dsf_lsp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Applies the settings object {"dsforge": {"dsVersion", "target",
+** "worldSize"}} (or
+** the inner object itself); a bad value is shown to the user and the
+** previous one kept. */
+void dsf_lsp_settings(dsf_lsp *s, const cJSON *settings);
+
+/* Publishes doc's diagnostics (diagnose.c). */
+void dsf_lsp_publish(dsf_lsp *s, const dsf_lsp_doc *doc);
+
+/* textDocument/hover (hover.c) and textDocument/completion
+** (complete.c) at (line, character) of doc: the result (caller
+** deletes), or NULL for null. */
+cJSON *dsf_lsp_hover(dsf_lsp *s, const dsf_lsp_doc *doc, long line,
+                     long character);
+cJSON *dsf_lsp_complete(dsf_lsp *s, const dsf_lsp_doc *doc, long line,
+                        long character);
+
+/* An LSP Range of the bytes [a, b) of doc's text (caller deletes). */
+cJSON *dsf_lsp_range(const char *text, size_t len, size_t a, size_t b);
+
+#endif

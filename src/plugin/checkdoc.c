@@ -1,0 +1,77 @@
+/* checkdoc.c -- see checkdoc.h. */
+#include "plugin/checkdoc.h"
+
+#include "core/error.h"
+#include "doc/jsloc.h"
+#include "json/pyjson.h"
+
+void dsf_checkdoc_duplicates(const char *file, const dsf_jsrc *src,
+                             dsf_diags *out)
+{
+    size_t nd;
+    const dsf_jdup *dups = dsf_jsrc_duplicates(src, &nd);
+    for (size_t i = 0; i < nd; i++) {
+        dsf_diag *g = dsf_diag_add(out, DSF_ERROR, file, dups[i].again.line,
+                                   dups[i].again.col,
+                                   "duplicate key '%s' (first at line %d): "
+                                   "DeepSpeed rejects duplicate keys when "
+                                   "it reads a file, and most JSON readers "
+                                   "silently keep only the last one",
+                                   dups[i].path, dups[i].first.line);
+        dsf_diag_set_rule(g, "duplicate-key");
+        dsf_diag_set_path(g, dups[i].path);
+        dsf_diag_set_hint(g, "remove one of the two keys");
+        dsf_jsloc_excerpt(g, src);
+    }
+}
+
+/* The Trainer and Accelerate read the file with Python's json.load, which
+** rejects the comments and trailing commas DeepSpeed's hjson reader (and
+** dsforge) accept. */
+void dsf_checkdoc_json_load(const char *file, const char *text, size_t len,
+                            const dsf_jsrc *src, dsf_diags *out)
+{
+    if (!text)
+        return;
+    dsf_jpos pos;
+    const char *what;
+    if (dsf_pyjson_first_extension(text, len, &pos, &what)) {
+        dsf_diag *g = dsf_diag_add(out, DSF_ERROR, file, pos.line, pos.col,
+                                   "%s: the Hugging Face Trainer (and "
+                                   "Accelerate) load the DeepSpeed config "
+                                   "with Python's json.load, which rejects "
+                                   "it (json.decoder.JSONDecodeError), "
+                                   "though DeepSpeed's own hjson reader "
+                                   "accepts it", what);
+        dsf_diag_set_rule(g, "hf-json-load");
+        dsf_diag_set_hint(g, "remove comments and trailing commas: the "
+                             "file must be plain JSON for the Trainer");
+        dsf_jsloc_excerpt(g, src);
+    }
+}
+
+int dsf_checkdoc_rules(dsf_plugins *plugins, cJSON *doc,
+                       const dsf_jsrc *src, const char *file,
+                       const dsf_validate_opts *vo, dsf_diags *out)
+{
+    if (!cJSON_IsObject(doc))
+        return dsf_diag_error(out, DSF_EINPUT, file, 1, 1,
+                              "a DeepSpeed config must be a JSON object");
+    dsf_findings f = DSF_FINDINGS_INIT;
+    int rc = dsf_plugins_validate(plugins, doc, vo, &f, out);
+    for (size_t i = 0; i < f.len; i++) {
+        dsf_jpos pos = dsf_jsloc_locate(doc, src, f.items[i].path);
+        dsf_diag *g = dsf_diag_add(out, f.items[i].severity, file,
+                                   pos.line, pos.col, "%s%s%s",
+                                   f.items[i].path,
+                                   f.items[i].path[0] ? ": " : "",
+                                   f.items[i].message);
+        dsf_diag_set_rule(g, f.items[i].rule);
+        dsf_diag_set_path(g, f.items[i].path);
+        if (f.items[i].fix)
+            dsf_diag_set_hint(g, "%s", f.items[i].fix);
+        dsf_jsloc_excerpt(g, src);
+    }
+    dsf_findings_free(&f);
+    return rc;
+}

@@ -1,0 +1,38 @@
+/*
+** checkdoc.h -- what `check` says about one parsed config, apart from the
+** command line: duplicate keys, the Hugging Face json.load check, and
+** the findings of every plugin's rules at file:line:col. Shared by
+** `dsforge check` (cli/cmd_check.c) and the language server (lsp/), so
+** both give the same messages.
+*/
+#ifndef DSF_CHECKDOC_H
+#define DSF_CHECKDOC_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/diag.h"
+#include "json/jsonc.h"
+#include "plugin/plugin.h"
+
+/* Appends an error to out for every duplicate key src recorded. file
+** (borrowed) names the file in the diagnostics. */
+void dsf_checkdoc_duplicates(const char *file, const dsf_jsrc *src,
+                             dsf_diags *out);
+
+/* Under --target hf: appends an error to out when text[0..len) (the
+** file's, as parsed; borrowed) is not plain JSON, which the Hugging Face
+** Trainer's json.load rejects. text NULL checks nothing. */
+void dsf_checkdoc_json_load(const char *file, const char *text, size_t len,
+                            const dsf_jsrc *src, dsf_diags *out);
+
+/* Runs every rule of plugins on doc (parsed from src; borrowed) with vo
+** and appends each finding to out at the position of its path in the
+** file; a doc that is not an object is one DSF_EINPUT error at 1:1.
+** Returns 0, DSF_EINPUT, or a plugin's script error (in out too). */
+int dsf_checkdoc_rules(dsf_plugins *plugins, cJSON *doc,
+                       const dsf_jsrc *src, const char *file,
+                       const dsf_validate_opts *vo, dsf_diags *out);
+
+#endif

@@ -1,0 +1,191 @@
+"""dsforge lsp (issue 34): its diagnostics are check's findings (rule,
+severity, message with the fix, line and column) on the built-in profiles'
+outputs, broken configs and, when present, the real-world configs; and
+its command line. The sessions with real clients are tests/lsp/."""
+import glob
+import json
+import os
+import subprocess
+import unittest
+
+import dsf
+from dsf import run
+
+SEVERITY = {"error": 1, "warning": 2, "note": 3}
+
+
+class Server:
+    """A dsforge lsp process with a minimal client."""
+
+    def __init__(self, options=None, env=None):
+        self.p = subprocess.Popen([dsf.DSFORGE, "lsp"], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL,
+                                  env=dict(os.environ, **(env or {})))
+        self.next_id = 0
+        self.request("initialize", {"capabilities": {},
+                                    "initializationOptions": options or {}})
+
+    def send(self, msg):
+        msg["jsonrpc"] = "2.0"
+        b = json.dumps(msg).encode()
+        self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(b) + b)
+        self.p.stdin.flush()
+
+    def receive(self):
+        head = b""
+        while not head.endswith(b"\r\n\r\n"):
+            c = self.p.stdout.read(1)
+            if not c:
+                raise EOFError("the server closed its output")
+            head += c
+        n = int(head.split(b":")[1].split(b"\r")[0])
+        return json.loads(self.p.stdout.read(n))
+
+    def request(self, method, params):
+        self.next_id += 1
+        self.send({"id": self.next_id, "method": method, "params": params})
+        while True:
+            m = self.receive()
+            if m.get("id") == self.next_id:
+                return m
+
+    def diagnostics(self, uri, text):
+        self.send({"method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": uri, "languageId": "json", "version": 1,
+                             "text": text}}})
+        while True:
+            m = self.receive()
+            if m.get("method") == "textDocument/publishDiagnostics" and \
+                    m["params"]["uri"] == uri:
+                return m["params"]["diagnostics"]
+
+    def wait(self):
+        """The exit status, once the server ends; the pipes closed."""
+        rc = self.p.wait(timeout=30)
+        for f in (self.p.stdin, self.p.stdout):
+            if not f.closed:
+                f.close()
+        return rc
+
+    def close(self):
+        self.request("shutdown", None)
+        self.send({"method": "exit"})
+        return self.wait()
+
+
+BROKEN = [
+    '{"train_batch_size": 8, "zero_optimization": {"stage": 9}}',
+    '{"train_batch_size": "auto", "fp16": {"enabled": true}, '
+    '"bf16": {"enabled": true}}',
+    '{"zero_optimization": {"stage": 3, "stage3_max_live_parameters": 1e9,'
+    ' "max_live_parameters": 1e9}, "optimizer": {"type": "adamw"}}',
+    '{\n  "train_micro_batch_size_per_gpu": 2, // a comment\n'
+    '  "gradient_accumulation_steps": 4,\n  "fp16": {"enabled": "auto",'
+    ' "loss_scale": 0,},\n  "zero_optimization": {"stage": 2},\n'
+    '  "zero_optimization": {"stage": 1}\n}',
+    '[1, 2]',
+]
+
+
+class SameAsCheck(dsf.TempDirTest):
+    def configs(self):
+        out = sorted(glob.glob(os.path.join(dsf.GOLDEN_DIR, "*.json")))[:6]
+        rw = dsf.shared("realworld-configs")
+        if rw:
+            out += sorted(glob.glob(os.path.join(rw, "*.json")))
+        for i, text in enumerate(BROKEN):
+            path = os.path.join(self.tmp, "broken%d.json" % i)
+            with open(path, "w") as f:
+                f.write(text)
+            out.append(path)
+        return out
+
+    def compare(self, target, ds_version):
+        server = Server({"dsforge": {"target": target,
+                                     "dsVersion": ds_version}})
+        compared = 0
+        for path in self.configs():
+            with self.subTest(target=target, config=os.path.basename(path)):
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+                got = server.diagnostics("file://" + path, text)
+                r = run("check", "--format", "json", "--target", target,
+                        "--ds-version", ds_version, path)
+                self.assertIn(r.rc, (0, 1, 3), r)
+                want = [(g["line"] - 1, g["col"] - 1, SEVERITY[g["severity"]],
+                         g.get("rule"), g["message"] + (
+                             "\nfix: " + g["fix"] if g.get("fix") else ""))
+                        for g in r.json()]
+                have = [(d["range"]["start"]["line"],
+                         d["range"]["start"]["character"], d["severity"],
+                         d.get("code"), d["message"]) for d in got]
+                self.assertEqual(sorted(have), sorted(want))
+                compared += len(want)
+        self.assertGreater(compared, 10)  # the broken configs' alone
+        self.assertEqual(server.close(), 0)
+
+    def test_target_deepspeed(self):
+        self.compare("deepspeed", "0.19.5")
+
+    def test_target_hf_older_release(self):
+        self.compare("hf", "0.14.5")
+
+
+class Command(dsf.TempDirTest):
+    def test_takes_no_arguments(self):
+        r = run("lsp", "file.json")
+        self.assertEqual(r.rc, 2, r)
+        self.assertIn("lsp takes no arguments", r.err)
+
+    def hover(self, server, text, at):
+        server.diagnostics("file:///h.json", text)
+        return server.request("textDocument/hover", {
+            "textDocument": {"uri": "file:///h.json"},
+            "position": {"line": 0, "character": text.index(at)}})["result"]
+
+    def test_release_from_the_environment_then_the_settings(self):
+        text = '{"zero_optimization": {"stage": 1, "stage3_prefetch": 1}}'
+        s = Server(env={"DSFORGE_DS_VERSION": "0.16.9"})
+        h = self.hover(s, text, "stage")
+        self.assertIn("zero_optimization.stage  (DeepSpeed 0.16.9)",
+                      h["contents"]["value"])
+        s.send({"method": "workspace/didChangeConfiguration",
+                "params": {"settings": {"dsforge": {"dsVersion": "0.15.4"}}}})
+        h = self.hover(s, text, "stage")
+        self.assertIn("(DeepSpeed 0.15.4)", h["contents"]["value"])
+        # a key no release reads: the command's own answer
+        h = self.hover(s, text, "stage3_prefetch")
+        self.assertIn("not a DeepSpeed key", h["contents"]["value"])
+        self.assertEqual(s.close(), 0)
+        r = run("lsp", env={"DSFORGE_DS_VERSION": "0.1"})
+        self.assertEqual(r.rc, 2, r)
+        self.assertIn("DSFORGE_DS_VERSION", r.err)
+
+    def test_exit_without_shutdown_is_1(self):
+        s = Server()
+        s.send({"method": "exit"})
+        self.assertEqual(s.wait(), 1)
+
+    def test_input_end_ends_the_server(self):
+        s = Server()
+        s.p.stdin.close()
+        self.assertEqual(s.wait(), 1)
+        s = Server()
+        s.request("shutdown", None)
+        s.p.stdin.close()
+        self.assertEqual(s.wait(), 0)
+
+    def test_requests_before_initialize(self):
+        p = subprocess.Popen([dsf.DSFORGE, "lsp"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL)
+        b = b'{"jsonrpc":"2.0","id":1,"method":"textDocument/hover"}'
+        out, _ = p.communicate(b"Content-Length: %d\r\n\r\n" % len(b) + b,
+                               timeout=30)
+        self.assertIn(b'"code":-32002', out)
+        self.assertEqual(p.returncode, 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
