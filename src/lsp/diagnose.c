@@ -96,7 +96,7 @@ static void check(dsf_lsp *s, const dsf_lsp_doc *doc, dsf_diags *out)
     if (!strcmp(s->target, "hf"))
         dsf_checkdoc_json_load(doc->uri, doc->text, doc->len, src, out);
     dsf_validate_opts vo = {s->target, "check", NULL, NULL, NULL,
-                            s->ds_version};
+                            s->ds_version, NULL};
     /* the param check's --world-size sets (cli/cmd_check.c) */
     cJSON *params = cJSON_CreateObject();
     char pname[] = "world-size";
