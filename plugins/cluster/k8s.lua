@@ -31,19 +31,33 @@ local M = {}
 
 M.TRAINER_VERSION = "v2.3.0"
 M.API_VERSION = "trainer.kubeflow.org/v1alpha1"
+-- A TrainJob's name is its JobSet's (kubeflow/trainer v2.3.0,
+-- pkg/runtime/framework/plugins/jobset/jobset.go), and JobSet's webhook
+-- (sigs.k8s.io/jobset, pkg/webhooks/jobset_webhook.go, ValidateCreate)
+-- refuses a JobSet whose job names "<name>-<replicatedJob>-<job index>"
+-- or pod names "<name>-<replicatedJob>-<job index>-<pod index>-abcde"
+-- would not be RFC 1035 labels of at most 63 characters. The runtimes'
+-- replicated jobs are "launcher" and "node", one job each: 63 -
+-- #"-launcher-0-" - #"-abcde" = 45 for the name and the pod index; 40
+-- leaves five digits (up to 100,000 nodes, checked in M.row).
+M.JOB_NAME_MAX = 40
+M.MAX_NODES = 100000
 -- A ConfigMap holds at most 1 MiB (etcd's object limit): the configs are
 -- spread over as many as needed, each with at most this many data bytes.
 M.CONFIGMAP_BYTES = 900 * 1024
 
 local function fail(msg) dsforge.fail("k8s: " .. msg, 2) end
 
--- 32-bit FNV-1a, as 8 hex digits: a short stable tag for names.
+-- 64-bit FNV-1a (Lua's integers wrap at 2^64), its first 12 hex digits:
+-- a short stable tag for names. 48 bits: the names of a 10,000-variant
+-- sweep, cut to the same prefix, collide with a chance of about 2e-7
+-- (and a collision is refused, never written).
 local function fnv(s)
-  local h = 0x811c9dc5
+  local h = 0xcbf29ce484222325 -- (wraps to a negative integer: the same bits)
   for i = 1, #s do
-    h = ((h ~ s:byte(i)) * 0x01000193) & 0xffffffff
+    h = (h ~ s:byte(i)) * 0x100000001b3
   end
-  return string.format("%08x", h)
+  return string.format("%016x", h):sub(1, 12)
 end
 
 -- A DNS-1123 label (<= 63: lower-case letters, digits, '-', alphanumeric
@@ -80,6 +94,10 @@ function M.row(v, ctx)
   local p = v.params or {}
   local ok, n, g = pcall(render.layout, { params = p })
   if not ok then fail((tostring(n):gsub("^.-launch%.render: ", ""))) end
+  if n > M.MAX_NODES then
+    fail(string.format("variant %s asks for %d nodes: at most %d fit a TrainJob's"
+      .. " pod names (63 characters)", tostring(v.name), n, M.MAX_NODES))
+  end
   local args, err = trainer.training_args({ config = v.config, params = p,
     deepspeed_file = v.file })
   if not args then fail(err) end
@@ -154,6 +172,15 @@ end
 
 local y = quote.yaml
 
+-- Kubernetes expands $(VAR) in a container's command, args and env values
+-- with the container's variables, and reads $$ as $ (k8s.io/kubernetes,
+-- third_party/forked/golang/expansion/expand.go): every $ doubled, a
+-- word reaches the process as it was written, as in the launch scripts.
+local function literal(s)
+  if not s:find("$", 1, true) then return s end
+  return (s:gsub("%$", "$$"))
+end
+
 local function metadata(w, name, o, labels, annotations)
   w.line(0, "metadata:")
   w.kv(2, "name", y(name))
@@ -176,7 +203,7 @@ local function configmap(w, name, o, labels, items)
 end
 
 local function list(w, ind, items)
-  for _, s in ipairs(items) do w.line(ind, "- " .. y(s)) end
+  for _, s in ipairs(items) do w.line(ind, "- " .. y(literal(s))) end
 end
 
 -- The container's command and args: the launcher and the training
@@ -185,8 +212,11 @@ local function command_of(o, train_words, n, g)
   local cmd = {}
   if o.runtime == "deepspeed-distributed" then
     -- mpirun from the launcher starts one process per GPU slot of the
-    -- hostfile the runtime writes; the script runs under python3
-    cmd = { "mpirun", "-np", tostring(n * g), "python3" }
+    -- hostfile the runtime writes; the script runs under python3. The
+    -- trainer's env is set in the launcher's container only: -x passes
+    -- it on to the ranks mpirun starts over ssh on the other nodes.
+    cmd = { "mpirun", "-np", tostring(n * g), "-x", "DSF_VARIANT", "-x", "DSF_CONFIG_SHA256",
+      "python3" }
   else
     cmd = { "torchrun" }
   end
@@ -224,7 +254,7 @@ local function trainjob(w, o, run, v, job, cm, train_words, runtime_jobs)
   w.line(4, "env:")
   for _, kv in ipairs({ { "DSF_VARIANT", v.name }, { "DSF_CONFIG_SHA256", v.sha256 } }) do
     w.kv(6, "- name", y(kv[1]))
-    w.kv(8, "value", y(kv[2]))
+    w.kv(8, "value", y(literal(kv[2])))
   end
   w.line(2, "runtimePatches:")
   w.kv(4, "- manager", y("dsforge.io/dsforge"))
@@ -304,7 +334,8 @@ function M.emit(run, ctx)
     end
     items[#items + 1] = { file = v.file, json = v.row.json }
     size = size + bytes
-    local job = dns_label("dsf-", run.profile .. "-" .. v.name, fnv(v.file .. " " .. v.sha256))
+    local job = dns_label("dsf-", run.profile .. "-" .. v.name, fnv(v.file .. " " .. v.sha256),
+      M.JOB_NAME_MAX)
     if seen[job] then fail("two variants would be the TrainJob " .. job) end
     seen[job] = true
     local w = writer()

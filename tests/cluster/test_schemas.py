@@ -57,6 +57,31 @@ def ajv(schema, docs):
     return res.returncode == 0, res.stdout + res.stderr
 
 
+RFC1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+
+
+def jobset_names(job):
+    """The names JobSet's webhook checks for the TrainJob's JobSet (named
+    as the TrainJob): per replicated job of the runtime (one job each),
+    "<name>-<rjob>-0" and the longest pod name "<name>-<rjob>-0-<last pod
+    index>-abcde" (sigs.k8s.io/jobset pkg/webhooks/jobset_webhook.go,
+    ValidateCreate; the runtimes of kubeflow/trainer v2.3.0
+    manifests/base/runtimes/: torch-distributed's "node" has numNodes
+    pods; deepspeed-distributed's "launcher" one and "node" numNodes - 1,
+    at least 1, as pkg/runtime/framework/plugins/mpi/mpi.go sets)."""
+    name = job["metadata"]["name"]
+    n = job["spec"]["trainer"]["numNodes"]
+    if job["spec"]["runtimeRef"]["name"] == "deepspeed-distributed":
+        pods = {"launcher": 1, "node": max(n - 1, 1)}
+    else:
+        pods = {"node": n}
+    out = []
+    for rjob, count in pods.items():
+        out.append("%s-%s-0" % (name, rjob))
+        out.append("%s-%s-0-%d-abcde" % (name, rjob, count - 1))
+    return out
+
+
 class K8s(unittest.TestCase):
 
     def setUp(self):
@@ -89,8 +114,12 @@ class K8s(unittest.TestCase):
         for j, v in zip(jobs, m["variants"]):
             name = j["metadata"]["name"]
             # the CRD's x-kubernetes-validations on metadata.name
-            self.assertRegex(name, r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+            self.assertRegex(name, RFC1035)
             self.assertLessEqual(len(name), 63)
+            # and JobSet's on the job and pod names made from it
+            for made in jobset_names(j):
+                self.assertRegex(made, RFC1035)
+                self.assertLessEqual(len(made), 63, made)
             names.add(name)
             self.assertEqual(j["metadata"]["annotations"]["dsforge.io/config-sha256"], v["sha256"])
             env = {e["name"]: e["value"] for e in j["spec"]["trainer"]["env"]}
@@ -138,7 +167,7 @@ class K8s(unittest.TestCase):
                 self.check_run(out, m, docs)
 
     def test_several_nodes_the_mpi_runtime_a_queue_and_a_namespace(self):
-        out, m, docs = self.gen("8xa100", "--matrix", "nodes=1,4",
+        out, m, docs = self.gen("8xa100", "--matrix", "nodes=1,4", "--matrix", "zero_stage=2,3",
                                 "--emit-opt", "runtime=deepspeed-distributed",
                                 "--emit-opt", "queue=team-a", "--emit-opt", "namespace=ml")
         self.check_run(out, m, docs, runtime="deepspeed-distributed")
@@ -151,6 +180,8 @@ class K8s(unittest.TestCase):
             cmd = j["spec"]["trainer"]["command"]
             self.assertEqual(cmd[:2], ["mpirun", "-np"])
             self.assertEqual(int(cmd[2]), j["spec"]["trainer"]["numNodes"] * 8)
+            # the trainer's env reaches the ranks on the other nodes
+            self.assertEqual(cmd[3:7], ["-x", "DSF_VARIANT", "-x", "DSF_CONFIG_SHA256"])
             rjs = j["spec"]["runtimePatches"][0]["trainingRuntimeSpec"]["template"]["spec"]
             self.assertEqual([r["name"] for r in rjs["replicatedJobs"]], ["launcher", "node"])
 
