@@ -41,6 +41,8 @@ M.API_VERSION = "trainer.kubeflow.org/v1alpha1"
 -- #"-launcher-0-" - #"-abcde" = 45 for the name and the pod index; 40
 -- leaves five digits (up to 100,000 nodes, checked in M.row).
 M.JOB_NAME_MAX = 40
+-- The CRD's maxItems of spec.trainer.command and args.
+M.MAX_WORDS = 128
 M.MAX_NODES = 100000
 -- A ConfigMap holds at most 1 MiB (etcd's object limit): the configs are
 -- spread over as many as needed, each with at most this many data bytes.
@@ -129,8 +131,9 @@ local function options(o)
   if r.image == nil or r.image == "" then
     fail("needs the container image: --emit-opt image=REGISTRY/IMAGE:TAG")
   end
-  if not r.image:find("^[%w][%w._/:@%-]*$") or #r.image > 512 then
-    fail("image must be an image reference (letters, digits and ._/:@-), got "
+  -- (the CRD: spec.trainer.image has maxLength 500)
+  if not r.image:find("^[%w][%w._/:@%-]*$") or #r.image > 500 then
+    fail("image must be an image reference (letters, digits and ._/:@-, at most 500), got "
       .. string.format("%q", r.image))
   end
   r.runtime = o.runtime or "torch-distributed"
@@ -294,6 +297,12 @@ function M.emit(run, ctx)
   local words, err = quote.split(text)
   if not words then fail("--train-cmd: " .. err) end
   if #words == 0 then fail("--train-cmd is empty") end
+  -- The CRD: spec.trainer.command holds at most 128 words.
+  local ncmd = #command_of(o, words, 1, 1)
+  if ncmd > M.MAX_WORDS then
+    fail(string.format("--train-cmd has %d words: with the launcher's that is %d, and a"
+      .. " TrainJob's command holds at most %d", #words, ncmd, M.MAX_WORDS))
+  end
   -- The run's tag (run.digest: every variant's file and hash): another
   -- sweep, or a changed config, gets other ConfigMaps.
   local tag = run.digest:sub(1, 8)

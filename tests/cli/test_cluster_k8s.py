@@ -31,6 +31,11 @@ class K8sEmitter(dsf.TempDirTest):
             (image + ("--train-cmd", "t.py", "--emit-opt", "gpu_resource=gpu"),
              "gpu_resource must be an extended resource name"),
             (image + ("--train-cmd", "t.py $(x)"), "--train-cmd"),
+            # the CRD's maxLength of image and maxItems of command
+            (("--emit-opt", "image=r/" + "i" * 499, "--train-cmd", "t.py"),
+             "image must be an image reference"),
+            (image + ("--train-cmd", "t.py" + " x" * 127),
+             "a TrainJob's command holds at most 128"),
         ]
         for args, msg in cases:
             with self.subTest(args=args):

@@ -157,6 +157,27 @@ class K8s(unittest.TestCase):
         for name in ("bad:", "worse:", "none:"):
             self.assertIn(name, text)
 
+    def test_the_longest_image_and_command_are_the_crds(self):
+        # what the emitter takes at its limits validates; one more
+        # character or word, which it refuses, the CRD refuses too
+        out = os.path.join(self.tmp, "longest")
+        image = "r/" + "i" * 498
+        res = run("gen", "8xa100", "--tier", "small", "--emit", "k8s", "--emit-opt",
+                  "image=" + image, "--train-cmd", "t.py" + " x" * 126, "-o", out)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(os.path.join(out, "k8s.yaml"), encoding="utf-8") as f:
+            job = next(d for d in yaml.safe_load_all(f) if d and d["kind"] == "TrainJob")
+        self.assertEqual(len(job["spec"]["trainer"]["command"]), 128)
+        longer = json.loads(json.dumps(job))
+        longer["spec"]["trainer"]["image"] += "i"
+        more = json.loads(json.dumps(job))
+        more["spec"]["trainer"]["command"].append("x")
+        ok, text = ajv("trainjob-v1alpha1.json", [("job", job), ("longer", longer),
+                                                  ("more", more)])
+        self.assertIn("1 of 3 valid", text)
+        self.assertIn("longer:", text)
+        self.assertIn("more:", text)
+
     def test_every_builtin_profile_and_tier(self):
         profiles = builtin_profiles()
         self.assertIn("8xa100", [p for p, _ in profiles])
