@@ -217,9 +217,13 @@ local function command_of(o, train_words, n, g)
     -- mpirun from the launcher starts one process per GPU slot of the
     -- hostfile the runtime writes; the script runs under python3. The
     -- trainer's env is set in the launcher's container only: -x passes
-    -- it on to the ranks mpirun starts over ssh on the other nodes.
+    -- it on to the ranks mpirun starts over ssh on the other nodes. The
+    -- hostfile is named, not only left to OMPI_MCA_orte_default_hostfile
+    -- (an ORTE name; Open MPI 5, in the Trainer's DeepSpeed image, runs
+    -- PRRTE): the runtime mounts it at /etc/mpi/hostfile (kubeflow/trainer
+    -- v2.3.0 pkg/constants/constants.go, MPIHostfileDir, MPIHostfileName).
     cmd = { "mpirun", "-np", tostring(n * g), "-x", "DSF_VARIANT", "-x", "DSF_CONFIG_SHA256",
-      "python3" }
+      "--hostfile", "/etc/mpi/hostfile", "python3" }
   else
     cmd = { "torchrun" }
   end

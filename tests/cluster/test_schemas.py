@@ -203,6 +203,9 @@ class K8s(unittest.TestCase):
             self.assertEqual(int(cmd[2]), j["spec"]["trainer"]["numNodes"] * 8)
             # the trainer's env reaches the ranks on the other nodes
             self.assertEqual(cmd[3:7], ["-x", "DSF_VARIANT", "-x", "DSF_CONFIG_SHA256"])
+            # the hostfile the MPI runtime mounts (kubeflow/trainer v2.3.0
+            # pkg/constants/constants.go: MPIHostfileDir, MPIHostfileName)
+            self.assertEqual(cmd[7:10], ["--hostfile", "/etc/mpi/hostfile", "python3"])
             rjs = j["spec"]["runtimePatches"][0]["trainingRuntimeSpec"]["template"]["spec"]
             self.assertEqual([r["name"] for r in rjs["replicatedJobs"]], ["launcher", "node"])
 
