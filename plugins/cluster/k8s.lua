@@ -24,8 +24,8 @@ local render = require("launch.render")
 local trainer = require("launch.trainer")
 
 local dsforge = dsforge
-local string, table, ipairs, tostring, pcall, math, type =
-  string, table, ipairs, tostring, pcall, math, type
+local string, table, ipairs, tostring, math, type =
+  string, table, ipairs, tostring, math, type
 
 local M = {}
 
@@ -93,22 +93,11 @@ local function yaml_text(ctx, s)
 end
 
 function M.row(v, ctx)
-  local p = v.params or {}
-  local ok, n, g = pcall(render.layout, { params = p })
-  if not ok then fail((tostring(n):gsub("^.-launch%.render: ", ""))) end
+  local cv = require("cluster.variant").of(v, ctx, "k8s")
+  local n, g, out = cv.nodes, cv.gpus, cv.words
   if n > M.MAX_NODES then
     fail(string.format("variant %s asks for %d nodes: at most %d fit a TrainJob's"
       .. " pod names (63 characters)", tostring(v.name), n, M.MAX_NODES))
-  end
-  local args, err = trainer.training_args({ config = v.config, params = p,
-    deepspeed_file = v.file })
-  if not args then fail(err) end
-  local words = render.hf_args_words({ args = args })
-  local out = {}
-  for i = 1, #words do
-    if not (words[i] == "--deepspeed" or words[i - 1] == "--deepspeed") then
-      out[#out + 1] = words[i]
-    end
   end
   -- The bytes gen writes (the ConfigMap's copy has the file's sha256), as
   -- a YAML double-quoted scalar, made here once.
@@ -209,60 +198,69 @@ local function list(w, ind, items)
   for _, s in ipairs(items) do w.line(ind, "- " .. y(literal(s))) end
 end
 
--- The container's command and args: the launcher and the training
--- command, then the variant's config and Trainer arguments.
-local function command_of(o, train_words, n, g)
-  local cmd = {}
-  if o.runtime == "deepspeed-distributed" then
-    -- mpirun from the launcher starts one process per GPU slot of the
-    -- hostfile the runtime writes; the script runs under python3. The
-    -- trainer's env is set in the launcher's container only: -x passes
-    -- it on to the ranks mpirun starts over ssh on the other nodes. The
-    -- hostfile is named, not only left to OMPI_MCA_orte_default_hostfile
-    -- (an ORTE name; Open MPI 5, in the Trainer's DeepSpeed image, runs
-    -- PRRTE): the runtime mounts it at /etc/mpi/hostfile (kubeflow/trainer
-    -- v2.3.0 pkg/constants/constants.go, MPIHostfileDir, MPIHostfileName).
-    cmd = { "mpirun", "-np", tostring(n * g), "-x", "DSF_VARIANT", "-x", "DSF_CONFIG_SHA256",
-      "--hostfile", "/etc/mpi/hostfile", "python3" }
-  else
-    cmd = { "torchrun" }
-  end
-  for _, word in ipairs(train_words) do cmd[#cmd + 1] = word end
-  return cmd
-end
+-- The launcher's words, before the training command's. mpirun, from the
+-- MPI runtime's launcher, starts one process per GPU slot of the hostfile
+-- the runtime writes (-np: the variant's nodes x GPUs, put in its place);
+-- the script runs under python3. The trainer's env is set in the
+-- launcher's container only: -x passes it on to the ranks mpirun starts
+-- over ssh on the other nodes. The hostfile is named, not only left to
+-- OMPI_MCA_orte_default_hostfile (an ORTE name; Open MPI 5, in the
+-- Trainer's DeepSpeed image, runs PRRTE): the runtime mounts it at
+-- /etc/mpi/hostfile (kubeflow/trainer v2.3.0 pkg/constants/constants.go,
+-- MPIHostfileDir, MPIHostfileName).
+local PROCS = {}
+local LAUNCHER = {
+  ["deepspeed-distributed"] = { "mpirun", "-np", PROCS, "-x", "DSF_VARIANT", "-x",
+    "DSF_CONFIG_SHA256", "--hostfile", "/etc/mpi/hostfile", "python3" },
+  ["torch-distributed"] = { "torchrun" },
+}
 
-local function trainjob(w, o, run, v, job, cm, train_words, runtime_jobs)
-  local r = v.row
-  local labels = { { "app.kubernetes.io/managed-by", "dsforge" },
-    { "dsforge.io/profile", label_value(run.profile) },
-    { "dsforge.io/variant", label_value(v.name) } }
-  if o.queue then labels[#labels + 1] = { "kueue.x-k8s.io/queue-name", o.queue } end
+local PH = "\0"
+
+-- The TrainJob text with %s where a variant's own values go, made once
+-- per run (a sweep's jobs differ only there): job name, variant label,
+-- config sha256, variant name, nodes, [procs per node,] GPUs, the
+-- Trainer args' lines, the two env values, then per runtime job the
+-- ConfigMap's name and the file's name twice.
+local function trainjob_template(o, run, train_words, runtime_jobs)
+  local w = writer()
+  local labels = { { "app.kubernetes.io/managed-by", y("dsforge") },
+    { "dsforge.io/profile", y(label_value(run.profile)) }, { "dsforge.io/variant", PH } }
+  if o.queue then labels[#labels + 1] = { "kueue.x-k8s.io/queue-name", y(o.queue) } end
   w.line(0, "---")
   w.kv(0, "apiVersion", M.API_VERSION)
   w.kv(0, "kind", "TrainJob")
-  metadata(w, job, o, labels, { { "dsforge.io/config-sha256", v.sha256 },
-    { "dsforge.io/variant", v.name } })
+  w.line(0, "metadata:")
+  w.kv(2, "name", PH)
+  if o.namespace then w.kv(2, "namespace", y(o.namespace)) end
+  w.line(2, "labels:")
+  for _, kv in ipairs(labels) do w.kv(4, y(kv[1]), kv[2]) end
+  w.line(2, "annotations:")
+  w.kv(4, y("dsforge.io/config-sha256"), PH)
+  w.kv(4, y("dsforge.io/variant"), PH)
   w.line(0, "spec:")
   w.line(2, "runtimeRef:")
   w.kv(4, "name", y(o.runtime))
   w.line(2, "trainer:")
   w.kv(4, "image", y(o.image))
-  w.kv(4, "numNodes", tostring(r.nodes))
-  if o.runtime == "torch-distributed" then w.kv(4, "numProcPerNode", tostring(r.gpus)) end
+  w.kv(4, "numNodes", PH)
+  if o.runtime == "torch-distributed" then w.kv(4, "numProcPerNode", PH) end
   w.line(4, "resourcesPerNode:")
   w.line(6, "limits:")
-  w.kv(8, y(o.gpu_resource), tostring(r.gpus))
+  w.kv(8, y(o.gpu_resource), PH)
   w.line(4, "command:")
-  list(w, 6, command_of(o, train_words, r.nodes, r.gpus))
-  w.line(4, "args:")
-  local args = { "--deepspeed", o.mount .. "/" .. v.file }
-  for _, a in ipairs(r.args) do args[#args + 1] = a end
-  list(w, 6, args)
-  w.line(4, "env:")
-  for _, kv in ipairs({ { "DSF_VARIANT", v.name }, { "DSF_CONFIG_SHA256", v.sha256 } }) do
-    w.kv(6, "- name", y(kv[1]))
-    w.kv(8, "value", y(literal(kv[2])))
+  for _, word in ipairs(LAUNCHER[o.runtime]) do
+    if word == PROCS then w.line(6, "- " .. PH) else list(w, 6, { word }) end
   end
+  list(w, 6, train_words)
+  w.line(4, "args:")
+  w.line(6, "- " .. y("--deepspeed"))
+  w.line(0, PH)                    -- the file's path, then the words
+  w.line(4, "env:")
+  w.kv(6, "- name", y("DSF_VARIANT"))
+  w.kv(8, "value", PH)
+  w.kv(6, "- name", y("DSF_CONFIG_SHA256"))
+  w.kv(8, "value", PH)
   w.line(2, "runtimePatches:")
   w.kv(4, "- manager", y("dsforge.io/dsforge"))
   w.line(6, "trainingRuntimeSpec:")
@@ -278,10 +276,10 @@ local function trainjob(w, o, run, v, job, cm, train_words, runtime_jobs)
     w.line(24, "volumes:")
     w.kv(26, "- name", y("dsforge-config"))
     w.line(28, "configMap:")
-    w.kv(30, "name", y(cm))
+    w.kv(30, "name", PH)
     w.line(30, "items:")
-    w.kv(32, "- key", y(v.file))
-    w.kv(34, "path", y(v.file))
+    w.kv(32, "- key", PH)
+    w.kv(34, "path", PH)
     w.line(24, "containers:")
     w.kv(26, "- name", y("node"))
     w.line(28, "volumeMounts:")
@@ -289,6 +287,30 @@ local function trainjob(w, o, run, v, job, cm, train_words, runtime_jobs)
     w.kv(32, "mountPath", y(o.mount))
     w.kv(32, "readOnly", "true")
   end
+  -- Every % of the text doubled for string.format, then the holes
+  -- (NUL, which no quoted value holds) made its %s.
+  return (w.text():gsub("%%", "%%%%"):gsub("\0", "%%s"))
+end
+
+-- One TrainJob's text from the run's template.
+local function trainjob(tpl, o, v, job, cm, runtime_jobs)
+  local r = v.row
+  local argl = { "      - " .. y(literal(o.mount .. "/" .. v.file)) }
+  for i, a in ipairs(r.args) do argl[i + 1] = "      - " .. y(literal(a)) end
+  local vals = { y(job), y(label_value(v.name)), y(v.sha256), y(v.name), tostring(r.nodes) }
+  if o.runtime == "torch-distributed" then vals[#vals + 1] = tostring(r.gpus) end
+  vals[#vals + 1] = tostring(r.gpus)
+  if o.runtime == "deepspeed-distributed" then vals[#vals + 1] = y(tostring(r.nodes * r.gpus)) end
+  vals[#vals + 1] = table.concat(argl, "\n")
+  vals[#vals + 1] = y(literal(v.name))
+  vals[#vals + 1] = y(v.sha256)
+  local cmq, fq = y(cm), y(v.file)
+  for _ = 1, #runtime_jobs do
+    vals[#vals + 1] = cmq
+    vals[#vals + 1] = fq
+    vals[#vals + 1] = fq
+  end
+  return string.format(tpl, table.unpack(vals))
 end
 
 function M.emit(run, ctx)
@@ -302,7 +324,7 @@ function M.emit(run, ctx)
   if not words then fail("--train-cmd: " .. err) end
   if #words == 0 then fail("--train-cmd is empty") end
   -- The CRD: spec.trainer.command holds at most 128 words.
-  local ncmd = #command_of(o, words, 1, 1)
+  local ncmd = #LAUNCHER[o.runtime] + #words
   if ncmd > M.MAX_WORDS then
     fail(string.format("--train-cmd has %d words: with the launcher's that is %d, and a"
       .. " TrainJob's command holds at most %d", #words, ncmd, M.MAX_WORDS))
@@ -332,6 +354,7 @@ function M.emit(run, ctx)
     ctx.write(file, w.text())
     ctx.write(file, table.concat(jobs))
   end
+  local tpl = trainjob_template(o, run, words, runtime_jobs)
   local seen = {}
   for i = 1, nv do
     local v = run.variants[i]
@@ -351,9 +374,7 @@ function M.emit(run, ctx)
       M.JOB_NAME_MAX)
     if seen[job] then fail("two variants would be the TrainJob " .. job) end
     seen[job] = true
-    local w = writer()
-    trainjob(w, o, run, v, job, cur, words, runtime_jobs)
-    jobs[#jobs + 1] = w.text()
+    jobs[#jobs + 1] = trainjob(tpl, o, v, job, cur, runtime_jobs)
   end
   flush()
   return nil

@@ -90,19 +90,10 @@ function M.row(v, ctx)
   local lp = {}
   for k, x in next, p do lp[k] = param(p, k) end
   lparams.check(lp)
-  local ok, n, g = pcall(render.layout, { params = p })
-  if not ok then fail((tostring(n):gsub("^.-launch%.render: ", ""))) end
-  local args, err = trainer.training_args({ config = v.config, params = p,
-    deepspeed_file = v.file })
-  if not args then fail(err) end
-  local words = render.hf_args_words({ args = args })
-  -- --deepspeed FILE is the script's: the path as the job sees it.
+  local cv = require("cluster.variant").of(v, ctx, "slurm-array")
+  local n, g = cv.nodes, cv.gpus
   local out = {}
-  for i = 1, #words do
-    if not (words[i] == "--deepspeed" or words[i - 1] == "--deepspeed") then
-      out[#out + 1] = list_field(words[i], "a Trainer argument", name)
-    end
-  end
+  for i, w in ipairs(cv.words) do out[i] = list_field(w, "a Trainer argument", name) end
   list_field(name, "the name", name)
   -- One string, not a table: a sweep of 100,000 variants holds every row
   -- until emit (the shape's fields, then the Trainer words, tab-separated).

@@ -26,6 +26,7 @@ local function run_of(names, c)
   for i, name in ipairs(names) do
     local v = { profile = "8xa100", name = name, tier = "small", file = "8xa100-" .. name .. ".json",
       config = { train_micro_batch_size_per_gpu = i }, params = PARAMS }
+    c.cache = {} -- (one variant's)
     run.variants[i] = { name = name, tier = "small", file = v.file,
       sha256 = string.format("%064x", i), row = k8s.row(v, c) }
   end
@@ -45,17 +46,22 @@ end
 
 return {
   row_keeps_the_layout = function()
+    local c = ctx()
+    c.cache = {}
     local r = require("cluster.k8s").row({ profile = "p", name = "v", file = "p-v.json",
-      config = { train_micro_batch_size_per_gpu = 2 }, params = PARAMS }, ctx())
+      config = { train_micro_batch_size_per_gpu = 2 }, params = PARAMS }, c)
     T.eq(r.nodes, 2)
     T.eq(r.gpus, 8)
   end,
 
   row_refuses_more_nodes_than_pod_names_hold = function()
     local k8s = require("cluster.k8s")
+    local c = ctx()
+    c.cache = {}
     T.errors(function()
-      k8s.row({ profile = "p", name = "v", file = "p-v.json", config = {},
-        params = { world_size = k8s.MAX_NODES + 1, gpus_per_node = 1 } }, ctx())
+      k8s.row({ profile = "p", name = "v", file = "p-v.json",
+        config = { train_micro_batch_size_per_gpu = 2 },
+        params = { world_size = k8s.MAX_NODES + 1, gpus_per_node = 1 } }, c)
     end, "at most 100000")
   end,
 
