@@ -31,19 +31,35 @@ local M = {}
 
 M.TRAINER_VERSION = "v2.3.0"
 M.API_VERSION = "trainer.kubeflow.org/v1alpha1"
+-- A TrainJob's name is its JobSet's (kubeflow/trainer v2.3.0,
+-- pkg/runtime/framework/plugins/jobset/jobset.go), and JobSet's webhook
+-- (sigs.k8s.io/jobset, pkg/webhooks/jobset_webhook.go, ValidateCreate)
+-- refuses a JobSet whose job names "<name>-<replicatedJob>-<job index>"
+-- or pod names "<name>-<replicatedJob>-<job index>-<pod index>-abcde"
+-- would not be RFC 1035 labels of at most 63 characters. The runtimes'
+-- replicated jobs are "launcher" and "node", one job each: 63 -
+-- #"-launcher-0-" - #"-abcde" = 45 for the name and the pod index; 40
+-- leaves five digits (up to 100,000 nodes, checked in M.row).
+M.JOB_NAME_MAX = 40
+-- The CRD's maxItems of spec.trainer.command and args.
+M.MAX_WORDS = 128
+M.MAX_NODES = 100000
 -- A ConfigMap holds at most 1 MiB (etcd's object limit): the configs are
 -- spread over as many as needed, each with at most this many data bytes.
 M.CONFIGMAP_BYTES = 900 * 1024
 
 local function fail(msg) dsforge.fail("k8s: " .. msg, 2) end
 
--- 32-bit FNV-1a, as 8 hex digits: a short stable tag for names.
+-- 64-bit FNV-1a (Lua's integers wrap at 2^64), its first 12 hex digits:
+-- a short stable tag for names. 48 bits: the names of a 10,000-variant
+-- sweep, cut to the same prefix, collide with a chance of about 2e-7
+-- (and a collision is refused, never written).
 local function fnv(s)
-  local h = 0x811c9dc5
+  local h = 0xcbf29ce484222325 -- (wraps to a negative integer: the same bits)
   for i = 1, #s do
-    h = ((h ~ s:byte(i)) * 0x01000193) & 0xffffffff
+    h = (h ~ s:byte(i)) * 0x100000001b3
   end
-  return string.format("%08x", h)
+  return string.format("%016x", h):sub(1, 12)
 end
 
 -- A DNS-1123 label (<= 63: lower-case letters, digits, '-', alphanumeric
@@ -79,6 +95,10 @@ end
 function M.row(v, ctx)
   local cv = require("cluster.variant").of(v, ctx, "k8s")
   local n, g, out = cv.nodes, cv.gpus, cv.words
+  if n > M.MAX_NODES then
+    fail(string.format("variant %s asks for %d nodes: at most %d fit a TrainJob's"
+      .. " pod names (63 characters)", tostring(v.name), n, M.MAX_NODES))
+  end
   -- The bytes gen writes (the ConfigMap's copy has the file's sha256), as
   -- a YAML double-quoted scalar, made here once.
   return { nodes = n, gpus = g, json = yaml_text(ctx, ctx.json(v.config, true)), args = out }
@@ -100,8 +120,9 @@ local function options(o)
   if r.image == nil or r.image == "" then
     fail("needs the container image: --emit-opt image=REGISTRY/IMAGE:TAG")
   end
-  if not r.image:find("^[%w][%w._/:@%-]*$") or #r.image > 512 then
-    fail("image must be an image reference (letters, digits and ._/:@-), got "
+  -- (the CRD: spec.trainer.image has maxLength 500)
+  if not r.image:find("^[%w][%w._/:@%-]*$") or #r.image > 500 then
+    fail("image must be an image reference (letters, digits and ._/:@-, at most 500), got "
       .. string.format("%q", r.image))
   end
   r.runtime = o.runtime or "torch-distributed"
@@ -143,6 +164,15 @@ end
 
 local y = quote.yaml
 
+-- Kubernetes expands $(VAR) in a container's command, args and env values
+-- with the container's variables, and reads $$ as $ (k8s.io/kubernetes,
+-- third_party/forked/golang/expansion/expand.go): every $ doubled, a
+-- word reaches the process as it was written, as in the launch scripts.
+local function literal(s)
+  if not s:find("$", 1, true) then return s end
+  return (s:gsub("%$", "$$"))
+end
+
 local function metadata(w, name, o, labels, annotations)
   w.line(0, "metadata:")
   w.kv(2, "name", y(name))
@@ -165,23 +195,25 @@ local function configmap(w, name, o, labels, items)
 end
 
 local function list(w, ind, items)
-  for _, s in ipairs(items) do w.line(ind, "- " .. y(s)) end
+  for _, s in ipairs(items) do w.line(ind, "- " .. y(literal(s))) end
 end
 
--- The container's command and args: the launcher and the training
--- command, then the variant's config and Trainer arguments.
-local function command_of(o, train_words, n, g)
-  local cmd = {}
-  if o.runtime == "deepspeed-distributed" then
-    -- mpirun from the launcher starts one process per GPU slot of the
-    -- hostfile the runtime writes; the script runs under python3
-    cmd = { "mpirun", "-np", tostring(n * g), "python3" }
-  else
-    cmd = { "torchrun" }
-  end
-  for _, word in ipairs(train_words) do cmd[#cmd + 1] = word end
-  return cmd
-end
+-- The launcher's words, before the training command's. mpirun, from the
+-- MPI runtime's launcher, starts one process per GPU slot of the hostfile
+-- the runtime writes (-np: the variant's nodes x GPUs, put in its place);
+-- the script runs under python3. The trainer's env is set in the
+-- launcher's container only: -x passes it on to the ranks mpirun starts
+-- over ssh on the other nodes. The hostfile is named, not only left to
+-- OMPI_MCA_orte_default_hostfile (an ORTE name; Open MPI 5, in the
+-- Trainer's DeepSpeed image, runs PRRTE): the runtime mounts it at
+-- /etc/mpi/hostfile (kubeflow/trainer v2.3.0 pkg/constants/constants.go,
+-- MPIHostfileDir, MPIHostfileName).
+local PROCS = {}
+local LAUNCHER = {
+  ["deepspeed-distributed"] = { "mpirun", "-np", PROCS, "-x", "DSF_VARIANT", "-x",
+    "DSF_CONFIG_SHA256", "--hostfile", "/etc/mpi/hostfile", "python3" },
+  ["torch-distributed"] = { "torchrun" },
+}
 
 local PH = "\0"
 
@@ -217,14 +249,8 @@ local function trainjob_template(o, run, train_words, runtime_jobs)
   w.line(6, "limits:")
   w.kv(8, y(o.gpu_resource), PH)
   w.line(4, "command:")
-  if o.runtime == "deepspeed-distributed" then
-    -- mpirun from the launcher starts one process per GPU slot of the
-    -- hostfile the runtime writes; the script runs under python3
-    list(w, 6, { "mpirun", "-np" })
-    w.line(6, "- " .. PH)
-    list(w, 6, { "python3" })
-  else
-    list(w, 6, { "torchrun" })
+  for _, word in ipairs(LAUNCHER[o.runtime]) do
+    if word == PROCS then w.line(6, "- " .. PH) else list(w, 6, { word }) end
   end
   list(w, 6, train_words)
   w.line(4, "args:")
@@ -269,14 +295,14 @@ end
 -- One TrainJob's text from the run's template.
 local function trainjob(tpl, o, v, job, cm, runtime_jobs)
   local r = v.row
-  local argl = { "      - " .. y(o.mount .. "/" .. v.file) }
-  for i, a in ipairs(r.args) do argl[i + 1] = "      - " .. y(a) end
+  local argl = { "      - " .. y(literal(o.mount .. "/" .. v.file)) }
+  for i, a in ipairs(r.args) do argl[i + 1] = "      - " .. y(literal(a)) end
   local vals = { y(job), y(label_value(v.name)), y(v.sha256), y(v.name), tostring(r.nodes) }
   if o.runtime == "torch-distributed" then vals[#vals + 1] = tostring(r.gpus) end
   vals[#vals + 1] = tostring(r.gpus)
   if o.runtime == "deepspeed-distributed" then vals[#vals + 1] = y(tostring(r.nodes * r.gpus)) end
   vals[#vals + 1] = table.concat(argl, "\n")
-  vals[#vals + 1] = y(v.name)
+  vals[#vals + 1] = y(literal(v.name))
   vals[#vals + 1] = y(v.sha256)
   local cmq, fq = y(cm), y(v.file)
   for _ = 1, #runtime_jobs do
@@ -297,6 +323,12 @@ function M.emit(run, ctx)
   local words, err = quote.split(text)
   if not words then fail("--train-cmd: " .. err) end
   if #words == 0 then fail("--train-cmd is empty") end
+  -- The CRD: spec.trainer.command holds at most 128 words.
+  local ncmd = #LAUNCHER[o.runtime] + #words
+  if ncmd > M.MAX_WORDS then
+    fail(string.format("--train-cmd has %d words: with the launcher's that is %d, and a"
+      .. " TrainJob's command holds at most %d", #words, ncmd, M.MAX_WORDS))
+  end
   -- The run's tag (run.digest: every variant's file and hash): another
   -- sweep, or a changed config, gets other ConfigMaps.
   local tag = run.digest:sub(1, 8)
@@ -338,7 +370,8 @@ function M.emit(run, ctx)
     end
     items[#items + 1] = { file = v.file, json = v.row.json }
     size = size + bytes
-    local job = dns_label("dsf-", run.profile .. "-" .. v.name, fnv(v.file .. " " .. v.sha256))
+    local job = dns_label("dsf-", run.profile .. "-" .. v.name, fnv(v.file .. " " .. v.sha256),
+      M.JOB_NAME_MAX)
     if seen[job] then fail("two variants would be the TrainJob " .. job) end
     seen[job] = true
     jobs[#jobs + 1] = trainjob(tpl, o, v, job, cur, runtime_jobs)

@@ -53,6 +53,31 @@ def ajv(schema, docs):
     return res.returncode == 0, res.stdout + res.stderr
 
 
+RFC1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+
+
+def jobset_names(job):
+    """The names JobSet's webhook checks for the TrainJob's JobSet (named
+    as the TrainJob): per replicated job of the runtime (one job each),
+    "<name>-<rjob>-0" and the longest pod name "<name>-<rjob>-0-<last pod
+    index>-abcde" (sigs.k8s.io/jobset pkg/webhooks/jobset_webhook.go,
+    ValidateCreate; the runtimes of kubeflow/trainer v2.3.0
+    manifests/base/runtimes/: torch-distributed's "node" has numNodes
+    pods; deepspeed-distributed's "launcher" one and "node" numNodes - 1,
+    at least 1, as pkg/runtime/framework/plugins/mpi/mpi.go sets)."""
+    name = job["metadata"]["name"]
+    n = job["spec"]["trainer"]["numNodes"]
+    if job["spec"]["runtimeRef"]["name"] == "deepspeed-distributed":
+        pods = {"launcher": 1, "node": max(n - 1, 1)}
+    else:
+        pods = {"node": n}
+    out = []
+    for rjob, count in pods.items():
+        out.append("%s-%s-0" % (name, rjob))
+        out.append("%s-%s-0-%d-abcde" % (name, rjob, count - 1))
+    return out
+
+
 class K8s(unittest.TestCase):
 
     def setUp(self):
@@ -85,8 +110,12 @@ class K8s(unittest.TestCase):
         for j, v in zip(jobs, m["variants"]):
             name = j["metadata"]["name"]
             # the CRD's x-kubernetes-validations on metadata.name
-            self.assertRegex(name, r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+            self.assertRegex(name, RFC1035)
             self.assertLessEqual(len(name), 63)
+            # and JobSet's on the job and pod names made from it
+            for made in jobset_names(j):
+                self.assertRegex(made, RFC1035)
+                self.assertLessEqual(len(made), 63, made)
             names.add(name)
             self.assertEqual(j["metadata"]["annotations"]["dsforge.io/config-sha256"], v["sha256"])
             env = {e["name"]: e["value"] for e in j["spec"]["trainer"]["env"]}
@@ -124,6 +153,27 @@ class K8s(unittest.TestCase):
         for name in ("bad:", "worse:", "none:"):
             self.assertIn(name, text)
 
+    def test_the_longest_image_and_command_are_the_crds(self):
+        # what the emitter takes at its limits validates; one more
+        # character or word, which it refuses, the CRD refuses too
+        out = os.path.join(self.tmp, "longest")
+        image = "r/" + "i" * 498
+        res = run("gen", "8xa100", "--tier", "small", "--emit", "k8s", "--emit-opt",
+                  "image=" + image, "--train-cmd", "t.py" + " x" * 126, "-o", out)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(os.path.join(out, "k8s.yaml"), encoding="utf-8") as f:
+            job = next(d for d in yaml.safe_load_all(f) if d and d["kind"] == "TrainJob")
+        self.assertEqual(len(job["spec"]["trainer"]["command"]), 128)
+        longer = json.loads(json.dumps(job))
+        longer["spec"]["trainer"]["image"] += "i"
+        more = json.loads(json.dumps(job))
+        more["spec"]["trainer"]["command"].append("x")
+        ok, text = ajv("trainjob-v1alpha1.json", [("job", job), ("longer", longer),
+                                                  ("more", more)])
+        self.assertIn("1 of 3 valid", text)
+        self.assertIn("longer:", text)
+        self.assertIn("more:", text)
+
     def test_every_builtin_profile_and_tier(self):
         profiles = builtin_profiles()
         self.assertIn("8xa100", [p for p, _ in profiles])
@@ -134,7 +184,7 @@ class K8s(unittest.TestCase):
                 self.check_run(out, m, docs)
 
     def test_several_nodes_the_mpi_runtime_a_queue_and_a_namespace(self):
-        out, m, docs = self.gen("8xa100", "--matrix", "nodes=1,4",
+        out, m, docs = self.gen("8xa100", "--matrix", "nodes=1,4", "--matrix", "zero_stage=2,3",
                                 "--emit-opt", "runtime=deepspeed-distributed",
                                 "--emit-opt", "queue=team-a", "--emit-opt", "namespace=ml")
         self.check_run(out, m, docs, runtime="deepspeed-distributed")
@@ -147,6 +197,11 @@ class K8s(unittest.TestCase):
             cmd = j["spec"]["trainer"]["command"]
             self.assertEqual(cmd[:2], ["mpirun", "-np"])
             self.assertEqual(int(cmd[2]), j["spec"]["trainer"]["numNodes"] * 8)
+            # the trainer's env reaches the ranks on the other nodes
+            self.assertEqual(cmd[3:7], ["-x", "DSF_VARIANT", "-x", "DSF_CONFIG_SHA256"])
+            # the hostfile the MPI runtime mounts (kubeflow/trainer v2.3.0
+            # pkg/constants/constants.go: MPIHostfileDir, MPIHostfileName)
+            self.assertEqual(cmd[7:10], ["--hostfile", "/etc/mpi/hostfile", "python3"])
             rjs = j["spec"]["runtimePatches"][0]["trainingRuntimeSpec"]["template"]["spec"]
             self.assertEqual([r["name"] for r in rjs["replicatedJobs"]], ["launcher", "node"])
 
