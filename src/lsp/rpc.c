@@ -103,6 +103,8 @@ int dsf_rpc_parse_header(const char *hdr, size_t n, size_t *content_length,
 ** its blank line, with *hlen the block's length; 0 when not there yet. */
 static size_t header_end(const dsf_rpc_in *in, size_t *hlen)
 {
+    if (!in->buf) /* nothing read yet */
+        return 0;
     const char *b = in->buf + in->pos;
     size_t n = in->len - in->pos;
     for (size_t i = 0; i < n; i++) {
