@@ -57,8 +57,10 @@ return {
       -- gen --probe STEPS (the probe_steps param): the variant runs STEPS
       -- steps as a comparable benchmark and ends (probe.lua).
       name = "probe",
+      -- (the core calls it only for a variant whose probe_steps is set:
+      -- other variants do not pay for handing it the config)
+      when = "probe_steps",
       run = function(cfg, ctx)
-        if not ctx.params or (ctx.params.probe_steps or 0) == 0 then return nil end
         return require("deepspeed.probe").apply(cfg, ctx.params, ctx.variant)
       end,
     },

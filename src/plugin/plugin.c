@@ -77,11 +77,22 @@ static int read_resolvers(dsf_plugins *p, lua_State *L, int t,
                               "function: ", name);
         }
         int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        lua_pushliteral(L, "when");
+        int wt = lua_rawget(L, r);
+        char *when = wt == LUA_TSTRING ? dsf_xstrdup(lua_tostring(L, -1)) : NULL;
+        lua_pop(L, 1);
+        if (wt != LUA_TNIL && !when) {
+            luaL_unref(L, LUA_REGISTRYINDEX, ref);
+            lua_pop(L, 2);
+            return decl_error(d, file, pi->name, "a resolver's 'when' must "
+                              "name a param (a string): ", name);
+        }
         p->resolvers = dsf_xrealloc(p->resolvers, (p->nresolvers + 1) *
                                                       sizeof *p->resolvers);
         resolver *rv = &p->resolvers[p->nresolvers++];
         rv->plugin = dsf_xstrdup(pi->name);
         rv->name = dsf_xstrdup(name);
+        rv->when = when;
         rv->ref = ref;
         rv->label = dsf_xconcat("plugin ", pi->name, " resolver ", name, NULL);
         rv->layer.kind = "plugin";
@@ -348,6 +359,7 @@ void dsf_plugins_free(dsf_plugins *p)
     for (size_t i = 0; i < p->nresolvers; i++) {
         free(p->resolvers[i].plugin);
         free(p->resolvers[i].name);
+        free(p->resolvers[i].when);
         free(p->resolvers[i].label);
     }
     dsf_plugin_commands_free(&p->commands);

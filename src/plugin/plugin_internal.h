@@ -24,6 +24,8 @@
 typedef struct resolver {
     char *plugin;
     char *name;
+    char *when;       /* runs only when this param is set (not absent,
+                      ** null, false, 0 or ""), or NULL: always */
     int ref;
     dsf_layer layer;  /* provenance layer for its changes */
     char *label;

@@ -53,6 +53,20 @@ static void record_diff(dsf_prov *prov, const cJSON *old, const cJSON *nu,
         dsf_prov_add(prov, path->data, DSF_PROV_OVERRIDE, layer, 0, 0, nu);
 }
 
+/* Whether param name is set in params: present and not null, false, 0
+** or "" (a resolver's `when`). */
+static bool param_set(const cJSON *params, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, name);
+    if (!v || cJSON_IsNull(v) || cJSON_IsFalse(v))
+        return false;
+    if (cJSON_IsNumber(v))
+        return v->valuedouble != 0;
+    if (cJSON_IsString(v))
+        return v->valuestring[0] != '\0';
+    return true;
+}
+
 int dsf_plugins_resolve(dsf_plugins *p, cJSON **doc,
                         const dsf_validate_opts *o, dsf_prov *prov,
                         dsf_diags *d)
@@ -64,6 +78,8 @@ int dsf_plugins_resolve(dsf_plugins *p, cJSON **doc,
     dsf_callscope_open(&c.scope);
     for (size_t i = 0; i < p->nresolvers && !rc; i++) {
         resolver *rv = &p->resolvers[i];
+        if (rv->when && !param_set(o->params, rv->when))
+            continue; /* (the config is not even handed over) */
         dsf_push_cfg_args args = {*doc, o, &c, NULL, false, LUA_NOREF};
         lua_rawgeti(L, LUA_REGISTRYINDEX, rv->ref);
         rc = dsf_host_cpcall(p->host, dsf_plugin_push_cfg_ctx, &args, 2, rv->label, d);

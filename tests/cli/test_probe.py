@@ -105,3 +105,32 @@ class Probe(dsf.TempDirTest):
 if __name__ == "__main__":
     import unittest
     unittest.main()
+
+
+class ResolverWhen(dsf.TempDirTest):
+    """A resolver declared `when = PARAM` is called only on a variant
+    whose PARAM is set (the probe resolver is one)."""
+
+    def test_called_only_when_its_param_is_set(self):
+        self.write(os.path.join("plugins", "w", "init.lua"), """return {
+          name = "w", version = "1", summary = "s",
+          resolvers = { { name = "only", when = "flag",
+            run = function(cfg, ctx) cfg.flagged = ctx.params.flag return cfg end } } }""")
+        prof = self.profile("p", 'return { name = "p", params = { flag = "" },'
+                            ' build = function() return { train_micro_batch_size_per_gpu = 1 } end }')
+        base = ("gen", "p", "--profile-path", prof, "--plugin-path",
+                os.path.join(self.tmp, "plugins"), "--stdout")
+        res = run(*base)
+        self.assertEqual(res.rc, 0, repr(res))
+        self.assertNotIn("flagged", res.out)
+        res = run(*base, "--param", "flag=on")
+        self.assertEqual(res.rc, 0, repr(res))
+        self.assertEqual(json.loads(res.out)["flagged"], "on")
+
+    def test_a_when_that_is_no_name(self):
+        self.write(os.path.join("plugins", "w", "init.lua"), """return {
+          name = "w", version = "1", summary = "s",
+          resolvers = { { name = "only", when = 3, run = function() end } } }""")
+        res = run("gen", "8xa100", "--plugin-path", os.path.join(self.tmp, "plugins"))
+        self.assertEqual(res.rc, 3, repr(res))
+        self.assertIn("'when' must name a param", res.err)
