@@ -6,17 +6,6 @@
 # Exit 77 (skipped) only when node or npm is absent (CI installs them).
 set -eu
 dsforge=$1 src=$2 work=$3
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-  echo "skipped: node and npm are needed (contrib/install-deps.sh installs them)"
-  exit 77
-fi
-mkdir -p "$work"
-cp "$src/tests/cluster/package.json" "$work/package.json"
-export npm_config_cache="$work/.npm-cache" npm_config_update_notifier=false
-if ! cmp -s "$work/package.json" "$work/node_modules/.installed-from" 2>/dev/null; then
-  (cd "$work" && npm install --no-audit --no-fund --no-package-lock --loglevel=error) || {
-    echo "FAIL: npm install in $work failed (the npm registry must be reachable)"; exit 1; }
-  cp "$work/package.json" "$work/node_modules/.installed-from"
-fi
+sh "$src/tests/npm-install.sh" "$src/tests/cluster/package.json" "$work" || exit $?
 DSFORGE=$dsforge NODE_PATH="$work/node_modules" CLUSTER_WORK=$work \
   exec python3 "$src/tests/cluster/test_schemas.py" -v

@@ -6,19 +6,7 @@
 # Exit 77 (skipped) only when node or npm is absent.
 set -eu
 dsforge=$1 src=$2 work=$3 shared=${4:-}
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-  echo "skipped: node and npm are needed (contrib/install-deps.sh installs them)"
-  exit 77
-fi
-mkdir -p "$work"
-cp "$src/tests/editor/package.json" "$work/package.json"
-# (npm's cache and config stay inside the work dir: tests never touch $HOME)
-export npm_config_cache="$work/.npm-cache" npm_config_update_notifier=false
-if ! cmp -s "$work/package.json" "$work/node_modules/.installed-from" 2>/dev/null; then
-  (cd "$work" && npm install --no-audit --no-fund --no-package-lock --loglevel=error) || {
-    echo "FAIL: npm install in $work failed (the npm registry must be reachable)"; exit 1; }
-  cp "$work/package.json" "$work/node_modules/.installed-from"
-fi
+sh "$src/tests/npm-install.sh" "$src/tests/editor/package.json" "$work" || exit $?
 "$dsforge" schema --draft 07 > "$work/deepspeed.json"
 rw=
 if [ -n "$shared" ] && [ -d "$shared/realworld-configs" ]; then rw=$shared/realworld-configs; fi
