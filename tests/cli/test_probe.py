@@ -45,7 +45,8 @@ class Probe(dsf.TempDirTest):
         out = os.path.join(self.tmp, "o")
         res = run("gen", "8xa100", "--matrix", "zero_stage=2,3", "--probe", "10", "-o", out)
         self.assertEqual(res.rc, 0, repr(res))
-        m = json.load(open(os.path.join(out, "manifest.json")))
+        with open(os.path.join(out, "manifest.json")) as f:
+            m = json.load(f)
         paths = set()
         for v in m["variants"]:
             with open(os.path.join(out, v["file"])) as f:
