@@ -321,15 +321,10 @@ static int check_out(run *ru, dsf_gen_out *o, dsf_diags *d)
     return rc;
 }
 
-int dsf_gen_out_begin(run *ru, dsf_diags *d)
+/* The outermost directory of o->dir that does not exist yet (o->top), so
+** that a run that fails leaves no directory it made. */
+static void note_top(dsf_gen_out *o)
 {
-    const char *pname = ru->profile->chain[ru->profile->nchain - 1].name;
-    dsf_gen_out *o = dsf_xcalloc(1, sizeof *o);
-    ru->out = o;
-    o->dir = ru->r->outdir;
-    o->lock = -1;
-    /* A run that fails leaves no directory it made: before any variant
-    ** is evaluated, note the outermost one that is missing. */
     for (char *p = dsf_xstrdup(o->dir); p;) {
         bool missing = access(p, F_OK) != 0 && errno == ENOENT;
         if (!missing) {
@@ -344,104 +339,108 @@ int dsf_gen_out_begin(run *ru, dsf_diags *d)
             break;
         }
     }
-    /* A new directory is written as a staging one beside it, renamed
-    ** into place at the end. Not with --report, whose page may be meant
-    ** for the new directory: its path names it, not the staging one. */
-    struct stat st; /* (not a dangling symbolic link either) */
-    char *base = o->top && !ru->r->report && lstat(o->dir, &st) != 0 &&
-                         errno == ENOENT
-                     ? last_name(o->dir)
-                     : NULL;
-    char *parent = NULL;
-    if (base) {
-        /* dir is made by the final rename: made lists its parents */
-        size_t n = strlen(o->dir);
-        while (n > 1 && o->dir[n - 1] == '/')
-            n--;
-        char *norm = dsf_xstrndup(o->dir, n);
-        parent = dsf_path_dirname(norm);
-        free(norm);
-        for (char *p = dsf_xstrdup(parent); p;) {
-            if (access(p, F_OK) == 0 || errno != ENOENT) {
-                free(p);
-                break;
-            }
-            dsf_xgrow((void **)&o->made, &o->capmade, o->nmade + 1,
-                      sizeof *o->made);
-            o->made[o->nmade++] = p;
-            char *up = dsf_path_dirname(p);
-            p = strcmp(up, p) ? up : (free(up), NULL);
+}
+
+/* Appends p (owned) to the directories the run makes. */
+static void made(dsf_gen_out *o, char *p)
+{
+    dsf_xgrow((void **)&o->made, &o->capmade, o->nmade + 1,
+              sizeof *o->made);
+    o->made[o->nmade++] = p;
+}
+
+/* The directory of path, trailing slashes aside (caller frees). */
+static char *parent_of(const char *path)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    char *norm = dsf_xstrndup(path, n);
+    char *up = dsf_path_dirname(norm);
+    free(norm);
+    return up;
+}
+
+/* The directories the run makes (o->made): a staged new directory is made
+** by the final rename, so its missing parents (below parent); otherwise
+** o->dir and its parents up to o->top. */
+static void list_made(dsf_gen_out *o, const char *parent)
+{
+    for (char *p = parent ? dsf_xstrdup(parent) : NULL; p;) {
+        if (access(p, F_OK) == 0 || errno != ENOENT) {
+            free(p);
+            break;
         }
+        made(o, p);
+        char *up = dsf_path_dirname(p);
+        p = strcmp(up, p) ? up : (free(up), NULL);
     }
-    for (char *p = o->top && !base ? dsf_xstrdup(o->dir) : NULL; p;) {
-        dsf_xgrow((void **)&o->made, &o->capmade, o->nmade + 1,
-                  sizeof *o->made);
-        o->made[o->nmade++] = p;
+    for (char *p = o->top && !parent ? dsf_xstrdup(o->dir) : NULL; p;) {
+        made(o, p);
         p = strcmp(p, o->top) ? dsf_path_dirname(p) : NULL;
     }
-    live_out = o;
-    live_from = 0;
-    live_owner = true;
-    dsf_limits_backstop_cleanup(unlink_on_backstop);
-    int rc;
-    if (base) {
-        rc = dsf_mkdir_p(parent, NULL, d);
-        if (!rc) /* what interrupted runs left beside it */
-            dsf_out_sweep_debris(o->dir, parent, base, d);
-        if (!rc) {
-            char *stage = dsf_xasprintf("%s/.%s.tmp-%ld", parent, base,
-                                        dsf_temp_pid());
-            if (mkdir(stage, 0755) == 0) {
-                o->stage = stage;
-                o->stage_len = strlen(stage);
-            } else {
-                rc = dsf_diag_error(d, DSF_EINPUT, o->dir, 0, 0,
-                                    "cannot create its staging directory "
-                                    "%s: %s", stage, strerror(errno));
-                free(stage);
-            }
-        }
-        free(parent);
-        free(base);
-    } else {
-        rc = dsf_mkdir_p(o->dir, NULL, d);
-        if (!rc)
-            rc = lock_dir(o->dir, &o->lock, d);
-        if (!rc) { /* under the lock: what interrupted runs left */
-            char *name = last_name(o->dir), *up = NULL;
-            if (name) { /* (trailing slashes aside) */
-                size_t n = strlen(o->dir);
-                while (n > 1 && o->dir[n - 1] == '/')
-                    n--;
-                char *norm = dsf_xstrndup(o->dir, n);
-                up = dsf_path_dirname(norm);
-                free(norm);
-            }
-            dsf_out_sweep_debris(o->dir, up, name, d);
-            free(name);
-            free(up);
-        }
+}
+
+/* A new directory: its parent made, what interrupted runs left beside it
+** removed, and the staging directory .BASE.tmp-PID made in parent. */
+static int make_stage(dsf_gen_out *o, const char *parent, const char *base,
+                      dsf_diags *d)
+{
+    int rc = dsf_mkdir_p(parent, NULL, d);
+    if (!rc) /* what interrupted runs left beside it */
+        dsf_out_sweep_debris(o->dir, parent, base, d);
+    if (rc)
+        return rc;
+    char *stage = dsf_xasprintf("%s/.%s.tmp-%ld", parent, base,
+                                dsf_temp_pid());
+    if (mkdir(stage, 0755) != 0) {
+        rc = dsf_diag_error(d, DSF_EINPUT, o->dir, 0, 0,
+                            "cannot create its staging directory %s: %s",
+                            stage, strerror(errno));
+        free(stage);
+        return rc;
     }
-    o->mpath = dsf_xasprintf("%s/manifest.json", o->dir);
-    if (!rc) /* before any variant: what the renames need */
-        rc = check_out(ru, o, d);
+    o->stage = stage;
+    o->stage_len = strlen(stage);
+    return 0;
+}
+
+/* An existing directory (or one made now): locked, and under the lock
+** what interrupted runs left in it removed. */
+static int take_dir(dsf_gen_out *o, dsf_diags *d)
+{
+    int rc = dsf_mkdir_p(o->dir, NULL, d);
+    if (!rc)
+        rc = lock_dir(o->dir, &o->lock, d);
+    if (rc)
+        return rc;
+    char *name = last_name(o->dir);
+    char *up = name ? parent_of(o->dir) : NULL;
+    dsf_out_sweep_debris(o->dir, up, name, d);
+    free(name);
+    free(up);
+    return 0;
+}
+
+/* The manifest's temporary file, started with what is known before any
+** variant: the run's description, the other profiles' entries (merged
+** from the manifest already there), up to where this run's go. */
+static int start_manifest(run *ru, dsf_gen_out *o, const char *pname,
+                          dsf_diags *d)
+{
     cJSON *old = NULL;
-    if (!rc && !o->stage) /* (a staged one is merged at the end) */
+    int rc = 0;
+    if (!o->stage) /* (a staged one is merged at the end) */
         rc = read_manifest(o->mpath, &old, d);
     if (rc)
         return rc;
-    /* The merged manifest as far as it is known before any variant: the
-    ** run's description, the other profiles' entries, a marker for
-    ** this run's. */
     cJSON *m = dsf_gen_manifest_head(ru);
-    if (ru->nv) {
-        cJSON *vs = cJSON_AddArrayToObject(m, "variants");
+    cJSON *vs = cJSON_AddArrayToObject(m, "variants");
+    if (ru->nv) { /* a marker for this run's entries */
         cJSON *mark = cJSON_CreateObject();
         cJSON_AddStringToObject(mark, "profile", pname);
         cJSON_AddStringToObject(mark, "name", "");
         cJSON_AddItemToArray(vs, mark);
-    } else {
-        cJSON_AddArrayToObject(m, "variants");
     }
     dsf_manifest_merge(m, old, pname);
     cJSON_Delete(old);
@@ -449,11 +448,7 @@ int dsf_gen_out_begin(run *ru, dsf_diags *d)
     size_t head = split_manifest(m, pname, &text, &o->mtail);
     cJSON_Delete(m);
     rc = manifest_room(o, o->mpath, head, d);
-    if (rc) {
-        free(text);
-        return rc;
-    }
-    if (o->stage) {
+    if (!rc && o->stage) {
         o->mtmp = dsf_xasprintf("%s/manifest.json", o->stage);
         bool taken; /* not in a directory just made */
         rc = dsf_write_new(o->mtmp, text, head, &taken, d);
@@ -464,7 +459,7 @@ int dsf_gen_out_begin(run *ru, dsf_diags *d)
             free(o->mtmp);
             o->mtmp = NULL;
         }
-    } else {
+    } else if (!rc) {
         rc = dsf_write_temp(&o->mtmp, o->mpath, text, head, false, d);
     }
     free(text);
@@ -474,6 +469,39 @@ int dsf_gen_out_begin(run *ru, dsf_diags *d)
             rc = dsf_diag_error(d, DSF_EINPUT, o->mtmp, 0, 0,
                                 "cannot open: %s", strerror(errno));
     }
+    return rc;
+}
+
+int dsf_gen_out_begin(run *ru, dsf_diags *d)
+{
+    const char *pname = ru->profile->chain[ru->profile->nchain - 1].name;
+    dsf_gen_out *o = dsf_xcalloc(1, sizeof *o);
+    ru->out = o;
+    o->dir = ru->r->outdir;
+    o->lock = -1;
+    note_top(o);
+    /* A new directory is written as a staging one beside it, renamed
+    ** into place at the end. Not with --report, whose page may be meant
+    ** for the new directory: its path names it, not the staging one. */
+    struct stat st; /* (not a dangling symbolic link either) */
+    char *base = o->top && !ru->r->report && lstat(o->dir, &st) != 0 &&
+                         errno == ENOENT
+                     ? last_name(o->dir)
+                     : NULL;
+    char *parent = base ? parent_of(o->dir) : NULL;
+    list_made(o, parent);
+    live_out = o;
+    live_from = 0;
+    live_owner = true;
+    dsf_limits_backstop_cleanup(unlink_on_backstop);
+    int rc = base ? make_stage(o, parent, base, d) : take_dir(o, d);
+    free(parent);
+    free(base);
+    o->mpath = dsf_xasprintf("%s/manifest.json", o->dir);
+    if (!rc) /* before any variant: what the renames need */
+        rc = check_out(ru, o, d);
+    if (!rc)
+        rc = start_manifest(ru, o, pname, d);
     return rc;
 }
 
