@@ -336,60 +336,65 @@ static int check_unique_names(const run *ru, dsf_diags *d)
                           "matrix values?)", ru->v[first].name);
 }
 
-int dsf_gen_make_variants(run *ru, dsf_diags *d)
+/* The unknown tier name: a usage error with the closest name and the
+** profile's tiers. */
+static int unknown_tier(const dsf_profile *p, const char *name, dsf_diags *d)
+{
+    const char **names = dsf_xcalloc(p->ntiers + 1, sizeof *names);
+    dsf_buf known = DSF_BUF_INIT;
+    for (size_t k = 0; k < p->ntiers; k++) {
+        names[k] = p->tiers[k].name;
+        dsf_buf_printf(&known, "%s%s", k ? ", " : "", p->tiers[k].name);
+    }
+    const char *close = dsf_closest(name, names, p->ntiers);
+    dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                               "unknown tier '%s' for profile %s", name,
+                               p->chain[p->nchain - 1].name);
+    dsf_diag_set_hint(g, "%s%s%stiers: %s", close ? "did you mean '" : "",
+                      close ? close : "", close ? "'? " : "",
+                      known.len ? known.data : "(none)");
+    dsf_buf_free(&known);
+    free(names);
+    return DSF_EUSAGE;
+}
+
+/* The selected tiers (--tier, else all; a profile without tiers has one
+** variant, "default": a NULL tier) into tiers[0..*nt). */
+static int select_tiers(const run *ru, const dsf_tier **tiers, size_t *nt,
+                        dsf_diags *d)
 {
     const dsf_gen_request *r = ru->r;
     const dsf_profile *p = ru->profile;
-    int rc = 0;
-    /* The selected tiers. */
-    const dsf_tier **tiers = dsf_xcalloc(p->ntiers + 1, sizeof *tiers);
-    size_t nt = 0;
-    if (r->ntiers) {
-        for (size_t i = 0; i < r->ntiers && !rc; i++) {
-            const dsf_tier *t = dsf_profile_tier(p, r->tiers[i]);
-            if (!t) {
-                const char **names = dsf_xcalloc(p->ntiers + 1,
-                                                 sizeof *names);
-                dsf_buf known = DSF_BUF_INIT;
-                for (size_t k = 0; k < p->ntiers; k++) {
-                    names[k] = p->tiers[k].name;
-                    dsf_buf_printf(&known, "%s%s", k ? ", " : "",
-                                   p->tiers[k].name);
-                }
-                const char *close = dsf_closest(r->tiers[i], names,
-                                                p->ntiers);
-                dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
-                                           "unknown tier '%s' for profile "
-                                           "%s", r->tiers[i],
-                                           p->chain[p->nchain - 1].name);
-                dsf_diag_set_hint(g, "%s%s%stiers: %s",
-                                  close ? "did you mean '" : "",
-                                  close ? close : "", close ? "'? " : "",
-                                  known.len ? known.data : "(none)");
-                dsf_buf_free(&known);
-                free(names);
-                rc = DSF_EUSAGE;
-                break;
-            }
-            bool dup = false;
-            for (size_t k = 0; k < nt; k++)
-                dup |= tiers[k] == t;
-            if (!dup)
-                tiers[nt++] = t;
-        }
-    } else {
-        for (size_t i = 0; i < p->ntiers; i++)
-            tiers[nt++] = &p->tiers[i];
+    *nt = 0;
+    for (size_t i = 0; i < r->ntiers; i++) {
+        const dsf_tier *t = dsf_profile_tier(p, r->tiers[i]);
+        if (!t)
+            return unknown_tier(p, r->tiers[i], d);
+        bool dup = false;
+        for (size_t k = 0; k < *nt; k++)
+            dup |= tiers[k] == t;
+        if (!dup)
+            tiers[(*nt)++] = t;
     }
-    if (!rc && !nt && p->ntiers == 0)
-        tiers[nt++] = NULL; /* one variant: "default" */
+    if (!r->ntiers)
+        for (size_t i = 0; i < p->ntiers; i++)
+            tiers[(*nt)++] = &p->tiers[i];
+    if (!*nt && p->ntiers == 0)
+        tiers[(*nt)++] = NULL; /* one variant: "default" */
+    return 0;
+}
 
-    /* --param values. */
-    cJSON *overrides = cJSON_CreateObject();
-    cJSON *files = cJSON_CreateObject(); /* param -> text -> document */
+/* --param values into overrides (and the documents file params name into
+** files). */
+static int parse_overrides(run *ru, cJSON *overrides, cJSON *files,
+                           dsf_diags *d)
+{
+    const dsf_gen_request *r = ru->r;
+    int rc = 0;
     for (size_t i = 0; i < r->nparams && !rc; i++) {
         char *desc = dsf_xasprintf("argument #%d", r->params[i].argno);
-        const dsf_param *par = need_param(p, r->params[i].key, desc, d);
+        const dsf_param *par = need_param(ru->profile, r->params[i].key,
+                                          desc, d);
         char *err;
         cJSON *v;
         if (!par) {
@@ -406,32 +411,30 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d)
         }
         free(desc);
     }
-    if (!rc && r->machine)
-        rc = detect_params(ru, overrides, d);
-    /* --matrix axes, parsed up front. */
-    cJSON **axes = dsf_xcalloc(r->nmatrix + 1, sizeof *axes);
-    size_t cells = 1;
-    for (size_t a = 0; a < r->nmatrix && !rc; a++) {
-        const dsf_matrix_axis *ax = &r->matrix[a];
-        char *desc = dsf_xasprintf("argument #%d", ax->argno);
-        axes[a] = cJSON_CreateArray();
-        if (!ru->sweeps[a].is_param) { /* a path or files: see sweep.c */
-            if (!rc && cells > DSF_MAX_VARIANTS / (ax->n ? ax->n : 1))
-                rc = dsf_diag_error(d, DSF_EUSAGE, desc, 0, 0,
-                                    "the matrix has more than %d variants",
-                                    DSF_MAX_VARIANTS);
-            cells *= ax->n ? ax->n : 1;
-            free(desc);
-            continue;
-        }
-        const dsf_param *par = need_param(p, ax->key, desc, d);
-        if (!par) {
+    return rc;
+}
+
+/* --matrix axis a's values into axes[a] (a param axis; a path or files
+** axis is sweep.c's), and *cells times its length (at most
+** DSF_MAX_VARIANTS in all). */
+static int parse_axis(run *ru, size_t a, const cJSON *overrides,
+                      cJSON *files, cJSON **axes, size_t *cells,
+                      dsf_diags *d)
+{
+    const dsf_gen_request *r = ru->r;
+    const dsf_matrix_axis *ax = &r->matrix[a];
+    char *desc = dsf_xasprintf("argument #%d", ax->argno);
+    int rc = 0;
+    axes[a] = cJSON_CreateArray();
+    const dsf_param *par = NULL;
+    if (ru->sweeps[a].is_param) {
+        par = need_param(ru->profile, ax->key, desc, d);
+        if (!par)
             rc = DSF_EUSAGE;
-        } else if (cJSON_GetObjectItemCaseSensitive(overrides, ax->key)) {
+        else if (cJSON_GetObjectItemCaseSensitive(overrides, ax->key))
             rc = dsf_diag_error(d, DSF_EUSAGE, desc, 0, 0,
                                 "'%s' is given both with --param and "
                                 "--matrix", ax->key);
-        }
         for (size_t b = 0; b < a && !rc; b++)
             if (r->matrix[b].key && !strcmp(r->matrix[b].key, ax->key))
                 rc = dsf_diag_error(d, DSF_EUSAGE, desc, 0, 0,
@@ -449,41 +452,68 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d)
                 rc = read_param_file(ru, files, par, ax->values[k], d);
             }
         }
-        if (!rc && cells > DSF_MAX_VARIANTS / (ax->n ? ax->n : 1))
-            rc = dsf_diag_error(d, DSF_EUSAGE, desc, 0, 0,
-                                "the matrix has more than %d variants",
-                                DSF_MAX_VARIANTS);
-        cells *= ax->n ? ax->n : 1;
-        free(desc);
     }
-    if (!rc) {
-        /* A sweep's array and names take megabytes of new heap: faulted
-        ** in as the heap grows, not a page at a time (core/heap.h). */
-        ru->v = dsf_xmalloc(nt * cells * sizeof *ru->v);
-        dsf_heap_populate(ru->v, nt * cells * sizeof *ru->v);
-        memset(ru->v, 0, nt * cells * sizeof *ru->v);
-        for (size_t ti = 0; ti < nt && !rc; ti++) {
-            for (size_t c = 0; c < cells && !rc; c++) {
-                dsf_heap_follow();
-                variant *v = &ru->v[ru->nv++];
-                v->tier = tiers[ti];
-                dsf_buf name = DSF_BUF_INIT;
-                dsf_buf_puts(&name, v->tier ? v->tier->name : "default");
-                size_t rest = c;
-                size_t stride = cells;
-                if (r->nmatrix)
-                    v->pick = dsf_xcalloc(r->nmatrix, sizeof *v->pick);
-                for (size_t a = 0; a < r->nmatrix; a++) {
-                    stride /= r->matrix[a].n;
-                    size_t k = rest / stride;
-                    rest %= stride;
-                    v->pick[a] = k;
-                    dsf_gen_sweep_name(ru, a, k, &name);
-                }
-                v->name = dsf_buf_take(&name);
+    if (!rc && *cells > DSF_MAX_VARIANTS / (ax->n ? ax->n : 1))
+        rc = dsf_diag_error(d, DSF_EUSAGE, desc, 0, 0,
+                            "the matrix has more than %d variants",
+                            DSF_MAX_VARIANTS);
+    *cells *= ax->n ? ax->n : 1;
+    free(desc);
+    return rc;
+}
+
+/* ru->v: every tier times every matrix cell, named. */
+static void lay_out(run *ru, const dsf_tier **tiers, size_t nt, size_t cells)
+{
+    const dsf_gen_request *r = ru->r;
+    /* A sweep's array and names take megabytes of new heap: faulted in
+    ** as the heap grows, not a page at a time (core/heap.h). */
+    ru->v = dsf_xmalloc(nt * cells * sizeof *ru->v);
+    dsf_heap_populate(ru->v, nt * cells * sizeof *ru->v);
+    memset(ru->v, 0, nt * cells * sizeof *ru->v);
+    for (size_t ti = 0; ti < nt; ti++) {
+        for (size_t c = 0; c < cells; c++) {
+            dsf_heap_follow();
+            variant *v = &ru->v[ru->nv++];
+            v->tier = tiers[ti];
+            dsf_buf name = DSF_BUF_INIT;
+            dsf_buf_puts(&name, v->tier ? v->tier->name : "default");
+            size_t rest = c;
+            size_t stride = cells;
+            if (r->nmatrix)
+                v->pick = dsf_xcalloc(r->nmatrix, sizeof *v->pick);
+            for (size_t a = 0; a < r->nmatrix; a++) {
+                stride /= r->matrix[a].n;
+                size_t k = rest / stride;
+                rest %= stride;
+                v->pick[a] = k;
+                dsf_gen_sweep_name(ru, a, k, &name);
             }
+            v->name = dsf_buf_take(&name);
         }
     }
+}
+
+int dsf_gen_make_variants(run *ru, dsf_diags *d)
+{
+    const dsf_gen_request *r = ru->r;
+    const dsf_profile *p = ru->profile;
+    const dsf_tier **tiers = dsf_xcalloc(p->ntiers + 1, sizeof *tiers);
+    size_t nt = 0;
+    int rc = select_tiers(ru, tiers, &nt, d);
+    cJSON *overrides = cJSON_CreateObject();
+    cJSON *files = cJSON_CreateObject(); /* param -> text -> document */
+    if (!rc)
+        rc = parse_overrides(ru, overrides, files, d);
+    if (!rc && r->machine)
+        rc = detect_params(ru, overrides, d);
+    /* --matrix axes, parsed up front. */
+    cJSON **axes = dsf_xcalloc(r->nmatrix + 1, sizeof *axes);
+    size_t cells = 1;
+    for (size_t a = 0; a < r->nmatrix && !rc; a++)
+        rc = parse_axis(ru, a, overrides, files, axes, &cells, d);
+    if (!rc)
+        lay_out(ru, tiers, nt, cells);
     ru->axes = axes;
     ru->overrides = overrides;
     ru->pfiles = files;
