@@ -131,6 +131,98 @@ static int cmp_member(const void *a, const void *b)
     return (x->keylen > y->keylen) - (x->keylen < y->keylen);
 }
 
+/* The array at idx, items 1..maxint (converted in order). */
+static int convert_array(conv *c, int idx, lua_Integer maxint, cJSON **out)
+{
+    lua_State *L = c->L;
+    int rc = 0;
+    cJSON *arr = cJSON_CreateArray();
+    if (!arr)
+        dsf_xoom();
+    for (lua_Integer i = 1; i <= maxint && !rc; i++) {
+        size_t mark = c->path.len;
+        dsf_buf_printf(&c->path, "[%lld]", (long long)(i - 1));
+        lua_rawgeti(L, idx, i);
+        cJSON *v = NULL;
+        rc = convert(c, lua_gettop(L), &v);
+        lua_pop(L, 1);
+        pop_path(c, mark);
+        if (!rc && dsf_doc_is_tombstone(v)) {
+            cJSON_Delete(v);
+            rc = failf(c, "dsforge.delete cannot be an array item");
+        }
+        if (!rc)
+            cJSON_AddItemToArray(arr, v);
+    }
+    *out = rc ? (cJSON_Delete(arr), NULL) : arr;
+    return rc;
+}
+
+/* The object at idx of nstr string keys, its members in key order. kept:
+** its pairs are on the stack from base + 1 on (key, value); otherwise
+** each value is looked up by its key. Leaves the stack at base. */
+static int convert_object(conv *c, int idx, size_t nstr, bool kept,
+                          int base, cJSON **out)
+{
+    lua_State *L = c->L;
+    int rc = 0;
+    member *ms = nstr ? dsf_xmalloc(nstr * sizeof *ms) : NULL;
+    size_t n = 0;
+    if (kept) {
+        for (; n < nstr; n++) {
+            ms[n].slot = base + 1 + 2 * (int)n;
+            ms[n].key = lua_tolstring(L, ms[n].slot, &ms[n].keylen);
+        }
+    } else {
+        lua_pushnil(L);
+        while (lua_next(L, idx)) {
+            lua_pop(L, 1);
+            ms[n].slot = 0;
+            ms[n].key = lua_tolstring(L, -1, &ms[n].keylen);
+            n++;
+        }
+    }
+    /* The strings stay alive: they are keys of the table. */
+    if (n)
+        qsort(ms, n, sizeof *ms, cmp_member);
+    cJSON *obj = cJSON_CreateObject();
+    if (!obj)
+        dsf_xoom();
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (strlen(ms[i].key) != ms[i].keylen ||
+            !valid_utf8((const unsigned char *)ms[i].key, ms[i].keylen)) {
+            rc = failf(c, "an object key is not valid UTF-8 text");
+            break;
+        }
+        if (spend(c, ms[i].keylen + 1)) {
+            rc = -1;
+            break;
+        }
+        size_t mark = c->path.len;
+        push_path_key(c, ms[i].key);
+        int vi = ms[i].slot + 1;
+        if (!kept) {
+            lua_pushlstring(L, ms[i].key, ms[i].keylen);
+            lua_rawget(L, idx);
+            vi = lua_gettop(L);
+        }
+        cJSON *v = NULL;
+        rc = convert(c, vi, &v);
+        if (!kept)
+            lua_pop(L, 1);
+        pop_path(c, mark);
+        if (!rc)
+            cJSON_AddItemToObject(obj, ms[i].key, v);
+    }
+    lua_settop(L, base);
+    free(ms);
+    *out = rc ? (cJSON_Delete(obj), NULL) : obj;
+    return rc;
+}
+
+/* The table at idx: an array (positive integer keys 1..n, or marked with
+** dsforge.array) or an object (string keys), after checking it is not a
+** cycle, too deep, or a mix of both. */
 static int convert_table(conv *c, int idx, cJSON **out)
 {
     lua_State *L = c->L;
@@ -193,80 +285,9 @@ static int convert_table(conv *c, int idx, cJSON **out)
         return failf(c, "an array has holes (keys must be 1..n)");
 
     c->open[c->depth++] = self;
-    int rc = 0;
-    if (nint || (!nstr && marker == 1)) {
-        cJSON *arr = cJSON_CreateArray();
-        if (!arr)
-            dsf_xoom();
-        for (lua_Integer i = 1; i <= maxint && !rc; i++) {
-            size_t mark = c->path.len;
-            dsf_buf_printf(&c->path, "[%lld]", (long long)(i - 1));
-            lua_rawgeti(L, idx, i);
-            cJSON *v = NULL;
-            rc = convert(c, lua_gettop(L), &v);
-            lua_pop(L, 1);
-            pop_path(c, mark);
-            if (!rc && dsf_doc_is_tombstone(v)) {
-                cJSON_Delete(v);
-                rc = failf(c, "dsforge.delete cannot be an array item");
-            }
-            if (!rc)
-                cJSON_AddItemToArray(arr, v);
-        }
-        *out = rc ? (cJSON_Delete(arr), NULL) : arr;
-    } else {
-        member *ms = nstr ? dsf_xmalloc(nstr * sizeof *ms) : NULL;
-        size_t n = 0;
-        if (kept) {
-            for (; n < nstr; n++) {
-                ms[n].slot = base + 1 + 2 * (int)n;
-                ms[n].key = lua_tolstring(L, ms[n].slot, &ms[n].keylen);
-            }
-        } else {
-            lua_pushnil(L);
-            while (lua_next(L, idx)) {
-                lua_pop(L, 1);
-                ms[n].slot = 0;
-                ms[n].key = lua_tolstring(L, -1, &ms[n].keylen);
-                n++;
-            }
-        }
-        /* The strings stay alive: they are keys of the table. */
-        if (n)
-            qsort(ms, n, sizeof *ms, cmp_member);
-        cJSON *obj = cJSON_CreateObject();
-        if (!obj)
-            dsf_xoom();
-        for (size_t i = 0; i < n && !rc; i++) {
-            if (strlen(ms[i].key) != ms[i].keylen ||
-                !valid_utf8((const unsigned char *)ms[i].key, ms[i].keylen)) {
-                rc = failf(c, "an object key is not valid UTF-8 text");
-                break;
-            }
-            if (spend(c, ms[i].keylen + 1)) {
-                rc = -1;
-                break;
-            }
-            size_t mark = c->path.len;
-            push_path_key(c, ms[i].key);
-            int vi = ms[i].slot + 1;
-            if (!kept) {
-                lua_pushlstring(L, ms[i].key, ms[i].keylen);
-                lua_rawget(L, idx);
-                vi = lua_gettop(L);
-            }
-            cJSON *v = NULL;
-            rc = convert(c, vi, &v);
-            if (!kept)
-                lua_pop(L, 1);
-            pop_path(c, mark);
-            if (!rc)
-                cJSON_AddItemToObject(obj, ms[i].key, v);
-        }
-        lua_settop(L, base);
-        free(ms);
-        *out = rc ? (cJSON_Delete(obj), NULL) : obj;
-    }
+    int rc = nint || (!nstr && marker == 1)
+                 ? convert_array(c, idx, maxint, out)
+                 : convert_object(c, idx, nstr, kept, base, out);
     c->depth--;
     return rc;
 }
