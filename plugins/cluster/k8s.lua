@@ -315,14 +315,7 @@ end
 
 function M.emit(run, ctx)
   local o = options(ctx.options)
-  local text = ctx.train_cmd
-  if text == nil then
-    fail("needs the training command (the script and its arguments): gen --train-cmd"
-      .. " 'train.py --my-flag'")
-  end
-  local words, err = quote.split(text)
-  if not words then fail("--train-cmd: " .. err) end
-  if #words == 0 then fail("--train-cmd is empty") end
+  local words = quote.train_command(ctx.train_cmd, nil, "the k8s emitter")
   -- The CRD: spec.trainer.command holds at most 128 words.
   local ncmd = #LAUNCHER[o.runtime] + #words
   if ncmd > M.MAX_WORDS then

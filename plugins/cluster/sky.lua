@@ -30,12 +30,10 @@
 --                 training command and the TrainingArguments words, with
 --                 --deepspeed /tmp/dsforge/<file>
 
-local type, tostring, ipairs, pcall, string, table, math, utf8 =
-  type, tostring, ipairs, pcall, string, table, math, utf8
+local type, tostring, ipairs, string, table, math, utf8 =
+  type, tostring, ipairs, string, table, math, utf8
 local dsforge = dsforge
 local quote = require("launch.quote")
-local render = require("launch.render")
-local trainer = require("launch.trainer")
 local params = require("launch.params")
 
 local M = {}
@@ -103,19 +101,9 @@ end
 -- The training command's words, quoted (as the launch emitter reads it:
 -- --train-cmd, else the train_cmd param).
 local function train_words(v, ctx)
-  local text, from = ctx.train_cmd, "--train-cmd"
-  if text == nil and v.params and v.params.train_cmd ~= nil then
-    text, from = v.params.train_cmd, "the train_cmd param"
-  end
-  if text == nil then
-    dsforge.fail("the skypilot emitter needs the training command (the script and its"
-      .. " arguments): gen --train-cmd 'train.py --my-flag', or a train_cmd param in the"
-      .. " profile", 2)
-  end
-  local words, err = quote.split(tostring(text))
-  if not words then dsforge.fail(from .. ": " .. err, 2) end
-  if #words == 0 then dsforge.fail(from .. " is empty", 2) end
-  return quote.sh_words(words)
+  local _, quoted = quote.train_command(ctx.train_cmd, v.params and v.params.train_cmd,
+    "the skypilot emitter")
+  return quoted
 end
 
 -- A YAML value: a literal block when the text is printable ASCII lines
@@ -129,13 +117,10 @@ local function block(text)
 end
 
 function M.emit(v, ctx)
-  -- (a string param that is "" is not set: the built-in profiles declare
-  -- the launch params with "" as their default)
-  local p = {}
-  for k, x in next, v.params or {} do if x ~= "" then p[k] = x end end
-  params.check(p)
-  local ok, n, g = pcall(render.layout, { params = p })
-  if not ok then dsforge.fail((tostring(n):gsub("^.-launch%.render: ", "")), 2) end
+  local p = params.given(v.params)
+  -- (the layout and Trainer words every cluster emitter needs, made once)
+  local cv = require("cluster.variant").of(v, ctx, "skypilot")
+  local n, g = cv.nodes, cv.gpus
   if p.nodes ~= nil and p.nodes ~= n then
     dsforge.fail(string.format("param 'nodes' = %s, but world_size %d over"
       .. " gpus_per_node %d is %d node(s)", tostring(p.nodes), p.world_size or 1, g, n), 2)
@@ -153,11 +138,8 @@ function M.emit(v, ctx)
       .. " variable in file_mounts: write to a directory without one", 2)
   end
   local remote = REMOTE_DIR .. v.file
-  local args, err = trainer.training_args({ config = v.config, params = p,
-    deepspeed_file = remote })
-  if not args then dsforge.fail(err, 2) end
-  local hf = quote.sh_words(render.hf_args_words({ config = v.config, params = p,
-    file = remote, args = args }))
+  local hf = "--deepspeed " .. quote.sh(remote)
+  if #cv.words > 0 then hf = hf .. " " .. quote.sh_words(cv.words) end
   local port = math.tointeger(p.master_port) or 29500
   local run = table.concat({
     "set -eu",

@@ -60,14 +60,6 @@ local function sbatch_value(v, what)
   return s
 end
 
--- A string param that is "" is not set (the built-in profiles declare
--- the Slurm params with "" as their default).
-local function param(p, name)
-  local x = p[name]
-  if x == "" then return nil end
-  return x
-end
-
 -- A variant's name, file and Trainer words go on one tab-separated line
 -- of the list, read by bash's `read`: none may hold a tab or a line end,
 -- or be empty.
@@ -80,16 +72,13 @@ local function list_field(s, what, name)
 end
 
 function M.row(v, ctx)
-  local p = v.params or {}
   local name = v.name
   if name:find("[%c]") then
     fail(string.format("variant name %q holds a control character: no Slurm job"
       .. " can be named by it", name))
   end
   -- The launch params, checked where they enter (exit 2 naming the param).
-  local lp = {}
-  for k, x in next, p do lp[k] = param(p, k) end
-  lparams.check(lp)
+  local lp = lparams.given(v.params)
   local cv = require("cluster.variant").of(v, ctx, "slurm-array")
   local n, g = cv.nodes, cv.gpus
   local out = {}
@@ -97,8 +86,8 @@ function M.row(v, ctx)
   list_field(name, "the name", name)
   -- One string, not a table: a sweep of 100,000 variants holds every row
   -- until emit (the shape's fields, then the Trainer words, tab-separated).
-  return table.concat({ n, g, ctx.options.time or param(p, "slurm_time") or "",
-    param(p, "slurm_partition") or "", param(p, "slurm_account") or "",
+  return table.concat({ n, g, ctx.options.time or lp.slurm_time or "",
+    lp.slurm_partition or "", lp.slurm_account or "",
     lp.master_port or 29500, table.concat(out, "\t") }, "\t")
 end
 
@@ -350,15 +339,7 @@ end
 
 function M.emit(run, ctx)
   local opt = options(ctx.options, run.profile)
-  local text = ctx.train_cmd
-  if text == nil then
-    fail("needs the training command (the script and its arguments): gen --train-cmd"
-      .. " 'train.py --my-flag'")
-  end
-  local words, err = quote.split(text)
-  if not words then fail("--train-cmd: " .. err) end
-  if #words == 0 then fail("--train-cmd is empty") end
-  local train_quoted = quote.sh_words(words)
+  local _, train_quoted = quote.train_command(ctx.train_cmd, nil, "the slurm-array emitter")
   local shapes = shapes_of(run)
   local files = {}
   for _, s in ipairs(shapes) do

@@ -74,11 +74,7 @@ end
 local function launch_opts(v, ctx, rv)
   local c = ctx.cache
   if c.opts then return c.opts, c.nodes end
-  -- A string param that is "" is not set (the built-in profiles declare
-  -- the launch params with "" as their default).
-  local p = {}
-  for k, x in next, rv.params do if x ~= "" then p[k] = x end end
-  lazy.params.check(p)
+  local p = lazy.params.given(rv.params)
   local opts = {
     master_addr = p.master_addr, master_port = p.master_port, hostfile = p.hostfile,
     partition = p.slurm_partition, time = p.slurm_time, account = p.slurm_account,
@@ -97,29 +93,9 @@ local function launch_opts(v, ctx, rv)
   return opts, n
 end
 
--- The training command's words and their quoted text, kept for the next
--- variant: every variant of a run has the same command (issue 12: the
--- emitters' per-variant cost).
-local last_cmd = {}
-
 local function train_cmd(v, ctx)
-  local text = ctx.train_cmd
-  local from = "--train-cmd"
-  if text == nil and v.params and v.params.train_cmd ~= nil then
-    text, from = v.params.train_cmd, "the train_cmd param"
-  end
-  if text == nil then
-    dsforge.fail("the launch emitter needs the training command (the script and its"
-      .. " arguments): gen --train-cmd 'train.py --my-flag', or a train_cmd param in the"
-      .. " profile", 2)
-  end
-  text = tostring(text)
-  if last_cmd.text == text then return last_cmd.words, last_cmd.quoted end
-  local words, err = lazy.quote.split(text)
-  if not words then dsforge.fail(from .. ": " .. err, 2) end
-  if #words == 0 then dsforge.fail(from .. " is empty", 2) end
-  last_cmd = { text = text, words = words, quoted = lazy.quote.sh_words(words) }
-  return words, last_cmd.quoted
+  return lazy.quote.train_command(ctx.train_cmd, v.params and v.params.train_cmd,
+    "the launch emitter")
 end
 
 return {

@@ -55,6 +55,16 @@ local NAMES = {}
 for name in next, PARAM_CHECKS do NAMES[#NAMES + 1] = name end
 table.sort(NAMES)
 
+-- The params a launch file reads as given: a string param that is "" is
+-- not set (the built-in profiles declare the launch params with "" as
+-- their default), so the copy leaves it out. Checked (M.check).
+function M.given(params)
+  local p = {}
+  for k, x in next, params or {} do if x ~= "" then p[k] = x end end
+  M.check(p)
+  return p
+end
+
 function M.check(p)
   for _, name in ipairs(NAMES) do
     local check = PARAM_CHECKS[name]

@@ -95,6 +95,31 @@ function M.yaml(s)
   return '"' .. table.concat(out) .. '"'
 end
 
+-- M.train_command(text, param, who) -> words, quoted: the training
+-- command the launch files run (gen --train-cmd's text, else the profile's
+-- train_cmd param), split as sh would and quoted again; who (e.g. "the
+-- launch emitter") names the caller in the error when there is none. A
+-- missing, empty or unsplittable command is the user's error
+-- (dsforge.fail). The last one is kept: every variant of a run, and every
+-- emitter, has the same command.
+local last_cmd = {}
+
+function M.train_command(text, param, who)
+  local from = "--train-cmd"
+  if text == nil and param ~= nil then text, from = param, "the train_cmd param" end
+  if text == nil then
+    dsforge.fail(who .. " needs the training command (the script and its arguments):"
+      .. " gen --train-cmd 'train.py --my-flag', or a train_cmd param in the profile", 2)
+  end
+  text = tostring(text)
+  if last_cmd.text == text then return last_cmd.words, last_cmd.quoted end
+  local words, err = M.split(text)
+  if not words then dsforge.fail(from .. ": " .. err, 2) end
+  if #words == 0 then dsforge.fail(from .. " is empty", 2) end
+  last_cmd = { text = text, words = words, quoted = M.sh_words(words) }
+  return words, last_cmd.quoted
+end
+
 local SPECIAL = "[$`;&|<>(){}*?%[~#]"
 
 function M.split(s)
