@@ -17,6 +17,7 @@ import re
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 import unittest
 
@@ -160,12 +161,22 @@ class Preflight(dsf.TempDirTest):
 
     def test_a_directory_this_user_cannot_write_in(self):
         drop = as_other_user()
+        binary = dsf.DSFORGE
         if drop:
             os.chmod(self.tmp, 0o755)  # (mkdtemp's is 0700)
+            # The other user may not reach the build tree (a checkout in a
+            # directory of mode 0700, as mktemp -d makes): a copy it can
+            # run (the built-ins are in the binary).
+            bindir = tempfile.mkdtemp(prefix="dsforge-bin-")
+            self.addCleanup(shutil.rmtree, bindir, True)
+            os.chmod(bindir, 0o755)
+            binary = os.path.join(bindir, "dsforge")
+            shutil.copy2(shutil.which(dsf.DSFORGE) or dsf.DSFORGE, binary)
+            os.chmod(binary, 0o755)
         else:
             os.chmod(self.out, 0o555)
         before = snapshot(self.tmp)
-        p = subprocess.run([dsf.DSFORGE, "gen", "8xa100", "-o", self.out],
+        p = subprocess.run([binary, "gen", "8xa100", "-o", self.out],
                            capture_output=True, text=True, timeout=60,
                            preexec_fn=drop, stdin=subprocess.DEVNULL,
                            env=dict(os.environ, HOME=self.tmp))
