@@ -1,0 +1,82 @@
+-- Tests for plugins/results/throughput.lua and plugins/results/failures.lua,
+-- on excerpts in the exact format the producing code prints.
+
+local tp = require("results.throughput")
+local fail = require("results.failures")
+
+-- deepspeed/utils/timer.py v0.19.5 lines 264-273 (ThroughputTimer.stop),
+-- through the formatter of deepspeed/utils/logging.py lines 39-40.
+local TIMER = {
+  "[2026-01-05 10:00:01,100] [INFO] [timer.py:264:stop] epoch=0/micro_step=10/global_step=10, "
+    .. "RunningAvgSamplesPerSec=40.5, CurrSamplesPerSec=41.25, MemAllocated=3.1GB, MaxMemAllocated=7.5GB",
+  "[2026-01-05 10:00:11,100] [INFO] [timer.py:264:stop] epoch=0/micro_step=20/global_step=20, "
+    .. "RunningAvgSamplesPerSec=41.0, CurrSamplesPerSec=41.5, MemAllocated=3.1GB, MaxMemAllocated=8.25GB",
+  "[2026-01-05 10:00:21,100] [INFO] [timer.py:264:stop] epoch=0/micro_step=30/global_step=30, "
+    .. "RunningAvgSamplesPerSec=41.25, CurrSamplesPerSec=41.75, MemAllocated=3.1GB, MaxMemAllocated=8.0GB",
+}
+
+return {
+  throughput_line_fields = function()
+    local r = tp.parse_line(TIMER[1])
+    T.eq(r.epoch, 0)
+    T.eq(r.micro_step, 10)
+    T.eq(r.global_step, 10)
+    T.eq(r.running_avg_samples_per_sec, 40.5)
+    T.eq(r.samples_per_sec, 41.25)
+    T.eq(r.mem_allocated_gib, 3.1)
+    T.eq(r.max_mem_allocated_gib, 7.5)
+    T.truthy(TIMER[1]:find(tp.marker, 1, true))
+  end,
+
+  throughput_read_takes_last_average_and_peak_memory = function()
+    local m = tp.read(TIMER)
+    T.eq(m.steps, 30)
+    T.eq(m.samples_per_sec, 41.25)
+    T.eq(m.peak_memory_bytes, math.floor(8.25 * 1024 ^ 3 + 0.5))
+    T.eq(m.reports, 3)
+  end,
+
+  throughput_truncated_line_is_ignored = function()
+    -- a killed run's last line, cut mid-write
+    local cut = TIMER[3]:sub(1, #TIMER[3] - 12)
+    T.eq(tp.parse_line(cut), nil)
+    local m = tp.read({ TIMER[1], cut })
+    T.eq(m.steps, 10)
+    T.eq(m.reports, 1)
+    T.eq(tp.read({ cut }), nil)
+    T.eq(tp.read({}), nil)
+  end,
+
+  failures_oom_first_line = function()
+    local lines = {
+      "Traceback (most recent call last):",
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.06 GiB is free.",
+      "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.",
+    }
+    local r = fail.classify(lines, 1)
+    T.eq(r.status, "oom")
+    T.eq(r.kind, "oom")
+    T.eq(r.error, lines[2])
+    -- older PyTorch: RuntimeError with the same text
+    T.eq(fail.classify({ "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB" }, nil).status, "oom")
+  end,
+
+  failures_nccl = function()
+    local line = "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled system error"
+    local r = fail.classify({ "Traceback (most recent call last):", line }, 1)
+    T.eq(r.status, "failed")
+    T.eq(r.kind, "nccl")
+    T.eq(r.error, line)
+  end,
+
+  failures_exit_code = function()
+    local r = fail.classify({ "Traceback (most recent call last):", "ValueError: bad batch" }, 2)
+    T.eq(r.status, "failed")
+    T.eq(r.kind, "exit")
+    T.eq(r.error, "ValueError: bad batch")
+    T.eq(fail.classify({}, 137).error, "exit code 137")
+    -- exit 0 and no OOM/NCCL line: not a failure
+    T.eq(fail.classify({ "ValueError: caught and logged" }, 0), nil)
+    T.eq(fail.classify({}, nil), nil)
+  end,
+}
