@@ -3,6 +3,7 @@
 
 local tp = require("results.throughput")
 local fail = require("results.failures")
+local at = require("results.autotuning")
 
 -- deepspeed/utils/timer.py v0.19.5 lines 264-273 (ThroughputTimer.stop),
 -- through the formatter of deepspeed/utils/logging.py lines 39-40.
@@ -78,5 +79,23 @@ return {
     -- exit 0 and no OOM/NCCL line: not a failure
     T.eq(fail.classify({ "ValueError: caught and logged" }, 0), nil)
     T.eq(fail.classify({}, nil), nil)
+  end,
+
+  -- deepspeed/runtime/engine.py v0.19.5 lines 3517-3533 (_autotuning_exit):
+  -- fwd/bwd/step in microseconds, latency = their sum * gas.
+  autotuning_metric_file = function()
+    local m = at.read({ fwd = 100000.0, bwd = 200000.0, step = 50000.0,
+                        latency = 700000.0, FLOPS_per_gpu = 1.5e14,
+                        throughput = 45.71 })
+    T.eq(m.samples_per_sec, 45.71)
+    T.eq(m.tflops_per_gpu, 150.0)
+    T.eq(m.step_time_s, 0.7)
+  end,
+
+  autotuning_other_file_is_refused = function()
+    local m, err = at.read({ loss = 1.0 })
+    T.eq(m, nil)
+    T.truthy(err:find("FLOPS_per_gpu", 1, true))
+    T.eq((at.read("x")), nil)
   end,
 }
