@@ -4,6 +4,7 @@
 local tp = require("results.throughput")
 local fail = require("results.failures")
 local at = require("results.autotuning")
+local tr = require("results.trainer")
 
 -- deepspeed/utils/timer.py v0.19.5 lines 264-273 (ThroughputTimer.stop),
 -- through the formatter of deepspeed/utils/logging.py lines 39-40.
@@ -97,5 +98,46 @@ return {
     T.eq(m, nil)
     T.truthy(err:find("FLOPS_per_gpu", 1, true))
     T.eq((at.read("x")), nil)
+  end,
+
+  -- transformers trainer_utils.py speed_metrics / TrainerMemoryTracker keys
+  trainer_all_results = function()
+    local m = tr.read_all_results({
+      epoch = 1.0, total_flos = 7.774481450954342e+16,
+      train_runtime = 123.4567, train_samples_per_second = 2.598,
+      train_steps_per_second = 0.325, train_tokens_per_second = 3421.164,
+      train_loss = 1.292790667215983,
+      train_mem_gpu_alloc_delta = 728138240, train_mem_gpu_peaked_delta = 14677017088,
+    })
+    T.eq(m.wall_time_s, 123.4567)
+    T.eq(m.samples_per_sec, 2.598)
+    T.eq(m.tokens_per_sec, 3421.164)
+    T.eq(m.loss_mean, 1.292790667215983)
+    T.eq(m.gpu_memory_delta_bytes, 728138240 + 14677017088)
+    -- without include_tokens_per_second and with skip_memory_metrics
+    local n = tr.read_all_results({ train_runtime = 10.0, train_samples_per_second = 5.0, train_loss = 2.0 })
+    T.eq(n.tokens_per_sec, nil)
+    T.eq(n.gpu_memory_delta_bytes, nil)
+    local z, err = tr.read_all_results({ eval_loss = 1.0 })
+    T.eq(z, nil)
+    T.truthy(err:find("train_runtime", 1, true))
+  end,
+
+  trainer_state_log_history = function()
+    local m = tr.read_state({
+      global_step = 30,
+      log_history = {
+        { loss = 2.5, grad_norm = 1.2, learning_rate = 5e-05, epoch = 0.33, step = 10 },
+        { loss = 2.0, grad_norm = 1.1, learning_rate = 4e-05, epoch = 0.67, step = 20 },
+        { loss = 1.75, grad_norm = 0.9, learning_rate = 3e-05, epoch = 1.0, step = 30 },
+        { train_runtime = 60.5, train_samples_per_second = 7.9, train_loss = 2.08, epoch = 1.0, step = 30 },
+      },
+    })
+    T.eq(m.steps, 30)
+    T.eq(m.loss_first, 2.5)
+    T.eq(m.loss_last, 1.75)
+    local z, err = tr.read_state({ global_step = 0 })
+    T.eq(z, nil)
+    T.truthy(err:find("log_history", 1, true))
   end,
 }
