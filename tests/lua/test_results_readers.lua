@@ -5,6 +5,7 @@ local tp = require("results.throughput")
 local fail = require("results.failures")
 local at = require("results.autotuning")
 local tr = require("results.trainer")
+local fp = require("results.flops")
 
 -- deepspeed/utils/timer.py v0.19.5 lines 264-273 (ThroughputTimer.stop),
 -- through the formatter of deepspeed/utils/logging.py lines 39-40.
@@ -139,5 +140,30 @@ return {
     local z, err = tr.read_state({ global_step = 0 })
     T.eq(z, nil)
     T.truthy(err:find("log_history", 1, true))
+  end,
+
+  -- deepspeed/profiling/flops_profiler/profiler.py v0.19.5 lines 328-399,
+  -- line_fmt '{:<70}  {:<8}', number_to_string's "%g unit"
+  flops_profiler_summary = function()
+    local function row(k, v) return string.format("%-70s  %-8s", k, v) end
+    local lines = {
+      "Profile Summary at step 10:",
+      row("fwd latency: ", "402.17 ms"),
+      row("fwd FLOPS per GPU = fwd flops per GPU / fwd latency: ", "120.5 TFLOPS"),
+      row("iter latency: ", "1.21 s"),
+      row("FLOPS per GPU = 3 * fwd flops per GPU / iter latency: ", "118.33 TFLOPS"),
+      row("samples/second: ", "52.89"),
+    }
+    local m = fp.read(lines)
+    T.eq(m.profile_step, 10)
+    T.near(m.step_time_s, 1.21, 1e-12)
+    T.near(m.tflops_per_gpu, 118.33, 1e-9)
+    T.eq(m.samples_per_sec, 52.89)
+    -- a millisecond iteration and GFLOPS
+    local s = fp.read({ "Profile Summary at step 5:", row("iter latency: ", "850.5 ms"),
+                        row("FLOPS per GPU = 3 * fwd flops per GPU / iter latency: ", "900 GFLOPS") })
+    T.near(s.step_time_s, 0.8505, 1e-12)
+    T.near(s.tflops_per_gpu, 0.9, 1e-12)
+    T.eq(fp.read({ row("iter latency: ", "1.2 s") }), nil)
   end,
 }
