@@ -12,7 +12,14 @@
 -- (one line in the log). The memory values are GiB (bytes / 1024**3)
 -- rounded to two decimals by the timer.
 
+local stats = require("results.stats")
+
 local M = {}
+
+-- Timer reports dropped as warm-up before the step time statistics: the
+-- first report averages over steps that include allocator growth and
+-- kernel autotuning.
+M.WARMUP_REPORTS = 1
 
 -- The substring the core scans for before a line reaches Lua.
 M.marker = "RunningAvgSamplesPerSec="
@@ -45,19 +52,31 @@ end
 --                          starts averaging after its start_step warm-up)
 --   peak_memory_bytes      the largest MaxMemAllocated, in bytes
 --   reports                how many timer lines were read
+--   step_time_median_s, step_time_p90_s
+--                          when batch_size (train_batch_size, the timer's
+--                          batch) is given: batch_size / CurrSamplesPerSec
+--                          of each report (the timer's step_elapsed_time of
+--                          that global step), after dropping M.WARMUP_REPORTS
 -- nil when no line is a complete timer line.
-function M.read(lines)
+function M.read(lines, batch_size)
   local last, peak, n = nil, nil, 0
+  local times = {}
   for _, line in ipairs(lines) do
     local r = M.parse_line(line)
     if r then
       n = n + 1
       last = r
+      if batch_size and r.samples_per_sec > 0 then
+        times[#times + 1] = batch_size / r.samples_per_sec
+      end
       if not peak or r.max_mem_allocated_gib > peak then peak = r.max_mem_allocated_gib end
     end
   end
   if not last then return nil end
+  local st = stats.summary(times, M.WARMUP_REPORTS)
   return {
+    step_time_median_s = st and st.median,
+    step_time_p90_s = st and st.p90,
     steps = last.global_step,
     samples_per_sec = last.running_avg_samples_per_sec,
     peak_memory_bytes = math.floor(peak * GIB + 0.5),

@@ -6,6 +6,7 @@ local fail = require("results.failures")
 local at = require("results.autotuning")
 local tr = require("results.trainer")
 local fp = require("results.flops")
+local stats = require("results.stats")
 
 -- deepspeed/utils/timer.py v0.19.5 lines 264-273 (ThroughputTimer.stop),
 -- through the formatter of deepspeed/utils/logging.py lines 39-40.
@@ -165,5 +166,25 @@ return {
     T.near(s.step_time_s, 0.8505, 1e-12)
     T.near(s.tflops_per_gpu, 0.9, 1e-12)
     T.eq(fp.read({ row("iter latency: ", "1.2 s") }), nil)
+  end,
+
+  stats_nearest_rank = function()
+    T.eq(stats.percentile({ 5, 1, 4, 2, 3 }, 0.5), 3)
+    T.eq(stats.percentile({ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 }, 0.9), 9)
+    T.eq(stats.percentile({}, 0.5), nil)
+    local s = stats.summary({ 100, 1, 2, 3 }, 1)
+    T.eq(s.median, 2)
+    T.eq(s.p90, 3)
+    T.eq(s.n, 3)
+    T.eq(stats.summary({ 100 }, 1), nil)
+  end,
+
+  throughput_step_time_drops_warmup = function()
+    -- train_batch_size 33: CurrSamplesPerSec 41.25, 41.5, 41.75; the first
+    -- report is warm-up
+    local m = tp.read(TIMER, 33)
+    T.near(m.step_time_median_s, 33 / 41.75, 1e-12)
+    T.near(m.step_time_p90_s, 33 / 41.5, 1e-12)
+    T.eq(tp.read(TIMER).step_time_median_s, nil)
   end,
 }
