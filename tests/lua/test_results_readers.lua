@@ -7,6 +7,7 @@ local at = require("results.autotuning")
 local tr = require("results.trainer")
 local fp = require("results.flops")
 local stats = require("results.stats")
+local csv = require("results.csvmon")
 
 -- deepspeed/utils/timer.py v0.19.5 lines 264-273 (ThroughputTimer.stop),
 -- through the formatter of deepspeed/utils/logging.py lines 39-40.
@@ -186,5 +187,27 @@ return {
     T.near(m.step_time_median_s, 33 / 41.75, 1e-12)
     T.near(m.step_time_p90_s, 33 / 41.5, 1e-12)
     T.eq(tp.read(TIMER).step_time_median_s, nil)
+  end,
+
+  -- deepspeed/monitor/csv_monitor.py v0.19.5 lines 58-67: csv.writer rows,
+  -- "\r\n" terminated; the pipeline engine's Train/Samples/train_loss
+  csv_monitor_train_loss = function()
+    local text = "step,train_loss\r\n32,2.75\r\n64,2.5\r\n96,2.125\r\n128,2."
+    local m = csv.read("Train_Samples_train_loss.csv", text)
+    T.eq(m.loss_first, 2.75)
+    -- the half-written last row "128,2." (no "\r\n") is not read as 2.0
+    T.eq(m.loss_last, 2.125)
+    T.eq(m.samples_seen, 96)
+    local cut = csv.read("Train_Samples_train_loss.csv", "step,train_loss\r\n32,2.75\r\n64,")
+    T.eq(cut.loss_last, 2.75)
+    T.eq(cut.samples_seen, 32)
+    -- another event's file: parsed, no measured value
+    local lr = csv.parse("step,lr\r\n32,1e-05\r\n")
+    T.eq(lr.header, "lr")
+    T.eq(lr.values[1], 1e-05)
+    T.eq(csv.read("Train_Samples_lr.csv", "step,lr\r\n32,1e-05\r\n"), nil)
+    local z, err = csv.read("x.csv", "a,b\n1,2\n")
+    T.eq(z, nil)
+    T.truthy(err:find("header", 1, true))
   end,
 }
