@@ -8,6 +8,7 @@ local tr = require("results.trainer")
 local fp = require("results.flops")
 local stats = require("results.stats")
 local csv = require("results.csvmon")
+local record = require("results.record")
 
 -- deepspeed/utils/timer.py v0.19.5 lines 264-273 (ThroughputTimer.stop),
 -- through the formatter of deepspeed/utils/logging.py lines 39-40.
@@ -209,5 +210,44 @@ return {
     local z, err = csv.read("x.csv", "a,b\n1,2\n")
     T.eq(z, nil)
     T.truthy(err:find("header", 1, true))
+  end,
+
+  record_sha_mismatch_refused = function()
+    local v = { name = "zero_stage=3", sha256 = "aa11" }
+    local r = record.build(v, { variant = "zero_stage=3", config_sha256 = "bb22", exit_code = 0, start = 1, ["end"] = 2 },
+                           { { reader = "throughput", file = "stdout.log", values = { samples_per_sec = 9 } } })
+    T.eq(r.status, "mismatch")
+    T.truthy(r.message:find("zero_stage=3", 1, true))
+    T.truthy(r.message:find("aa11", 1, true))
+    T.truthy(r.message:find("bb22", 1, true))
+    T.eq(next(r.values), nil)
+  end,
+
+  record_status_and_sources = function()
+    local v = { name = "a", sha256 = "h" }
+    T.eq(record.build(v, nil, {}).status, "missing")
+    local run = { config_sha256 = "h", start = 100, ["end"] = 160, exit_code = 0 }
+    local r = record.build(v, run, {
+      { reader = "autotuning", file = "metrics.json", values = { samples_per_sec = 50, tflops_per_gpu = 120 } },
+      { reader = "throughput", file = "stdout.log", values = { samples_per_sec = 41, peak_memory_bytes = 8 } },
+    })
+    T.eq(r.status, "ok")
+    T.eq(r.values.samples_per_sec, 50)
+    T.eq(r.sources.samples_per_sec, "autotuning:metrics.json")
+    T.eq(r.values.peak_memory_bytes, 8)
+    T.eq(r.sources.peak_memory_bytes, "throughput:stdout.log")
+    T.eq(r.values.wall_time_s, 60)
+    T.eq(r.sources.wall_time_s, "run:dsf-run.json")
+    -- killed: no end, no exit code
+    T.eq(record.build(v, { config_sha256 = "h", start = 100 }, {}).status, "running")
+    -- non-zero exit without a recognised line
+    local f = record.build(v, { config_sha256 = "h", start = 1, ["end"] = 2, exit_code = 3 }, {})
+    T.eq(f.status, "failed")
+    T.eq(f.error, "exit code 3")
+    -- OOM wins, with its line
+    local lines = { "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB." }
+    local o = record.build(v, { config_sha256 = "h", start = 1, ["end"] = 2, exit_code = 1 }, {}, fail.classify(lines, 1))
+    T.eq(o.status, "oom")
+    T.eq(o.error, lines[1])
   end,
 }
