@@ -9,6 +9,7 @@ local fp = require("results.flops")
 local stats = require("results.stats")
 local csv = require("results.csvmon")
 local record = require("results.record")
+local best = require("results.best")
 
 -- deepspeed/utils/timer.py v0.19.5 lines 264-273 (ThroughputTimer.stop),
 -- through the formatter of deepspeed/utils/logging.py lines 39-40.
@@ -249,5 +250,24 @@ return {
     local o = record.build(v, { config_sha256 = "h", start = 1, ["end"] = 2, exit_code = 1 }, {}, fail.classify(lines, 1))
     T.eq(o.status, "oom")
     T.eq(o.error, lines[1])
+  end,
+
+  best_pick_and_override = function()
+    local recs = {
+      { variant = "a", status = "ok", values = { samples_per_sec = 40, peak_memory_bytes = 9 } },
+      { variant = "b", status = "oom", values = { samples_per_sec = 99 } },
+      { variant = "c", status = "ok", values = { samples_per_sec = 55, peak_memory_bytes = 7 } },
+      { variant = "d", status = "ok", values = { samples_per_sec = 55 } },
+    }
+    T.eq(best.pick(recs, "samples_per_sec", "max").variant, "c")
+    T.eq(best.pick(recs, "peak_memory_bytes", "min").variant, "c")
+    local none, err = best.pick(recs, "tokens_per_sec", "max")
+    T.eq(none, nil)
+    T.truthy(err:find("tokens_per_sec", 1, true))
+    local o = best.override(
+      { train_batch_size = 128, train_micro_batch_size_per_gpu = 2,
+        zero_optimization = { stage = 2, overlap_comm = true }, bf16 = { enabled = true } },
+      { "train_batch_size", "train_micro_batch_size_per_gpu", "zero_optimization.stage", "gone.key" })
+    T.eq(o, { train_batch_size = 128, train_micro_batch_size_per_gpu = 2, zero_optimization = { stage = 2 } })
   end,
 }
