@@ -10,6 +10,7 @@ local stats = require("results.stats")
 local csv = require("results.csvmon")
 local record = require("results.record")
 local best = require("results.best")
+local calib = require("results.calibration")
 
 -- deepspeed/utils/timer.py v0.19.5 lines 264-273 (ThroughputTimer.stop),
 -- through the formatter of deepspeed/utils/logging.py lines 39-40.
@@ -269,5 +270,20 @@ return {
         zero_optimization = { stage = 2, overlap_comm = true }, bf16 = { enabled = true } },
       { "train_batch_size", "train_micro_batch_size_per_gpu", "zero_optimization.stage", "gone.key" })
     T.eq(o, { train_batch_size = 128, train_micro_batch_size_per_gpu = 2, zero_optimization = { stage = 2 } })
+  end,
+
+  calibration_row = function()
+    local v = { name = "a", params = { zero_stage = 3 }, summary = { gpu_bytes = 60 } }
+    local rec = { status = "ok", values = { peak_memory_bytes = 50 },
+                  sources = { peak_memory_bytes = "throughput:stdout.log" } }
+    local r = calib.row(v, rec)
+    T.eq(r.variant, "a")
+    T.eq(r.params.zero_stage, 3)
+    T.eq(r.estimate_gpu_bytes, 60)
+    T.eq(r.measured_peak_bytes, 50)
+    T.eq(r.error_ratio, 0.2)
+    T.eq(r.source, "throughput:stdout.log")
+    T.eq(calib.row(v, { status = "oom", values = { peak_memory_bytes = 50 }, sources = {} }), nil)
+    T.eq(calib.row({ name = "b", summary = {} }, rec), nil)
   end,
 }
