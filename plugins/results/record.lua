@@ -1,0 +1,70 @@
+-- plugins/results/record.lua -- one variant's record from its run file and
+-- what the readers measured.
+--
+-- Pure module (no I/O). The rules are those of contrib/docs/results.md:
+--   * a dsf-run.json whose config_sha256 differs from the manifest's sha256
+--     is refused (status "mismatch", a message naming the variant and both
+--     hashes); nothing the readers found is attributed to the variant;
+--   * status, in order: missing (no run file), mismatch, oom, failed
+--     (failure reader, or non-zero exit_code), running (no "end" yet), ok;
+--   * each value comes from the first reader, in the order given, that
+--     measured it; `sources` names that reader and file per value.
+
+local M = {}
+
+-- The values of a record, in the order they are kept.
+M.FIELDS = {
+  "steps", "samples_per_sec", "tokens_per_sec", "tflops_per_gpu",
+  "step_time_median_s", "step_time_p90_s", "peak_memory_bytes",
+  "loss_first", "loss_last", "wall_time_s",
+}
+
+-- variant: { name, sha256 } from the manifest.
+-- run: the decoded dsf-run.json, or nil when absent.
+-- measured: a list of { reader = NAME, file = PATH, values = {...} } in
+--           precedence order.
+-- failure: the failures reader's result ({ status, kind, error }) or nil.
+function M.build(variant, run, measured, failure)
+  local rec = { variant = variant.name, values = {}, sources = {} }
+  if run == nil then
+    rec.status = "missing"
+    rec.message = "no dsf-run.json: the job did not start or wrote elsewhere"
+    return rec
+  end
+  if run.config_sha256 ~= variant.sha256 then
+    rec.status = "mismatch"
+    rec.message = string.format(
+      "variant %s: dsf-run.json names config sha256 %s, the manifest has %s; results refused",
+      variant.name, tostring(run.config_sha256), tostring(variant.sha256))
+    return rec
+  end
+  for _, m in ipairs(measured or {}) do
+    for _, k in ipairs(M.FIELDS) do
+      local v = m.values[k]
+      if v ~= nil and rec.values[k] == nil then
+        rec.values[k] = v
+        rec.sources[k] = m.reader .. ":" .. m.file
+      end
+    end
+  end
+  if rec.values.wall_time_s == nil and math.type(run.start) and math.type(run["end"]) then
+    rec.values.wall_time_s = run["end"] - run.start
+    rec.sources.wall_time_s = "run:dsf-run.json"
+  end
+  rec.exit_code = run.exit_code
+  if failure then
+    rec.status = failure.status
+    rec.error = failure.error
+  elseif run.exit_code ~= nil and run.exit_code ~= 0 then
+    rec.status = "failed"
+    rec.error = "exit code " .. tostring(run.exit_code)
+  elseif run["end"] == nil then
+    rec.status = "running"
+    rec.message = "dsf-run.json has no end: the job is running or was killed"
+  else
+    rec.status = "ok"
+  end
+  return rec
+end
+
+return M
