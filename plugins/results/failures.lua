@@ -29,25 +29,45 @@ local function first(lines, needle)
   return nil
 end
 
--- lines: the matching lines of a run's logs, in file order;
--- exit_code: the training command's exit code, or nil when unknown.
+-- lines: the matching lines of one log, in file order -> the first line of
+-- each kind: { oom, nccl, error, traceback } (each a trimmed line or nil).
+-- A variant's logs are read one by one; merge() keeps the first of each.
+function M.evidence(lines)
+  return {
+    oom = first(lines, "CUDA out of memory"),
+    nccl = first(lines, "NCCL error") or first(lines, "NCCL WARN"),
+    error = first(lines, "Error"),
+    traceback = first(lines, "Traceback"),
+  }
+end
+
+-- into: evidence so far (a table), ev: one more log's -> into, keeping the
+-- lines already there.
+function M.merge(into, ev)
+  for _, k in ipairs({ "oom", "nccl", "error", "traceback" }) do
+    if into[k] == nil then into[k] = ev[k] end
+  end
+  return into
+end
+
+-- ev: evidence (above); exit_code: the training command's exit code, or
+-- nil when unknown.
 -- -> { status = "oom"|"failed", kind = "oom"|"nccl"|"exit", error = LINE }
 --    or nil when nothing says the run failed.
-function M.classify(lines, exit_code)
-  local oom = first(lines, "CUDA out of memory")
-  if oom then return { status = "oom", kind = "oom", error = oom } end
-  local nccl = first(lines, "NCCL error") or first(lines, "NCCL WARN")
-  if nccl then return { status = "failed", kind = "nccl", error = nccl } end
+function M.classify_evidence(ev, exit_code)
+  if ev.oom then return { status = "oom", kind = "oom", error = ev.oom } end
+  if ev.nccl then return { status = "failed", kind = "nccl", error = ev.nccl } end
   if exit_code ~= nil and exit_code ~= 0 then
-    local line = nil
-    for _, l in ipairs(lines) do
-      if l:find("Error", 1, true) then line = trim(l); break end
-    end
-    line = line or first(lines, "Traceback")
     return { status = "failed", kind = "exit",
-             error = line or ("exit code " .. tostring(exit_code)) }
+             error = ev.error or ev.traceback or ("exit code " .. tostring(exit_code)) }
   end
   return nil
+end
+
+-- lines: the matching lines of a run's logs, in file order;
+-- exit_code: as above. -> as classify_evidence.
+function M.classify(lines, exit_code)
+  return M.classify_evidence(M.evidence(lines), exit_code)
 end
 
 return M

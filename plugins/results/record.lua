@@ -24,15 +24,19 @@ M.FIELDS = {
 -- measured: a list of { reader = NAME, file = PATH, values = {...} } in
 --           precedence order.
 -- failure: the failures reader's result ({ status, kind, error }) or nil.
-function M.build(variant, run, measured, failure)
+-- problems: files of the variant that could not be read (strings), or nil.
+function M.build(variant, run, measured, failure, problems)
   local rec = { variant = variant.name, values = {}, sources = {} }
+  if problems and #problems > 0 then rec.problems = problems end
   if run == nil then
     rec.status = "missing"
     rec.message = "no dsf-run.json: the job did not start or wrote elsewhere"
+    if rec.problems then rec.message = rec.problems[1] end
     return rec
   end
   if run.config_sha256 ~= variant.sha256 then
     rec.status = "mismatch"
+    rec.refused = true
     rec.message = string.format(
       "variant %s: dsf-run.json names config sha256 %s, the manifest has %s; results refused",
       variant.name, tostring(run.config_sha256), tostring(variant.sha256))

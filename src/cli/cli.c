@@ -15,7 +15,7 @@
 static const dsf_command *const commands[] = {
     &dsf_cmd_gen,     &dsf_cmd_list, &dsf_cmd_show,   &dsf_cmd_check,
     &dsf_cmd_plugins, &dsf_cmd_diff, &dsf_cmd_report, &dsf_cmd_repo,
-    &dsf_cmd_detect, &dsf_cmd_lsp};
+    &dsf_cmd_detect, &dsf_cmd_lsp,     &dsf_cmd_collect};
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
 /* The commands that are not in the table: `help` and `completion`. */

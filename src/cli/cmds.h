@@ -17,5 +17,6 @@ extern const dsf_command dsf_cmd_detect;
 extern const dsf_command dsf_cmd_diff;
 extern const dsf_command dsf_cmd_report;
 extern const dsf_command dsf_cmd_lsp;
+extern const dsf_command dsf_cmd_collect;
 
 #endif

@@ -18,12 +18,14 @@
 
 /* The fields of a declaration (interface 1). "commands" is read by
 ** commands.c, "emitters" by emit.c, "check_command" by cmdcheck.c,
-** "machine_params" by machine_params.c, "ds_version" by ds_version.c; the
+** "machine_params" by machine_params.c, "ds_version" by ds_version.c,
+** "readers" and "results" by readers.c; the
 ** others here and in summary.c. */
 static const char *const plugin_fields[] = {
     "name",      "version",   "summary",  "interface", "rules",
     "resolvers", "summarize", "columns",  "commands",  "report",
-    "emitters",  "check_command", "machine_params", "ds_version", NULL};
+    "emitters",  "check_command", "machine_params", "ds_version",
+    "readers",   "results",   NULL};
 
 static int decl_error(dsf_diags *d, const char *file, const char *plugin,
                       const char *msg, const char *detail)
@@ -388,6 +390,7 @@ void dsf_plugins_free(dsf_plugins *p)
     free(p->decls);
     dsf_plugin_free_columns(p);
     dsf_plugin_free_emitters(p);
+    dsf_plugin_free_results(p);
     free(p->items);
     free(p->rules);
     free(p->resolvers);

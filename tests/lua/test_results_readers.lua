@@ -9,7 +9,6 @@ local fp = require("results.flops")
 local stats = require("results.stats")
 local csv = require("results.csvmon")
 local record = require("results.record")
-local best = require("results.best")
 local calib = require("results.calibration")
 
 -- deepspeed/utils/timer.py v0.19.5 lines 264-273 (ThroughputTimer.stop),
@@ -253,24 +252,6 @@ return {
     T.eq(o.error, lines[1])
   end,
 
-  best_pick_and_override = function()
-    local recs = {
-      { variant = "a", status = "ok", values = { samples_per_sec = 40, peak_memory_bytes = 9 } },
-      { variant = "b", status = "oom", values = { samples_per_sec = 99 } },
-      { variant = "c", status = "ok", values = { samples_per_sec = 55, peak_memory_bytes = 7 } },
-      { variant = "d", status = "ok", values = { samples_per_sec = 55 } },
-    }
-    T.eq(best.pick(recs, "samples_per_sec", "max").variant, "c")
-    T.eq(best.pick(recs, "peak_memory_bytes", "min").variant, "c")
-    local none, err = best.pick(recs, "tokens_per_sec", "max")
-    T.eq(none, nil)
-    T.truthy(err:find("tokens_per_sec", 1, true))
-    local o = best.override(
-      { train_batch_size = 128, train_micro_batch_size_per_gpu = 2,
-        zero_optimization = { stage = 2, overlap_comm = true }, bf16 = { enabled = true } },
-      { "train_batch_size", "train_micro_batch_size_per_gpu", "zero_optimization.stage", "gone.key" })
-    T.eq(o, { train_batch_size = 128, train_micro_batch_size_per_gpu = 2, zero_optimization = { stage = 2 } })
-  end,
 
   calibration_row = function()
     local v = { name = "a", params = { zero_stage = 3 }, summary = { gpu_bytes = 60 } }
