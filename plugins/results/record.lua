@@ -27,6 +27,13 @@ M.FIELDS = {
 -- problems: files of the variant that could not be read (strings), or nil.
 function M.build(variant, run, measured, failure, problems)
   local rec = { variant = variant.name, values = {}, sources = {} }
+  -- what the estimate said, for the report's measured-against-estimated
+  -- column (the deepspeed plugin's summary: bytes per GPU, and its budget)
+  local s = type(variant.summary) == "table" and variant.summary or {}
+  if math.type(s.gpu_bytes) then
+    rec.estimate = { peak_memory_bytes = s.gpu_bytes,
+                     budget_bytes = math.type(s.gpu_budget_bytes) and s.gpu_budget_bytes or nil }
+  end
   if problems and #problems > 0 then rec.problems = problems end
   if run == nil then
     rec.status = "missing"

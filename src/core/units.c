@@ -23,7 +23,9 @@ static void sig3(dsf_buf *b, double v)
 void dsf_units_format(dsf_buf *b, double v, const char *unit)
 {
     if (!strcmp(unit, "bytes")) {
-        if (fabs(v) >= 1073741824.0)
+        if (v == 0)
+            dsf_buf_puts(b, "0");
+        else if (fabs(v) >= 1073741824.0)
             dsf_buf_printf(b, "%.2f GiB", v / 1073741824.0);
         else
             dsf_buf_printf(b, "%.1f MiB", v / 1048576.0);

@@ -29,7 +29,7 @@ char *dsf_gen_report_page(const run *ru, const cJSON *m)
     }
     dsf_buf page = DSF_BUF_INIT;
     dsf_report_html(&page, m, (const cJSON *const *)docs,
-                    (const char *const *)hrefs);
+                    (const char *const *)hrefs, NULL, NULL);
     for (size_t k = 0; k < ru->nv; k++) {
         cJSON_Delete(docs[k]);
         free(hrefs[k]);

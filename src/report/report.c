@@ -9,11 +9,15 @@
 
 #include "core/error.h"
 #include "core/fsutil.h"
+#include "core/sha256.h"
+#include "core/units.h"
 #include "core/xalloc.h"
 #include "json/jsonc.h"
 #include "doc/jpath.h"
 #include "doc/jsondiff.h"
 #include "json/jsonout.h"
+#include "report/html.h"
+#include "report/measured.h"
 
 static const char style[] =
     ":root{color-scheme:light dark;--fg:#1b1f24;--bg:#fff;--mut:#59636e;"
@@ -41,26 +45,6 @@ static const char style[] =
     "figure{margin:.5rem 0 1rem}figcaption{font-weight:600}\n"
     "a{color:var(--a)}\n";
 
-static void esc(dsf_buf *b, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': dsf_buf_puts(b, "&lt;"); break;
-        case '>': dsf_buf_puts(b, "&gt;"); break;
-        case '&': dsf_buf_puts(b, "&amp;"); break;
-        case '"': dsf_buf_puts(b, "&quot;"); break;
-        case '\'': dsf_buf_puts(b, "&#39;"); break;
-        default: dsf_buf_putc(b, *s);
-        }
-    }
-}
-
-static const char *str(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
 static double num(const cJSON *o, const char *key, double dflt)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -75,7 +59,7 @@ static void value(dsf_buf *b, const cJSON *v)
         return;
     }
     char *t = dsf_json_print(v, false);
-    esc(b, t);
+    dsf_html_esc(b, t);
     free(t);
 }
 
@@ -85,6 +69,21 @@ static void fmt_amount(dsf_buf *b, double v, const char *unit)
         dsf_buf_printf(b, "%.2f GiB", v / 1073741824.0);
     else
         dsf_buf_printf(b, "%g", v);
+}
+
+/* A summary value in the unit a person reads: a number whose key ends in
+** "_bytes" (the summary's convention, contrib/docs/plugins.md) in GiB or
+** MiB, the exact count in its title. */
+static void summary_value(dsf_buf *b, const char *path, const cJSON *v)
+{
+    size_t n = strlen(path);
+    if (!cJSON_IsNumber(v) || n < 6 || strcmp(path + n - 6, "_bytes")) {
+        value(b, v);
+        return;
+    }
+    dsf_buf_printf(b, "<span title=\"%.0f bytes\">", v->valuedouble);
+    dsf_units_format(b, v->valuedouble, "bytes");
+    dsf_buf_puts(b, "</span>");
 }
 
 /* A node inside doc by canonical path. */
@@ -178,14 +177,14 @@ static void rows(dsf_buf *b, const char *title, const strset *paths,
 {
     dsf_buf_printf(b, "<tr class=\"g\"><th scope=\"rowgroup\" "
                       "colspan=\"%zu\">", nv + 1);
-    esc(b, title);
+    dsf_html_esc(b, title);
     dsf_buf_puts(b, "</th></tr>\n");
     if (!paths->n)
         dsf_buf_printf(b, "<tr><td colspan=\"%zu\" class=\"mut\">none"
                           "</td></tr>\n", nv + 1);
     for (size_t r = 0; r < paths->n; r++) {
         dsf_buf_puts(b, "<tr><th scope=\"row\">");
-        esc(b, paths->s[r]);
+        dsf_html_esc(b, paths->s[r]);
         dsf_buf_puts(b, "</th>");
         const cJSON *control = NULL;
         size_t i = 0;
@@ -199,7 +198,10 @@ static void rows(dsf_buf *b, const char *title, const strset *paths,
             dsf_buf_printf(b, "<td%s%s%s%s>", n || differs ? " class=\"" : "",
                            n ? "n" : "", n && differs ? " " : "",
                            differs ? "d\"" : n ? "\"" : "");
-            value(b, v);
+            if (pick == pick_summary)
+                summary_value(b, paths->s[r], v);
+            else
+                value(b, v);
             dsf_buf_puts(b, "</td>");
         }
         dsf_buf_puts(b, "</tr>\n");
@@ -214,10 +216,10 @@ static void header_row(dsf_buf *b, const cJSON *vs, const char *const *hrefs)
         dsf_buf_puts(b, "<th scope=\"col\">");
         if (hrefs[i]) {
             dsf_buf_puts(b, "<a href=\"");
-            esc(b, hrefs[i]);
+            dsf_html_esc(b, hrefs[i]);
             dsf_buf_puts(b, "\">");
         }
-        esc(b, str(e, "name"));
+        dsf_html_esc(b, dsf_html_str(e, "name"));
         if (hrefs[i])
             dsf_buf_puts(b, "</a>");
         if (!i)
@@ -324,7 +326,7 @@ static double bar_scale(const cJSON *reps, const char *label)
         const cJSON *bars = cJSON_GetObjectItemCaseSensitive(rep, "bars");
         for (const cJSON *bar = bars ? bars->child : NULL; bar;
              bar = bar->next) {
-            if (strcmp(str(bar, "label"), label))
+            if (strcmp(dsf_html_str(bar, "label"), label))
                 continue;
             double total = 0;
             const cJSON *parts = cJSON_GetObjectItemCaseSensitive(bar,
@@ -341,7 +343,7 @@ static double bar_scale(const cJSON *reps, const char *label)
 
 static void bar_svg(dsf_buf *b, const cJSON *bar, double scale)
 {
-    const char *unit = str(bar, "unit");
+    const char *unit = dsf_html_str(bar, "unit");
     const cJSON *parts = cJSON_GetObjectItemCaseSensitive(bar, "parts");
     double budget = num(bar, "budget", -1), total = 0;
     const cJSON *ok = cJSON_GetObjectItemCaseSensitive(bar, "ok");
@@ -349,7 +351,7 @@ static void bar_svg(dsf_buf *b, const cJSON *bar, double scale)
                       "viewBox=\"0 0 %.0f 64\" "
                       "xmlns=\"http://www.w3.org/2000/svg\"><title>",
                    BAR_W + 20, BAR_W + 20);
-    esc(b, str(bar, "label"));
+    dsf_html_esc(b, dsf_html_str(bar, "label"));
     dsf_buf_puts(b, "</title>");
     dsf_buf_printf(b, "<rect class=\"free\" x=\"0\" y=\"4\" width=\"%.1f\" "
                       "height=\"22\"/>", BAR_W);
@@ -362,14 +364,14 @@ static void bar_svg(dsf_buf *b, const cJSON *bar, double scale)
         dsf_buf_printf(b, "<rect class=\"p%d\" x=\"%.1f\" y=\"4\" "
                           "width=\"%.1f\" height=\"22\"><title>",
                        k % 3, x, w);
-        esc(b, str(p, "label"));
+        dsf_html_esc(b, dsf_html_str(p, "label"));
         dsf_buf_puts(b, ": ");
         fmt_amount(b, v, unit);
         dsf_buf_puts(b, "</title></rect>");
         x += w;
         total += v;
         dsf_buf_printf(&legend, "%s", k ? " + " : "");
-        esc(&legend, str(p, "label"));
+        dsf_html_esc(&legend, dsf_html_str(p, "label"));
         dsf_buf_puts(&legend, " ");
         fmt_amount(&legend, v, unit);
     }
@@ -406,11 +408,11 @@ static void memory(dsf_buf *b, const cJSON *vs, const cJSON *reps)
             /* In the plugin's order, each label once. */
             bool seen = false;
             for (size_t k = 0; k < labels.n && !seen; k++)
-                seen = !strcmp(labels.s[k], str(bar, "label"));
+                seen = !strcmp(labels.s[k], dsf_html_str(bar, "label"));
             if (!seen) {
                 labels.s = dsf_xrealloc(labels.s,
                                         (labels.n + 1) * sizeof *labels.s);
-                labels.s[labels.n++] = dsf_xstrdup(str(bar, "label"));
+                labels.s[labels.n++] = dsf_xstrdup(dsf_html_str(bar, "label"));
             }
         }
     }
@@ -420,7 +422,7 @@ static void memory(dsf_buf *b, const cJSON *vs, const cJSON *reps)
     for (size_t l = 0; l < labels.n; l++) {
         double scale = bar_scale(reps, labels.s[l]);
         dsf_buf_puts(b, "<table>\n<caption>");
-        esc(b, labels.s[l]);
+        dsf_html_esc(b, labels.s[l]);
         dsf_buf_puts(b, " (a vertical line marks the budget)</caption>\n<thead><tr>"
                         "<th scope=\"col\">variant</th><th scope=\"col\">"
                         "bar</th><th scope=\"col\">fits</th></tr></thead>"
@@ -431,11 +433,11 @@ static void memory(dsf_buf *b, const cJSON *vs, const cJSON *reps)
             const cJSON *bars = cJSON_GetObjectItemCaseSensitive(rep, "bars");
             for (const cJSON *bar = bars ? bars->child : NULL; bar;
                  bar = bar->next) {
-                if (strcmp(str(bar, "label"), labels.s[l]))
+                if (strcmp(dsf_html_str(bar, "label"), labels.s[l]))
                     continue;
                 const cJSON *ok = cJSON_GetObjectItemCaseSensitive(bar, "ok");
                 dsf_buf_puts(b, "<tr><th scope=\"row\">");
-                esc(b, str(e, "name"));
+                dsf_html_esc(b, dsf_html_str(e, "name"));
                 dsf_buf_puts(b, "</th><td>");
                 bar_svg(b, bar, scale);
                 dsf_buf_printf(b, "</td><td%s>%s</td></tr>\n",
@@ -466,9 +468,9 @@ static void products(dsf_buf *b, const cJSON *vs, const cJSON *reps)
         for (const cJSON *p = ps ? ps->child : NULL; p; p = p->next) {
             shown++;
             dsf_buf_puts(b, "<tr><th scope=\"row\">");
-            esc(b, str(e, "name"));
+            dsf_html_esc(b, dsf_html_str(e, "name"));
             dsf_buf_puts(b, "</th><td>");
-            esc(b, str(p, "label"));
+            dsf_html_esc(b, dsf_html_str(p, "label"));
             dsf_buf_puts(b, "</td><td class=\"n\">");
             value(b, cJSON_GetObjectItemCaseSensitive(p, "value"));
             dsf_buf_puts(b, "</td><td>");
@@ -478,7 +480,7 @@ static void products(dsf_buf *b, const cJSON *vs, const cJSON *reps)
                     dsf_buf_puts(b, " &#215; ");
                 value(b, cJSON_GetObjectItemCaseSensitive(f, "value"));
                 dsf_buf_puts(b, " <span class=\"mut\">");
-                esc(b, str(f, "label"));
+                dsf_html_esc(b, dsf_html_str(f, "label"));
                 dsf_buf_puts(b, "</span>");
             }
             dsf_buf_puts(b, "</td></tr>\n");
@@ -501,25 +503,25 @@ static void findings(dsf_buf *b, const cJSON *vs)
         const cJSON *fs = cJSON_GetObjectItemCaseSensitive(e, "findings");
         if (!fs || !fs->child) {
             dsf_buf_puts(b, "<tr><th scope=\"row\">");
-            esc(b, str(e, "name"));
+            dsf_html_esc(b, dsf_html_str(e, "name"));
             dsf_buf_puts(b, "</th><td colspan=\"4\" class=\"mut\">none"
                             "</td></tr>\n");
             continue;
         }
         for (const cJSON *f = fs->child; f; f = f->next) {
             dsf_buf_puts(b, "<tr><th scope=\"row\">");
-            esc(b, str(e, "name"));
+            dsf_html_esc(b, dsf_html_str(e, "name"));
             dsf_buf_puts(b, "</th><td");
-            dsf_buf_puts(b, !strcmp(str(f, "severity"), "error")
+            dsf_buf_puts(b, !strcmp(dsf_html_str(f, "severity"), "error")
                                 ? " class=\"bad\">"
                                 : ">");
-            esc(b, str(f, "severity"));
+            dsf_html_esc(b, dsf_html_str(f, "severity"));
             dsf_buf_puts(b, "</td><td>");
-            esc(b, str(f, "rule"));
+            dsf_html_esc(b, dsf_html_str(f, "rule"));
             dsf_buf_puts(b, "</td><td>");
-            esc(b, str(f, "path"));
+            dsf_html_esc(b, dsf_html_str(f, "path"));
             dsf_buf_puts(b, "</td><td>");
-            esc(b, str(f, "message"));
+            dsf_html_esc(b, dsf_html_str(f, "message"));
             dsf_buf_puts(b, "</td></tr>\n");
         }
     }
@@ -531,11 +533,11 @@ static void object_table(dsf_buf *b, const char *caption, const cJSON *arr,
                          const char *const *cols, size_t ncols)
 {
     dsf_buf_puts(b, "<table>\n<caption>");
-    esc(b, caption);
+    dsf_html_esc(b, caption);
     dsf_buf_puts(b, "</caption>\n<thead><tr>");
     for (size_t c = 0; c < ncols; c++) {
         dsf_buf_puts(b, "<th scope=\"col\">");
-        esc(b, cols[c]);
+        dsf_html_esc(b, cols[c]);
         dsf_buf_puts(b, "</th>");
     }
     dsf_buf_puts(b, "</tr></thead>\n<tbody>\n");
@@ -545,7 +547,7 @@ static void object_table(dsf_buf *b, const char *caption, const cJSON *arr,
             dsf_buf_puts(b, c ? "<td>" : "<th scope=\"row\">");
             const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, cols[c]);
             if (cJSON_IsString(v))
-                esc(b, v->valuestring);
+                dsf_html_esc(b, v->valuestring);
             else
                 value(b, v);
             dsf_buf_puts(b, c ? "</td>" : "</th>");
@@ -565,9 +567,9 @@ static void provenance(dsf_buf *b, const cJSON *m)
     static const char *const files[] = {"name", "file", "sha256"};
     dsf_buf_puts(b, "<h2 id=\"manifest\">Versions and hashes</h2>\n<p>");
     dsf_buf_puts(b, "dsforge ");
-    esc(b, str(m, "dsforge_version"));
+    dsf_html_esc(b, dsf_html_str(m, "dsforge_version"));
     dsf_buf_puts(b, ", target ");
-    esc(b, str(m, "target"));
+    dsf_html_esc(b, dsf_html_str(m, "target"));
     dsf_buf_puts(b, "</p>\n");
     object_table(b, "profile chain",
                  cJSON_GetObjectItemCaseSensitive(m, "chain"), chain, 3);
@@ -580,7 +582,8 @@ static void provenance(dsf_buf *b, const cJSON *m)
 }
 
 void dsf_report_html(dsf_buf *out, const cJSON *m, const cJSON *const *docs,
-                     const char *const *hrefs)
+                     const char *const *hrefs, const cJSON *results,
+                     const char *manifest_sha)
 {
     const cJSON *vs = cJSON_GetObjectItemCaseSensitive(m, "variants");
     dsf_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
@@ -591,23 +594,24 @@ void dsf_report_html(dsf_buf *out, const cJSON *m, const cJSON *const *docs,
                       "content=\"default-src 'none'; style-src "
                       "'unsafe-inline'; img-src data:\">\n<title>");
     dsf_buf_puts(out, "dsforge A/B: ");
-    esc(out, str(m, "profile"));
+    dsf_html_esc(out, dsf_html_str(m, "profile"));
     dsf_buf_printf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n"
                         "<h1>", style);
-    esc(out, str(m, "profile"));
+    dsf_html_esc(out, dsf_html_str(m, "profile"));
     dsf_buf_printf(out, ": %d variant%s side by side</h1>\n",
                    cJSON_GetArraySize(vs),
                    cJSON_GetArraySize(vs) == 1 ? "" : "s");
     dsf_buf_puts(out, "<p class=\"mut\">Generated by dsforge ");
-    esc(out, str(m, "dsforge_version"));
+    dsf_html_esc(out, dsf_html_str(m, "dsforge_version"));
     dsf_buf_puts(out, " from the manifest; control: ");
-    esc(out, str(m, "control"));
-    dsf_buf_puts(out, ".</p>\n<nav><a href=\"#side-by-side\">side by side"
-                      "</a> &#183; <a href=\"#memory\">memory</a> &#183; "
+    dsf_html_esc(out, dsf_html_str(m, "control"));
+    dsf_buf_printf(out, ".</p>\n<nav><a href=\"#side-by-side\">side by side"
+                      "</a> &#183; %s<a href=\"#memory\">memory</a> &#183; "
                       "<a href=\"#products\">composition</a> &#183; "
                       "<a href=\"#findings\">findings</a> &#183; "
                       "<a href=\"#manifest\">versions and hashes</a></nav>"
-                      "\n");
+                      "\n", results ? "<a href=\"#measured\">measured</a> "
+                                      "&#183; " : "");
     if (vs && vs->child) {
         const cJSON *layout = cJSON_GetObjectItemCaseSensitive(
             m, "report_layout");
@@ -617,6 +621,8 @@ void dsf_report_html(dsf_buf *out, const cJSON *m, const cJSON *const *docs,
                 reps, variant_report(layout, cJSON_GetObjectItemCaseSensitive(
                                                  e, "summary")));
         side_by_side(out, vs, docs, hrefs);
+        if (results)
+            dsf_report_measured(out, m, results, manifest_sha);
         memory(out, vs, reps);
         products(out, vs, reps);
         cJSON_Delete(reps);
@@ -674,13 +680,48 @@ char *dsf_report_href(const char *page_path, const char *dir,
     return dsf_buf_take(&out);
 }
 
+/* The manifest at path, and the sha256 of its bytes (what collect
+** recorded in results.json). */
+static int load_with_sha(cJSON **m, char sha[65], const char *path,
+                         dsf_diags *d)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc = dsf_read_file(&text, &len, path, DSF_JSON_MAX_FILE, d);
+    if (!rc)
+        rc = dsf_json_parse(m, NULL, path, text, len, d);
+    if (!rc)
+        dsf_sha256_hex(sha, text, len);
+    free(text);
+    return rc;
+}
+
+/* DIR/results.json when collect wrote one (*out NULL when absent). */
+static int load_results(cJSON **out, const char *dir, dsf_diags *d)
+{
+    *out = NULL;
+    char *path = dsf_path_join(dir, "results.json");
+    int rc = 0;
+    if (dsf_is_file(path)) {
+        rc = dsf_json_load_file(out, NULL, path, d);
+        if (!rc && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(
+                       *out, "variants")))
+            rc = dsf_diag_error(d, DSF_EINPUT, path, 1, 1, "not a collect "
+                                "results file: no \"variants\" array");
+    }
+    free(path);
+    return rc;
+}
+
 int dsf_report_dir(const char *dir, const char *page_path, dsf_diags *d)
 {
     char *mpath = dsf_xasprintf("%s/manifest.json", dir);
-    cJSON *m = NULL;
+    cJSON *m = NULL, *results = NULL;
     dsf_jsrc *src = NULL;
-    int rc = dsf_json_load_file(&m, &src, mpath, d);
-    dsf_jsrc_free(src);
+    char sha[65] = "";
+    int rc = load_with_sha(&m, sha, mpath, d);
+    if (!rc)
+        rc = load_results(&results, dir, d);
     const cJSON *vs = cJSON_GetObjectItemCaseSensitive(m, "variants");
     if (!rc && !cJSON_IsArray(vs))
         rc = dsf_diag_error(d, DSF_EINPUT, mpath, 1, 1,
@@ -691,7 +732,7 @@ int dsf_report_dir(const char *dir, const char *page_path, dsf_diags *d)
     char **hrefs = dsf_xcalloc(n + 1, sizeof *hrefs);
     size_t i = 0;
     for (const cJSON *e = vs ? vs->child : NULL; e && !rc; e = e->next, i++) {
-        const char *file = str(e, "file");
+        const char *file = dsf_html_str(e, "file");
         if (!*file || strchr(file, '/') || file[0] == '.') {
             rc = dsf_diag_error(d, DSF_EINPUT, mpath, 0, 0,
                                 "manifest variant without a usable "
@@ -708,7 +749,7 @@ int dsf_report_dir(const char *dir, const char *page_path, dsf_diags *d)
     if (!rc) {
         dsf_buf page = DSF_BUF_INIT;
         dsf_report_html(&page, m, (const cJSON *const *)docs,
-                        (const char *const *)hrefs);
+                        (const char *const *)hrefs, results, sha);
         rc = dsf_write_atomic(page_path, page.data, page.len, d);
         dsf_buf_free(&page);
     }
@@ -719,6 +760,7 @@ int dsf_report_dir(const char *dir, const char *page_path, dsf_diags *d)
     free(docs);
     free(hrefs);
     cJSON_Delete(m);
+    cJSON_Delete(results);
     free(mpath);
     return rc;
 }

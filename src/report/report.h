@@ -24,9 +24,13 @@
 
 /* Appends the page to out. docs[i] is the config of the manifest's
 ** variant i (NULL: not shown), hrefs[i] a link to its JSON file (NULL:
-** none); both arrays have one entry per manifest variant. */
+** none); both arrays have one entry per manifest variant. results is
+** the run's results.json (`dsforge collect`; borrowed) or NULL, and
+** manifest_sha the sha256 of the manifest's bytes (NULL with results
+** NULL): its section shows results collected from this manifest only. */
 void dsf_report_html(dsf_buf *out, const cJSON *manifest,
-                     const cJSON *const *docs, const char *const *hrefs);
+                     const cJSON *const *docs, const char *const *hrefs,
+                     const cJSON *results, const char *manifest_sha);
 
 /* The link from a page at page_path to the file name in dir, relative
 ** and percent-encoded, or NULL when either directory does not exist.
@@ -34,8 +38,9 @@ void dsf_report_html(dsf_buf *out, const cJSON *manifest,
 char *dsf_report_href(const char *page_path, const char *dir,
                       const char *name);
 
-/* Reads DIR/manifest.json and each variant's file, renders the page and
-** writes it atomically to page_path, with links to the files. DSF_EINPUT
+/* Reads DIR/manifest.json, each variant's file and DIR/results.json when
+** present, renders the page and writes it atomically to page_path, with
+** links to the files. DSF_EINPUT
 ** for a missing or malformed manifest or variant file, or a failed
 ** write. */
 int dsf_report_dir(const char *dir, const char *page_path, dsf_diags *d);

@@ -11,10 +11,12 @@ for `collect` tests and contrib/bench/collect.sh (no GPU here):
   all_results.json (Trainer.save_metrics, speed_metrics);
 - torch's CUDA out-of-memory text (c10/cuda/CUDACachingAllocator.cpp).
 
-    python3 results_tree.py DIR [--log-bytes N] [--link]
+    python3 results_tree.py DIR [--log-bytes N] [--link] [--replicate N]
 writes results for every variant of DIR/manifest.json; with --link every
 stdout.log is a hard link to one log of N bytes (a benchmark's 10,000
-variants then take N bytes of disk, and each is still read whole)."""
+variants then take N bytes of disk, and each is still read whole); with
+--replicate N the manifest first becomes N copies of its first variant,
+named v00000... (a sweep of N variants without generating N configs)."""
 import json
 import os
 import sys
@@ -90,12 +92,23 @@ def write_variant(out, v, kind="ok", sps=40.0, peak_gib=12.5, log=None,
                             for s in range(1, 11)]})
 
 
+def replicate(out, m, n):
+    base = m["variants"][0]
+    m["variants"] = [dict(base, name="v%05d" % i,
+                          file="%s-v%05d.json" % (base["profile"], i))
+                     for i in range(n)]
+    with open(os.path.join(out, "manifest.json"), "w") as f:
+        json.dump(m, f)
+
+
 def main(argv):
     out = argv[0]
     nbytes = int(argv[argv.index("--log-bytes") + 1]) \
         if "--log-bytes" in argv else 0
     with open(os.path.join(out, "manifest.json")) as f:
         m = json.load(f)
+    if "--replicate" in argv:
+        replicate(out, m, int(argv[argv.index("--replicate") + 1]))
     log = None
     if "--link" in argv:
         log = os.path.join(out, "template.log")

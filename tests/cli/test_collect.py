@@ -244,6 +244,57 @@ class Scale(CollectTest):
         self.assertEqual(recs[9999]["values"]["samples_per_sec"], 40.0 + 49)
 
 
+class ReportMeasured(CollectTest):
+    """report DIR after collect: the Measured section (results.json)."""
+
+    def collected(self):
+        out, vs = self.sweep()
+        kinds = ["ok", "ok", "oom", "failed", "ok", "ok"]
+        for i, (v, k) in enumerate(zip(vs, kinds)):
+            rt.write_variant(out, v, k, sps=40.0 + 10 * i,
+                             peak_gib=[8, 6, 9, 9, 12, 10][i])
+        self.assertExit(run("collect", out), 0)
+        self.assertExit(run("report", out), 0)
+        with open(os.path.join(out, "report.html")) as f:
+            return out, vs, f.read()
+
+    def test_measured_beside_estimated_and_failures_with_their_line(self):
+        out, vs, page = self.collected()
+        section = page[page.index('id="measured"'):page.index('id="memory"')]
+        for v in vs:
+            self.assertIn(">%s</th>" % v["name"], section)
+        self.assertIn("oom<br><code class=\"mut\">torch.OutOfMemoryError: "
+                      "CUDA out of memory.", section)
+        self.assertIn("ValueError: the training script failed on purpose",
+                      section)
+        est = vs[1]["summary"]["gpu_bytes"]
+        err = (est - 6 * 2 ** 30) / (6 * 2 ** 30) * 100
+        self.assertIn("%+.1f %%" % err, section)
+        # speed-up against the control (40/s): variant 1 ran 50/s
+        self.assertIn("1.25&#215;", section)
+        self.assertNotIn("<script", page)
+
+    def test_scatter_with_the_pareto_front(self):
+        out, vs, page = self.collected()
+        svg = page[page.index('<svg id="scatter"'):]
+        svg = svg[:svg.index("</svg>")]
+        # four ok variants: (8 GiB, 40), (6, 50), (12, 80), (10, 90)
+        self.assertEqual(svg.count("<circle"), 4)
+        self.assertEqual(svg.count('<circle class="p2"'), 2)  # 6->50, 10->90
+        front = svg[svg.index('points="') + 8:].split('"')[0].split()
+        self.assertEqual(len(front), 2)
+
+    def test_results_of_another_manifest_are_not_shown(self):
+        out, vs, _ = self.collected()
+        self.assertExit(run("gen", "8xa100", "--matrix",
+                            "micro_batch_size=1,4", "-o", out), 0)
+        self.assertExit(run("report", out), 0)
+        with open(os.path.join(out, "report.html")) as f:
+            page = f.read()
+        self.assertIn("collected from another manifest", page)
+        self.assertNotIn('<svg id="scatter"', page)
+
+
 class PluginReaders(CollectTest):
     def plugin(self, body):
         d = os.path.join(self.tmp, "plugins", "extra")

@@ -5,6 +5,7 @@ renders the page in headless Chromium (skipped when chromium is absent)
 and checks the screenshot is not blank and the console has no error."""
 import html.parser
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -83,11 +84,17 @@ class Structure(dsf.TempDirTest):
         self.assertTrue(all(c[0] == "th" and c[1].get("scope") == "col"
                             for c in main[0]))
         rows = {r[0][2]: r[1:] for r in main[1:] if len(r) == len(names) + 1}
-        # Summary numbers equal the manifest's, variant by variant.
-        for key in ("gpu_bytes", "cpu_bytes", "activation_bytes", "batch.global",
-                    "batch.micro", "batch.accumulation", "fits"):
+        # Summary numbers equal the manifest's, variant by variant; sizes
+        # in the unit a person reads (GiB, or MiB below one GiB).
+        for key in ("batch.global", "batch.micro", "batch.accumulation", "fits"):
             for cell, v in zip(rows[key], manifest["variants"]):
                 self.assertEqual(json.loads(cell[2]), leaf(v["summary"], key), key)
+        for key in ("gpu_bytes", "cpu_bytes", "activation_bytes"):
+            for cell, v in zip(rows[key], manifest["variants"]):
+                n = leaf(v["summary"], key)
+                want = ("%.2f GiB" % (n / 2 ** 30) if n >= 2 ** 30
+                        else "%.1f MiB" % (n / 2 ** 20))
+                self.assertEqual(cell[2], want, key)
         for key in ("micro_batch_size", "gradient_accumulation", "model"):
             for cell, v in zip(rows[key], manifest["variants"]):
                 self.assertEqual(json.loads(cell[2]), v["params"][key], key)
@@ -297,6 +304,30 @@ class Browser(dsf.TempDirTest):
         blank_colours, blank_size = png_rows(blank_shot)
         self.assertEqual(size, (1280, 1600))
         self.assertLess(blank_colours, 8)
+        self.assertGreater(colours, 50)
+
+
+    def test_report_with_measurements_renders(self):
+        """collect's results on the page: no script, no request, drawn."""
+        import results_tree as rt
+        out = os.path.join(self.tmp, "ab")
+        self.assertExit(run("gen", "8xa100", "--matrix",
+                            "micro_batch_size=1,2", "-o", out), 0)
+        with open(os.path.join(out, "manifest.json")) as f:
+            vs = json.load(f)["variants"]
+        for i, v in enumerate(vs):
+            rt.write_variant(out, v, "oom" if i == 2 else "ok",
+                             sps=40.0 + 7 * i, peak_gib=6 + i)
+        self.assertExit(run("collect", out), 0)
+        self.assertExit(run("report", out), 0)
+        page = os.path.join(out, "report.html")
+        with open(page) as f:
+            html = f.read()
+        self.assertNotIn("<script", html)
+        self.assertEqual(re.findall(r'(?:src|href)="https?:', html), [])
+        shot, console = self.render(page)
+        self.assertEqual(console, [])
+        colours, size = png_rows(shot)
         self.assertGreater(colours, 50)
 
 
