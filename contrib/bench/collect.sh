@@ -12,7 +12,8 @@
 # trainer_state.json. Then one hyperfine run of two commands:
 #   grep -r -c -F -e S1 -e S2 ... results/   (the readers' substrings)
 #   dsforge collect DIR
-# and the ratio of their mean wall-clock times, and collect's peak RSS
+# and the ratio of their mean wall-clock times (and of their CPU times:
+# on a shared machine the wall-clock spread is wide), and collect's peak RSS
 # (GNU time) with logs of LOG_BYTES and of LOG_BYTES/16: flat memory means
 # the same peak whatever the log size.
 #
@@ -78,11 +79,16 @@ rss_small=$(rss "$work/small")
 
 "$PYTHON" - "$json" "$TARGET" "$rss_big" "$rss_small" "$N" "$LOG_BYTES" <<'PY'
 import json, sys
-res = {r["command"]: r["mean"] for r in json.load(open(sys.argv[1]))["results"]}
+rs = json.load(open(sys.argv[1]))["results"]
+res = {r["command"]: r["mean"] for r in rs}
+cpu = {r["command"]: sum(r["user"]) / len(r["user"]) + sum(r["system"]) / len(r["system"])
+       for r in rs}
 target = float(sys.argv[2])
 ratio = res["collect"] / res["grep"]
 print("%s variants, %s-byte logs: grep %.2f s, collect %.2f s, ratio %.2f (target <= %.2f)"
       % (sys.argv[5], sys.argv[6], res["grep"], res["collect"], ratio, target))
+print("CPU time (user + system): grep %.2f s, collect %.2f s, ratio %.2f"
+      % (cpu["grep"], cpu["collect"], cpu["collect"] / cpu["grep"]))
 print("collect peak RSS: %s KiB with these logs, %s KiB with logs 16x smaller"
       % (sys.argv[3], sys.argv[4]))
 if ratio > target:

@@ -268,23 +268,29 @@ def png_rows(path):
     return len(set(raw)), size
 
 
+def render(tmp, page):
+    """Screenshot of page in headless Chromium with no network: (png path
+    or None, console lines, Chromium's stderr tail)."""
+    shot = os.path.join(tmp, os.path.basename(page) + ".png")
+    profile = tempfile.mkdtemp(prefix="chromium-", dir=tmp)
+    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+           "--disable-background-networking", "--disable-component-update",
+           "--disable-sync", "--no-first-run", "--user-data-dir=" + profile,
+           "--host-resolver-rules=MAP * ~NOTFOUND",
+           "--enable-logging=stderr", "--v=0", "--window-size=1280,1600",
+           "--screenshot=" + shot, "file://" + os.path.abspath(page)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                       stdin=subprocess.DEVNULL)
+    console = [l for l in p.stderr.splitlines() if ":CONSOLE" in l]
+    return (shot if os.path.exists(shot) else None), console, p.stderr[-2000:]
+
+
 @unittest.skipUnless(CHROMIUM, "chromium is not installed (contrib/install-deps.sh "
                      "--browser installs it); the browser test is skipped")
 class Browser(dsf.TempDirTest):
     def render(self, page):
-        """Screenshot of page with no network; returns (png, console lines)."""
-        shot = os.path.join(self.tmp, os.path.basename(page) + ".png")
-        profile = tempfile.mkdtemp(prefix="chromium-", dir=self.tmp)
-        cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-               "--disable-background-networking", "--disable-component-update",
-               "--disable-sync", "--no-first-run", "--user-data-dir=" + profile,
-               "--host-resolver-rules=MAP * ~NOTFOUND",
-               "--enable-logging=stderr", "--v=0", "--window-size=1280,1600",
-               "--screenshot=" + shot, "file://" + os.path.abspath(page)]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
-                           stdin=subprocess.DEVNULL)
-        self.assertTrue(os.path.exists(shot), p.stderr[-2000:])
-        console = [l for l in p.stderr.splitlines() if ":CONSOLE" in l]
+        shot, console, err = render(self.tmp, page)
+        self.assertTrue(shot, err)
         return shot, console
 
     def test_report_renders_with_no_console_error(self):

@@ -172,6 +172,40 @@ class SlurmArray(unittest.TestCase):
         jobs = [l.split("\t") for l in read(os.path.join(sweep, "results",
                                                         "slurm-jobs.tsv")).splitlines()]
         self.assertEqual([j[1] for j in jobs], ids)
+        self.collect_and_report(sweep, files, oom, failed)
+
+    def collect_and_report(self, sweep, files, oom, failed):
+        """collect reads back what the real jobs wrote; report shows it."""
+        res = run("collect", sweep, "--best", "samples_per_sec")
+        self.assertEqual(res.rc, 0, repr(res))
+        recs = {r["variant"]: r for r in
+                json.loads(read(os.path.join(sweep, "results.json")))["variants"]}
+        self.assertEqual(sorted(recs), sorted(files))
+        for name, v in files.items():
+            want = "oom" if name == oom else "failed" if name == failed else "ok"
+            self.assertEqual(recs[name]["status"], want, name)
+            if want == "ok":
+                micro = v["params"]["micro_batch_size"]
+                # fake_train.py: RunningAvgSamplesPerSec of its last step
+                self.assertEqual(recs[name]["values"]["samples_per_sec"],
+                                 100.0 * micro + 10)
+                self.assertEqual(recs[name]["values"]["steps"], 10)
+        self.assertIn("CUDA out of memory", recs[oom]["error"])
+        self.assertIn("failed on purpose", recs[failed]["error"])
+        self.assertTrue(os.path.exists(os.path.join(sweep, "best.json")))
+        res = run("report", sweep)
+        self.assertEqual(res.rc, 0, repr(res))
+        page = read(os.path.join(sweep, "report.html"))
+        self.assertIn('<svg id="scatter"', page)
+        self.assertEqual(page.count('<td class="ok">ok</td>'), 6)
+        self.assertNotIn("<script", page)
+        import test_report
+        if test_report.CHROMIUM:  # the page as a browser draws it
+            shot, console, err = test_report.render(self.tmp, os.path.join(
+                sweep, "report.html"))
+            self.assertTrue(shot, err)
+            self.assertEqual(console, [])
+            self.assertGreater(test_report.png_rows(shot)[0], 50)
 
     def test_an_array_submitted_by_hand_and_checked_by_sbatch(self):
         # The README's form: gen ... -o DIR && sbatch DIR/<array script>,
