@@ -205,19 +205,23 @@ static int read_results_table(dsf_plugins *p, lua_State *L, int t,
                               dsf_diags *d)
 {
     dsf_results_decl *rs = p->results;
-    lua_pushliteral(L, "results");
-    int ty = lua_rawget(L, t);
+    bool called;
+    int top = lua_gettop(L);
+    int rc = dsf_plugin_push_field(p, L, t, "results", plugin, &called, d);
+    if (rc)
+        return rc;
+    int ty = lua_type(L, -1);
     int s = lua_gettop(L);
-    int rc = 0;
     if (ty == LUA_TNIL) {
-        lua_pop(L, 1);
+        lua_settop(L, top);
         return 0;
     }
     const char *field = ty == LUA_TTABLE ? unknown_field(L, s, results_fields)
                                          : NULL;
     if (ty != LUA_TTABLE || field) {
         rc = bad(d, file, plugin, "results", "must be a table of record, "
-                 "metrics, calibration, override_ignore");
+                 "metrics, calibration, override_ignore (or a function "
+                 "returning one)");
     } else if (rs->plugin) {
         char msg[160];
         snprintf(msg, sizeof msg, "plugin '%.60s' declares them already: "
@@ -253,7 +257,7 @@ static int read_results_table(dsf_plugins *p, lua_State *L, int t,
                                        plugin, file, d);
     if (!rc)
         rs->plugin = dsf_xstrdup(plugin);
-    lua_settop(L, s - 1);
+    lua_settop(L, top);
     return rc;
 }
 
