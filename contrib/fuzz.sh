@@ -17,7 +17,7 @@ esac
 CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DDSF_FUZZ=ON \
   -DDSF_WERROR=ON -DDSF_TESTS=ON >/dev/null
 cmake --build build-fuzz -j"$(nproc)"
-for t in jsonc bridge edit sandbox index lock manifest lsp; do
+for t in jsonc bridge edit sandbox index lock manifest lsp scan; do
   echo "== fuzz_$t for ${seconds}s"
   mkdir -p "build-fuzz/corpus/$t"
   build-fuzz/tests/fuzz/fuzz_$t -max_total_time="$seconds" -max_len=4096 \

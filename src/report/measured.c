@@ -176,7 +176,7 @@ static point *points(const cJSON *results, size_t *n)
         pts[(*n)++] = (point){dsf_html_str(r, "variant"), x, y, false};
     }
     qsort(pts, *n, sizeof *pts, by_memory);
-    double best = -INFINITY;
+    double best = -(double)INFINITY;
     for (size_t i = 0; i < *n; i++)
         if (pts[i].y > best) {
             pts[i].front = true;
