@@ -29,6 +29,23 @@ end
 
 local readers = {
   {
+    name = "slurm_jobcomp",
+    scope = "run",
+    files = { "slurm-jobcomp.log", "jobcomp.log" },
+    lines = { "JobId=" },
+    read = function(input) return { jobs = lazy.slurm.read_jobcomp(input.lines) } end,
+  },
+  {
+    name = "sacct",
+    scope = "run",
+    files = { "sacct.txt", "sacct-*.txt" },
+    lines = { "|" },
+    read = function(input)
+      local jobs = lazy.slurm.read_sacct(input.lines)
+      return jobs and { jobs = jobs } or nil
+    end,
+  },
+  {
     name = "run",
     files = { "dsf-run.json" },
     format = "json",
@@ -80,8 +97,27 @@ local readers = {
   },
 }
 
+-- Slurm's record of the variant's job (its dsf-run.json names the job),
+-- from the run readers; the last source read wins (sacct after jobcomp).
+local function job_of(run, run_found)
+  if not run then return nil end
+  local keys = {}
+  if run.array_job_id and run.array_task_id then
+    keys[#keys + 1] = tostring(run.array_job_id) .. "_" .. tostring(run.array_task_id)
+  end
+  if run.job_id then keys[#keys + 1] = tostring(run.job_id) end
+  local job
+  for _, f in ipairs(run_found or {}) do
+    local jobs = type(f.result) == "table" and f.result.jobs or nil
+    for _, k in ipairs(keys) do
+      if jobs and jobs[k] then job = jobs[k]; break end
+    end
+  end
+  return job
+end
+
 -- found: { {reader, file, result}, ... } in reader order, then file order.
-local function record(variant, found, problems)
+local function record(variant, found, problems, run_found)
   local run, measured, evidence = nil, {}, {}
   for _, f in ipairs(found) do
     if f.reader == "run" then
@@ -93,7 +129,8 @@ local function record(variant, found, problems)
     end
   end
   local failure = lazy.failures.classify_evidence(evidence, run and run.exit_code)
-  return lazy.record.build(variant, run, measured, failure, problems)
+  local rec = lazy.record.build(variant, run, measured, failure, problems)
+  return lazy.record.with_job(rec, job_of(run, run_found), lazy.slurm.ENDED)
 end
 
 return {

@@ -78,4 +78,23 @@ function M.build(variant, run, measured, failure, problems)
   return rec
 end
 
+-- rec: a record (above); job: the job system's record of the variant's job
+-- ({ state, exit_code, signal, source }) or nil; ended: job state -> the
+-- status it means when the job ended before its script wrote its end.
+-- The job is kept in rec.job. A run the logs call ok or running takes the
+-- job system's word when the job ended otherwise (a time limit, a
+-- cancel, a host out of memory); a failure the logs explain keeps its own.
+function M.with_job(rec, job, ended)
+  if not job then return rec end
+  rec.job = job
+  local status = ended[job.state]
+  if status and (rec.status == "running" or rec.status == "ok") then
+    rec.status = status
+    rec.error = string.format("%s: job %s (exit %s, signal %s)", job.source, job.state,
+                              tostring(job.exit_code), tostring(job.signal))
+    rec.message = nil
+  end
+  return rec
+end
+
 return M

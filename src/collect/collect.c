@@ -190,7 +190,7 @@ static int one_variant(run *r, const cJSON *v, size_t i, dsf_diags *d)
     cJSON *rec = NULL;
     int rc = dsf_results_begin(r->p, v, d);
     if (!rc)
-        rc = dsf_collect_inputs(r->p, r->rs, &r->nd, dir, label, d);
+        rc = dsf_collect_inputs(r->p, r->rs, &r->nd, dir, label, false, d);
     if (!rc)
         rc = dsf_results_record(r->p, &rec, d);
     if (!rc) {
@@ -299,6 +299,14 @@ static int collect_all(run *r, dsf_diags *d)
         rc = check_options(r, d);
     if (!rc)
         rc = dsf_needles_build(&r->nd, r->rs, d);
+    if (rc)
+        return rc;
+    char *root = r->o->results ? dsf_xstrdup(r->o->results)
+                               : dsf_path_join(r->o->dir, "results");
+    rc = dsf_collect_inputs(r->p, r->rs, &r->nd, root,
+                            r->o->results ? r->o->results : "results", true,
+                            d);
+    free(root);
     if (rc)
         return rc;
     dsf_collect_table_init(&r->table, r->rs);

@@ -57,8 +57,12 @@ typedef struct input {
     bool unreadable;         /* a problem was recorded */
 } input;
 
-static bool reader_takes(const dsf_reader *r, const char *rel)
+/* Whether r reads rel in this pass (a run pass or a variant's: r's scope
+** must be the pass's). */
+static bool reader_takes(const dsf_reader *r, const char *rel, bool run)
 {
+    if (r->run_scope != run)
+        return false;
     for (size_t g = 0; g < r->nfiles; g++)
         if (fnmatch(r->files[g], rel, FNM_PATHNAME) == 0)
             return true;
@@ -67,7 +71,8 @@ static bool reader_takes(const dsf_reader *r, const char *rel)
 
 /* The files under dir and its direct subdirectories, sorted by path
 ** (subdirectory entries right after their directory's name). */
-static void list_files(const char *dir, char ***out, size_t *n)
+static void list_files(const char *dir, bool subdirs, char ***out,
+                       size_t *n)
 {
     char **top = NULL;
     size_t ntop = 0;
@@ -78,6 +83,10 @@ static void list_files(const char *dir, char ***out, size_t *n)
         char *full = dsf_path_join(dir, top[i]);
         struct stat st;
         if (stat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (!subdirs) {
+                free(full);
+                continue;
+            }
             char **sub = NULL;
             size_t nsub = 0;
             dsf_list_dir(&sub, &nsub, full);
@@ -100,7 +109,7 @@ static void list_files(const char *dir, char ***out, size_t *n)
 /* A file of the variant that its readers cannot have, as a problem:
 ** "results/V/FILE[:LINE:COL]: message". */
 static int problem(dsf_plugins *p, const char *label, const char *rel,
-                   dsf_diags *tmp, dsf_diags *d)
+                   bool run, dsf_diags *tmp, dsf_diags *d)
 {
     const dsf_diag *g = tmp->len ? &tmp->items[0] : NULL;
     char *text;
@@ -110,7 +119,11 @@ static int problem(dsf_plugins *p, const char *label, const char *rel,
     else
         text = dsf_xasprintf("%s/%s: %s", label, rel,
                              g ? g->message : "cannot read");
-    int rc = dsf_results_problem(p, text, d);
+    int rc = 0;
+    if (run) /* the run's own files: a warning of the command */
+        dsf_diag_add(d, DSF_WARNING, NULL, 0, 0, "%s", text);
+    else
+        rc = dsf_results_problem(p, text, d);
     free(text);
     dsf_diags_free(tmp);
     return rc;
@@ -118,13 +131,13 @@ static int problem(dsf_plugins *p, const char *label, const char *rel,
 
 /* Scans in for the substrings of the lines readers that take it. */
 static int prepare_lines(input *in, const dsf_results_decl *rs,
-                         const dsf_needles *nd, const char *path,
+                         const dsf_needles *nd, const char *path, bool run,
                          dsf_diags *tmp)
 {
     uint64_t want = 0;
     for (size_t r = 0; r < rs->nreaders; r++)
         if (rs->readers[r].format == DSF_READ_LINES &&
-            reader_takes(&rs->readers[r], in->rel))
+            reader_takes(&rs->readers[r], in->rel, run))
             want |= nd->mask[r];
     if (!want)
         return 0;
@@ -148,12 +161,12 @@ static int prepare_lines(input *in, const dsf_results_decl *rs,
 
 /* Reads in whole when a text or json reader takes it. */
 static int prepare_whole(input *in, const dsf_results_decl *rs,
-                         const char *path, dsf_diags *tmp)
+                         const char *path, bool run, dsf_diags *tmp)
 {
     bool text = false, json = false;
     for (size_t r = 0; r < rs->nreaders; r++) {
         const dsf_reader *x = &rs->readers[r];
-        if (x->format != DSF_READ_LINES && reader_takes(x, in->rel)) {
+        if (x->format != DSF_READ_LINES && reader_takes(x, in->rel, run)) {
             text |= x->format == DSF_READ_TEXT;
             json |= x->format == DSF_READ_JSON;
         }
@@ -181,10 +194,10 @@ static int check_regular(const char *path, dsf_diags *tmp)
     return 0;
 }
 
-static bool wanted(const dsf_results_decl *rs, const char *rel)
+static bool wanted(const dsf_results_decl *rs, const char *rel, bool run)
 {
     for (size_t r = 0; r < rs->nreaders; r++)
-        if (reader_takes(&rs->readers[r], rel))
+        if (reader_takes(&rs->readers[r], rel, run))
             return true;
     return false;
 }
@@ -225,14 +238,14 @@ static int call_lines(dsf_plugins *p, const dsf_reader *r, uint64_t mask,
 
 static int call_readers(dsf_plugins *p, const dsf_results_decl *rs,
                         const dsf_needles *nd, const input *ins, size_t n,
-                        dsf_diags *d)
+                        bool run, dsf_diags *d)
 {
     int rc = 0;
     for (size_t r = 0; !rc && r < rs->nreaders; r++) {
         const dsf_reader *x = &rs->readers[r];
         for (size_t f = 0; !rc && f < n; f++) {
             const input *in = &ins[f];
-            if (in->unreadable || !reader_takes(x, in->rel))
+            if (in->unreadable || !reader_takes(x, in->rel, run))
                 continue;
             if (x->format == DSF_READ_LINES) {
                 rc = call_lines(p, x, nd->mask[r], in, d);
@@ -250,11 +263,11 @@ static int call_readers(dsf_plugins *p, const dsf_results_decl *rs,
 
 int dsf_collect_inputs(dsf_plugins *p, const dsf_results_decl *rs,
                        const dsf_needles *nd, const char *dir,
-                       const char *label, dsf_diags *d)
+                       const char *label, bool run, dsf_diags *d)
 {
     char **names;
     size_t n;
-    list_files(dir, &names, &n);
+    list_files(dir, !run, &names, &n);
     input *ins = dsf_xcalloc(n + 1, sizeof *ins);
     int rc = 0;
     for (size_t f = 0; !rc && f < n; f++) {
@@ -263,13 +276,13 @@ int dsf_collect_inputs(dsf_plugins *p, const dsf_results_decl *rs,
         names[f] = NULL;
         char *path = dsf_path_join(dir, in->rel);
         dsf_diags tmp = DSF_DIAGS_INIT;
-        if (!wanted(rs, in->rel)) {
+        if (!wanted(rs, in->rel, run)) {
             in->unreadable = true; /* no reader takes it: never opened */
         } else if (check_regular(path, &tmp) ||
-                   prepare_lines(in, rs, nd, path, &tmp) ||
-                   prepare_whole(in, rs, path, &tmp)) {
+                   prepare_lines(in, rs, nd, path, run, &tmp) ||
+                   prepare_whole(in, rs, path, run, &tmp)) {
             in->unreadable = true;
-            rc = problem(p, label, in->rel, &tmp, d);
+            rc = problem(p, label, in->rel, run, &tmp, d);
         }
         dsf_diags_free(&tmp);
         free(path);
@@ -277,11 +290,14 @@ int dsf_collect_inputs(dsf_plugins *p, const dsf_results_decl *rs,
     if (n == DSF_COLLECT_MAX_FILES && !rc) {
         char *t = dsf_xasprintf("%s: more than %d files; the rest are not "
                                 "read", label, DSF_COLLECT_MAX_FILES);
-        rc = dsf_results_problem(p, t, d);
+        if (run)
+            dsf_diag_add(d, DSF_WARNING, NULL, 0, 0, "%s", t);
+        else
+            rc = dsf_results_problem(p, t, d);
         free(t);
     }
     if (!rc)
-        rc = call_readers(p, rs, nd, ins, n, d);
+        rc = call_readers(p, rs, nd, ins, n, run, d);
     for (size_t f = 0; f < n; f++)
         free_input(&ins[f]);
     free(ins);

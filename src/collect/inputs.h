@@ -8,6 +8,7 @@
 #ifndef DSF_COLLECT_INPUTS_H
 #define DSF_COLLECT_INPUTS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/diag.h"
@@ -29,13 +30,16 @@ int dsf_needles_build(dsf_needles *nd, const dsf_results_decl *rs,
                       dsf_diags *d);
 void dsf_needles_free(dsf_needles *nd);
 
-/* Runs the readers on the files under dir for the variant begun with
-** dsf_results_begin. label names dir in problems ("results/V"). A file
+/* Runs the readers on the files under dir: with run false, the variant
+** readers on a variant's directory (begun with dsf_results_begin), its
+** subdirectories too; with run true, the run readers on the files of the
+** results root itself. label names dir in problems ("results/V"). A file
 ** that cannot be read, is too large or is not JSON for a json reader is
-** a problem of the variant (dsf_results_problem), not an error; errors
-** are the readers' script errors. A missing dir has no files. */
+** a problem of the variant (dsf_results_problem; of a run file, a
+** warning in d), not an error; errors are the readers' script errors. A
+** missing dir has no files. */
 int dsf_collect_inputs(dsf_plugins *p, const dsf_results_decl *rs,
                        const dsf_needles *nd, const char *dir,
-                       const char *label, dsf_diags *d);
+                       const char *label, bool run, dsf_diags *d);
 
 #endif

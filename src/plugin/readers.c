@@ -17,7 +17,7 @@
 #define MAX_LINES 64
 
 static const char *const reader_fields[] = {"name", "files", "lines",
-                                            "format", "read", NULL};
+                                            "format", "scope", "read", NULL};
 static const char *const results_fields[] = {
     "record", "metrics", "calibration", "override_ignore", NULL};
 static const char *const metric_fields[] = {"name", "title", "unit",
@@ -109,7 +109,7 @@ static int read_reader(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
     if (field) {
         char msg[160];
         snprintf(msg, sizeof msg, "unknown field '%.60s' (known: name, "
-                 "files, lines, format, read)", field);
+                 "files, lines, format, scope, read)", field);
         return bad(d, file, plugin, what, msg);
     }
     dsf_reader x;
@@ -117,7 +117,12 @@ static int read_reader(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
     x.ref = LUA_NOREF;
     const char *name = dsf_plugin_raw_string(L, r, "name");
     const char *format = dsf_plugin_raw_string(L, r, "format");
+    const char *scope = dsf_plugin_raw_string(L, r, "scope");
     int rc = 0;
+    if (scope && strcmp(scope, "run") && strcmp(scope, "variant"))
+        return bad(d, file, plugin, what, "'scope' is \"variant\" or "
+                   "\"run\"");
+    x.run_scope = scope && !strcmp(scope, "run");
     if (!name || !*name || strlen(name) > 60)
         rc = bad(d, file, plugin, what, "needs a 'name' (1 to 60 bytes)");
     else if (string_list(L, r, "files", MAX_GLOBS, &x.files, &x.nfiles) ||
@@ -284,6 +289,7 @@ int dsf_plugins_read_results(dsf_plugins *p, const dsf_results_decl **out,
     p->results->record_ref = LUA_NOREF;
     p->results->calibration_ref = LUA_NOREF;
     p->results->held = LUA_NOREF;
+    p->results->run_found = LUA_NOREF;
     int rc = dsf_plugins_each_decl(p, read_decl, d);
     if (rc) { /* nothing half-read is kept */
         dsf_plugin_free_results(p);
@@ -388,11 +394,29 @@ static void append_held(lua_State *L, int held, const char *key)
     lua_pop(L, 1);
 }
 
+/* The list a reader's findings go to: the run's, made on first use, or
+** the held variant's (in a table with the variant at held). */
+static void push_found(lua_State *L, dsf_results_decl *rs, bool run)
+{
+    if (!run) {
+        lua_getfield(L, 1, "found");
+        return;
+    }
+    if (rs->run_found == LUA_NOREF) {
+        lua_newtable(L);
+        rs->run_found = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, rs->run_found);
+}
+
 static int push_read(lua_State *L)
 {
     call *c = lua_touserdata(L, 1);
     lua_settop(L, 0);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, c->rs->held);
+    if (c->r->run_scope)
+        lua_newtable(L); /* a run reader's ctx.variant: none */
+    else
+        lua_rawgeti(L, LUA_REGISTRYINDEX, c->rs->held);
     int held = lua_gettop(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, c->r->ref);
     push_input(L, c->in);
@@ -409,7 +433,9 @@ static int push_read(lua_State *L)
     lua_setfield(L, -2, "reader");
     lua_pushstring(L, c->in->file);
     lua_setfield(L, -2, "file");
-    append_held(L, held, "found");
+    push_found(L, c->rs, c->r->run_scope);
+    lua_insert(L, -2);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
     return 0;
 }
 
@@ -454,7 +480,8 @@ static int push_record(lua_State *L)
     lua_getfield(L, 1, "variant");
     lua_getfield(L, 1, "found");
     lua_getfield(L, 1, "problems");
-    lua_call(L, 3, 1);
+    push_found(L, c->rs, true);
+    lua_call(L, 4, 1);
     return 1;
 }
 

@@ -7,7 +7,9 @@
 ** `status` and `values`.
 **
 ** A reader: { name, files = {GLOB...}, lines = {SUBSTRING...} | nil,
-** format = "lines"|"text"|"json", read = function(input, ctx) }. Globs
+** format = "lines"|"text"|"json", scope = "variant"|"run",
+** read = function(input, ctx) }. A run reader reads files of the results
+** root itself (a job system's record of every job), once per collect. Globs
 ** are fnmatch patterns over the paths under a variant's results directory
 ** ("stdout.log", "*.csv"; a "/" reaches one level of subdirectories).
 ** "lines" readers get only the lines
@@ -16,6 +18,7 @@
 #ifndef DSF_PLUGIN_READERS_H
 #define DSF_PLUGIN_READERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
@@ -36,6 +39,7 @@ typedef struct dsf_reader {
     char **lines;        /* substrings (format lines), or NULL */
     size_t nlines;
     dsf_read_format format;
+    bool run_scope;      /* scope = "run": files of the results root */
     int ref;             /* registry reference of read */
 } dsf_reader;
 
@@ -63,6 +67,8 @@ typedef struct dsf_results_decl {
     int held;                /* the variant being collected: registry
                              ** reference of {variant, found, problems},
                              ** or LUA_NOREF */
+    int run_found;           /* what the run readers found (a list), or
+                             ** LUA_NOREF */
 } dsf_results_decl;
 
 /* Reads every plugin's `readers` and the one `results` table (first
@@ -90,9 +96,10 @@ typedef struct dsf_read_input {
     size_t dropped;          /* lines left out by the scan's caps */
 } dsf_read_input;
 
-/* Runs reader r on in for the current variant; what it returns is added
-** to the variant's findings (a nil result adds nothing). Script errors
-** name the reader and the file. */
+/* Runs reader r on in for the current variant (a run reader: for the
+** run, before any variant); what it returns is added to the variant's
+** findings, or the run's (a nil result adds nothing). Script errors name
+** the reader and the file. */
 int dsf_results_read(dsf_plugins *p, const dsf_reader *r,
                      const dsf_read_input *in, dsf_diags *d);
 
@@ -101,7 +108,7 @@ int dsf_results_read(dsf_plugins *p, const dsf_reader *r,
 int dsf_results_problem(dsf_plugins *p, const char *text, dsf_diags *d);
 
 /* The current variant's record from results.record(variant, found,
-** problems): *out a JSON object (caller frees) with a string `status` and
+** problems, run_found): *out a JSON object (caller frees) with a string `status` and
 ** an object `values` of numbers (checked: a script error otherwise). */
 int dsf_results_record(dsf_plugins *p, cJSON **out, dsf_diags *d);
 

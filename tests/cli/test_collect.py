@@ -244,6 +244,69 @@ class Scale(CollectTest):
         self.assertEqual(recs[9999]["values"]["samples_per_sec"], 40.0 + 49)
 
 
+class JobRecords(CollectTest):
+    """Slurm's own record of the jobs (results/slurm-jobcomp.log, the
+    job completion log's format; results/sacct.txt, sacct --parsable2)."""
+
+    JOBCOMP = ("JobId=%d UserId=root(0) GroupId=root(0) Name=dsf JobState=%s "
+               "Partition=debug TimeLimit=1 StartTime=2026-01-05T10:00:00 "
+               "EndTime=2026-01-05T10:01:00 NodeList=n1 NodeCnt=1 ProcCnt=2 "
+               "WorkDir=/w ReservationName= Tres=cpu=2 Account= QOS= WcKey= "
+               "Cluster=c SubmitTime=unknown EligibleTime=unknown "
+               "ArrayJobId=4240 ArrayTaskId=%d DerivedExitCode=0:0 "
+               "ExitCode=0:%d \n")
+
+    def tree(self):
+        out, vs = self.sweep()
+        for i, v in enumerate(vs):
+            rt.write_variant(out, v, "running" if i in (1, 2) else "ok")
+            path = os.path.join(rt.variant_dir(out, v), "dsf-run.json")
+            with open(path) as f:
+                run_rec = json.load(f)
+            run_rec.update(job_id=str(4241 + i), array_job_id="4240",
+                           array_task_id=str(i))
+            with open(path, "w") as f:
+                json.dump(run_rec, f)
+        return out, vs
+
+    def test_a_job_killed_by_its_time_limit(self):
+        out, vs = self.tree()
+        with open(os.path.join(out, "results", "slurm-jobcomp.log"), "w") as f:
+            for i in range(len(vs)):
+                state = {1: "TIMEOUT", 2: "RUNNING"}.get(i, "COMPLETED")
+                f.write(self.JOBCOMP % (4241 + i, state, i, 15 if i == 1 else 0))
+        r = run("collect", out)
+        self.assertExit(r, 0)
+        recs = self.by_name(out)
+        self.assertEqual(recs[vs[1]["name"]]["status"], "timeout")
+        self.assertEqual(recs[vs[1]["name"]]["error"],
+                         "jobcomp: job TIMEOUT (exit 0, signal 15)")
+        self.assertEqual(recs[vs[2]["name"]]["status"], "running")
+        self.assertEqual(recs[vs[0]["name"]]["job"]["state"], "COMPLETED")
+        self.assertIn("timeout", r.out)
+
+    def test_sacct_output(self):
+        out, vs = self.tree()
+        with open(os.path.join(out, "results", "sacct.txt"), "w") as f:
+            f.write("JobID|JobName|State|ExitCode\n")
+            for i in range(len(vs)):
+                state = "CANCELLED by 0" if i == 2 else "COMPLETED"
+                f.write("4240_%d|dsf|%s|0:0\n4240_%d.batch|batch|%s|0:15\n"
+                        % (i, state, i, state.split()[0]))
+        self.assertExit(run("collect", out), 0)
+        recs = self.by_name(out)
+        self.assertEqual(recs[vs[2]["name"]]["status"], "cancelled")
+        self.assertEqual(recs[vs[2]["name"]]["job"]["source"], "sacct")
+        self.assertEqual(recs[vs[1]["name"]]["status"], "running")
+
+    def test_an_unreadable_job_log_is_a_warning(self):
+        out, vs = self.tree()
+        os.mkfifo(os.path.join(out, "results", "slurm-jobcomp.log"))
+        r = run("collect", out, timeout=30)
+        self.assertExit(r, 0)
+        self.assertIn("slurm-jobcomp.log: not a regular file", r.err)
+
+
 class ReportMeasured(CollectTest):
     """report DIR after collect: the Measured section (results.json)."""
 

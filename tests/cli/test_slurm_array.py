@@ -175,7 +175,10 @@ class SlurmArray(unittest.TestCase):
         self.collect_and_report(sweep, files, oom, failed)
 
     def collect_and_report(self, sweep, files, oom, failed):
-        """collect reads back what the real jobs wrote; report shows it."""
+        """collect reads back what the real jobs wrote, and Slurm's job
+        completion log beside it; report shows it."""
+        shutil.copy(os.path.join(self.cluster, "jobcomp.log"),
+                    os.path.join(sweep, "results", "slurm-jobcomp.log"))
         res = run("collect", sweep, "--best", "samples_per_sec")
         self.assertEqual(res.rc, 0, repr(res))
         recs = {r["variant"]: r for r in
@@ -184,6 +187,8 @@ class SlurmArray(unittest.TestCase):
         for name, v in files.items():
             want = "oom" if name == oom else "failed" if name == failed else "ok"
             self.assertEqual(recs[name]["status"], want, name)
+            self.assertEqual(recs[name]["job"]["state"],
+                             "COMPLETED" if want == "ok" else "FAILED", name)
             if want == "ok":
                 micro = v["params"]["micro_batch_size"]
                 # fake_train.py: RunningAvgSamplesPerSec of its last step

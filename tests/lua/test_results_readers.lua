@@ -10,6 +10,7 @@ local stats = require("results.stats")
 local csv = require("results.csvmon")
 local record = require("results.record")
 local calib = require("results.calibration")
+local slurm = require("results.slurm")
 
 -- deepspeed/utils/timer.py v0.19.5 lines 264-273 (ThroughputTimer.stop),
 -- through the formatter of deepspeed/utils/logging.py lines 39-40.
@@ -266,5 +267,61 @@ return {
     T.eq(r.source, "throughput:stdout.log")
     T.eq(calib.row(v, { status = "oom", values = { peak_memory_bytes = 50 }, sources = {} }), nil)
     T.eq(calib.row({ name = "b", summary = {} }, rec), nil)
+  end,
+
+  -- jobcomp/filetxt JOB_FORMAT (Slurm src/plugins/jobcomp/filetxt/
+  -- jobcomp_filetxt.c), an array task's line and a plain job's
+  slurm_jobcomp_lines = function()
+    local lines = {
+      "JobId=4243 UserId=root(0) GroupId=root(0) Name=dsf-ab JobState=TIMEOUT Partition=debug "
+        .. "TimeLimit=1 StartTime=2026-01-05T10:00:00 EndTime=2026-01-05T10:01:00 NodeList=n1 "
+        .. "NodeCnt=1 ProcCnt=2 WorkDir=/w ReservationName= Tres=cpu=2,node=1,billing=2 Account= "
+        .. "QOS= WcKey= Cluster=c SubmitTime=2026-01-05T09:59:59 EligibleTime=2026-01-05T09:59:59 "
+        .. "ArrayJobId=4240 ArrayTaskId=3 DerivedExitCode=0:0 ExitCode=0:15 ",
+      "JobId=4250 UserId=root(0) GroupId=root(0) Name=x JobState=COMPLETED Partition=debug "
+        .. "TimeLimit=UNLIMITED StartTime=Unknown EndTime=2026-01-05T10:02:00 NodeList=n1 NodeCnt=1 "
+        .. "ProcCnt=1 WorkDir=/w ReservationName= Tres= Account= QOS= WcKey= Cluster=c "
+        .. "SubmitTime=unknown EligibleTime=unknown DerivedExitCode=0:0 ExitCode=0:0 ",
+      "JobId=4251 UserId=root(0) GroupId=root(0) Name=cut JobState=FAILED Partition=de",
+    }
+    local jobs = slurm.read_jobcomp(lines)
+    T.eq(jobs["4240_3"].state, "TIMEOUT")
+    T.eq(jobs["4240_3"].signal, 15)
+    T.eq(jobs["4243"], jobs["4240_3"])
+    T.eq(jobs["4250"].state, "COMPLETED")
+    T.eq(jobs["4251"], nil) -- cut mid-write: no ExitCode
+  end,
+
+  -- sacct --parsable2 (src/sacct/print.c): header, job rows, step rows
+  slurm_sacct_rows = function()
+    local jobs = slurm.read_sacct({
+      "JobID|JobName|State|ExitCode",
+      "4240_0|dsf|COMPLETED|0:0",
+      "4240_0.batch|batch|COMPLETED|0:0",
+      "4240_1|dsf|CANCELLED by 0|0:0",
+      "4240_1.batch|batch|CANCELLED|0:15",
+      "4240_2|dsf|OUT_OF_MEMORY|0:125",
+    })
+    T.eq(jobs["4240_0"].state, "COMPLETED")
+    T.eq(jobs["4240_1"].state, "CANCELLED")
+    T.eq(jobs["4240_1"].source, "sacct")
+    T.eq(jobs["4240_2"].exit_code, 0)
+    T.eq(jobs["4240_0.batch"], nil)
+    T.eq(slurm.read_sacct({ "no|header|here" }), nil)
+  end,
+
+  record_takes_the_job_systems_word = function()
+    local v = { name = "a", sha256 = "h" }
+    local running = record.build(v, { config_sha256 = "h", start = 1 }, {})
+    local r = record.with_job(running, { state = "TIMEOUT", exit_code = 0, signal = 15,
+                                         source = "jobcomp" }, slurm.ENDED)
+    T.eq(r.status, "timeout")
+    T.eq(r.error, "jobcomp: job TIMEOUT (exit 0, signal 15)")
+    -- a failure the logs explain keeps its own status
+    local oom = record.build(v, { config_sha256 = "h", start = 1, ["end"] = 2, exit_code = 1 }, {},
+                             fail.classify({ "CUDA out of memory" }, 1))
+    T.eq(record.with_job(oom, { state = "FAILED", source = "jobcomp" }, slurm.ENDED).status, "oom")
+    local ok = record.build(v, { config_sha256 = "h", start = 1, ["end"] = 2, exit_code = 0 }, {})
+    T.eq(record.with_job(ok, { state = "COMPLETED", source = "sacct" }, slurm.ENDED).status, "ok")
   end,
 }
