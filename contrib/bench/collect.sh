@@ -50,15 +50,22 @@ tree() { # DIR LOG_BYTES
 tree "$work/big" "$LOG_BYTES"
 tree "$work/small" $((LOG_BYTES / 16))
 
-# the substrings every lines reader declares, as grep -e arguments
-mapfile -t needles < <("$PYTHON" - "$HERE/plugins/results/init.lua" <<'PY'
+# the substrings of every variant reader that reads the logs, as grep -e
+# arguments (the run readers read only the results root's own files)
+mapfile -t needles < <("$PYTHON" - "$HERE/plugins/results/decl.lua" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
 seen = []
-for block in re.findall(r"lines = (\{[^}]*\}|[A-Z_]+)", text):
-    if not block.startswith("{"):
-        block = re.search(block + r" = (\{[^}]*\})", text).group(1)
-    for s in re.findall(r'"([^"]+)"', block):
+for block in re.split(r"\n  \{\n", text)[1:]:
+    if 'scope = "run"' in block:
+        continue
+    m = re.search(r"lines = (\{[^}]*\}|[A-Z_]+)", block)
+    if not m:
+        continue
+    lst = m.group(1)
+    if not lst.startswith("{"):
+        lst = re.search(lst + r" = (\{[^}]*\})", text).group(1)
+    for s in re.findall(r'"([^"]+)"', lst):
         if s not in seen:
             seen.append(s)
 print("\n".join(seen))
@@ -81,8 +88,7 @@ rss_small=$(rss "$work/small")
 import json, sys
 rs = json.load(open(sys.argv[1]))["results"]
 res = {r["command"]: r["mean"] for r in rs}
-cpu = {r["command"]: sum(r["user"]) / len(r["user"]) + sum(r["system"]) / len(r["system"])
-       for r in rs}
+cpu = {r["command"]: r["user"] + r["system"] for r in rs}
 target = float(sys.argv[2])
 ratio = res["collect"] / res["grep"]
 print("%s variants, %s-byte logs: grep %.2f s, collect %.2f s, ratio %.2f (target <= %.2f)"
