@@ -90,7 +90,7 @@ static void scan_block(scanner *s, const char *buf, size_t len,
             p = le + 1;
         }
     }
-    if (n > 1)
+    if (n > 1 && s->nhits > 1) /* hits is NULL before the first */
         qsort(s->hits, s->nhits, sizeof *s->hits, by_start);
     for (size_t i = 0; i < s->nhits;) {
         hit h = s->hits[i++];
