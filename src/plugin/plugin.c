@@ -18,12 +18,13 @@
 
 /* The fields of a declaration (interface 1). "commands" is read by
 ** commands.c, "emitters" by emit.c, "check_command" by cmdcheck.c,
-** "machine_params" by machine_params.c, "ds_version" by ds_version.c; the
-** others here and in summary.c. */
+** "machine_params" by machine_params.c, "ds_version" by ds_version.c,
+** "targets" by targets.c; the others here and in summary.c. */
 static const char *const plugin_fields[] = {
     "name",      "version",   "summary",  "interface", "rules",
     "resolvers", "summarize", "columns",  "commands",  "report",
-    "emitters",  "check_command", "machine_params", "ds_version", NULL};
+    "emitters",  "check_command", "machine_params", "ds_version",
+    "targets",   NULL};
 
 static int decl_error(dsf_diags *d, const char *file, const char *plugin,
                       const char *msg, const char *detail)
@@ -223,6 +224,8 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
     if (!rc)
         rc = dsf_ds_version_hooks_read(&p->ds_version, L, t, p->n, name,
                                        file, d);
+    if (!rc)
+        rc = dsf_targets_read(&p->targets, L, t, name, file, d);
     if (!rc) {
         p->items = dsf_xrealloc(p->items, (p->n + 1) * sizeof *p->items);
         dsf_plugin_info *it = &p->items[p->n++];
@@ -332,6 +335,8 @@ int dsf_plugins_load(dsf_plugins **out, const dsf_dirs *dirs,
         }
         dsf_free_strv(names, nn);
     }
+    if (!rc)
+        rc = dsf_targets_check(&p->targets, p->items, d);
     if (rc) {
         dsf_plugins_free(p);
         return rc;
@@ -366,6 +371,7 @@ void dsf_plugins_free(dsf_plugins *p)
     dsf_cmdchecks_free(&p->cmdchecks);
     dsf_machine_hooks_free(&p->machine);
     dsf_ds_version_hooks_free(&p->ds_version);
+    dsf_targets_free(&p->targets);
     for (size_t i = 0; i < p->ndirs; i++)
         free(p->dir_copies[i]);
     for (size_t i = 0; i < p->nshadowed; i++) {

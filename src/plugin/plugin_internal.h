@@ -18,6 +18,7 @@
 #include "plugin/ds_version.h"
 #include "plugin/machine_params.h"
 #include "plugin/plugin.h"
+#include "plugin/targets.h"
 
 #define MAX_DIRS 64
 
@@ -64,6 +65,7 @@ struct dsf_plugins {
     dsf_cmdchecks cmdchecks;       /* check_command: cmdcheck.c */
     dsf_machine_hooks machine;     /* machine_params: machine_params.c */
     dsf_ds_version_hooks ds_version; /* ds_version: ds_version.c */
+    dsf_targets targets;           /* targets: targets.c */
     /* Between dsf_plugins_hold_variant and dsf_plugins_release_variant:
     ** the document held (NULL: none), and per plugin a registry reference
     ** to { cfg, params, summary } as its summarize and columns saw them,

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "doc/jpath.h"
+#include "json/pyjson.h"
 #include "lua/callscope.h"
 #include "lua/conv.h"
 #include "lua/guard.h"
@@ -108,6 +109,24 @@ static int l_report(lua_State *L)
                              "list of names");
     }
     lua_pop(L, 1);
+    /* A place in the file's text (check), instead of the path's. */
+    int line = 0, col = 0;
+    lua_pushliteral(L, "at");
+    int at = lua_rawget(L, 1);
+    if (at == LUA_TTABLE) {
+        lua_rawgeti(L, -1, 1);
+        lua_rawgeti(L, -2, 2);
+        line = (int)lua_tointeger(L, -2);
+        col = (int)lua_tointeger(L, -1);
+        lua_pop(L, 2);
+    }
+    lua_pop(L, 1);
+    if (at != LUA_TNIL && (at != LUA_TTABLE || line < 1 || col < 1)) {
+        dsf_buf_free(&path);
+        dsf_buf_free(&params);
+        return luaL_error(L, "ctx.report: 'at' must be {line, col} "
+                             "(whole numbers >= 1)");
+    }
     dsf_findings *f = c->out;
     dsf_xgrow((void **)&f->items, &f->cap, f->len + 1, sizeof *f->items);
     dsf_finding *x = &f->items[f->len++];
@@ -118,6 +137,8 @@ static int l_report(lua_State *L)
     x->message = dsf_xstrdup(message);
     x->fix = dsf_xstrdup(fix ? fix : r->fix);
     x->params = params.len ? dsf_buf_take(&params) : NULL;
+    x->line = line;
+    x->col = col;
     dsf_buf_free(&params);
     return 0;
 }
@@ -147,6 +168,25 @@ static int l_identity(lua_State *L)
     lua_pushlstring(L, id.data, id.len);
     dsf_guard_release(g);
     return 1;
+}
+
+/* ctx.json_extension() -> nil when the file's text is plain JSON (what
+** Python's json.load reads), else what it holds beyond that (a comment,
+** a trailing comma...), its line and column. check only: the text is
+** the file's as read, not the config. */
+static int l_json_extension(lua_State *L)
+{
+    const dsf_validate_opts *o = dsf_callscope_data(L, "ctx.json_extension");
+    dsf_jpos pos;
+    const char *what;
+    if (!dsf_pyjson_first_extension(o->text, o->text_len, &pos, &what)) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushstring(L, what);
+    lua_pushinteger(L, pos.line);
+    lua_pushinteger(L, pos.col);
+    return 3;
 }
 
 /* Pushes cfg and ctx (protected: allocates in Lua). */
@@ -194,6 +234,10 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
     if (a->identities && cJSON_IsObject(a->doc)) {
         dsf_callscope_push(L, &a->c->scope, l_identity, (void *)a->doc);
         lua_setfield(L, -2, "identity");
+    }
+    if (a->identities && a->o->text) {
+        dsf_callscope_push(L, &a->c->scope, l_json_extension, (void *)a->o);
+        lua_setfield(L, -2, "json_extension");
     }
     dsf_callscope_push(L, &a->c->scope, l_report, a->c);
     lua_setfield(L, -2, "report");
@@ -274,10 +318,17 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
     if (lrc)
         return lrc;
     /* Validating with no rule would pass anything: say so instead. */
-    if (p->nrules == 0) {
-        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
-                                   "no validation rules are loaded: "
-                                   "nothing would be checked");
+    size_t serving = 0;
+    for (size_t i = 0; i < p->nrules; i++)
+        serving += dsf_plugins_serves_name(p, p->rules[i].plugin);
+    if (serving == 0) {
+        dsf_diag *g = p->nrules == 0
+            ? dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                           "no validation rules are loaded: nothing would "
+                           "be checked")
+            : dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                           "no validation rules are loaded for target "
+                           "'%s': nothing would be checked", o->target);
         dsf_diag_set_hint(g, "no plugin on the plugin path declares a "
                              "rule ('dsforge plugins' lists them)");
         return DSF_EINPUT;
@@ -294,8 +345,9 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
     int rc = 0;
     dsf_callscope_open(&c.scope);
     for (size_t pi = 0; pi < p->n && !rc; pi++) {
-        if (!has_check(p, p->items[pi].name))
-            continue; /* no copy of the config for a plugin with no check */
+        if (!dsf_plugins_serves(p, pi) || !has_check(p, p->items[pi].name))
+            continue; /* no copy of the config for a plugin with no check,
+                      ** nor for one of another target */
         args.summary = o->summaries
                            ? cJSON_GetArrayItem(o->summaries, (int)pi)
                            : NULL;
