@@ -193,6 +193,53 @@ class TargetDeclarations(dsf.TempDirTest):
         self.assertIn("odd.lua", r.err)
 
 
+class TextOfTheFile(dsf.TempDirTest):
+    """ctx.json_extension and ctx.report's `at`, the hooks the DeepSpeed
+    plugin's hf-json-load rule (moved out of C) is written with."""
+
+    def plugin(self, check):
+        self.write("plugins/txt/init.lua",
+                   'return { name = "txt", version = "1", targets = { '
+                   'owns = { "txt" } }, rules = { { id = "txt-plain", '
+                   'severity = "warning", summary = "s", fix = "f", '
+                   'check = function(cfg, ctx) %s end } } }\n' % check)
+        return ["--plugin-path", os.path.join(self.tmp, "plugins"),
+                "--target", "txt"]
+
+    def test_a_rule_reports_at_the_place_in_the_text(self):
+        opts = self.plugin(
+            'local what, l, c = ctx.json_extension() '
+            'if what then ctx.report{ at = { l, c }, message = what } end')
+        cfg = self.write("c.json", '{\n  "a": 1, // why\n  "b": [2,]\n}\n')
+        r = run("check", cfg, "--format", "json", *opts)
+        self.assertExit(r, 0)
+        [f] = json.loads(r.out)
+        self.assertEqual((f["line"], f["col"], f["rule"]), (2, 11,
+                                                             "txt-plain"))
+        self.assertNotIn("path", f)
+        self.assertIn("comment", f["message"])
+        plain = self.write("p.json", '{"a": 1}\n')
+        r = run("check", plain, "--format", "json", *opts)
+        self.assertEqual(json.loads(r.out), [])
+
+    def test_gen_has_no_text(self):
+        opts = self.plugin('if ctx.json_extension then '
+                           'ctx.report{ message = "has text" } end')
+        self.write("profiles/t.lua", 'return { name = "t", target = "txt", '
+                   'build = function() return { a = 1 } end }\n')
+        r = run("gen", "t", "--profile-path",
+                os.path.join(self.tmp, "profiles"), *opts[:2])
+        self.assertExit(r, 0)
+        self.assertNotIn("has text", r.err)
+
+    def test_a_bad_at_is_the_rules_error(self):
+        for at in ('{ 0, 1 }', '{ "x", 2 }', '"2:3"'):
+            opts = self.plugin('ctx.report{ at = %s, message = "m" }' % at)
+            r = run("check", self.write("c.json", "{}"), *opts)
+            self.assertExit(r, 5)
+            self.assertIn("'at' must be {line, col}", r.err)
+
+
 class NoRulesIsAnError(dsf.TempDirTest):
     """A target whose plugins declare no rule: check says so rather than
     passing anything (formerly shown by shadowing the built-in plugin)."""
