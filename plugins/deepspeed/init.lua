@@ -21,7 +21,6 @@ local function rules()
   for _, r in ipairs(require("deepspeed.schema_check").rules) do list[#list + 1] = r end
   for _, r in ipairs(require("deepspeed.rules").rules) do list[#list + 1] = r end
   list[#list + 1] = decl().fit_rule
-  list[#list + 1] = require("deepspeed.json_load")
   return list
 end
 

@@ -415,6 +415,8 @@ static int run(int argc, char **argv)
         if (!rc)
             rc = dsf_plugins_load(&plugins, &env.plugin_dirs, sources,
                                   env.limits, &warnings, &d);
+        if (!rc) /* which plugins judge which files */
+            rc = dsf_plugins_read_targets(plugins, &d);
         if (!rc && a.target)
             rc = dsf_plugins_check_target(
                 plugins, a.target, a.target_given ? "--target"

@@ -19,7 +19,8 @@
 /* The fields of a declaration (interface 1). "commands" is read by
 ** commands.c, "emitters" by emit.c, "check_command" by cmdcheck.c,
 ** "machine_params" by machine_params.c, "ds_version" by ds_version.c,
-** "targets" by targets.c; the others here and in summary.c. */
+** "targets" by targets.c (when a command first needs them); the others
+** here and in summary.c. */
 static const char *const plugin_fields[] = {
     "name",      "version",   "summary",  "interface", "rules",
     "resolvers", "summarize", "columns",  "commands",  "report",
@@ -224,8 +225,6 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
     if (!rc)
         rc = dsf_ds_version_hooks_read(&p->ds_version, L, t, p->n, name,
                                        file, d);
-    if (!rc)
-        rc = dsf_targets_read(&p->targets, L, t, name, file, d);
     if (!rc) {
         p->items = dsf_xrealloc(p->items, (p->n + 1) * sizeof *p->items);
         dsf_plugin_info *it = &p->items[p->n++];
@@ -335,8 +334,6 @@ int dsf_plugins_load(dsf_plugins **out, const dsf_dirs *dirs,
         }
         dsf_free_strv(names, nn);
     }
-    if (!rc)
-        rc = dsf_targets_check(&p->targets, p->items, d);
     if (rc) {
         dsf_plugins_free(p);
         return rc;

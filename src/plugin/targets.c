@@ -123,9 +123,12 @@ static int read_decl(dsf_plugin_targets *pt, lua_State *L, int tt,
     return 0;
 }
 
-int dsf_targets_read(dsf_targets *ts, lua_State *L, int t,
-                     const char *plugin, const char *file, dsf_diags *d)
+static int read_one(dsf_plugins *p, lua_State *L, int t, size_t i,
+                    dsf_diags *d)
 {
+    dsf_targets *ts = &p->targets;
+    const char *plugin = p->items[i].name;
+    const char *file = p->decls[i].file;
     dsf_plugin_targets pt;
     memset(&pt, 0, sizeof pt);
     lua_pushliteral(L, "targets");
@@ -152,8 +155,8 @@ int dsf_targets_read(dsf_targets *ts, lua_State *L, int t,
     return 0;
 }
 
-int dsf_targets_check(const dsf_targets *ts, const dsf_plugin_info *items,
-                      dsf_diags *d)
+static int check_owners(const dsf_targets *ts, const dsf_plugin_info *items,
+                        dsf_diags *d)
 {
     for (size_t i = 0; i < ts->n; i++)
         for (size_t k = 0; ts->items[i].owns[k]; k++)
@@ -171,6 +174,21 @@ int dsf_targets_check(const dsf_targets *ts, const dsf_plugin_info *items,
     return 0;
 }
 
+int dsf_plugins_read_targets(dsf_plugins *p, dsf_diags *d)
+{
+    if (p->targets.read)
+        return 0;
+    int rc = dsf_plugins_each_decl(p, read_one, d);
+    if (!rc)
+        rc = check_owners(&p->targets, p->items, d);
+    if (rc) { /* nothing half-read is kept */
+        dsf_targets_free(&p->targets);
+        return rc;
+    }
+    p->targets.read = true;
+    return 0;
+}
+
 void dsf_targets_free(dsf_targets *ts)
 {
     for (size_t i = 0; i < ts->n; i++) {
@@ -180,6 +198,7 @@ void dsf_targets_free(dsf_targets *ts)
     }
     free(ts->items);
     free(ts->current);
+    free(ts->serving);
     memset(ts, 0, sizeof *ts);
 }
 
@@ -252,25 +271,33 @@ int dsf_plugins_check_target(const dsf_plugins *p, const char *target,
 
 void dsf_plugins_use_target(dsf_plugins *p, const char *target)
 {
-    if (p->targets.current && target &&
-        !strcmp(p->targets.current, target))
+    dsf_targets *ts = &p->targets;
+    if (ts->current && target && !strcmp(ts->current, target))
         return;
-    free(p->targets.current);
-    p->targets.current = target ? dsf_xstrdup(target) : NULL;
+    free(ts->current);
+    free(ts->serving);
+    ts->current = NULL;
+    ts->serving = NULL;
+    if (!target || !ts->read)
+        return;
+    ts->current = dsf_xstrdup(target);
+    ts->serving = dsf_xcalloc(ts->n + 1, sizeof *ts->serving);
+    for (size_t i = 0; i < ts->n; i++) {
+        const dsf_plugin_targets *pt = &ts->items[i];
+        ts->serving[i] = pt->neutral || in(pt->owns, target) ||
+                         in(pt->adds, target);
+    }
 }
 
 bool dsf_plugins_serves(const dsf_plugins *p, size_t pi)
 {
-    const char *t = p->targets.current;
-    if (!t || pi >= p->targets.n)
-        return true;
-    const dsf_plugin_targets *pt = &p->targets.items[pi];
-    return pt->neutral || in(pt->owns, t) || in(pt->adds, t);
+    return !p->targets.serving || pi >= p->targets.n ||
+           p->targets.serving[pi];
 }
 
 bool dsf_plugins_serves_name(const dsf_plugins *p, const char *plugin)
 {
-    if (!p->targets.current)
+    if (!p->targets.serving)
         return true;
     for (size_t i = 0; i < p->n; i++)
         if (!strcmp(p->items[i].name, plugin))

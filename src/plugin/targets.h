@@ -27,21 +27,21 @@ typedef struct dsf_plugin_targets {
 } dsf_plugin_targets;
 
 typedef struct dsf_targets {
+    bool read;         /* dsf_plugins_read_targets ran */
     dsf_plugin_targets *items; /* per plugin, in plugin order */
     size_t n;
     char *current;     /* the chosen target, or NULL: every plugin serves */
+    bool *serving;     /* per plugin, for current (NULL with none) */
 } dsf_targets;
 
-/* Reads the `targets` field of the declaration at stack index t (of the
-** plugin loaded next: items[n]). DSF_EINPUT with a diagnostic when it is
-** not { owns = {NAME...}, adds = {NAME...}, default = NAME,
-** recognise = function(cfg, ctx) }. Leaves the stack as it was. */
-int dsf_targets_read(dsf_targets *ts, lua_State *L, int t,
-                     const char *plugin, const char *file, dsf_diags *d);
-
-/* After loading: a target owned by two plugins is DSF_EINPUT. */
-int dsf_targets_check(const dsf_targets *ts, const dsf_plugin_info *items,
-                      dsf_diags *d);
+/* Reads every plugin's `targets` field, once (later calls return at
+** once): loading the plugins does not, so a command that chooses no
+** target (estimate, explain, plugins) neither pays for it nor fails on a
+** bad one. DSF_EINPUT with a diagnostic naming the plugin's init.lua when
+** one is not { owns = {NAME...}, adds = {NAME...}, default = NAME,
+** recognise = function(cfg, ctx) }, or when two plugins own a target.
+** Before it, no target is known and every plugin serves. */
+int dsf_plugins_read_targets(dsf_plugins *p, dsf_diags *d);
 void dsf_targets_free(dsf_targets *ts);
 
 /* The targets the loaded plugins own, in plugin order (NULL-terminated,

@@ -201,7 +201,7 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
     } else {
         dsf_json_push(L, a->doc);
     }
-    lua_createtable(L, 0, 7);
+    lua_createtable(L, 0, 9);
     lua_pushstring(L, a->o->target);
     lua_setfield(L, -2, "target");
     lua_pushstring(L, a->o->mode);
@@ -318,17 +318,10 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
     if (lrc)
         return lrc;
     /* Validating with no rule would pass anything: say so instead. */
-    size_t serving = 0;
-    for (size_t i = 0; i < p->nrules; i++)
-        serving += dsf_plugins_serves_name(p, p->rules[i].plugin);
-    if (serving == 0) {
-        dsf_diag *g = p->nrules == 0
-            ? dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
-                           "no validation rules are loaded: nothing would "
-                           "be checked")
-            : dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
-                           "no validation rules are loaded for target "
-                           "'%s': nothing would be checked", o->target);
+    if (p->nrules == 0) {
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "no validation rules are loaded: "
+                                   "nothing would be checked");
         dsf_diag_set_hint(g, "no plugin on the plugin path declares a "
                              "rule ('dsforge plugins' lists them)");
         return DSF_EINPUT;
@@ -343,11 +336,13 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
             wlen = strlen(p->rules[i].what);
     check_batch b = {&args, NULL, NULL, dsf_xmalloc(wlen + 1)};
     int rc = 0;
+    size_t ran = 0; /* plugins whose checks ran */
     dsf_callscope_open(&c.scope);
     for (size_t pi = 0; pi < p->n && !rc; pi++) {
         if (!dsf_plugins_serves(p, pi) || !has_check(p, p->items[pi].name))
             continue; /* no copy of the config for a plugin with no check,
                       ** nor for one of another target */
+        ran++;
         args.summary = o->summaries
                            ? cJSON_GetArrayItem(o->summaries, (int)pi)
                            : NULL;
@@ -370,6 +365,15 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
     }
     dsf_callscope_close(&c.scope);
     free(b.what);
+    if (!rc && !ran) { /* the chosen target's plugins check nothing */
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "no validation rules are loaded for "
+                                   "target '%s': nothing would be checked",
+                                   o->target ? o->target : "");
+        dsf_diag_set_hint(g, "no plugin serving the target declares a "
+                             "rule ('dsforge plugins' lists them)");
+        rc = DSF_EINPUT;
+    }
     if (out->len > first)
         qsort(out->items + first, out->len - first, sizeof *out->items,
               cmp_finding);

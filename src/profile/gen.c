@@ -119,7 +119,9 @@ static void run_free(run *ru)
 static int choose_target(run *ru, dsf_diags *d)
 {
     const dsf_profile *p = ru->profile;
-    int rc = 0;
+    int rc = dsf_plugins_read_targets(ru->plugins, d);
+    if (rc)
+        return rc;
     if (ru->r->target) {
         ru->target = ru->r->target;
         rc = dsf_plugins_check_target(ru->plugins, ru->target, "--target",
