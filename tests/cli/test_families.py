@@ -82,6 +82,17 @@ class GenOfAnotherFamily(FamilyTest):
         self.assertIn("emitter 'hf-args' (plugin launch) does not serve "
                       "target 'fsdp'", r.err)
 
+    def test_diff_of_fsdp_variants_and_its_target_check(self):
+        r = run("diff", "fsdp-tiny:full", "fsdp-tiny:grad", "--format", "json",
+                *self.opts)
+        self.assertExit(r, 1)  # they differ; no DeepSpeed finding stops it
+        self.assertIn("sharding_strategy", r.out)
+        a = self.write("a.json", GOOD_FSDP)
+        r = run("diff", a, a, "--target", "nope", *self.opts)
+        self.assertExit(r, 2)
+        self.assertIn("--target must be 'fsdp', 'deepspeed' or 'hf'", r.err)
+        self.assertExit(run("diff", a, a, "--target", "fsdp", *self.opts), 0)
+
     def test_the_targets_the_plugins_own_are_targets_values(self):
         r = run("gen", "8xa100", "--target", "nope", *self.opts)
         self.assertExit(r, 2)
