@@ -103,6 +103,31 @@ class GenOfAnotherFamily(FamilyTest):
         self.assertIn("--target must be 'deepspeed' or 'hf'", r.err)
 
 
+class DetectOfAnotherFamily(FamilyTest):
+    def test_only_the_targets_plugins_derive_machine_params(self):
+        # one adds to fsdp, one to deepspeed (and would fail if asked)
+        for name, target, body in (
+                ("fsdpmachine", "fsdp", "return { offload = true }"),
+                ("dsonly", "deepspeed", 'error("kaput")')):
+            self.write("plugins/%s/init.lua" % name,
+                       'return { name = "%s", version = "1", targets = { '
+                       'adds = { "%s" } }, machine_params = function() '
+                       '%s end }\n' % (name, target, body))
+        bindir = os.path.join(self.tmp, "bin")
+        os.makedirs(bindir)
+        smi = os.path.join(bindir, "nvidia-smi")
+        with open(smi, "w") as f:
+            f.write("#!/bin/sh\nprintf '%s\\n' "
+                    "'NVIDIA A100-SXM4-80GB, 81920, 8.0'\n")
+        os.chmod(smi, 0o700)
+        out = os.path.join(self.tmp, "out")
+        r = run("gen", "fsdp-tiny", "--detect", "-o", out, *self.opts,
+                env={"PATH": bindir})
+        self.assertExit(r, 0)
+        with open(os.path.join(out, "fsdp-tiny-full.json")) as f:
+            self.assertIs(json.load(f)["cpu_offload"], True)
+
+
 class CheckOfAnotherFamily(FamilyTest):
     def test_fsdp_file_is_recognised_and_judged_by_its_rule_only(self):
         bad = self.write("bad.json", BAD_FSDP)
