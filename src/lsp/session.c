@@ -162,8 +162,10 @@ void dsf_lsp_settings(dsf_lsp *s, const cJSON *settings)
     v = cJSON_GetObjectItemCaseSensitive(in, "target");
     if (v) {
         if (cJSON_IsString(v) &&
-            dsf_plugins_target_known(s->plugins, v->valuestring))
+            dsf_plugins_target_known(s->plugins, v->valuestring)) {
             snprintf(s->target, sizeof s->target, "%s", v->valuestring);
+            s->target_given = true;
+        }
         else
             show_targets(s);
     }

@@ -185,6 +185,28 @@ class CheckOfAnotherFamily(FamilyTest):
             self.assertNotIn("fsdp-sharding-strategy", by_file["ds.json"])
 
 
+class LspOfAnotherFamily(FamilyTest):
+    def test_the_server_judges_each_file_by_its_family(self):
+        from test_lsp import Server
+        s = Server(env={"DSFORGE_PLUGIN_PATH": self.plugins})
+        try:
+            rules = lambda ds: sorted({d.get("code") for d in ds})
+            self.assertEqual(rules(s.diagnostics("file:///x/bad.json",
+                                                 BAD_FSDP)),
+                             ["fsdp-sharding-strategy"])
+            ds = rules(s.diagnostics("file:///x/ds.json", BAD_DS))
+            self.assertIn("batch-identity", ds)
+            self.assertNotIn("fsdp-sharding-strategy", ds)
+            # a target set in the settings is the target of every file
+            s.send({"method": "workspace/didChangeConfiguration",
+                    "params": {"settings": {"dsforge": {"target": "fsdp"}}}})
+            self.assertEqual(rules(s.diagnostics("file:///x/ds2.json",
+                                                 BAD_DS)),
+                             ["fsdp-sharding-strategy"])
+        finally:
+            s.close()
+
+
 class TargetDeclarations(dsf.TempDirTest):
     def plugin(self, name, body):
         self.write("plugins/%s/init.lua" % name,
