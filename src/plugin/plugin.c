@@ -369,6 +369,7 @@ void dsf_plugins_free(dsf_plugins *p)
     dsf_machine_hooks_free(&p->machine);
     dsf_ds_version_hooks_free(&p->ds_version);
     dsf_targets_free(&p->targets);
+    free(p->has_check);
     for (size_t i = 0; i < p->ndirs; i++)
         free(p->dir_copies[i]);
     for (size_t i = 0; i < p->nshadowed; i++) {

@@ -66,6 +66,9 @@ struct dsf_plugins {
     dsf_machine_hooks machine;     /* machine_params: machine_params.c */
     dsf_ds_version_hooks ds_version; /* ds_version: ds_version.c */
     dsf_targets targets;           /* targets: targets.c */
+    bool *has_check;               /* per plugin: declares a rule with a
+                                   ** check (validate.c), found for */
+    size_t has_check_rules;        /* ... this many rules read */
     /* Between dsf_plugins_hold_variant and dsf_plugins_release_variant:
     ** the document held (NULL: none), and per plugin a registry reference
     ** to { cfg, params, summary } as its summarize and columns saw them,

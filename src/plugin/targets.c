@@ -44,28 +44,23 @@ static void free_strv(char **v)
 static int read_names(lua_State *L, int tt, const char *field, char ***out,
                       const char *plugin, const char *file, dsf_diags *d)
 {
-    *out = dsf_xcalloc(1, sizeof **out);
     lua_pushstring(L, field);
     int ty = lua_rawget(L, tt);
+    size_t n = ty == LUA_TTABLE ? lua_rawlen(L, -1) : 0;
+    *out = dsf_xcalloc(n + 1, sizeof **out);
     if (ty == LUA_TNIL) {
         lua_pop(L, 1);
         return 0;
     }
-    int rc = 0;
-    size_t n = ty == LUA_TTABLE ? lua_rawlen(L, -1) : 0;
-    if (ty != LUA_TTABLE)
-        rc = DSF_EINPUT;
+    int rc = ty == LUA_TTABLE ? 0 : DSF_EINPUT;
     for (size_t i = 1; !rc && i <= n; i++) {
         lua_rawgeti(L, -1, (lua_Integer)i);
         const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
                                                        : NULL;
         if (!s || !valid_name(s))
             rc = DSF_EINPUT;
-        else {
-            *out = dsf_xrealloc(*out, (i + 1) * sizeof **out);
+        else
             (*out)[i - 1] = dsf_xstrdup(s);
-            (*out)[i] = NULL;
-        }
         lua_pop(L, 1);
     }
     lua_pop(L, 1);

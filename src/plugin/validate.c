@@ -244,14 +244,21 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
     return 2;
 }
 
-/* Does plugin `name` declare a rule with a check? */
-static bool has_check(const dsf_plugins *p, const char *name)
+/* Does plugin number pi declare a rule with a check? Found once per set
+** of rules read (not per config). */
+static bool has_check(dsf_plugins *p, size_t pi)
 {
-    for (size_t i = 0; i < p->nrules; i++)
-        if (p->rules[i].check_ref != LUA_NOREF &&
-            !strcmp(p->rules[i].plugin, name))
-            return true;
-    return false;
+    if (!p->has_check || p->has_check_rules != p->nrules) {
+        free(p->has_check);
+        p->has_check = dsf_xcalloc(p->n + 1, sizeof *p->has_check);
+        p->has_check_rules = p->nrules;
+        for (size_t k = 0; k < p->n; k++)
+            for (size_t i = 0; i < p->nrules && !p->has_check[k]; i++)
+                p->has_check[k] = p->rules[i].check_ref != LUA_NOREF &&
+                                  !strcmp(p->rules[i].plugin,
+                                          p->items[k].name);
+    }
+    return p->has_check[pi];
 }
 
 /* One protected call per plugin runs all its checks (run_checks): the
@@ -339,7 +346,7 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
     size_t ran = 0; /* plugins whose checks ran */
     dsf_callscope_open(&c.scope);
     for (size_t pi = 0; pi < p->n && !rc; pi++) {
-        if (!dsf_plugins_serves(p, pi) || !has_check(p, p->items[pi].name))
+        if (!dsf_plugins_serves(p, pi) || !has_check(p, pi))
             continue; /* no copy of the config for a plugin with no check,
                       ** nor for one of another target */
         ran++;
