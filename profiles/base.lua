@@ -167,4 +167,7 @@ return {
       wall_clock_breakdown = false,
     }
   end,
+  -- The config family its configs are for (profiles.md): every built-in
+  -- profile extends this one.
+  target = "deepspeed",
 }

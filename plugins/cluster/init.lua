@@ -21,6 +21,9 @@ return {
   interface = 1,
   version = "0.1.0",
   summary = "a sweep sent to a cluster as one submission: Slurm job arrays, Kubernetes TrainJobs, SkyPilot tasks",
+  -- Its jobs launch DeepSpeed runs with the launch plugin's words: it
+  -- adds to the deepspeed plugin's targets (plugins.md, Targets).
+  targets = { adds = { "deepspeed", "hf" } },
   emitters = {
     {
       name = "slurm-array",

@@ -3,7 +3,7 @@
 -- count (copied from the model's config.json on the Hugging Face Hub), the
 -- total its authors / the Hub publish and where that figure comes from;
 -- the sorted names and the names by lower-case Hub id. A data module
--- (built-in data, CMakeLists.txt's DSF_BUILTIN_DATA): its top level only
+-- (built-in data, listed in builtin-data.txt): its top level only
 -- builds tables, so the executable embeds the value it returns
 -- (src/tools/snapshot.lua) and loading it runs none of the code below.
 

@@ -38,6 +38,11 @@ return {
   version = newest .. "-1",
   summary = "DeepSpeed " .. newest .. " config schema, rules, memory model and \"auto\" resolution",
   rules = rules,
+  -- The config family (plugins.md, Targets): a DeepSpeed config given to
+  -- deepspeed.initialize as is ("deepspeed", the default of a profile
+  -- or file that names none), or to the Hugging Face Trainer or
+  -- Accelerate, which fill its "auto" values ("hf").
+  targets = { owns = { "deepspeed", "hf" }, default = "deepspeed" },
   -- estimate, explain, schema (commands.lua), loaded when a plugin
   -- command first runs or is listed: gen and check never load them.
   commands = function() return require("deepspeed.commands").commands end,

@@ -103,6 +103,9 @@ return {
   interface = 1,
   version = "0.2.0",
   summary = "Trainer arguments, accelerate and launcher files, training command checks",
+  -- Its files and checks are about DeepSpeed configs: it adds to the
+  -- deepspeed plugin's targets (plugins.md, Targets).
+  targets = { adds = { "deepspeed", "hf" } },
   -- the variables cmdcheck reads (its M.env; a test keeps them equal)
   check_command = { env = { "WORLD_SIZE" },
     run = function(...) return lazy.cmdcheck.run(...) end },

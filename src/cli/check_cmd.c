@@ -192,9 +192,8 @@ int dsf_check_cmd_run(dsf_check_cmd *c, dsf_plugins *p, cJSON *doc,
         return DSF_EINPUT;
     }
     dsf_cmd_findings f = {NULL, 0};
-    static const char *const targets[] = {"deepspeed", "hf", NULL};
     dsf_cmdcheck_in in = {vo, file, c->variant, c->words, c->nwords,
-                          target_given, targets};
+                          target_given};
     int rc = dsf_plugins_check_command(p, doc, &in, &f, learned,
                                        &c->cmd_target, d);
     for (size_t i = 0; !rc && i < f.len; i++) {

@@ -20,6 +20,7 @@
 #include "plugin/checkdoc.h"
 #include "plugin/ds_version.h"
 #include "plugin/plugin.h"
+#include "plugin/targets.h"
 
 enum {
     OPT_WORLD = 1,
@@ -167,18 +168,25 @@ static int check_file(const char *file, dsf_plugins *plugins,
     if (!strcmp(file, "-"))
         file = "<stdin>";
     dsf_checkdoc_duplicates(file, src, out);
-    dsf_validate_opts cvo = *vo; /* with the command's target */
-    if (cJSON_IsObject(doc) && cmd) {
-        rc = command_check(cmd, plugins, doc, src, file, vo, target_given,
-                           cmd_out, cmd_json, params, keep, out);
+    dsf_validate_opts cvo = *vo; /* with the file's, or command's, target */
+    if (!cvo.target && cJSON_IsObject(doc))
+        rc = dsf_plugins_recognise(plugins, doc, &cvo.target, out);
+    if (!cvo.target)
+        cvo.target = dsf_plugins_default_target(plugins);
+    dsf_plugins_use_target(plugins, cvo.target);
+    if (!rc && cJSON_IsObject(doc) && cmd) {
+        rc = command_check(cmd, plugins, doc, src, file, &cvo,
+                           target_given, cmd_out, cmd_json, params, keep,
+                           out);
         if (!rc && cmd->cmd_target && !target_given)
             cvo.target = cmd->cmd_target;
+        dsf_plugins_use_target(plugins, cvo.target);
     }
-    if (!rc && !strcmp(cvo.target, "hf"))
-        dsf_checkdoc_json_load(file, text, len, src, out);
-    free(text);
+    cvo.text = text; /* ctx.json_extension */
+    cvo.text_len = len;
     if (!rc) /* else the command check failed (a script error) */
         rc = dsf_checkdoc_rules(plugins, doc, src, file, &cvo, out);
+    free(text);
     cJSON_Delete(doc);
     dsf_jsrc_free(src);
     return rc;
@@ -255,11 +263,8 @@ static int take_option(check_args *a, int id, const char *arg, dsf_diags *d)
         a->world_given = true;
         return dsf_opt_int(&a->world, arg, 1, 1000000, "--world-size", d);
     case OPT_TARGET:
-        a->target = arg;
+        a->target = arg; /* one the plugins own: checked once loaded */
         a->target_given = true;
-        if (strcmp(arg, "deepspeed") && strcmp(arg, "hf"))
-            return dsf_diag_error(d, DSF_EUSAGE, NULL, 0, 0,
-                                  "--target must be 'deepspeed' or 'hf'");
         return 0;
     case OPT_FORMAT:
         a->json = !strcmp(arg, "json");
@@ -373,7 +378,6 @@ static int run(int argc, char **argv)
     memset(&a, 0, sizeof a);
     a.files = dsf_xcalloc((size_t)argc + 1, sizeof *a.files);
     a.world = 1;
-    a.target = "deepspeed";
     int rc = 0, id;
     const char *arg;
     while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END)
@@ -411,6 +415,13 @@ static int run(int argc, char **argv)
         if (!rc)
             rc = dsf_plugins_load(&plugins, &env.plugin_dirs, sources,
                                   env.limits, &warnings, &d);
+        if (!rc) /* which plugins judge which files */
+            rc = dsf_plugins_read_targets(plugins, &d);
+        if (!rc && a.target)
+            rc = dsf_plugins_check_target(
+                plugins, a.target, a.target_given ? "--target"
+                                                  : "the manifest's target",
+                a.target_given ? DSF_EUSAGE : DSF_EINPUT, &d);
         /* a release no plugin covers is a usage error, before any file */
         if (!rc && a.ds_version)
             rc = dsf_plugins_check_ds_version(
@@ -423,7 +434,7 @@ static int run(int argc, char **argv)
     dsf_diags found = DSF_DIAGS_INIT;
     if (!rc) {
         dsf_validate_opts vo = {a.target, "check", params, NULL, NULL,
-                                a.ds_version, NULL};
+                                a.ds_version, NULL, NULL, 0};
         check_run cr = {a.files, plugins, &vo, a.target_given || cmd.target,
                         params, a.world_given ? pname : NULL,
                         with_cmd ? &cmd : NULL, &cmd_found, cmd_json};

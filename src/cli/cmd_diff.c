@@ -8,11 +8,13 @@
 #include "cli/args.h"
 #include "cli/cmds.h"
 #include "cli/opts.h"
+#include "cli/plugin_env.h"
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "diff/compare.h"
 #include "diff/side.h"
 #include "json/jsonout.h"
+#include "plugin/targets.h"
 
 enum {
     OPT_IGNORE = 1,
@@ -293,6 +295,22 @@ static int diff_dirs(dsf_side *s, const args *a, bool *differ, dsf_diags *d)
     return rc;
 }
 
+/* --target is one the plugins own, also when no side is generated. */
+static int check_target(const dsf_cli_env *env, const char *target,
+                        dsf_diags *d)
+{
+    dsf_plugin_env pe;
+    memset(&pe, 0, sizeof pe);
+    int rc = dsf_plugin_env_load(&pe, env, d);
+    if (!rc)
+        rc = dsf_plugins_read_targets(pe.plugins, d);
+    if (!rc)
+        rc = dsf_plugins_check_target(pe.plugins, target, "--target",
+                                      DSF_EUSAGE, d);
+    dsf_plugin_env_free(&pe, d);
+    return rc;
+}
+
 static int run_diff(const args *a, const dsf_cli_env *env, const char *target,
                     bool *differ, dsf_diags *d)
 {
@@ -316,6 +334,9 @@ static int run_diff(const args *a, const dsf_cli_env *env, const char *target,
     for (int k = 0; k < 2 && !rc; k++)
         if (s[k].kind == DSF_SIDE_PROFILE)
             rc = generate(&s[k], a, k, env, target, d);
+    if (!rc && target && s[0].kind != DSF_SIDE_PROFILE &&
+        s[1].kind != DSF_SIDE_PROFILE)
+        rc = check_target(env, target, d); /* (gen checks a profile's) */
     if (!rc && s[0].kind == DSF_SIDE_DIR) {
         rc = diff_dirs(s, a, differ, d);
     } else if (!rc) {
@@ -345,7 +366,7 @@ static int run(int argc, char **argv)
     dsf_diags d = DSF_DIAGS_INIT;
     args a;
     memset(&a, 0, sizeof a);
-    const char *target = "deepspeed";
+    const char *target = NULL; /* the profile's, or the default */
     dsf_cli_args cl;
     dsf_cli_args_init(&cl, argc, argv, &dsf_cmd_diff, &env, &d);
     int rc = 0, id;
@@ -390,10 +411,7 @@ static int run(int argc, char **argv)
                           &d);
             break;
         case OPT_TARGET:
-            if (strcmp(arg, "deepspeed") && strcmp(arg, "hf"))
-                rc = dsf_diag_error(&d, DSF_EUSAGE, NULL, 0, 0,
-                                    "--target must be 'deepspeed' or 'hf'");
-            target = arg;
+            target = arg; /* checked by gen once the plugins load */
             break;
         default:
             break;

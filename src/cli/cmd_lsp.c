@@ -10,6 +10,7 @@
 #include "cli/opts.h"
 #include "core/error.h"
 #include "plugin/ds_version.h"
+#include "plugin/targets.h"
 #include "lsp/lsp.h"
 
 enum { OPT_STDIO = 1 };
@@ -73,6 +74,8 @@ static int run(int argc, char **argv)
             rc = dsf_plugin_env_load(&pe, &env, &d);
         if (!rc)
             rc = dsf_plugins_load_rules(pe.plugins, &d);
+        if (!rc) /* the targets the rules are judged at */
+            rc = dsf_plugins_read_targets(pe.plugins, &d);
         if (!rc && ds_version)
             rc = dsf_plugins_check_ds_version(
                 pe.plugins, ds_version, dsf_opt_ds_version_from(NULL), &d);

@@ -8,6 +8,7 @@
 #include "lsp/session.h"
 #include "lsp/utf16.h"
 #include "plugin/checkdoc.h"
+#include "plugin/targets.h"
 
 /* The starts of the text's lines (0-based), for 1-based line numbers. */
 typedef struct lines {
@@ -93,10 +94,17 @@ static void check(dsf_lsp *s, const dsf_lsp_doc *doc, dsf_diags *out)
     if (dsf_json_parse(&json, &src, doc->uri, doc->text, doc->len, out))
         return; /* the syntax error, at its position */
     dsf_checkdoc_duplicates(doc->uri, src, out);
-    if (!strcmp(s->target, "hf"))
-        dsf_checkdoc_json_load(doc->uri, doc->text, doc->len, src, out);
-    dsf_validate_opts vo = {s->target, "check", NULL, NULL, NULL,
-                            s->ds_version, NULL};
+    /* The target set, else the one the plugins recognise the file as
+    ** (as check without --target), else the default. */
+    const char *target = s->target;
+    const char *recognised = NULL;
+    if (!s->target_given && cJSON_IsObject(json) &&
+        !dsf_plugins_recognise(s->plugins, json, &recognised, out) &&
+        recognised)
+        target = recognised;
+    dsf_validate_opts vo = {target, "check", NULL, NULL, NULL,
+                            s->ds_version, NULL, doc->text, doc->len};
+    dsf_plugins_use_target(s->plugins, target);
     /* the param check's --world-size sets (cli/cmd_check.c) */
     cJSON *params = cJSON_CreateObject();
     char pname[] = "world-size";

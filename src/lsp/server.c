@@ -4,12 +4,14 @@
 #include "lsp/lsp.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/xalloc.h"
 #include "lsp/rpc.h"
 #include "lsp/session.h"
+#include "plugin/targets.h"
 #include "plugin/commands.h"
 
 /* A Position {line, character}, as longs. */
@@ -262,7 +264,8 @@ int dsf_lsp_serve(dsf_plugins *plugins, const char *ds_version, int in_fd,
     memset(&s, 0, sizeof s);
     s.plugins = plugins;
     s.out_fd = out_fd;
-    strcpy(s.target, "deepspeed");
+    const char *def = dsf_plugins_default_target(plugins);
+    snprintf(s.target, sizeof s.target, "%s", def ? def : "");
     strcpy(s.lang, "en");
     s.world = 1;
     s.ds_version = ds_version ? dsf_xstrdup(ds_version) : NULL;

@@ -12,6 +12,7 @@
 #include "lsp/rpc.h"
 #include "lsp/utf16.h"
 #include "plugin/ds_version.h"
+#include "plugin/targets.h"
 
 /* text with every byte that starts no valid UTF-8 sequence replaced by
 ** U+FFFD: a document's invalid bytes never reach the client raw. */
@@ -121,6 +122,23 @@ static void set_ds_version(dsf_lsp *s, const cJSON *v)
     dsf_diags_free(&d);
 }
 
+/* "dsforge.target must be "a", "b" or "c"": the targets the plugins own. */
+static void show_targets(dsf_lsp *s)
+{
+    const char **names = dsf_plugins_target_names(s->plugins);
+    dsf_buf b = DSF_BUF_INIT;
+    dsf_buf_puts(&b, "dsforge.target must be ");
+    size_t n = 0;
+    while (names[n])
+        n++;
+    for (size_t i = 0; i < n; i++)
+        dsf_buf_printf(&b, "%s\"%s\"", !i ? "" : i + 1 == n ? " or " : ", ",
+                       names[i]);
+    show(s, 1, b.data);
+    dsf_buf_free(&b);
+    free(names);
+}
+
 void dsf_lsp_settings(dsf_lsp *s, const cJSON *settings)
 {
     if (!cJSON_IsObject(settings))
@@ -143,11 +161,13 @@ void dsf_lsp_settings(dsf_lsp *s, const cJSON *settings)
     }
     v = cJSON_GetObjectItemCaseSensitive(in, "target");
     if (v) {
-        if (cJSON_IsString(v) && (!strcmp(v->valuestring, "deepspeed") ||
-                                  !strcmp(v->valuestring, "hf")))
+        if (cJSON_IsString(v) &&
+            dsf_plugins_target_known(s->plugins, v->valuestring)) {
             snprintf(s->target, sizeof s->target, "%s", v->valuestring);
+            s->target_given = true;
+        }
         else
-            show(s, 1, "dsforge.target must be \"deepspeed\" or \"hf\"");
+            show_targets(s);
     }
 }
 

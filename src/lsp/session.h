@@ -28,7 +28,9 @@ typedef struct dsf_lsp {
     dsf_lsp_docs docs;
     char *ds_version;          /* the release checked at, or NULL (the
                                   plugins' default) */
-    char target[16];           /* "deepspeed" or "hf" */
+    char target[16];           /* the target set (dsforge.target), else
+                               ** the plugins' default */
+    bool target_given;         /* set by dsforge.target: no recogniser */
     long world;                /* the world size the rules see */
     char lang[4];              /* hover language: "en" or "zh" */
     bool initialized, shutdown, exit, gone;

@@ -1,9 +1,10 @@
 /* checkdoc.c -- see checkdoc.h. */
 #include "plugin/checkdoc.h"
 
+#include <stdbool.h>
+
 #include "core/error.h"
 #include "doc/jsloc.h"
-#include "json/pyjson.h"
 
 void dsf_checkdoc_duplicates(const char *file, const dsf_jsrc *src,
                              dsf_diags *out)
@@ -25,31 +26,6 @@ void dsf_checkdoc_duplicates(const char *file, const dsf_jsrc *src,
     }
 }
 
-/* The Trainer and Accelerate read the file with Python's json.load, which
-** rejects the comments and trailing commas DeepSpeed's hjson reader (and
-** dsforge) accept. */
-void dsf_checkdoc_json_load(const char *file, const char *text, size_t len,
-                            const dsf_jsrc *src, dsf_diags *out)
-{
-    if (!text)
-        return;
-    dsf_jpos pos;
-    const char *what;
-    if (dsf_pyjson_first_extension(text, len, &pos, &what)) {
-        dsf_diag *g = dsf_diag_add(out, DSF_ERROR, file, pos.line, pos.col,
-                                   "%s: the Hugging Face Trainer (and "
-                                   "Accelerate) load the DeepSpeed config "
-                                   "with Python's json.load, which rejects "
-                                   "it (json.decoder.JSONDecodeError), "
-                                   "though DeepSpeed's own hjson reader "
-                                   "accepts it", what);
-        dsf_diag_set_rule(g, "hf-json-load");
-        dsf_diag_set_hint(g, "remove comments and trailing commas: the "
-                             "file must be plain JSON for the Trainer");
-        dsf_jsloc_excerpt(g, src);
-    }
-}
-
 int dsf_checkdoc_rules(dsf_plugins *plugins, cJSON *doc,
                        const dsf_jsrc *src, const char *file,
                        const dsf_validate_opts *vo, dsf_diags *out)
@@ -60,14 +36,20 @@ int dsf_checkdoc_rules(dsf_plugins *plugins, cJSON *doc,
     dsf_findings f = DSF_FINDINGS_INIT;
     int rc = dsf_plugins_validate(plugins, doc, vo, &f, out);
     for (size_t i = 0; i < f.len; i++) {
-        dsf_jpos pos = dsf_jsloc_locate(doc, src, f.items[i].path);
+        /* At the place the rule names in the text (ctx.report's `at`),
+        ** else at the path's. */
+        bool at = f.items[i].line > 0;
+        dsf_jpos pos = {f.items[i].line, f.items[i].col};
+        if (!at)
+            pos = dsf_jsloc_locate(doc, src, f.items[i].path);
         dsf_diag *g = dsf_diag_add(out, f.items[i].severity, file,
                                    pos.line, pos.col, "%s%s%s",
                                    f.items[i].path,
                                    f.items[i].path[0] ? ": " : "",
                                    f.items[i].message);
         dsf_diag_set_rule(g, f.items[i].rule);
-        dsf_diag_set_path(g, f.items[i].path);
+        if (!at || f.items[i].path[0])
+            dsf_diag_set_path(g, f.items[i].path);
         if (f.items[i].fix)
             dsf_diag_set_hint(g, "%s", f.items[i].fix);
         dsf_jsloc_excerpt(g, src);

@@ -1,7 +1,7 @@
 /*
 ** checkdoc.h -- what `check` says about one parsed config, apart from the
-** command line: duplicate keys, the Hugging Face json.load check, and
-** the findings of every plugin's rules at file:line:col. Shared by
+** command line: duplicate keys and the findings of every plugin's rules
+** at file:line:col (or at the place in the text a rule names). Shared by
 ** `dsforge check` (cli/cmd_check.c) and the language server (lsp/), so
 ** both give the same messages.
 */
@@ -20,12 +20,6 @@
 ** (borrowed) names the file in the diagnostics. */
 void dsf_checkdoc_duplicates(const char *file, const dsf_jsrc *src,
                              dsf_diags *out);
-
-/* Under --target hf: appends an error to out when text[0..len) (the
-** file's, as parsed; borrowed) is not plain JSON, which the Hugging Face
-** Trainer's json.load rejects. text NULL checks nothing. */
-void dsf_checkdoc_json_load(const char *file, const char *text, size_t len,
-                            const dsf_jsrc *src, dsf_diags *out);
 
 /* Runs every rule of plugins on doc (parsed from src; borrowed) with vo
 ** and appends each finding to out at the position of its path in the

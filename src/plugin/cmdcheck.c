@@ -346,6 +346,8 @@ int dsf_plugins_check_command(dsf_plugins *p, const cJSON *doc,
     int rc = 0;
     for (size_t k = 0; !rc && k < p->cmdchecks.n; k++) {
         const dsf_cmdcheck *c = &p->cmdchecks.items[k];
+        if (!dsf_plugins_serves_name(p, c->plugin))
+            continue; /* of another target */
         char *what = dsf_xasprintf("plugin %s check_command", c->plugin);
         call a = {c, doc, in, {0, NULL}};
         dsf_callscope_open(&a.scope);
@@ -393,10 +395,7 @@ int dsf_plugins_check_command(dsf_plugins *p, const cJSON *doc,
                                     "{findings = list, params = table, "
                                     "target = name}",
                                     what);
-            bool known = false;
-            for (size_t i = 0; !rc && tg && in->targets[i]; i++)
-                known |= !strcmp(in->targets[i], tg->valuestring);
-            if (!rc && tg && !known)
+            if (!rc && tg && !dsf_plugins_target_known(p, tg->valuestring))
                 rc = dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
                                     "%s returned target '%s', not one of "
                                     "--target's values", what,

@@ -66,8 +66,6 @@ typedef struct dsf_cmdcheck_in {
     bool target_given;            /* vo->target was chosen (--target, the
                                      manifest): a check's target is not
                                      used */
-    const char *const *targets;   /* the targets a check may return
-                                     (NULL-terminated) */
 } dsf_cmdcheck_in;
 
 /* Reads the `check_command` field of the declaration at stack index t of

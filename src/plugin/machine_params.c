@@ -73,6 +73,8 @@ int dsf_plugins_machine_params(dsf_plugins *p, const cJSON *machine,
     int rc = 0;
     for (size_t k = 0; !rc && k < p->machine.n; k++) {
         const dsf_machine_hook *h = &p->machine.items[k];
+        if (!dsf_plugins_serves_name(p, h->plugin))
+            continue; /* of another target */
         char *what = dsf_xasprintf("plugin %s machine_params", h->plugin);
         call a = {h->ref, machine, declared, given};
         rc = dsf_host_cpcall(p->host, push_call, &a, 1, what, d);

@@ -19,13 +19,13 @@
 /* The fields of a declaration (interface 1). "commands" is read by
 ** commands.c, "emitters" by emit.c, "check_command" by cmdcheck.c,
 ** "machine_params" by machine_params.c, "ds_version" by ds_version.c,
-** "readers" and "results" by readers.c; the
-** others here and in summary.c. */
+** "readers" and "results" by readers.c, "targets" by targets.c (when
+** a command first needs them); the others here and in summary.c. */
 static const char *const plugin_fields[] = {
     "name",      "version",   "summary",  "interface", "rules",
     "resolvers", "summarize", "columns",  "commands",  "report",
     "emitters",  "check_command", "machine_params", "ds_version",
-    "readers",   "results",   NULL};
+    "readers",   "results",   "targets",   NULL};
 
 static int decl_error(dsf_diags *d, const char *file, const char *plugin,
                       const char *msg, const char *detail)
@@ -368,6 +368,8 @@ void dsf_plugins_free(dsf_plugins *p)
     dsf_cmdchecks_free(&p->cmdchecks);
     dsf_machine_hooks_free(&p->machine);
     dsf_ds_version_hooks_free(&p->ds_version);
+    dsf_targets_free(&p->targets);
+    free(p->has_check);
     for (size_t i = 0; i < p->ndirs; i++)
         free(p->dir_copies[i]);
     for (size_t i = 0; i < p->nshadowed; i++) {

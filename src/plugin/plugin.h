@@ -70,6 +70,8 @@ typedef struct dsf_finding {
     char *params;      /* the params the finding depends on, comma-separated
                        ** (ctx.report's `param`), or NULL: gen blames the
                        ** --param or --matrix argument that set one */
+    int line, col;     /* ctx.report's `at`: a place in the file's text
+                       ** (check), or 0: the place of path */
 } dsf_finding;
 
 typedef struct dsf_findings {
@@ -118,6 +120,9 @@ typedef struct dsf_validate_opts {
                                 (the plugin's default: the newest) */
     const char *variant;     /* gen: the variant's file stem
                                 ("<profile>-<variant>"), or NULL */
+    const char *text;        /* check: the file's text as read (borrowed;
+                                ctx.json_extension), or NULL */
+    size_t text_len;
 } dsf_validate_opts;
 
 /* Runs every rule on doc, appending findings (sorted by path, then rule).

@@ -19,6 +19,7 @@
 #include "plugin/machine_params.h"
 #include "plugin/plugin.h"
 #include "plugin/readers.h"
+#include "plugin/targets.h"
 
 #define MAX_DIRS 64
 
@@ -67,6 +68,10 @@ struct dsf_plugins {
     dsf_ds_version_hooks ds_version; /* ds_version: ds_version.c */
     struct dsf_results_decl *results; /* readers and results, read by
                                       ** collect: readers.c */
+    dsf_targets targets;           /* targets: targets.c */
+    bool *has_check;               /* per plugin: declares a rule with a
+                                   ** check (validate.c), found for */
+    size_t has_check_rules;        /* ... this many rules read */
     /* Between dsf_plugins_hold_variant and dsf_plugins_release_variant:
     ** the document held (NULL: none), and per plugin a registry reference
     ** to { cfg, params, summary } as its summarize and columns saw them,

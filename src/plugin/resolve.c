@@ -78,7 +78,8 @@ int dsf_plugins_resolve(dsf_plugins *p, cJSON **doc,
     dsf_callscope_open(&c.scope);
     for (size_t i = 0; i < p->nresolvers && !rc; i++) {
         resolver *rv = &p->resolvers[i];
-        if (rv->when && !param_set(o->params, rv->when))
+        if ((rv->when && !param_set(o->params, rv->when)) ||
+            !dsf_plugins_serves_name(p, rv->plugin))
             continue; /* (the config is not even handed over) */
         dsf_push_cfg_args args = {*doc, o, &c, NULL, false, LUA_NOREF};
         lua_rawgeti(L, LUA_REGISTRYINDEX, rv->ref);

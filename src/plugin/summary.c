@@ -151,6 +151,8 @@ static int read_report(dsf_plugins *p, dsf_plugin_info *it, lua_State *L,
 static int read_decl(dsf_plugins *p, lua_State *L, int t, size_t i,
                      dsf_diags *d)
 {
+    if (!dsf_plugins_serves(p, i))
+        return 0; /* of another target: no column, no layout */
     int rc = read_report(p, &p->items[i], L, t, p->decls[i].file, d);
     if (!rc)
         rc = dsf_plugin_read_lazy_list(p, L, t, "columns", read_column,
@@ -331,7 +333,7 @@ static int run_plugin(dsf_plugins *p, size_t pi, const dsf_variant_view *v,
     bool any_column = false;
     for (size_t k = 0; k < p->ncolumns; k++)
         any_column |= !strcmp(p->columns[k].plugin, p->items[pi].name);
-    if (ref == LUA_NOREF && !any_column) {
+    if ((ref == LUA_NOREF && !any_column) || !dsf_plugins_serves(p, pi)) {
         cJSON_AddItemToArray(per_plugin, cJSON_CreateNull());
         return 0;
     }

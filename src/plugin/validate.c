@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "doc/jpath.h"
+#include "json/pyjson.h"
 #include "lua/callscope.h"
 #include "lua/conv.h"
 #include "lua/guard.h"
@@ -108,6 +109,24 @@ static int l_report(lua_State *L)
                              "list of names");
     }
     lua_pop(L, 1);
+    /* A place in the file's text (check), instead of the path's. */
+    int line = 0, col = 0;
+    lua_pushliteral(L, "at");
+    int at = lua_rawget(L, 1);
+    if (at == LUA_TTABLE) {
+        lua_rawgeti(L, -1, 1);
+        lua_rawgeti(L, -2, 2);
+        line = (int)lua_tointeger(L, -2);
+        col = (int)lua_tointeger(L, -1);
+        lua_pop(L, 2);
+    }
+    lua_pop(L, 1);
+    if (at != LUA_TNIL && (at != LUA_TTABLE || line < 1 || col < 1)) {
+        dsf_buf_free(&path);
+        dsf_buf_free(&params);
+        return luaL_error(L, "ctx.report: 'at' must be {line, col} "
+                             "(whole numbers >= 1)");
+    }
     dsf_findings *f = c->out;
     dsf_xgrow((void **)&f->items, &f->cap, f->len + 1, sizeof *f->items);
     dsf_finding *x = &f->items[f->len++];
@@ -118,6 +137,8 @@ static int l_report(lua_State *L)
     x->message = dsf_xstrdup(message);
     x->fix = dsf_xstrdup(fix ? fix : r->fix);
     x->params = params.len ? dsf_buf_take(&params) : NULL;
+    x->line = line;
+    x->col = col;
     dsf_buf_free(&params);
     return 0;
 }
@@ -149,6 +170,25 @@ static int l_identity(lua_State *L)
     return 1;
 }
 
+/* ctx.json_extension() -> nil when the file's text is plain JSON (what
+** Python's json.load reads), else what it holds beyond that (a comment,
+** a trailing comma...), its line and column. check only: the text is
+** the file's as read, not the config. */
+static int l_json_extension(lua_State *L)
+{
+    const dsf_validate_opts *o = dsf_callscope_data(L, "ctx.json_extension");
+    dsf_jpos pos;
+    const char *what;
+    if (!dsf_pyjson_first_extension(o->text, o->text_len, &pos, &what)) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushstring(L, what);
+    lua_pushinteger(L, pos.line);
+    lua_pushinteger(L, pos.col);
+    return 3;
+}
+
 /* Pushes cfg and ctx (protected: allocates in Lua). */
 int dsf_plugin_push_cfg_ctx(lua_State *L)
 {
@@ -161,7 +201,7 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
     } else {
         dsf_json_push(L, a->doc);
     }
-    lua_createtable(L, 0, 7);
+    lua_createtable(L, 0, 9);
     lua_pushstring(L, a->o->target);
     lua_setfield(L, -2, "target");
     lua_pushstring(L, a->o->mode);
@@ -195,19 +235,30 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
         dsf_callscope_push(L, &a->c->scope, l_identity, (void *)a->doc);
         lua_setfield(L, -2, "identity");
     }
+    if (a->identities && a->o->text) {
+        dsf_callscope_push(L, &a->c->scope, l_json_extension, (void *)a->o);
+        lua_setfield(L, -2, "json_extension");
+    }
     dsf_callscope_push(L, &a->c->scope, l_report, a->c);
     lua_setfield(L, -2, "report");
     return 2;
 }
 
-/* Does plugin `name` declare a rule with a check? */
-static bool has_check(const dsf_plugins *p, const char *name)
+/* Does plugin number pi declare a rule with a check? Found once per set
+** of rules read (not per config). */
+static bool has_check(dsf_plugins *p, size_t pi)
 {
-    for (size_t i = 0; i < p->nrules; i++)
-        if (p->rules[i].check_ref != LUA_NOREF &&
-            !strcmp(p->rules[i].plugin, name))
-            return true;
-    return false;
+    if (!p->has_check || p->has_check_rules != p->nrules) {
+        free(p->has_check);
+        p->has_check = dsf_xcalloc(p->n + 1, sizeof *p->has_check);
+        p->has_check_rules = p->nrules;
+        for (size_t k = 0; k < p->n; k++)
+            for (size_t i = 0; i < p->nrules && !p->has_check[k]; i++)
+                p->has_check[k] = p->rules[i].check_ref != LUA_NOREF &&
+                                  !strcmp(p->rules[i].plugin,
+                                          p->items[k].name);
+    }
+    return p->has_check[pi];
 }
 
 /* One protected call per plugin runs all its checks (run_checks): the
@@ -292,10 +343,13 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
             wlen = strlen(p->rules[i].what);
     check_batch b = {&args, NULL, NULL, dsf_xmalloc(wlen + 1)};
     int rc = 0;
+    size_t ran = 0; /* plugins whose checks ran */
     dsf_callscope_open(&c.scope);
     for (size_t pi = 0; pi < p->n && !rc; pi++) {
-        if (!has_check(p, p->items[pi].name))
-            continue; /* no copy of the config for a plugin with no check */
+        if (!dsf_plugins_serves(p, pi) || !has_check(p, pi))
+            continue; /* no copy of the config for a plugin with no check,
+                      ** nor for one of another target */
+        ran++;
         args.summary = o->summaries
                            ? cJSON_GetArrayItem(o->summaries, (int)pi)
                            : NULL;
@@ -318,6 +372,15 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
     }
     dsf_callscope_close(&c.scope);
     free(b.what);
+    if (!rc && !ran) { /* the chosen target's plugins check nothing */
+        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
+                                   "no validation rules are loaded for "
+                                   "target '%s': nothing would be checked",
+                                   o->target ? o->target : "");
+        dsf_diag_set_hint(g, "no plugin serving the target declares a "
+                             "rule ('dsforge plugins' lists them)");
+        rc = DSF_EINPUT;
+    }
     if (out->len > first)
         qsort(out->items + first, out->len - first, sizeof *out->items,
               cmp_finding);

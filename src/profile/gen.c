@@ -14,6 +14,7 @@
 #include "doc/doc.h"
 #include "core/heap.h"
 #include "plugin/ds_version.h"
+#include "plugin/targets.h"
 
 /* ------------------------------------------------------------------ */
 
@@ -113,6 +114,53 @@ static void run_free(run *ru)
     dsf_diags_free(&ru->warnings);
 }
 
+/* The run's target: --target, else the profile's `target`, else the
+** plugins' default; only the plugins serving it run (plugin/targets.h). */
+static int choose_target(run *ru, dsf_diags *d)
+{
+    const dsf_profile *p = ru->profile;
+    int rc = dsf_plugins_read_targets(ru->plugins, d);
+    if (rc)
+        return rc;
+    if (ru->r->target) {
+        ru->target = ru->r->target;
+        rc = dsf_plugins_check_target(ru->plugins, ru->target, "--target",
+                                      DSF_EUSAGE, d);
+        /* A profile's configs are for its target's family: another
+        ** plugin's target would judge them by rules not theirs. */
+        const char *own = dsf_plugins_target_owner(ru->plugins, p->target);
+        const char *asked = dsf_plugins_target_owner(ru->plugins,
+                                                     ru->target);
+        if (!rc && own && strcmp(own, asked)) {
+            dsf_diag *g = dsf_diag_add(
+                d, DSF_ERROR, NULL, 0, 0,
+                "--target %s is plugin %s's, but profile '%s' is for "
+                "target '%s' (plugin %s)", ru->target, asked,
+                p->chain[p->nchain - 1].name, p->target, own);
+            dsf_diag_set_hint(g, "choose a target of plugin %s, or a "
+                                 "profile for target '%s'", own,
+                              ru->target);
+            rc = DSF_EUSAGE;
+        }
+    } else if (p->target) {
+        ru->target = p->target;
+        rc = dsf_plugins_check_target(ru->plugins, ru->target,
+                                      "the profile's 'target'", DSF_EINPUT,
+                                      d);
+        dsf_diag *g = rc ? dsf_diags_last(d) : NULL;
+        if (g) {
+            free(g->file);
+            g->file = dsf_xstrdup(
+                dsf_profile_src_where(&p->chain[p->target_from]));
+        }
+    } else {
+        ru->target = dsf_plugins_default_target(ru->plugins);
+    }
+    if (!rc)
+        dsf_plugins_use_target(ru->plugins, ru->target);
+    return rc;
+}
+
 /* Loads, layers, resolves and validates every variant of ru->r. */
 static int evaluate(run *ru, dsf_diags *d)
 {
@@ -129,6 +177,8 @@ static int evaluate(run *ru, dsf_diags *d)
         rc = dsf_plugins_check_ds_version(
             ru->plugins, r->ds_version,
             r->ds_version_from ? r->ds_version_from : "--ds-version", d);
+    if (!rc)
+        rc = choose_target(ru, d);
     if (!rc) /* the summary table's columns, the manifest's layout */
         rc = dsf_plugins_read_summaries(ru->plugins, d);
     if (!rc)

@@ -14,6 +14,7 @@
 #include "core/strutil.h"
 #include "core/xalloc.h"
 #include "json/jsonout.h"
+#include "plugin/targets.h"
 
 /* The index of the emitter called name, or -1. */
 static long find_emitter(const dsf_emitter *em, size_t n, const char *name)
@@ -105,6 +106,17 @@ int dsf_gen_select_emitters(run *ru, dsf_diags *d)
             rc = unknown_emitter(em, n, names[i], code, file, d);
             break;
         }
+        if (!dsf_plugins_serves_name(ru->plugins, em[k].plugin)) {
+            dsf_diag *g = dsf_diag_add(d, DSF_ERROR, file, 0, 0,
+                                       "emitter '%s' (plugin %s) does not "
+                                       "serve target '%s'", names[i],
+                                       em[k].plugin, ru->target);
+            dsf_diag_set_hint(g, "its plugin neither owns nor adds to "
+                                 "the target (contrib/docs/plugins.md, "
+                                 "Targets)");
+            rc = code;
+            break;
+        }
         bool dup = false;
         for (size_t j = 0; j < ru->nemit_sel; j++)
             dup |= ru->emit_sel[j] == (size_t)k;
@@ -142,7 +154,7 @@ int dsf_gen_emit_variant(run *ru, variant *v, dsf_diags *d)
                           file,           ru->r->outdir,
                           v->doc,         v->params,
                           v->extra,       v->sha256,
-                          ru->r->target,
+                          ru->target,
                           ru->r->train_cmd,
                           ru->r->emit_options,
                           /* the manifest lists them: -o, --report */
@@ -187,7 +199,7 @@ int dsf_gen_emit_run(run *ru, dsf_diags *d)
     const dsf_profile *p = ru->profile;
     dsf_emit_run view = {p->chain[p->nchain - 1].name,
                          ru->r->outdir,
-                         ru->r->target,
+                         ru->target,
                          ru->r->train_cmd,
                          ru->r->emit_options,
                          ru->r->outdir || ru->r->report,

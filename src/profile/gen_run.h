@@ -85,6 +85,8 @@ typedef struct run {
     sweep_axis *sweeps;     /* parallel to r->matrix */
     cJSON *param_files;     /* param -> file named -> its sha256, or NULL */
     bool keep;              /* dsf_gen_eval: keep docs, provenance, findings */
+    const char *target;     /* --target, else the profile's, else the
+                            ** plugins' default (borrowed) */
     size_t *emit_sel;       /* the emitters to run (indexes into
                             ** dsf_plugins_emitters, in that order) */
     size_t nemit_sel;

@@ -154,7 +154,7 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
                             ru->profile->chain[ru->profile->nchain - 1].name);
     cJSON_AddStringToObject(extra, "variant", v->name);
     cJSON_AddStringToObject(extra, "tier", v->tier ? v->tier->name : "");
-    cJSON_AddStringToObject(extra, "target", r->target);
+    cJSON_AddStringToObject(extra, "target", ru->target);
     for (const cJSON *m = v->inputs ? v->inputs->child : NULL; m; m = m->next)
         cJSON_AddItemToObject(extra, m->string, cJSON_Duplicate(m, 1));
     cJSON *prepared = NULL;
@@ -199,9 +199,9 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
     const dsf_profile *pr = ru->profile;
     char *stem = dsf_xasprintf("%s-%s", pr->chain[pr->nchain - 1].name,
                                v->name);
-    dsf_validate_opts vo = {r->target, "gen", v->params, NULL,
+    dsf_validate_opts vo = {ru->target, "gen", v->params, NULL,
                             r->strict_fit ? "fit" : NULL, r->ds_version,
-                            stem};
+                            stem, NULL, 0};
     rc = dsf_plugins_resolve(ru->plugins, &v->doc, &vo, &v->prov, d);
     if (rc) {
         free(stem);

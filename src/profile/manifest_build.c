@@ -42,7 +42,7 @@ cJSON *dsf_gen_manifest_head(run *ru)
     cJSON *m = cJSON_CreateObject();
     cJSON_AddStringToObject(m, "dsforge_version", dsf_version);
     cJSON_AddStringToObject(m, "profile", p->chain[p->nchain - 1].name);
-    cJSON_AddStringToObject(m, "target", r->target);
+    cJSON_AddStringToObject(m, "target", ru->target);
     cJSON *chain = cJSON_AddArrayToObject(m, "chain");
     for (size_t i = 0; i < p->nchain; i++) {
         cJSON *c = cJSON_CreateObject();

@@ -20,11 +20,12 @@
 
 static const char *const profile_fields[] = {
     "build", "description", "emit", "extends", "name", "params",
-    "prepare", "summary", "tier_order", "tiers", "version", NULL};
+    "prepare", "summary", "target", "tier_order", "tiers", "version", NULL};
 
 
 typedef struct decl {
     char *name, *summary, *extends, *version;
+    char *target;       /* the target it is for, or NULL */
     cJSON *params;      /* converted "params" table, or NULL */
     cJSON *tiers;       /* converted "tiers" table, or NULL */
     cJSON *tier_order;  /* array of strings, or NULL */
@@ -38,6 +39,7 @@ static void decl_free(decl *dc)
     free(dc->summary);
     free(dc->extends);
     free(dc->version);
+    free(dc->target);
     cJSON_Delete(dc->params);
     cJSON_Delete(dc->tiers);
     cJSON_Delete(dc->tier_order);
@@ -142,8 +144,8 @@ static int read_decl(lua_State *L, decl *dc, const char *file, dsf_diags *d)
                                        : "known fields: %s",
                               close ? close
                                     : "name, summary, description, version, "
-                                      "extends, params, tiers, tier_order, "
-                                      "emit, prepare, build");
+                                      "extends, target, params, tiers, "
+                                      "tier_order, emit, prepare, build");
             lua_pop(L, 1);
             return DSF_EINPUT;
         }
@@ -154,6 +156,7 @@ static int read_decl(lua_State *L, decl *dc, const char *file, dsf_diags *d)
     if ((rc = get_string_field(L, t, "name", &dc->name, file, d)) ||
         (rc = get_string_field(L, t, "summary", &dc->summary, file, d)) ||
         (rc = get_string_field(L, t, "extends", &dc->extends, file, d)) ||
+        (rc = get_string_field(L, t, "target", &dc->target, file, d)) ||
         (rc = get_table_field(L, t, "params", &dc->params, 0, file, d)) ||
         (rc = get_table_field(L, t, "tiers", &dc->tiers,
                               DSF_CONV_ALLOW_DELETE, file, d)) ||
@@ -582,6 +585,11 @@ static int assemble(dsf_profile **out, chain *c, dsf_profile_state *st,
             p->emit = cJSON_Duplicate(dc->emit, 1);
             p->emit_from = i;
         }
+        if (dc->target) { /* as for emit */
+            free(p->target);
+            p->target = dsf_xstrdup(dc->target);
+            p->target_from = i;
+        }
     }
     if (!rc) {
         if (p->nparams)
@@ -679,6 +687,7 @@ void dsf_profile_free(dsf_profile *p)
     free(p->params);
     free(p->tiers);
     cJSON_Delete(p->emit);
+    free(p->target);
     dsf_pstate_free(p->state);
     free(p);
 }

@@ -73,6 +73,9 @@ typedef struct dsf_profile {
                              ** the chain's profile nearest the leaf that
                              ** has one (strings), or NULL */
     size_t emit_from;        /* ... its index in chain */
+    char *target;            /* the target (`target` of the chain's profile
+                             ** nearest the leaf that has one), or NULL */
+    size_t target_from;      /* ... its index in chain */
     struct dsf_profile_state *state; /* where it is evaluated, kept from
                              ** loading to dsf_profile_free (pstate.h) */
 } dsf_profile;

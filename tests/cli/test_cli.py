@@ -308,21 +308,5 @@ class ListsEachProfileOnce(dsf.TempDirTest):
         self.assertIn("shadowed", r.out)
 
 
-class NoRulesIsAnError(dsf.TempDirTest):
-    def test_check_with_no_rule_loaded_fails(self):
-        plug = os.path.join(self.tmp, "plugins", "deepspeed")
-        os.makedirs(plug)
-        with open(os.path.join(plug, "init.lua"), "w") as f:
-            f.write('return { name = "deepspeed", version = "0", '
-                    'summary = "no rules" }\n')
-        cfg = os.path.join(self.tmp, "c.json")
-        with open(cfg, "w") as f:
-            f.write(BAD_CONFIG)
-        r = run("check", cfg, "--plugin-path",
-                os.path.join(self.tmp, "plugins"))
-        self.assertExit(r, 3)
-        self.assertIn("no validation rules are loaded", r.err)
-
-
 if __name__ == "__main__":
     unittest.main()
