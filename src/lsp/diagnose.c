@@ -109,21 +109,32 @@ static void check(dsf_lsp *s, const dsf_lsp_doc *doc, dsf_diags *out)
     dsf_jsrc_free(src);
 }
 
+void dsf_lsp_findings(dsf_lsp *s, const dsf_lsp_doc *doc, dsf_diags *out)
+{
+    check(s, doc, out);
+    dsf_diags_sort(out);
+}
+
+cJSON *dsf_lsp_diagnostics(const dsf_diags *d, const char *text, size_t len)
+{
+    lines ln;
+    lines_index(&ln, text, len);
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; i < d->len; i++)
+        cJSON_AddItemToArray(arr, diagnostic(&d->items[i], text, len, &ln));
+    free(ln.start);
+    return arr;
+}
+
 void dsf_lsp_publish(dsf_lsp *s, const dsf_lsp_doc *doc)
 {
     dsf_diags d = DSF_DIAGS_INIT;
-    check(s, doc, &d);
-    dsf_diags_sort(&d);
-    lines ln;
-    lines_index(&ln, doc->text, doc->len);
+    dsf_lsp_findings(s, doc, &d);
     cJSON *p = cJSON_CreateObject();
     cJSON_AddStringToObject(p, "uri", doc->uri);
     cJSON_AddNumberToObject(p, "version", (double)doc->version);
-    cJSON *arr = cJSON_AddArrayToObject(p, "diagnostics");
-    for (size_t i = 0; i < d.len; i++)
-        cJSON_AddItemToArray(arr, diagnostic(&d.items[i], doc->text,
-                                             doc->len, &ln));
-    free(ln.start);
+    cJSON_AddItemToObject(p, "diagnostics",
+                          dsf_lsp_diagnostics(&d, doc->text, doc->len));
     dsf_diags_free(&d);
     dsf_lsp_notify(s, "textDocument/publishDiagnostics", p);
 }

@@ -44,6 +44,9 @@ static cJSON *capabilities(void)
     cJSON *cp = cJSON_AddObjectToObject(caps, "completionProvider");
     cJSON *tc = cJSON_AddArrayToObject(cp, "triggerCharacters");
     cJSON_AddItemToArray(tc, cJSON_CreateString("\""));
+    cJSON *ca = cJSON_AddObjectToObject(caps, "codeActionProvider");
+    cJSON *kinds = cJSON_AddArrayToObject(ca, "codeActionKinds");
+    cJSON_AddItemToArray(kinds, cJSON_CreateString("quickfix"));
     cJSON *info = cJSON_AddObjectToObject(r, "serverInfo");
     cJSON_AddStringToObject(info, "name", "dsforge");
     return r;
@@ -162,6 +165,21 @@ static void at_position(dsf_lsp *s, const cJSON *id, const cJSON *params,
                                : dsf_lsp_complete(s, doc, line, ch));
 }
 
+/* A request on a whole document (params.textDocument): fn's result. */
+static void in_document(dsf_lsp *s, const cJSON *id, const cJSON *params,
+                        cJSON *(*fn)(dsf_lsp *, const dsf_lsp_doc *,
+                                     const cJSON *))
+{
+    const char *uri = uri_of(params);
+    dsf_lsp_doc *doc = uri ? dsf_lsp_docs_find(&s->docs, uri) : NULL;
+    if (!doc) {
+        dsf_lsp_error(s, id, DSF_RPC_INVALID_PARAMS,
+                      "the document is not open");
+        return;
+    }
+    dsf_lsp_reply(s, id, fn(s, doc, params));
+}
+
 /* A notification (id NULL): lifecycle and documents; others ignored. */
 static void notification(dsf_lsp *s, const char *m, const cJSON *params)
 {
@@ -201,6 +219,8 @@ static void request(dsf_lsp *s, const char *m, const cJSON *id,
         at_position(s, id, params, true);
     } else if (!strcmp(m, "textDocument/completion")) {
         at_position(s, id, params, false);
+    } else if (!strcmp(m, "textDocument/codeAction")) {
+        in_document(s, id, params, dsf_lsp_code_actions);
     } else {
         char *msg = dsf_xasprintf("unknown method '%s'", m);
         dsf_lsp_error(s, id, DSF_RPC_METHOD_NOT_FOUND, msg);

@@ -63,6 +63,17 @@ void dsf_lsp_settings(dsf_lsp *s, const cJSON *settings);
 /* Publishes doc's diagnostics (diagnose.c). */
 void dsf_lsp_publish(dsf_lsp *s, const dsf_lsp_doc *doc);
 
+/* What check says about doc, sorted as published (diagnose.c). */
+void dsf_lsp_findings(dsf_lsp *s, const dsf_lsp_doc *doc, dsf_diags *out);
+
+/* The LSP Diagnostic objects of d on text[0..len) (caller deletes). */
+cJSON *dsf_lsp_diagnostics(const dsf_diags *d, const char *text, size_t len);
+
+/* textDocument/codeAction (actions.c): the quick fixes of the findings
+** whose range meets params.range (caller deletes). */
+cJSON *dsf_lsp_code_actions(dsf_lsp *s, const dsf_lsp_doc *doc,
+                            const cJSON *params);
+
 /* textDocument/hover (hover.c) and textDocument/completion
 ** (complete.c) at (line, character) of doc: the result (caller
 ** deletes), or NULL for null. */

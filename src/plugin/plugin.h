@@ -70,6 +70,8 @@ typedef struct dsf_finding {
     char *params;      /* the params the finding depends on, comma-separated
                        ** (ctx.report's `param`), or NULL: gen blames the
                        ** --param or --matrix argument that set one */
+    char *edits;       /* the machine-readable fixes (ctx.report's `edit`,
+                       ** plugin/fixedit.h): a JSON array, or NULL */
 } dsf_finding;
 
 typedef struct dsf_findings {
