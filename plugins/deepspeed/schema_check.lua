@@ -989,7 +989,7 @@ local function check_object(st, v, node, path)
       end
       -- (a rename is the fix only where the value means the same under
       -- the new name, and that name is not given too)
-      local same = dep.note == nil and not null_absent and not (rkeys and #rkeys > 0)
+      local same = dep.same_value and not null_absent and not (rkeys and #rkeys > 0)
       report(st, "deprecated-key", kp,
         string.format("\"%s\" is deprecated; use \"%s\" instead%s", key, dep.replacement, note),
         string.format("replace \"%s\" with \"%s\"", key, dep.replacement), "warning",
