@@ -187,5 +187,100 @@ class Command(dsf.TempDirTest):
         self.assertEqual(p.returncode, 1)
 
 
+FIXABLE = """{
+  "train_batch_size": 16,
+  "train_micro_batch_size_per_gpu": 4,
+  "gradient_accumulation_steps": 8,
+  "gradient_clipping": "auto",
+  "optimizer": {"type": "AdamW", "params": {"lr": 1e-4}},
+  "zero_optimization": {"stage": 3, "overlap_com": true,
+    "prefetch_bucket_size": 10, "stage3_prefetch_bucket_size": 20},
+  "bfloat16": {"enabled": true, "loss_scale": 0}
+}
+"""
+
+
+def apply_edits(text, edits):
+    """text (ASCII: a character is a byte) with the LSP TextEdits applied."""
+    lines = text.split("\n")
+    starts = [0]
+    for ln in lines[:-1]:
+        starts.append(starts[-1] + len(ln) + 1)
+
+    def off(p):
+        return starts[p["line"]] + p["character"]
+    for e in sorted(edits, key=lambda e: off(e["range"]["start"]),
+                    reverse=True):
+        a, b = off(e["range"]["start"]), off(e["range"]["end"])
+        text = text[:a] + e["newText"] + text[b:]
+    return text
+
+
+class CodeActions(dsf.TempDirTest):
+    """textDocument/codeAction: every quick fix, applied, makes its finding
+    go away and leaves a config that parses."""
+
+    def actions(self, server, uri, rng, only=None):
+        ctx = {"diagnostics": []}
+        if only:
+            ctx["only"] = only
+        return server.request("textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "range": rng,
+            "context": ctx})["result"]
+
+    def test_each_fix_removes_its_finding(self):
+        s = Server({"dsforge": {"dsVersion": "0.19.5"}})
+        s.diagnostics("file:///f.json", FIXABLE)
+        whole = {"start": {"line": 0, "character": 0},
+                 "end": {"line": 99, "character": 0}}
+        acts = self.actions(s, "file:///f.json", whole)
+        titles = [a["title"] for a in acts]
+        self.assertEqual(sorted(titles), sorted([
+            "Set train_batch_size to 32", "Set gradient_accumulation_steps to 4",
+            "Set gradient_clipping to 1",
+            'Rename "overlap_com" to "overlap_comm"',
+            "Remove zero_optimization.stage3_prefetch_bucket_size",
+            'Rename "bfloat16" to "bf16"',
+            "Move bfloat16.loss_scale to fp16.loss_scale"]), titles)
+        for i, a in enumerate(acts):
+            with self.subTest(a["title"]):
+                self.assertEqual(a["kind"], "quickfix")
+                d = a["diagnostics"][0]
+                self.assertEqual(d["source"], "dsforge")
+                fixed = apply_edits(FIXABLE, a["edit"]["changes"]["file:///f.json"])
+                json.loads(fixed)  # still JSON
+                after = s.diagnostics("file:///g%d.json" % i, fixed)
+                self.assertFalse([x for x in after if x["code"] == d["code"]
+                                  and x["message"] == d["message"]], fixed)
+        # a range on one line: only that line's fixes
+        line = FIXABLE.splitlines().index(
+            '  "gradient_clipping": "auto",')
+        acts = self.actions(s, "file:///f.json", {
+            "start": {"line": line, "character": 5},
+            "end": {"line": line, "character": 5}})
+        self.assertEqual([a["title"] for a in acts],
+                         ["Set gradient_clipping to 1"])
+        self.assertTrue(acts[0].get("isPreferred"))
+        # other kinds only: none
+        self.assertEqual(self.actions(s, "file:///f.json", whole,
+                                      ["refactor"]), [])
+        # a document not open: an error
+        r = s.request("textDocument/codeAction", {
+            "textDocument": {"uri": "file:///nothere.json"}, "range": whole,
+            "context": {"diagnostics": []}})
+        self.assertEqual(r["error"]["code"], -32602)
+        self.assertEqual(s.close(), 0)
+
+    def test_capability(self):
+        p = subprocess.Popen([dsf.DSFORGE, "lsp"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        b = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}'
+        out, _ = p.communicate(b"Content-Length: %d\r\n\r\n" % len(b) + b,
+                               timeout=30)
+        caps = json.loads(out.split(b"\r\n\r\n", 1)[1])["result"]["capabilities"]
+        self.assertEqual(caps["codeActionProvider"],
+                         {"codeActionKinds": ["quickfix"]})
+
+
 if __name__ == "__main__":
     unittest.main()
