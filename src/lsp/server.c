@@ -44,6 +44,7 @@ static cJSON *capabilities(void)
     cJSON *cp = cJSON_AddObjectToObject(caps, "completionProvider");
     cJSON *tc = cJSON_AddArrayToObject(cp, "triggerCharacters");
     cJSON_AddItemToArray(tc, cJSON_CreateString("\""));
+    cJSON_AddBoolToObject(caps, "inlayHintProvider", 1);
     cJSON *ca = cJSON_AddObjectToObject(caps, "codeActionProvider");
     cJSON *kinds = cJSON_AddArrayToObject(ca, "codeActionKinds");
     cJSON_AddItemToArray(kinds, cJSON_CreateString("quickfix"));
@@ -219,6 +220,8 @@ static void request(dsf_lsp *s, const char *m, const cJSON *id,
         at_position(s, id, params, true);
     } else if (!strcmp(m, "textDocument/completion")) {
         at_position(s, id, params, false);
+    } else if (!strcmp(m, "textDocument/inlayHint")) {
+        in_document(s, id, params, dsf_lsp_inlay_hints);
     } else if (!strcmp(m, "textDocument/codeAction")) {
         in_document(s, id, params, dsf_lsp_code_actions);
     } else {
@@ -313,6 +316,7 @@ int dsf_lsp_serve(dsf_plugins *plugins, const char *ds_version, int in_fd,
     dsf_rpc_in_free(&in);
     dsf_lsp_docs_free(&s.docs);
     cJSON_Delete(s.schema_doc);
+    cJSON_Delete(s.params);
     free(s.schema_at);
     free(s.ds_version);
     return s.shutdown ? 0 : 1;

@@ -30,6 +30,11 @@ typedef struct dsf_lsp {
                                   plugins' default) */
     char target[16];           /* "deepspeed" or "hf" */
     long world;                /* the world size the rules see */
+    bool world_set;            /* ...given by the settings */
+    cJSON *params;             /* the settings' params (inlay hints), or
+                                  NULL */
+    bool summaries_read;       /* dsf_plugins_read_summaries was called */
+    int summaries_rc;          /* ...and returned this */
     char lang[4];              /* hover language: "en" or "zh" */
     bool initialized, shutdown, exit, gone;
     const dsf_plugin_command *explain, *schema; /* or NULL */
@@ -55,7 +60,7 @@ void dsf_lsp_notify(dsf_lsp *s, const char *method, cJSON *params);
 void dsf_lsp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Applies the settings object {"dsforge": {"dsVersion", "target",
-** "worldSize"}} (or
+** "worldSize", "params"}} (or
 ** the inner object itself); a bad value is shown to the user and the
 ** previous one kept. */
 void dsf_lsp_settings(dsf_lsp *s, const cJSON *settings);
@@ -68,6 +73,12 @@ void dsf_lsp_findings(dsf_lsp *s, const dsf_lsp_doc *doc, dsf_diags *out);
 
 /* The LSP Diagnostic objects of d on text[0..len) (caller deletes). */
 cJSON *dsf_lsp_diagnostics(const dsf_diags *d, const char *text, size_t len);
+
+/* textDocument/inlayHint (inlay.c): the global batch at the world size in
+** use and the memory estimate per GPU, as the plugins' summary and report
+** layout give them (caller deletes). */
+cJSON *dsf_lsp_inlay_hints(dsf_lsp *s, const dsf_lsp_doc *doc,
+                           const cJSON *params);
 
 /* textDocument/codeAction (actions.c): the quick fixes of the findings
 ** whose range meets params.range (caller deletes). */

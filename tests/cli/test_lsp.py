@@ -282,5 +282,77 @@ class CodeActions(dsf.TempDirTest):
                          {"codeActionKinds": ["quickfix"]})
 
 
+class InlayHints(dsf.TempDirTest):
+    """textDocument/inlayHint: the global batch at the world size in use and
+    the memory estimate per GPU, from the plugins' summary as their report
+    layout draws it; the params of a gen -o variant from its manifest."""
+
+    WHOLE = {"start": {"line": 0, "character": 0},
+             "end": {"line": 999, "character": 0}}
+
+    def hints(self, server, uri, text):
+        server.diagnostics(uri, text)
+        r = server.request("textDocument/inlayHint", {
+            "textDocument": {"uri": uri}, "range": self.WHOLE})
+        return [h["label"] for h in r["result"]]
+
+    def test_world_size_and_params_from_the_settings(self):
+        text = ('{"train_micro_batch_size_per_gpu": 2,\n'
+                ' "gradient_accumulation_steps": 8, "zero_optimization": '
+                '{"stage": 3}, "bf16": {"enabled": true}}')
+        s = Server({"dsforge": {"worldSize": 4}})
+        self.assertEqual(self.hints(s, "file:///w.json", text), [
+            "global batch = micro batch per GPU 2 \u00d7 gradient accumulation"
+            " 8 \u00d7 data-parallel world 4 = 64"])
+        s.send({"method": "workspace/didChangeConfiguration", "params": {
+            "settings": {"dsforge": {"worldSize": 16, "params": {
+                "model": "llama-2-7b", "gpus_per_node": 8}}}}})
+        labels = self.hints(s, "file:///w.json", text)
+        self.assertIn("data-parallel world 16 = 256", labels[0])
+        mem = [l for l in labels if l.startswith("GPU memory per device")]
+        self.assertEqual(len(mem), 1, labels)
+        # the estimate of `dsforge estimate` at that stage and world size
+        est = run("estimate", "--model", "llama-2-7b", "--gpus", "8",
+                  "--nodes", "2", "--stage", "3", "--json")
+        self.assertEqual(est.rc, 0, est)
+        gpu = est.json()["rows"][0]["gpu_bytes"]
+        self.assertEqual(mem[0], "GPU memory per device \u2248 %.1f GiB"
+                         % (gpu / 2**30))
+        self.assertEqual(s.close(), 0)
+
+    def test_a_gen_output_variant_uses_its_manifest(self):
+        out = os.path.join(self.tmp, "out")
+        r = run("gen", "8xa100", "--param", "model=llama-2-7b", "-o", out)
+        self.assertEqual(r.rc, 0, r)
+        with open(os.path.join(out, "manifest.json")) as f:
+            m = json.load(f)
+        v = [x for x in m["variants"] if x["name"] == "small"][0]
+        path = os.path.join(out, v["file"])
+        with open(path) as f:
+            text = f.read()
+        s = Server()
+        labels = self.hints(s, "file://" + path, text)
+        b = v["summary"]["batch"]
+        self.assertIn("global batch = micro batch per GPU %d \u00d7 gradient "
+                      "accumulation %d \u00d7 data-parallel world %d = %d"
+                      % (b["micro"], b["accumulation"], b["world"],
+                         b["global"]), labels)
+        gpu = v["summary"]["model_states_gpu_bytes"] + \
+            v["summary"]["activation_bytes"]
+        self.assertIn("GPU memory per device \u2248 %.1f GiB" % (gpu / 2**30),
+                      " | ".join(labels))
+        # an edit of the micro batch: the hint follows the text
+        text2 = text.replace('"train_micro_batch_size_per_gpu": %d'
+                             % b["micro"],
+                             '"train_micro_batch_size_per_gpu": %d'
+                             % (b["micro"] * 2))
+        self.assertNotEqual(text, text2)
+        labels = self.hints(s, "file://" + path, text2)
+        self.assertIn("= %d" % (b["global"] * 2), labels[0])
+        # not JSON: no hints
+        self.assertEqual(self.hints(s, "file:///bad.json", "{"), [])
+        self.assertEqual(s.close(), 0)
+
+
 if __name__ == "__main__":
     unittest.main()
