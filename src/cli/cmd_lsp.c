@@ -81,7 +81,9 @@ static int run(int argc, char **argv)
         /* the plugins' load notices, before the session */
         dsf_diags_print(&pe.warnings, stderr, env.color);
         dsf_diags_free(&pe.warnings);
-        status = dsf_lsp_serve(pe.plugins, ds_version, STDIN_FILENO,
+        dsf_lsp_env le = {&env.profile_dirs, &env.plugin_dirs, env.limits,
+                          &env.repo};
+        status = dsf_lsp_serve(pe.plugins, ds_version, &le, STDIN_FILENO,
                                STDOUT_FILENO);
     }
     dsf_plugin_env_free(&pe, &d);

@@ -45,6 +45,7 @@ static cJSON *capabilities(void)
     cJSON *tc = cJSON_AddArrayToObject(cp, "triggerCharacters");
     cJSON_AddItemToArray(tc, cJSON_CreateString("\""));
     cJSON_AddBoolToObject(caps, "inlayHintProvider", 1);
+    cJSON_AddBoolToObject(caps, "definitionProvider", 1);
     cJSON *ca = cJSON_AddObjectToObject(caps, "codeActionProvider");
     cJSON *kinds = cJSON_AddArrayToObject(ca, "codeActionKinds");
     cJSON_AddItemToArray(kinds, cJSON_CreateString("quickfix"));
@@ -148,9 +149,10 @@ static void did_change_configuration(dsf_lsp *s, const cJSON *params)
         dsf_lsp_publish(s, &s->docs.items[i]);
 }
 
-/* hover and completion: the document and position of params. */
+/* hover, completion, definition: the document and position of params. */
 static void at_position(dsf_lsp *s, const cJSON *id, const cJSON *params,
-                        bool hover)
+                        cJSON *(*fn)(dsf_lsp *, const dsf_lsp_doc *, long,
+                                     long))
 {
     const char *uri = uri_of(params);
     dsf_lsp_doc *doc = uri ? dsf_lsp_docs_find(&s->docs, uri) : NULL;
@@ -162,8 +164,7 @@ static void at_position(dsf_lsp *s, const cJSON *id, const cJSON *params,
                       doc ? "no position" : "the document is not open");
         return;
     }
-    dsf_lsp_reply(s, id, hover ? dsf_lsp_hover(s, doc, line, ch)
-                               : dsf_lsp_complete(s, doc, line, ch));
+    dsf_lsp_reply(s, id, fn(s, doc, line, ch));
 }
 
 /* A request on a whole document (params.textDocument): fn's result. */
@@ -217,9 +218,11 @@ static void request(dsf_lsp *s, const char *m, const cJSON *id,
         s->shutdown = true;
         dsf_lsp_reply(s, id, NULL);
     } else if (!strcmp(m, "textDocument/hover")) {
-        at_position(s, id, params, true);
+        at_position(s, id, params, dsf_lsp_hover);
     } else if (!strcmp(m, "textDocument/completion")) {
-        at_position(s, id, params, false);
+        at_position(s, id, params, dsf_lsp_complete);
+    } else if (!strcmp(m, "textDocument/definition")) {
+        at_position(s, id, params, dsf_lsp_definition);
     } else if (!strcmp(m, "textDocument/inlayHint")) {
         in_document(s, id, params, dsf_lsp_inlay_hints);
     } else if (!strcmp(m, "textDocument/codeAction")) {
@@ -277,13 +280,14 @@ static void find_commands(dsf_lsp *s)
     }
 }
 
-int dsf_lsp_serve(dsf_plugins *plugins, const char *ds_version, int in_fd,
-                  int out_fd)
+int dsf_lsp_serve(dsf_plugins *plugins, const char *ds_version,
+                  const dsf_lsp_env *env, int in_fd, int out_fd)
 {
     signal(SIGPIPE, SIG_IGN); /* a closed client is a write error */
     dsf_lsp s;
     memset(&s, 0, sizeof s);
     s.plugins = plugins;
+    s.env = env;
     s.out_fd = out_fd;
     strcpy(s.target, "deepspeed");
     strcpy(s.lang, "en");

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "lsp/docs.h"
+#include "lsp/lsp.h"
 #include "plugin/commands.h"
 #include "plugin/plugin.h"
 
@@ -24,6 +25,7 @@ enum {
 
 typedef struct dsf_lsp {
     dsf_plugins *plugins;      /* borrowed */
+    const dsf_lsp_env *env;    /* borrowed, or NULL */
     int out_fd;
     dsf_lsp_docs docs;
     char *ds_version;          /* the release checked at, or NULL (the
@@ -73,6 +75,13 @@ void dsf_lsp_findings(dsf_lsp *s, const dsf_lsp_doc *doc, dsf_diags *out);
 
 /* The LSP Diagnostic objects of d on text[0..len) (caller deletes). */
 cJSON *dsf_lsp_diagnostics(const dsf_diags *d, const char *text, size_t len);
+
+/* textDocument/definition (define.c): in a variant of a gen -o output,
+** the profile line or -f file that set the value under the cursor, as
+** gen --why finds it; NULL (null) elsewhere and for a value a command-line
+** argument set. */
+cJSON *dsf_lsp_definition(dsf_lsp *s, const dsf_lsp_doc *doc, long line,
+                          long character);
 
 /* textDocument/inlayHint (inlay.c): the global batch at the world size in
 ** use and the memory estimate per GPU, as the plugins' summary and report

@@ -17,10 +17,10 @@ SEVERITY = {"error": 1, "warning": 2, "note": 3}
 class Server:
     """A dsforge lsp process with a minimal client."""
 
-    def __init__(self, options=None, env=None):
+    def __init__(self, options=None, env=None, cwd=None):
         self.p = subprocess.Popen([dsf.DSFORGE, "lsp"], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, cwd=cwd,
                                   env=dict(os.environ, **(env or {})))
         self.next_id = 0
         self.request("initialize", {"capabilities": {},
@@ -351,6 +351,91 @@ class InlayHints(dsf.TempDirTest):
         self.assertIn("= %d" % (b["global"] * 2), labels[0])
         # not JSON: no hints
         self.assertEqual(self.hints(s, "file:///bad.json", "{"), [])
+        self.assertEqual(s.close(), 0)
+
+
+DEF_PROFILE = """return {
+  name = "defp",
+  summary = "go to definition",
+  params = { world_size = 1 },
+  build = function(p)
+    return {
+      train_micro_batch_size_per_gpu = 2,
+      gradient_clipping = 1.0,
+      optimizer = { type = "AdamW", params = { lr = 1e-4 } },
+      zero_optimization = { stage = 2, overlap_comm = true },
+    }
+  end,
+}
+"""
+DEF_OVERRIDE = """{
+  // the team's clipping
+  "gradient_clipping": 0.5
+}
+"""
+
+
+class Definition(dsf.TempDirTest):
+    """textDocument/definition in a gen -o output: the profile line or -f
+    file that set the value, as gen --why finds it; null for a value a
+    command-line argument set and outside an output directory."""
+
+    def define(self, s, uri, text, needle):
+        at = text.index(needle) + 1
+        line = text.count("\n", 0, at)
+        ch = at - (text.rfind("\n", 0, at) + 1)
+        r = s.request("textDocument/definition", {
+            "textDocument": {"uri": uri},
+            "position": {"line": line, "character": ch}})
+        self.assertNotIn("error", r)
+        return r["result"]
+
+    def why(self, path, *args):
+        r = run("gen", "defp", "--profile-path", self.pdir, "--why", path,
+                *args)
+        self.assertEqual(r.rc, 0, r)
+        return r.out
+
+    def test_profile_line_file_line_and_argument(self):
+        self.pdir = self.profile("defp", DEF_PROFILE)
+        over = self.write("team.json", DEF_OVERRIDE)
+        out = os.path.join(self.tmp, "out")
+        edit = "zero_optimization.stage=1"
+        r = run("gen", "defp", "--profile-path", self.pdir, "-f", over, edit,
+                "-o", out)
+        self.assertEqual(r.rc, 0, r)
+        with open(os.path.join(out, "manifest.json")) as f:
+            v = json.load(f)["variants"][0]
+        path = os.path.join(out, v["file"])
+        with open(path) as f:
+            text = f.read()
+        uri = "file://" + path
+        s = Server(env={"DSFORGE_PATH": self.pdir})
+        s.diagnostics(uri, text)
+        # a -f file's value: that file, at the member
+        loc = self.define(s, uri, text, '"gradient_clipping"')
+        self.assertEqual(loc["uri"], "file://" + os.path.realpath(over))
+        self.assertEqual(loc["range"]["start"]["line"], 2)
+        self.assertIn("(%s:3:" % over, self.why("gradient_clipping", "-f",
+                                                 over))
+        # the profile's value (on its value too): the profile's line that
+        # gen --why names
+        prof = os.path.join(self.pdir, "defp.lua")
+        why = self.why("train_micro_batch_size_per_gpu")
+        line = int(why.split("(%s:" % prof)[1].split(")")[0].split(":")[0])
+        for needle in ('"train_micro_batch_size_per_gpu"', ': 2'):
+            loc = self.define(s, uri, text, needle)
+            self.assertEqual(loc["uri"], "file://" + os.path.realpath(prof))
+            self.assertEqual(loc["range"]["start"]["line"], line - 1)
+        loc = self.define(s, uri, text, '"lr"')
+        self.assertEqual(loc["uri"], "file://" + os.path.realpath(prof))
+        # set by a command-line argument: no file, so null
+        self.assertIn("argument #", self.why("zero_optimization.stage", edit))
+        self.assertIsNone(self.define(s, uri, text, '"stage"'))
+        # outside an output directory: null
+        other = "file://" + self.write("plain.json", text)
+        s.diagnostics(other, text)
+        self.assertIsNone(self.define(s, other, text, '"gradient_clipping"'))
         self.assertEqual(s.close(), 0)
 
 
