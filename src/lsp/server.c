@@ -40,6 +40,8 @@ static cJSON *capabilities(void)
     cJSON *sync = cJSON_AddObjectToObject(caps, "textDocumentSync");
     cJSON_AddBoolToObject(sync, "openClose", 1);
     cJSON_AddNumberToObject(sync, "change", 2); /* incremental */
+    cJSON *save = cJSON_AddObjectToObject(sync, "save");
+    cJSON_AddBoolToObject(save, "includeText", 0);
     cJSON_AddBoolToObject(caps, "hoverProvider", 1);
     cJSON *cp = cJSON_AddObjectToObject(caps, "completionProvider");
     cJSON *tc = cJSON_AddArrayToObject(cp, "triggerCharacters");
@@ -83,7 +85,19 @@ static void did_open(dsf_lsp *s, const cJSON *params)
     dsf_lsp_doc *doc = dsf_lsp_docs_open(
         &s->docs, uri->valuestring, text->valuestring, n,
         cJSON_IsNumber(ver) ? (long)ver->valuedouble : 0);
-    dsf_lsp_publish(s, doc);
+    if (dsf_lsp_is_profile(doc->uri))
+        dsf_lsp_publish_profile(s, doc);
+    else
+        dsf_lsp_publish(s, doc);
+}
+
+/* A profile's diagnostics are gen's of the saved file. */
+static void did_save(dsf_lsp *s, const cJSON *params)
+{
+    const char *uri = uri_of(params);
+    dsf_lsp_doc *doc = uri ? dsf_lsp_docs_find(&s->docs, uri) : NULL;
+    if (doc && dsf_lsp_is_profile(uri))
+        dsf_lsp_publish_profile(s, doc);
 }
 
 /* One entry of didChange's contentChanges: 0, or -1 when it cannot be
@@ -126,7 +140,8 @@ static void did_change(dsf_lsp *s, const cJSON *params)
             dsf_lsp_log("%s: a change that cannot be applied (bad range, "
                         "or over %u bytes): ignored", uri, DSF_LSP_MAX_DOC);
     }
-    dsf_lsp_publish(s, doc);
+    if (!dsf_lsp_is_profile(uri)) /* (a profile: when it is saved) */
+        dsf_lsp_publish(s, doc);
 }
 
 static void did_close(dsf_lsp *s, const cJSON *params)
@@ -145,8 +160,12 @@ static void did_change_configuration(dsf_lsp *s, const cJSON *params)
 {
     dsf_lsp_settings(s, cJSON_GetObjectItemCaseSensitive(params,
                                                          "settings"));
-    for (size_t i = 0; i < s->docs.len; i++)
-        dsf_lsp_publish(s, &s->docs.items[i]);
+    for (size_t i = 0; i < s->docs.len; i++) {
+        if (dsf_lsp_is_profile(s->docs.items[i].uri))
+            dsf_lsp_publish_profile(s, &s->docs.items[i]);
+        else
+            dsf_lsp_publish(s, &s->docs.items[i]);
+    }
 }
 
 /* hover, completion, definition: the document and position of params. */
@@ -193,6 +212,8 @@ static void notification(dsf_lsp *s, const char *m, const cJSON *params)
         did_open(s, params);
     else if (!strcmp(m, "textDocument/didChange"))
         did_change(s, params);
+    else if (!strcmp(m, "textDocument/didSave"))
+        did_save(s, params);
     else if (!strcmp(m, "textDocument/didClose"))
         did_close(s, params);
     else if (!strcmp(m, "workspace/didChangeConfiguration"))

@@ -70,6 +70,11 @@ void dsf_lsp_settings(dsf_lsp *s, const cJSON *settings);
 /* Publishes doc's diagnostics (diagnose.c). */
 void dsf_lsp_publish(dsf_lsp *s, const dsf_lsp_doc *doc);
 
+/* Is uri a profile (a .lua file)? Its diagnostics are gen's of the
+** file on disk, published when it is opened or saved (profdiag.c). */
+bool dsf_lsp_is_profile(const char *uri);
+void dsf_lsp_publish_profile(dsf_lsp *s, const dsf_lsp_doc *doc);
+
 /* What check says about doc, sorted as published (diagnose.c). */
 void dsf_lsp_findings(dsf_lsp *s, const dsf_lsp_doc *doc, dsf_diags *out);
 

@@ -439,5 +439,72 @@ class Definition(dsf.TempDirTest):
         self.assertEqual(s.close(), 0)
 
 
+PROFILE_HEAD = """return {
+  name = "mine",
+  summary = "a profile being edited",
+  params = { world_size = 1 },
+  build = function(p)
+"""
+
+
+class ProfileDiagnostics(dsf.TempDirTest):
+    """A profile (.lua) opened or saved: gen's load errors at their line and
+    its rules' findings on its variants."""
+
+    def published(self, s, uri):
+        while True:
+            m = s.receive()
+            if m.get("method") == "textDocument/publishDiagnostics" and \
+                    m["params"]["uri"] == uri:
+                return m["params"]["diagnostics"]
+
+    def test_load_errors_then_findings_then_clean(self):
+        path = self.write("profiles/mine.lua", PROFILE_HEAD +
+                          "    return { x = = 1 }\n  end,\n}\n")
+        uri = "file://" + path
+        s = Server()
+        with open(path) as f:
+            d = s.diagnostics(uri, f.read())
+        self.assertEqual(len(d), 1, d)
+        self.assertEqual(d[0]["severity"], 1)
+        self.assertEqual(d[0]["range"]["start"]["line"], 5)
+        self.assertIn("syntax error", d[0]["message"])
+        # saved with a value the rules reject: the finding, at the build
+        with open(path, "w") as f:
+            f.write(PROFILE_HEAD + "    return { train_micro_batch_size_per_gpu"
+                    " = 1, zero_optimization = { stage = 7 } }\n  end,\n}\n")
+        s.send({"method": "textDocument/didSave",
+                "params": {"textDocument": {"uri": uri}}})
+        d = self.published(s, uri)
+        bad = [x for x in d if x["severity"] == 1]
+        self.assertEqual([x["code"] for x in bad], ["invalid-value"], d)
+        self.assertIn("zero_optimization.stage: 7 is not a valid value",
+                      bad[0]["message"])
+        self.assertEqual(bad[0]["range"]["start"]["line"], 4)
+        # fixed and saved: no error
+        with open(path, "w") as f:
+            f.write(PROFILE_HEAD + "    return { train_micro_batch_size_per_gpu"
+                    " = 1, zero_optimization = { stage = 2 } }\n  end,\n}\n")
+        s.send({"method": "textDocument/didSave",
+                "params": {"textDocument": {"uri": uri}}})
+        d = self.published(s, uri)
+        self.assertFalse([x for x in d if x["severity"] == 1], d)
+        # an error in the profile it extends: at line 1, naming that file
+        self.write("profiles/parent.lua", "return { name = 'parent', "
+                   "summary = 's', build = function(p) error('boom') end }\n")
+        with open(path, "w") as f:
+            f.write(PROFILE_HEAD.replace('summary', 'extends = "parent", '
+                                         'summary') +
+                    "    return {}\n  end,\n}\n")
+        s.send({"method": "textDocument/didSave",
+                "params": {"textDocument": {"uri": uri}}})
+        d = self.published(s, uri)
+        bad = [x for x in d if x["severity"] == 1]
+        self.assertTrue(bad and "parent.lua:1:" in bad[0]["message"]
+                        and "boom" in bad[0]["message"], d)
+        self.assertEqual(bad[0]["range"]["start"]["line"], 0)
+        self.assertEqual(s.close(), 0)
+
+
 if __name__ == "__main__":
     unittest.main()
