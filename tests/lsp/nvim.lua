@@ -136,6 +136,18 @@ local ok, err = pcall(function()
   check(res ~= nil and res.err == nil and (res.result == nil or res.result == vim.NIL),
         "definition of a command-line argument's value: null")
 
+  -- close the output's file (didClose): the server answers on
+  res = client.request_sync("textDocument/hover", {
+    textDocument = { uri = uri }, position = { line = 2, character = kcol },
+  }, 10000, buf)
+  check(res and res.result ~= nil, "hover before closing")
+  vim.cmd("bwipeout! " .. vbuf)
+  res = client.request_sync("textDocument/hover", {
+    textDocument = { uri = uri }, position = { line = 2, character = kcol },
+  }, 10000, buf)
+  check(res and res.result and res.result.contents.value:find("zero_optimization.stage", 1, true) ~= nil,
+        "a document closed: the server answers for the others")
+
   vim.lsp.stop_client(client_id)
   check(vim.wait(10000, function() return vim.lsp.get_client_by_id(client_id) == nil end, 20),
         "the client stops the server (shutdown, exit)")
