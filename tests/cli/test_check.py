@@ -884,6 +884,17 @@ class RuleEdits(CheckCase):
                          [{"op": "set", "path": "wall_clock_breakdown",
                            "value": False}])
 
+    def test_edits_cross_worker_processes(self):
+        # check -j 2 sends the findings of its second process through a
+        # pipe (16 files a process at least: 40 files)
+        paths = [self.write("c%d.json" % i, EDITS_CONFIG) for i in range(40)]
+        one = run("check", "--format", "json", "-j", "1", *paths)
+        two = run("check", "--format", "json", "-j", "2", *paths)
+        self.assertEqual(two.out, one.out)
+        edits = [f for f in json.loads(two.out) if "edits" in f]
+        self.assertEqual(len(edits), 40 * 8, len(edits))
+        self.assertEqual({f["file"] for f in edits}, set(paths))
+
     def test_world_size_and_rename_kinds(self):
         path = self.write("c.json", EDITS_CONFIG)
         _, found = self.check_json(path, "--world-size", "4")
