@@ -2,7 +2,8 @@
 -- (Debian's neovim, headless): start it, open a config with an error,
 -- wait for the diagnostics, edit the error away (incremental sync), wait
 -- for them to clear, hover, complete, edit into a mistyped key and apply
--- its quick fix, inlay hints, go to definition in a gen -o output, then
+-- its quick fix, inlay hints, go to definition in a gen -o output, a
+-- profile's diagnostics (opened, then edited and written), close, then
 -- quit: status 0 when every check held.
 --   DSFORGE=... CONFIG=... nvim --headless -u NONE -i NONE -c 'luafile nvim.lua'
 local failures = 0
@@ -135,6 +136,30 @@ local ok, err = pcall(function()
   res = def_at('"stage"')
   check(res ~= nil and res.err == nil and (res.result == nil or res.result == vim.NIL),
         "definition of a command-line argument's value: null")
+
+  -- a profile: its variant's error when opened; edited and written
+  -- (didSave), the error goes
+  vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("DEF_BROKEN")))
+  local pbuf = vim.api.nvim_get_current_buf()
+  vim.lsp.buf_attach_client(pbuf, client_id)
+  local function perrors()
+    local n, at = 0, nil
+    for _, d in ipairs(vim.diagnostic.get(pbuf)) do
+      if d.severity == vim.diagnostic.severity.ERROR then n, at = n + 1, d end
+    end
+    return n, at
+  end
+  check(vim.wait(20000, function() return perrors() > 0 end, 20), "a profile opened: its error arrives")
+  local _, perr = perrors()
+  check(perr and perr.lnum == 4 and perr.message:find("zero_optimization.stage: 7", 1, true) ~= nil,
+        "the variant's error at the build's line (" .. tostring(perr and perr.lnum) .. ")")
+  local plines = vim.api.nvim_buf_get_lines(pbuf, 0, -1, false)
+  for i, l in ipairs(plines) do
+    local c = l:find("stage = 7", 1, true)
+    if c then vim.api.nvim_buf_set_text(pbuf, i - 1, c + 7, i - 1, c + 8, { "2" }) end
+  end
+  vim.cmd("silent write")
+  check(vim.wait(20000, function() return perrors() == 0 end, 20), "written fixed: the error goes")
 
   -- close the output's file (didClose): the server answers on
   res = client.request_sync("textDocument/hover", {

@@ -18,7 +18,10 @@ cat > "$work/ds_config.json" <<'JSON'
 }
 JSON
 sh "$src/tests/lsp/mkout.sh" "$dsforge" "$work/def"
+sed -e 's/"defp"/"nbroken"/' -e 's/stage = 2/stage = 7/' \
+  "$work/def/profiles/defp.lua" > "$work/def/profiles/nbroken.lua"
 cd "$work"
 DSFORGE=$dsforge CONFIG=$work/ds_config.json DEF_OUT=$work/def/out \
   DEF_TEAM=$work/def/team.json DSFORGE_PATH=$work/def/profiles \
+  DEF_BROKEN=$work/def/profiles/nbroken.lua \
   timeout 120 nvim --headless -u NONE -i NONE -n -c "luafile $src/tests/lsp/nvim.lua"

@@ -2,7 +2,8 @@
 // JSON-RPC library VS Code's language client is built on) through a
 // scripted session (issue 34): initialize, open, edit into an error and
 // out of it, hover, complete, apply quick fixes (code actions), inlay
-// hints, go to definition in a gen -o output, settings, a malformed
+// hints, go to definition in a gen -o output, a profile's diagnostics,
+// settings, a malformed
 // message, an unknown
 // method, a 10 MB document, invalid UTF-8, shutdown/exit, and a client
 // that goes away. Exit 0 when every check holds.
@@ -212,7 +213,32 @@ async function main_session() {
         'the fix applied: train_batch_size 32, no batch-identity');
   hints = await s.conn.sendRequest('textDocument/inlayHint', { textDocument: { uri }, range: whole });
   check(hints.some((x) => x.label.endsWith('data-parallel world 2 = 32')), 'inlay hint at world size 2: 32');
+  // with a model: the memory per GPU too (dsforge estimate's numbers)
+  s.conn.sendNotification('workspace/didChangeConfiguration',
+    { settings: { dsforge: { params: { model: 'llama-2-7b', gpus_per_node: 2 } } } });
+  hints = await s.conn.sendRequest('textDocument/inlayHint', { textDocument: { uri }, range: whole });
+  check(hints.some((x) => /^GPU memory per device \u2248 \d+\.\d GiB/.test(x.label)),
+        'inlay hint with a model: the memory per GPU: ' + JSON.stringify(hints.map((x) => x.label)));
   s.conn.sendNotification('workspace/didChangeConfiguration', { settings: { dsforge: { worldSize: 1 } } });
+
+  // a profile: gen's diagnostics when it is opened and saved
+  const pfile = process.env.DEF_PROFILES + '/broken.lua';
+  const puri = 'file://' + pfile;
+  const good = fs.readFileSync(process.env.DEF_PROFILE, 'utf8').replace('"defp"', '"broken"');
+  const broken = good.replace('stage = 2', 'stage = 7');
+  fs.writeFileSync(pfile, broken);
+  s.conn.sendNotification('textDocument/didOpen', { textDocument: { uri: puri, languageId: 'lua', version: 1, text: broken } });
+  d = await diagnostics(s, puri, 1);
+  let perr = d.diagnostics.find((x) => x.severity === 1);
+  check(perr && perr.code === 'invalid-value' && perr.range.start.line === 4 &&
+        perr.message.includes('zero_optimization.stage: 7'),
+        'a profile opened: its variant\'s error at the build\'s line: ' + JSON.stringify(perr && [perr.range.start, perr.message.split('\n')[0]]));
+  fs.writeFileSync(pfile, good);
+  s.diags.delete(puri);
+  s.conn.sendNotification('textDocument/didSave', { textDocument: { uri: puri } });
+  d = await diagnostics(s, puri, 1);
+  check(!d.diagnostics.some((x) => x.severity === 1), 'saved fixed: no error');
+  s.conn.sendNotification('textDocument/didClose', { textDocument: { uri: puri } });
 
   // go to definition in a gen -o output (tests/lsp/mkout.sh)
   const out = process.env.DEF_OUT;
