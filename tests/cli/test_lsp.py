@@ -470,8 +470,10 @@ class ProfileDiagnostics(dsf.TempDirTest):
         self.assertEqual(d[0]["range"]["start"]["line"], 5)
         self.assertIn("syntax error", d[0]["message"])
         # saved with a value the rules reject: the finding, at the build
+        # (what the build prints goes to stderr, not into the protocol)
         with open(path, "w") as f:
-            f.write(PROFILE_HEAD + "    return { train_micro_batch_size_per_gpu"
+            f.write(PROFILE_HEAD + "    print('Content-Length: 2')\n"
+                    "    return { train_micro_batch_size_per_gpu"
                     " = 1, zero_optimization = { stage = 7 } }\n  end,\n}\n")
         s.send({"method": "textDocument/didSave",
                 "params": {"textDocument": {"uri": uri}}})
@@ -481,6 +483,9 @@ class ProfileDiagnostics(dsf.TempDirTest):
         self.assertIn("zero_optimization.stage: 7 is not a valid value",
                       bad[0]["message"])
         self.assertEqual(bad[0]["range"]["start"]["line"], 4)
+        self.assertTrue(s.request("textDocument/hover", {
+            "textDocument": {"uri": uri},
+            "position": {"line": 0, "character": 0}})["id"])
         # fixed and saved: no error
         with open(path, "w") as f:
             f.write(PROFILE_HEAD + "    return { train_micro_batch_size_per_gpu"
