@@ -58,6 +58,13 @@ function pos(text, needle, after = 0) {
   return { line: before.length - 1, character: before[before.length - 1].length };
 }
 
+// Waits until cond() holds (polling; at most ms): what the server sends
+// without a request to wait on, however loaded the machine.
+async function until(cond, ms = 20000) {
+  for (const t0 = Date.now(); !cond() && Date.now() - t0 < ms;)
+    await new Promise((r) => setTimeout(r, 20));
+}
+
 function frame(body) {
   const b = Buffer.isBuffer(body) ? body : Buffer.from(body);
   return Buffer.concat([Buffer.from(`Content-Length: ${b.length}\r\n\r\n`), b]);
@@ -267,14 +274,15 @@ async function main_session() {
   d = await diagnostics(s, uri, version);
   check(!d.diagnostics.some((x) => x.code === 'auto-value'), 'target hf (didChangeConfiguration): no auto-value');
   s.conn.sendNotification('workspace/didChangeConfiguration', { settings: { dsforge: { dsVersion: '0.0.1' } } });
-  await new Promise((r) => setTimeout(r, 300));
-  check(/"method":"window\/showMessage".*dsVersion/.test(s.raw), 'a release no plugin covers is shown to the user');
+  const shown = () => /"method":"window\/showMessage".*dsVersion/.test(s.raw);
+  await until(shown);
+  check(shown(), 'a release no plugin covers is shown to the user');
 
   // a malformed message: not JSON -> -32700; a bad header -> skipped
   s.proc.stdin.write(frame('{"jsonrpc": "2.0", "id": 99, "method": '));
   s.proc.stdin.write(Buffer.from('X-Nonsense\r\n\r\n'));
   s.proc.stdin.write(frame('[1, 2]'));
-  await new Promise((r) => setTimeout(r, 300));
+  await until(() => s.raw.includes('"code":-32700') && s.raw.includes('"code":-32600'));
   check(s.raw.includes('"code":-32700'), 'a body that is not JSON: parse error -32700');
   check(s.raw.includes('"code":-32600'), 'a body that is not a request: -32600');
   // an unknown method: -32601 for a request; a notification is ignored
