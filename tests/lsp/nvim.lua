@@ -99,6 +99,40 @@ local ok, err = pcall(function()
         .. tostring(vim.api.nvim_buf_get_lines(buf, 3, 4, false)[1]))
   check(vim.wait(20000, function() return typo() == nil end, 20), "after the fix: no unknown-key")
 
+  -- an fp16 key in bf16: the quick fix is two edits (out of bf16, into a
+  -- new fp16 section), applied by Neovim in one go
+  vim.api.nvim_buf_set_lines(buf, 1, 1, false, { '  "bf16": {"enabled": true, "loss_scale": 0},' })
+  check(vim.wait(20000, function() return typo() ~= nil end, 20), "loss_scale in bf16: unknown-key")
+  d, lspd = typo()
+  res = client.request_sync("textDocument/codeAction", {
+    textDocument = { uri = uri },
+    range = { start = { line = d.lnum, character = d.col }, ["end"] = { line = d.end_lnum, character = d.end_col } },
+    context = { diagnostics = { lspd } },
+  }, 10000, buf)
+  action = nil
+  for _, a in ipairs(res and res.result or {}) do
+    if a.title == "Move bf16.loss_scale to fp16.loss_scale" then action = a end
+  end
+  check(action ~= nil, "code action: the move")
+  if action then vim.lsp.util.apply_workspace_edit(action.edit, client.offset_encoding) end
+  local want = {
+    "{",
+    '  "bf16": {"enabled": true},',
+    '  "train_micro_batch_size_per_gpu": 4,',
+    '  "zero_optimization": {"stage": 3},',
+    '  "gradient_clipping": 1.0,',
+    '  "gradient_accumulation_steps": 2,',
+    '  "fp16": {"loss_scale": 0}',
+    "}",
+  }
+  local got = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  check(table.concat(got, "\n") == table.concat(want, "\n"), "the moved text:\n" .. table.concat(got, "\n"))
+  check(vim.wait(20000, function() return typo() == nil end, 20), "after the move: no unknown-key")
+  -- (back to the config the checks below expect)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, {
+    "{", '  "train_micro_batch_size_per_gpu": 4,', '  "zero_optimization": {"stage": 3},',
+    '  "gradient_clipping": 1.0,', '  "gradient_accumulation_steps": 2', "}" })
+
   -- inlay hints: the global batch at the world size in use (1)
   res = client.request_sync("textDocument/inlayHint", {
     textDocument = { uri = uri },
