@@ -436,6 +436,14 @@ class Definition(dsf.TempDirTest):
         other = "file://" + self.write("plain.json", text)
         s.diagnostics(other, text)
         self.assertIsNone(self.define(s, other, text, '"gradient_clipping"'))
+        # the profile gone, then the manifest broken: null, and on it goes
+        os.rename(prof, prof + ".gone")
+        self.assertIsNone(self.define(s, uri, text, '"lr"'))
+        os.rename(prof + ".gone", prof)
+        self.assertIsNotNone(self.define(s, uri, text, '"lr"'))
+        with open(os.path.join(out, "manifest.json"), "w") as f:
+            f.write('{"variants": [{"file": 7}], "profile": ')
+        self.assertIsNone(self.define(s, uri, text, '"lr"'))
         self.assertEqual(s.close(), 0)
 
 
