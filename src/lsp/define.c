@@ -1,6 +1,7 @@
 /* define.c -- textDocument/definition in a variant of a `gen -o` output
 ** directory: the variant is made again from what its manifest.json
-** records (profile, tier, --param values, -f files, edits) with its
+** records (profile, tier, --param values, -f files, edits, --matrix
+** axes cut to this variant's values) with its
 ** provenance, as `gen --why` makes it, and the layer that set the value
 ** under the cursor is where it goes: a profile's line or a -f file's
 ** line. A value a command-line argument set has no file: null, not a
@@ -13,6 +14,8 @@
 #include "core/buf.h"
 #include "core/xalloc.h"
 #include "doc/jpath.h"
+#include "doc/jsondiff.h"
+#include "json/jsonc.h"
 #include "doc/prov.h"
 #include "lsp/jcursor.h"
 #include "lsp/outdir.h"
@@ -52,28 +55,93 @@ typedef struct made {
     dsf_param_arg *params;
     const char **files;
     dsf_edit *edits;
+    dsf_matrix_axis *axes;
 } made;
 
 static void request_free(made *m)
 {
     for (size_t i = 0; i < m->r.nedits; i++)
         dsf_edit_free(&m->edits[i]);
+    for (size_t i = 0; i < m->r.nmatrix; i++)
+        free(m->axes[i].values);
+    free(m->axes);
     free(m->edits);
     free(m->params);
     free(m->files);
 }
 
+/* Does the --matrix value text v give x (a variant's param, or its
+** config's value at the axis's path)? As gen reads it: JSON when it
+** parses as JSON, else a string. */
+static bool value_is(const char *v, const cJSON *x)
+{
+    cJSON *j = cJSON_Parse(v);
+    bool eq = j ? dsf_json_equal(j, x)
+                : cJSON_IsString(x) && !strcmp(x->valuestring, v);
+    cJSON_Delete(j);
+    return eq;
+}
+
+/* The sweep's axes (the manifest's "matrix"), each cut to the values
+** that give this variant (its params; its config at a path, read from
+** the file on disk): usually one variant is made, not the whole sweep.
+** An axis no value matches keeps all of them (the variant is then
+** found among the cells by its params and config). */
+static void axes_of(made *m, const cJSON *matrix, const cJSON *variant,
+                    const cJSON *disk)
+{
+    size_t n = (size_t)cJSON_GetArraySize(matrix);
+    m->axes = dsf_xcalloc(n + 1, sizeof *m->axes);
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(variant,
+                                                           "params");
+    const cJSON *ax;
+    cJSON_ArrayForEach(ax, matrix)
+    {
+        dsf_matrix_axis *a = &m->axes[m->r.nmatrix++];
+        size_t nv = (size_t)cJSON_GetArraySize(ax);
+        a->key = ax->string;
+        a->values = dsf_xcalloc(nv + 1, sizeof *a->values);
+        const cJSON *here = cJSON_GetObjectItemCaseSensitive(params,
+                                                             ax->string);
+        if (!here) {
+            dsf_jpath jp;
+            char *err = NULL;
+            if (!dsf_jpath_parse(&jp, ax->string, &err)) {
+                here = dsf_jpath_get((cJSON *)disk, &jp);
+                dsf_jpath_free(&jp);
+            }
+            free(err);
+        }
+        const cJSON *v;
+        cJSON_ArrayForEach(v, ax)
+        {
+            if (cJSON_IsString(v) && here && value_is(v->valuestring, here))
+                a->values[a->n++] = v->valuestring;
+        }
+        if (!a->n) {
+            cJSON_ArrayForEach(v, ax)
+            {
+                if (cJSON_IsString(v))
+                    a->values[a->n++] = v->valuestring;
+            }
+        }
+    }
+    m->r.matrix = m->axes;
+}
+
 /* The request that makes the manifest's variant again; -1 when the
-** manifest does not say enough (a sweep, an edit that does not parse). */
+** manifest does not say enough (a --matrix-file sweep, an edit that does
+** not parse). disk: the variant's config as gen wrote it. */
 static int request_of(made *m, const dsf_lsp *s, const cJSON *man,
-                      const cJSON *variant)
+                      const cJSON *variant, const cJSON *disk)
 {
     memset(m, 0, sizeof *m);
     dsf_gen_request *r = &m->r;
-    const cJSON *matrix = cJSON_GetObjectItemCaseSensitive(man, "matrix");
     r->profile = str(man, "profile");
-    if (!r->profile || (matrix && cJSON_GetArraySize(matrix) > 0))
+    if (!r->profile || cJSON_GetObjectItemCaseSensitive(man, "matrix_files"))
         return -1;
+    axes_of(m, cJSON_GetObjectItemCaseSensitive(man, "matrix"), variant,
+            disk);
     const char *tier = str(variant, "tier");
     if (tier && *tier) {
         m->tier[0] = tier;
@@ -151,6 +219,21 @@ static cJSON *location(const dsf_prov_event *e)
     return loc;
 }
 
+/* The variant's config as gen wrote it (the file of uri), or NULL. */
+static cJSON *on_disk(const char *uri)
+{
+    char *path = dsf_lsp_uri_path(uri);
+    cJSON *doc = NULL;
+    dsf_diags d = DSF_DIAGS_INIT;
+    if (path && dsf_json_load_file(&doc, NULL, path, &d)) {
+        cJSON_Delete(doc);
+        doc = NULL;
+    }
+    dsf_diags_free(&d);
+    free(path);
+    return doc;
+}
+
 cJSON *dsf_lsp_definition(dsf_lsp *s, const dsf_lsp_doc *doc, long line,
                           long character)
 {
@@ -165,20 +248,26 @@ cJSON *dsf_lsp_definition(dsf_lsp *s, const dsf_lsp_doc *doc, long line,
     dsf_jcursor_find(&c, doc->text, doc->len, off);
     char *path = member_path(&c);
     dsf_jcursor_free(&c);
+    cJSON *disk = path ? on_disk(doc->uri) : NULL;
     made m;
     cJSON *loc = NULL;
-    if (path && !request_of(&m, s, man, variant)) {
+    if (path && !request_of(&m, s, man, variant, disk)) {
         dsf_gen_result *res = NULL;
         dsf_diags d = DSF_DIAGS_INIT;
         if (dsf_gen_eval(&res, &m.r, &d))
             dsf_lsp_log("go to definition: the variant cannot be made "
                         "again: %s", d.len ? d.items[0].message : "?");
-        const char *name = str(variant, "name");
-        for (size_t i = 0; res && name && i < dsf_gen_result_count(res);
+        const cJSON *params = cJSON_GetObjectItemCaseSensitive(variant,
+                                                               "params");
+        for (size_t i = 0; !loc && res && i < dsf_gen_result_count(res);
              i++) {
             dsf_gen_variant gv;
             dsf_gen_result_variant(res, i, &gv);
-            if (strcmp(gv.name, name))
+            /* the variant: its params and config as the manifest and the
+            ** file say (the names of a sweep's cells depend on the order
+            ** of its axes, which the manifest does not keep) */
+            if (!dsf_json_equal(gv.params, params) ||
+                (disk && !dsf_json_equal(gv.doc, disk)))
                 continue;
             const dsf_prov_event *e = dsf_prov_origin(gv.prov, path);
             if (e && !e->layer->file)
@@ -193,6 +282,7 @@ cJSON *dsf_lsp_definition(dsf_lsp *s, const dsf_lsp_doc *doc, long line,
     }
     if (path)
         request_free(&m);
+    cJSON_Delete(disk);
     free(path);
     cJSON_Delete(man);
     return loc;

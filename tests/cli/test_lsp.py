@@ -446,6 +446,32 @@ class Definition(dsf.TempDirTest):
         self.assertIsNone(self.define(s, uri, text, '"lr"'))
         self.assertEqual(s.close(), 0)
 
+    def test_a_sweeps_variants(self):
+        # each cell of a --matrix sweep (a config path and a param) is made
+        # again; a value the sweep set came from the command line: null
+        self.pdir = self.profile("defp", DEF_PROFILE)
+        out = os.path.join(self.tmp, "out")
+        r = run("gen", "defp", "--profile-path", self.pdir, "--matrix",
+                "zero_optimization.stage=1,2", "--matrix", "world_size=1,2",
+                "-o", out)
+        self.assertEqual(r.rc, 0, r)
+        with open(os.path.join(out, "manifest.json")) as f:
+            variants = json.load(f)["variants"]
+        self.assertEqual(len(variants), 4)
+        prof = "file://" + os.path.realpath(os.path.join(self.pdir,
+                                                         "defp.lua"))
+        s = Server(env={"DSFORGE_PATH": self.pdir})
+        for v in variants:
+            path = os.path.join(out, v["file"])
+            with open(path) as f:
+                text = f.read()
+            s.diagnostics("file://" + path, text)
+            loc = self.define(s, "file://" + path, text, '"lr"')
+            self.assertEqual(loc and loc["uri"], prof, v["file"])
+            self.assertIsNone(self.define(s, "file://" + path, text,
+                                          '"stage"'), v["file"])
+        self.assertEqual(s.close(), 0)
+
 
 PROFILE_HEAD = """return {
   name = "mine",
