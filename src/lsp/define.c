@@ -266,8 +266,9 @@ cJSON *dsf_lsp_definition(dsf_lsp *s, const dsf_lsp_doc *doc, long line,
             /* the variant: its params and config as the manifest and the
             ** file say (the names of a sweep's cells depend on the order
             ** of its axes, which the manifest does not keep) */
-            if (!dsf_json_equal(gv.params, params) ||
-                (disk && !dsf_json_equal(gv.doc, disk)))
+            if ((params && (!gv.params ||
+                            !dsf_json_equal(gv.params, params))) ||
+                (disk && (!gv.doc || !dsf_json_equal(gv.doc, disk))))
                 continue;
             const dsf_prov_event *e = dsf_prov_origin(gv.prov, path);
             if (e && !e->layer->file)

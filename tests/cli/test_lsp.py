@@ -458,6 +458,12 @@ class Definition(dsf.TempDirTest):
         with open(os.path.join(out, "manifest.json")) as f:
             variants = json.load(f)["variants"]
         self.assertEqual(len(variants), 4)
+        # (a manifest whose variant lacks its params: no crash)
+        with open(os.path.join(out, "manifest.json")) as f:
+            m = json.load(f)
+        del m["variants"][0]["params"]
+        with open(os.path.join(out, "manifest.json"), "w") as f:
+            json.dump(m, f)
         prof = "file://" + os.path.realpath(os.path.join(self.pdir,
                                                          "defp.lua"))
         s = Server(env={"DSFORGE_PATH": self.pdir})
