@@ -11,6 +11,8 @@ section a DeepSpeed config commonly has) is opened, then:
     publishDiagnostics, median and 95th percentile;
   - hover: EDITS hovers over the keys of the file in turn, the time from
     request to response, median and p95;
+  - code actions and inlay hints: EDITS requests of each over the whole
+    file, median (no target);
   - memory: RSS_EDITS (10,000) more edits; the server's RSS (VmRSS) after
     the first 1,000 and at the end.
 Times are the client's round trip over the pipes (framing and JSON both
@@ -170,6 +172,21 @@ def main(argv):
             "position": {"line": line, "character": ch}})
         hover_t.append(time.perf_counter() - t)
         shown += r.get("result") is not None
+    # code actions and inlay hints over the whole file (no target: they
+    # run when the editor asks, not on every keystroke)
+    whole = {"start": {"line": 0, "character": 0},
+             "end": {"line": len(lines), "character": 0}}
+    action_t, hint_t = [], []
+    for _ in range(edits):
+        t = time.perf_counter()
+        c.request("textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "range": whole,
+            "context": {"diagnostics": []}})
+        action_t.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        c.request("textDocument/inlayHint", {
+            "textDocument": {"uri": uri}, "range": whole})
+        hint_t.append(time.perf_counter() - t)
     rss = []
     for k in range(rss_edits):
         edit()
@@ -186,6 +203,9 @@ def main(argv):
           "(%d edits; target median <= 5 ms)" % (d_med, d_p95, edits))
     print("hover: median %.2f ms, p95 %.2f ms (%d hovers, %d with text; "
           "target median <= 2 ms)" % (h_med, h_p95, edits, shown))
+    print("code actions: median %.2f ms, inlay hints: median %.2f ms "
+          "(%d each, the whole file)" % (ms(action_t)[0], ms(hint_t)[0],
+                                         edits))
     if rss:
         print("RSS: %d KiB after 1,000 edits, %d KiB after %d (%+.1f%%; "
               "target flat: <= 5%%)" % (rss[0], rss[-1], rss_edits, growth))

@@ -251,4 +251,28 @@ function M.suggest(tb, mb, gas, w)
   return multiples(w * (pg or 1), pg and "world_size * gas" or "world_size")
 end
 
+-- The machine-readable fixes of M.suggest's advice (ctx.report's edit,
+-- contrib/docs/plugins.md), when it is a number to set: a list of
+-- alternatives, or nil.
+function M.suggest_edits(tb, mb, gas, w)
+  if tb == nil or not (is_pos_int(tb) and (mb == nil or is_pos_int(mb))
+      and (gas == nil or is_pos_int(gas))) then
+    return nil
+  end
+  local pt, pm, pg = int(tb), mb and int(mb), gas and int(gas)
+  if pm and pg then
+    local edits = { { op = "set", path = M.TB, value = pm * pg * w } }
+    if pt % (pm * w) == 0 and pt // (pm * w) > 0 then
+      edits[2] = { op = "set", path = M.GAS, value = pt // (pm * w) }
+    end
+    return edits
+  end
+  if pm then
+    local unit = pm * w
+    local k = pt // unit
+    return { { op = "set", path = M.TB, value = (k > 0 and k or 1) * unit } }
+  end
+  return nil
+end
+
 return M

@@ -322,8 +322,9 @@ local function reads(ctx, dp)
 end
 
 -- params: the profile params the finding depends on (gen blames the
--- --param or --matrix argument that set one), or nil.
-local function emit(ctx, rule, path, message, fix, severity, params)
+-- --param or --matrix argument that set one), or nil; edit: the
+-- machine-readable fix (an edit or a list of alternatives), or nil.
+local function emit(ctx, rule, path, message, fix, severity, params, edit)
   ctx.report {
     rule = rule,
     path = dsforge.array(path),
@@ -331,6 +332,7 @@ local function emit(ctx, rule, path, message, fix, severity, params)
     fix = fix,
     severity = severity,
     param = params,
+    edit = edit,
   }
 end
 
@@ -446,16 +448,17 @@ def {
         what = "gradient_accumulation_steps is absent, so accelerate (used by the Hugging Face"
           .. " Trainer) inserts \"gradient_accumulation_steps\": 1 and " .. what
       end
-      local fix
+      local fix, edit
       if math.tointeger(w) then
         fix = batch.suggest(tb, mb, gas, math.tointeger(w))
+        edit = batch.suggest_edits(tb, mb, gas, math.tointeger(w))
       else
         fix = "make sequence_parallel_size divide the world size " .. pynum(valid_world(ctx))
       end
       emit(ctx, "batch-identity", { which }, what .. at .. ". DeepSpeed derives missing values with floor division and then"
         .. " requires every value > 0 and train_batch_size == micro * gas * world_size;"
         .. " the world size is the data-parallel size, so the same file can pass on one"
-        .. " GPU count and fail on another.", fix)
+        .. " GPU count and fail on another.", fix, nil, nil, edit)
       return
     end
     for _, key in ipairs(res.derived) do

@@ -20,7 +20,9 @@
 --             default_text (string or {en=,zh=}) when the default is not a
 --             plain value, aliases = { "alias" }, deprecated = { replacement =,
 --             note = {en=,zh=}, copies = false when DeepSpeed only warns,
---             both = "error" | "ignored" }, hf_auto = true (Hugging Face fills
+--             both = "error" | "ignored", same_value = true when the value
+--             means the same under the replacement (a rename fixes it) },
+--             hf_auto = true (Hugging Face fills
 --             "auto" here), hf_auto_key = "name" (only that spelling is filled),
 --             auto_dropped = true ("auto" as this value is dropped by the
 --             pydantic model that contains it), rejected = { en =, zh = }
@@ -248,7 +250,7 @@ local zero_optimization = Obj({
     { min = 0, aliases = { "stage3_partition_stream_chunk_size" }, unreleased = true }),
   stage3_gather_fp16_weights_on_model_save = B(false, "Deprecated: use stage3_gather_16bit_weights_on_model_save.",
     "已弃用：请改用 stage3_gather_16bit_weights_on_model_save。",
-    { deprecated = { replacement = "gather_16bit_weights_on_model_save",
+    { deprecated = { replacement = "gather_16bit_weights_on_model_save", same_value = true,
       note = doc("the value is copied into gather_16bit_weights_on_model_save", "该值会被复制到 gather_16bit_weights_on_model_save") } }),
   ignore_unused_parameters = B(true, "Do not fail when some parameters receive no gradient (stage 1/2).",
     "存在未参与计算（无梯度）的参数时不报错（ZeRO-1/2）。"),
@@ -335,7 +337,7 @@ local function bf16_section(is_old)
      is_old and "bf16 配置段的旧名称（仍会读取；两者都存在时以 bf16 为准）。"
              or "bf16 混合精度（自 v0.17.1 起为 pydantic 模型：loss_scale 等未知键会被拒绝）。",
      { strict = true, pydantic_root = true,
-       deprecated = is_old and { replacement = "bf16", both = "ignored",
+       deprecated = is_old and { replacement = "bf16", both = "ignored", same_value = true,
          note = doc("if both are present bf16 wins and bfloat16 is ignored", "两者都存在时以 bf16 为准，bfloat16 被忽略") } or nil })
 end
 

@@ -155,16 +155,18 @@ local function unknown_advice(node, key)
     advice_of[node] = per
   end
   local a = per.keys[key]
-  if a then return a[1], a[2] end
-  local msg, fix = "", "remove it"
+  if a then return a[1], a[2], a[3] end
+  local msg, fix, edit = "", "remove it", nil
   local s = M.suggest(key, field_candidates(node))
   local renamed = renamed_from(node, key)
   if renamed then
     msg = msg .. string.format(" (DeepSpeed renamed it to \"%s\" in %s)", renamed.name, renamed.since)
     fix = string.format("rename it to \"%s\"", renamed.name)
+    edit = { op = "rename", to = renamed.name }
   elseif s then
     msg = msg .. string.format(" (did you mean \"%s\"?)", s)
     fix = string.format("rename it to \"%s\"", s)
+    edit = { op = "rename", to = s }
   else
     local locs = type(key) == "string" and key_paths(key) or nil
     if locs and #locs > 0 then
@@ -172,15 +174,20 @@ local function unknown_advice(node, key)
       for i = 1, math.min(3, #locs) do shown[i] = locs[i] end
       msg = msg .. string.format(" (\"%s\" is a key of %s: wrong section?)", key, table.concat(shown, ", "))
       fix = "move it to " .. shown[1]
+      -- (a path of plain keys only: the text is a config path then)
+      local dest = shown[1] == "the top level" and key or shown[1] .. "." .. key
+      if dest:find("^[%a_][%w_.]*$") and not dest:find("%.%.") then
+        edit = { op = "move", to = dest }
+      end
     end
   end
   local hint = node.unknown_hints and type(key) == "string" and node.unknown_hints[key]
   if hint then msg = msg .. "; " .. M.text(hint, "en") end
   if per.n < MAX_ADVICE then
     per.n = per.n + 1
-    per.keys[key] = { msg, fix }
+    per.keys[key] = { msg, fix, edit }
   end
-  return msg, fix
+  return msg, fix, edit
 end
 
 ---------------------------------------------------------------------------
@@ -550,13 +557,14 @@ local function lenient_verdict(st, path, v, why, msg, sev)
   return msg, sev
 end
 
-local function report(st, rule, path, message, fix, severity)
+-- edit: the machine-readable fix (ctx.report's edit), or nil.
+local function report(st, rule, path, message, fix, severity, edit)
   local rec = st.record
   if rec then
     -- (a copy of the path: the receiver may keep or change the one it gets)
-    rec[#rec + 1] = { rule, table.move(path, 1, #path, 1, {}), message, fix, severity }
+    rec[#rec + 1] = { rule, table.move(path, 1, #path, 1, {}), message, fix, severity, edit }
   end
-  st.ctx.report({ rule = rule, path = path, message = message, fix = fix, severity = severity })
+  st.ctx.report({ rule = rule, path = path, message = message, fix = fix, severity = severity, edit = edit })
 end
 
 local check_value, no_bool_at
@@ -585,10 +593,19 @@ local function handle_auto(st, node, path, pinfo, key)
       fix = "replace \"auto\" with a concrete value"
     end
   end
+  local edit
   if severity == "warning" and not (node.hf_auto and st.target ~= "hf") then
     fix = "remove the key to use the default, or give a concrete value"
+    edit = { op = "remove" }
   end
-  report(st, "auto-value", path, msg, fix, severity)
+  -- for plain DeepSpeed: the value DeepSpeed takes when the key is absent
+  -- (a plain default only: not one the text says is computed)
+  local d = node.default
+  if st.target ~= "hf" and node.default_text == nil and d ~= nil and d ~= "auto"
+     and (type(d) == "number" or type(d) == "boolean" or type(d) == "string") then
+    edit = { op = "set", value = d }
+  end
+  report(st, "auto-value", path, msg, fix, severity, edit)
 end
 
 local function check_enum(st, node, v, path)
@@ -814,7 +831,7 @@ local function walk_section(st, v, f, path, pinfo, key)
   if kept then
     for j = 1, #kept do
       local r = kept[j]
-      report(st, r[1], table.move(r[2], 1, #r[2], 1, {}), r[3], r[4], r[5])
+      report(st, r[1], table.move(r[2], 1, #r[2], 1, {}), r[3], r[4], r[5], r[6])
     end
     return
   end
@@ -925,9 +942,9 @@ local function check_object(st, v, node, path)
       else
         msg = string.format("%s is not a DeepSpeed key %s; DeepSpeed silently ignores it, so it has no effect", ktext, in_where())
       end
-      local suffix, fix = unknown_advice(node, key)
+      local suffix, fix, edit = unknown_advice(node, key)
       kp = copy_path(path, key)
-      report(st, "unknown-key", kp, msg .. suffix, fix, strict and "error" or "warning")
+      report(st, "unknown-key", kp, msg .. suffix, fix, strict and "error" or "warning", edit)
     end
   end
   -- alias + field name (or two aliases) for the same field (present is
@@ -942,7 +959,8 @@ local function check_object(st, v, node, path)
           table.concat((function() local q = {} for i, u in ipairs(used) do q[i] = json_string(u) end return q end)(), " and "),
           #used == 2 and "both" or "all", canonical, in_where(),
           node.strict and "DeepSpeed rejects giving more than one (extra_forbidden)" or "only one of them is used"),
-        string.format("keep only one of them (e.g. \"%s\")", used[1]), sev)
+        string.format("keep only one of them (e.g. \"%s\")", used[1]), sev,
+        { op = "remove" })
     end
   end
   -- deprecated keys (only the node's deprecated names can match)
@@ -969,20 +987,24 @@ local function check_object(st, v, node, path)
           rkeys[1], key)
         rkeys = nil
       end
+      -- (a rename is the fix only where the value means the same under
+      -- the new name, and that name is not given too)
+      local same = dep.same_value and not null_absent and not (rkeys and #rkeys > 0)
       report(st, "deprecated-key", kp,
         string.format("\"%s\" is deprecated; use \"%s\" instead%s", key, dep.replacement, note),
-        string.format("replace \"%s\" with \"%s\"", key, dep.replacement), "warning")
+        string.format("replace \"%s\" with \"%s\"", key, dep.replacement), "warning",
+        same and { op = "rename", to = dep.replacement } or nil)
       if rkeys and #rkeys > 0 then
         if dep.both == "ignored" then
           report(st, "deprecated-with-replacement", kp,
             string.format("both \"%s\" and \"%s\" are given; DeepSpeed uses \"%s\" and ignores \"%s\"",
               key, rkeys[1], rkeys[1], key),
-            string.format("remove \"%s\"", key), "warning")
+            string.format("remove \"%s\"", key), "warning", { op = "remove" })
         elseif dep.copies ~= false and node.strict then
           report(st, "deprecated-with-replacement", kp,
             string.format("both the deprecated \"%s\" and its replacement \"%s\" are given; DeepSpeed raises AssertionError \"Cannot provide deprecated parameter '%s' and replacing parameter '%s' together\"",
               key, rkeys[1], key, rcanon),
-            string.format("remove \"%s\" and keep \"%s\"", key, rkeys[1]), "error")
+            string.format("remove \"%s\" and keep \"%s\"", key, rkeys[1]), "error", { op = "remove" })
         end
       end
     end

@@ -232,6 +232,9 @@ static void print_json(const dsf_diags *d, cJSON *more)
         cJSON_AddStringToObject(o, "message", g->message);
         if (g->hint)
             cJSON_AddStringToObject(o, "fix", g->hint);
+        cJSON *edits = g->edits ? cJSON_Parse(g->edits) : NULL;
+        if (edits)
+            cJSON_AddItemToObject(o, "edits", edits);
         cJSON_AddItemToArray(arr, o);
     }
     while (more && more->child)

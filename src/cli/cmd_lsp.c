@@ -29,10 +29,15 @@ const dsf_command dsf_cmd_lsp = {
     "Runs a Language Server (LSP 3.17) over standard input and output for "
     "an editor: the findings of `dsforge check` (every rule of every "
     "plugin) as diagnostics while a DeepSpeed JSON config is edited, the "
-    "`explain` text of the key under the cursor on hover, and the keys "
-    "and values the schema allows as completions. The plugins are loaded "
+    "`explain` text of the key under the cursor on hover, the keys "
+    "and values the schema allows as completions, the rules' fixes as "
+    "quick fixes (code actions), the global batch and the memory per GPU "
+    "as inlay hints, go to definition from a value of a `gen -o` output to "
+    "the profile line or -f file that set it, and gen's diagnostics for a "
+    "profile (.lua) when it is opened or saved. The plugins are loaded "
     "once, at start. The client's settings {\"dsforge\": {\"dsVersion\": "
-    "\"X.Y.Z\", \"target\": \"deepspeed|hf\", \"worldSize\": N}} (as "
+    "\"X.Y.Z\", \"target\": \"deepspeed|hf\", \"worldSize\": N, "
+    "\"params\": {...}}} (as "
     "initializationOptions or workspace/didChangeConfiguration) choose the "
     "release, the target and the world size the rules check at; the "
     "client's locale (zh...) the language of the hover text. See "
@@ -84,7 +89,9 @@ static int run(int argc, char **argv)
         /* the plugins' load notices, before the session */
         dsf_diags_print(&pe.warnings, stderr, env.color);
         dsf_diags_free(&pe.warnings);
-        status = dsf_lsp_serve(pe.plugins, ds_version, STDIN_FILENO,
+        dsf_lsp_env le = {&env.profile_dirs, &env.plugin_dirs, env.limits,
+                          &env.repo};
+        status = dsf_lsp_serve(pe.plugins, ds_version, &le, STDIN_FILENO,
                                STDOUT_FILENO);
     }
     dsf_plugin_env_free(&pe, &d);

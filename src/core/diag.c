@@ -20,6 +20,7 @@ static void diag_free(dsf_diag *g)
     free(g->path);
     free(g->excerpt);
     free(g->trace);
+    free(g->edits);
 }
 
 static char *vformat(const char *fmt, va_list ap)
@@ -94,6 +95,7 @@ static void replace(char **slot, const char *s)
 void dsf_diag_set_rule(dsf_diag *g, const char *rule) { replace(&g->rule, rule); }
 void dsf_diag_set_path(dsf_diag *g, const char *path) { replace(&g->path, path); }
 void dsf_diag_set_trace(dsf_diag *g, const char *t) { replace(&g->trace, t); }
+void dsf_diag_set_edits(dsf_diag *g, const char *e) { replace(&g->edits, e); }
 
 void dsf_diag_set_excerpt(dsf_diag *g, const char *line_start, size_t len)
 {

@@ -30,6 +30,9 @@ typedef struct dsf_diag {
     char *path;     /* config path the diagnostic is about, or NULL */
     char *excerpt;  /* the source line, shown with a caret; or NULL */
     char *trace;    /* Lua traceback lines, or NULL */
+    char *edits;    /* the machine-readable fixes of a rule's finding: a
+                       JSON array of edit objects ({"op", "path", "to" or
+                       "value"}, contrib/docs/plugins.md), or NULL */
 } dsf_diag;
 
 typedef struct dsf_diags {
@@ -59,6 +62,7 @@ void dsf_diag_set_rule(dsf_diag *g, const char *rule);
 void dsf_diag_set_path(dsf_diag *g, const char *path);
 void dsf_diag_set_excerpt(dsf_diag *g, const char *line_start, size_t len);
 void dsf_diag_set_trace(dsf_diag *g, const char *trace);
+void dsf_diag_set_edits(dsf_diag *g, const char *edits);
 
 /* The hint of the last diagnostic added (for chained helpers); may be
 ** NULL when the list is empty. Borrowed. */

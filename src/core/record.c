@@ -34,6 +34,7 @@ void dsf_rec_put_diags(FILE *f, const dsf_diags *d, size_t from, size_t to)
         dsf_rec_put_str(f, g->path);
         dsf_rec_put_str(f, g->excerpt);
         dsf_rec_put_str(f, g->trace);
+        dsf_rec_put_str(f, g->edits);
     }
 }
 
@@ -79,7 +80,8 @@ bool dsf_rec_get_diags(FILE *f, dsf_diags *d)
                   dsf_rec_get_str(f, &g->hint) &&
                   dsf_rec_get_str(f, &g->path) &&
                   dsf_rec_get_str(f, &g->excerpt) &&
-                  dsf_rec_get_str(f, &g->trace);
+                  dsf_rec_get_str(f, &g->trace) &&
+                  dsf_rec_get_str(f, &g->edits);
         g->severity = (dsf_severity)sev;
         g->line = (int)(int64_t)line;
         g->col = (int)(int64_t)col;

@@ -86,6 +86,18 @@ static cJSON *diagnostic(const dsf_diag *g, const char *t, size_t len,
     return o;
 }
 
+const char *dsf_lsp_doc_target(dsf_lsp *s, const cJSON *json, dsf_diags *d)
+{
+    const char *target = s->target;
+    const char *recognised = NULL;
+    if (!s->target_given && cJSON_IsObject(json) &&
+        !dsf_plugins_recognise(s->plugins, json, &recognised, d) &&
+        recognised)
+        target = recognised;
+    dsf_plugins_use_target(s->plugins, target);
+    return target;
+}
+
 /* check's findings on doc, as `dsforge check` gives them. */
 static void check(dsf_lsp *s, const dsf_lsp_doc *doc, dsf_diags *out)
 {
@@ -94,17 +106,10 @@ static void check(dsf_lsp *s, const dsf_lsp_doc *doc, dsf_diags *out)
     if (dsf_json_parse(&json, &src, doc->uri, doc->text, doc->len, out))
         return; /* the syntax error, at its position */
     dsf_checkdoc_duplicates(doc->uri, src, out);
-    /* The target set, else the one the plugins recognise the file as
-    ** (as check without --target), else the default. */
-    const char *target = s->target;
-    const char *recognised = NULL;
-    if (!s->target_given && cJSON_IsObject(json) &&
-        !dsf_plugins_recognise(s->plugins, json, &recognised, out) &&
-        recognised)
-        target = recognised;
-    dsf_validate_opts vo = {target, "check", NULL, NULL, NULL,
-                            s->ds_version, NULL, doc->text, doc->len};
-    dsf_plugins_use_target(s->plugins, target);
+    const char *target = dsf_lsp_doc_target(s, json, out);
+    dsf_validate_opts vo = {.target = target, .mode = "check",
+                            .ds_version = s->ds_version, .text = doc->text,
+                            .text_len = doc->len};
     /* the param check's --world-size sets (cli/cmd_check.c) */
     cJSON *params = cJSON_CreateObject();
     char pname[] = "world-size";
@@ -117,21 +122,32 @@ static void check(dsf_lsp *s, const dsf_lsp_doc *doc, dsf_diags *out)
     dsf_jsrc_free(src);
 }
 
+void dsf_lsp_findings(dsf_lsp *s, const dsf_lsp_doc *doc, dsf_diags *out)
+{
+    check(s, doc, out);
+    dsf_diags_sort(out);
+}
+
+cJSON *dsf_lsp_diagnostics(const dsf_diags *d, const char *text, size_t len)
+{
+    lines ln;
+    lines_index(&ln, text, len);
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; i < d->len; i++)
+        cJSON_AddItemToArray(arr, diagnostic(&d->items[i], text, len, &ln));
+    free(ln.start);
+    return arr;
+}
+
 void dsf_lsp_publish(dsf_lsp *s, const dsf_lsp_doc *doc)
 {
     dsf_diags d = DSF_DIAGS_INIT;
-    check(s, doc, &d);
-    dsf_diags_sort(&d);
-    lines ln;
-    lines_index(&ln, doc->text, doc->len);
+    dsf_lsp_findings(s, doc, &d);
     cJSON *p = cJSON_CreateObject();
     cJSON_AddStringToObject(p, "uri", doc->uri);
     cJSON_AddNumberToObject(p, "version", (double)doc->version);
-    cJSON *arr = cJSON_AddArrayToObject(p, "diagnostics");
-    for (size_t i = 0; i < d.len; i++)
-        cJSON_AddItemToArray(arr, diagnostic(&d.items[i], doc->text,
-                                             doc->len, &ln));
-    free(ln.start);
+    cJSON_AddItemToObject(p, "diagnostics",
+                          dsf_lsp_diagnostics(&d, doc->text, doc->len));
     dsf_diags_free(&d);
     dsf_lsp_notify(s, "textDocument/publishDiagnostics", p);
 }

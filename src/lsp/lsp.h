@@ -6,7 +6,18 @@
 #ifndef DSF_LSP_H
 #define DSF_LSP_H
 
+#include "core/paths.h"
+#include "fetch/repo.h"
+#include "lua/limits.h"
 #include "plugin/plugin.h"
+
+/* Where profiles and plugins are found, for what the server runs gen for
+** (go to definition in a gen -o output, a profile's diagnostics). */
+typedef struct dsf_lsp_env {
+    const dsf_dirs *profile_dirs, *plugin_dirs;
+    dsf_limits limits;
+    const dsf_repo_opts *repo; /* may be NULL */
+} dsf_lsp_env;
 
 /* Serves one client on in_fd/out_fd (not closed here) with plugins
 ** (loaded, borrowed) until the client's exit
@@ -14,8 +25,9 @@
 ** protocol asks for: 0 after shutdown then exit (or the input's end
 ** after shutdown), 1 otherwise. Log lines go to standard error.
 ** ds_version (borrowed, or NULL: the plugins' default) is the release
-** until the client's settings choose one. */
-int dsf_lsp_serve(dsf_plugins *plugins, const char *ds_version, int in_fd,
-                  int out_fd);
+** until the client's settings choose one. env (borrowed; NULL: no
+** profiles) is where gen finds profiles and plugins. */
+int dsf_lsp_serve(dsf_plugins *plugins, const char *ds_version,
+                  const dsf_lsp_env *env, int in_fd, int out_fd);
 
 #endif

@@ -42,10 +42,17 @@ static cJSON *capabilities(void)
     cJSON *sync = cJSON_AddObjectToObject(caps, "textDocumentSync");
     cJSON_AddBoolToObject(sync, "openClose", 1);
     cJSON_AddNumberToObject(sync, "change", 2); /* incremental */
+    cJSON *save = cJSON_AddObjectToObject(sync, "save");
+    cJSON_AddBoolToObject(save, "includeText", 0);
     cJSON_AddBoolToObject(caps, "hoverProvider", 1);
     cJSON *cp = cJSON_AddObjectToObject(caps, "completionProvider");
     cJSON *tc = cJSON_AddArrayToObject(cp, "triggerCharacters");
     cJSON_AddItemToArray(tc, cJSON_CreateString("\""));
+    cJSON_AddBoolToObject(caps, "inlayHintProvider", 1);
+    cJSON_AddBoolToObject(caps, "definitionProvider", 1);
+    cJSON *ca = cJSON_AddObjectToObject(caps, "codeActionProvider");
+    cJSON *kinds = cJSON_AddArrayToObject(ca, "codeActionKinds");
+    cJSON_AddItemToArray(kinds, cJSON_CreateString("quickfix"));
     cJSON *info = cJSON_AddObjectToObject(r, "serverInfo");
     cJSON_AddStringToObject(info, "name", "dsforge");
     return r;
@@ -80,7 +87,19 @@ static void did_open(dsf_lsp *s, const cJSON *params)
     dsf_lsp_doc *doc = dsf_lsp_docs_open(
         &s->docs, uri->valuestring, text->valuestring, n,
         cJSON_IsNumber(ver) ? (long)ver->valuedouble : 0);
-    dsf_lsp_publish(s, doc);
+    if (dsf_lsp_is_profile(doc->uri))
+        dsf_lsp_publish_profile(s, doc);
+    else
+        dsf_lsp_publish(s, doc);
+}
+
+/* A profile's diagnostics are gen's of the saved file. */
+static void did_save(dsf_lsp *s, const cJSON *params)
+{
+    const char *uri = uri_of(params);
+    dsf_lsp_doc *doc = uri ? dsf_lsp_docs_find(&s->docs, uri) : NULL;
+    if (doc && dsf_lsp_is_profile(uri))
+        dsf_lsp_publish_profile(s, doc);
 }
 
 /* One entry of didChange's contentChanges: 0, or -1 when it cannot be
@@ -123,7 +142,8 @@ static void did_change(dsf_lsp *s, const cJSON *params)
             dsf_lsp_log("%s: a change that cannot be applied (bad range, "
                         "or over %u bytes): ignored", uri, DSF_LSP_MAX_DOC);
     }
-    dsf_lsp_publish(s, doc);
+    if (!dsf_lsp_is_profile(uri)) /* (a profile: when it is saved) */
+        dsf_lsp_publish(s, doc);
 }
 
 static void did_close(dsf_lsp *s, const cJSON *params)
@@ -142,13 +162,18 @@ static void did_change_configuration(dsf_lsp *s, const cJSON *params)
 {
     dsf_lsp_settings(s, cJSON_GetObjectItemCaseSensitive(params,
                                                          "settings"));
-    for (size_t i = 0; i < s->docs.len; i++)
-        dsf_lsp_publish(s, &s->docs.items[i]);
+    for (size_t i = 0; i < s->docs.len; i++) {
+        if (dsf_lsp_is_profile(s->docs.items[i].uri))
+            dsf_lsp_publish_profile(s, &s->docs.items[i]);
+        else
+            dsf_lsp_publish(s, &s->docs.items[i]);
+    }
 }
 
-/* hover and completion: the document and position of params. */
+/* hover, completion, definition: the document and position of params. */
 static void at_position(dsf_lsp *s, const cJSON *id, const cJSON *params,
-                        bool hover)
+                        cJSON *(*fn)(dsf_lsp *, const dsf_lsp_doc *, long,
+                                     long))
 {
     const char *uri = uri_of(params);
     dsf_lsp_doc *doc = uri ? dsf_lsp_docs_find(&s->docs, uri) : NULL;
@@ -160,8 +185,22 @@ static void at_position(dsf_lsp *s, const cJSON *id, const cJSON *params,
                       doc ? "no position" : "the document is not open");
         return;
     }
-    dsf_lsp_reply(s, id, hover ? dsf_lsp_hover(s, doc, line, ch)
-                               : dsf_lsp_complete(s, doc, line, ch));
+    dsf_lsp_reply(s, id, fn(s, doc, line, ch));
+}
+
+/* A request on a whole document (params.textDocument): fn's result. */
+static void in_document(dsf_lsp *s, const cJSON *id, const cJSON *params,
+                        cJSON *(*fn)(dsf_lsp *, const dsf_lsp_doc *,
+                                     const cJSON *))
+{
+    const char *uri = uri_of(params);
+    dsf_lsp_doc *doc = uri ? dsf_lsp_docs_find(&s->docs, uri) : NULL;
+    if (!doc) {
+        dsf_lsp_error(s, id, DSF_RPC_INVALID_PARAMS,
+                      "the document is not open");
+        return;
+    }
+    dsf_lsp_reply(s, id, fn(s, doc, params));
 }
 
 /* A notification (id NULL): lifecycle and documents; others ignored. */
@@ -175,6 +214,8 @@ static void notification(dsf_lsp *s, const char *m, const cJSON *params)
         did_open(s, params);
     else if (!strcmp(m, "textDocument/didChange"))
         did_change(s, params);
+    else if (!strcmp(m, "textDocument/didSave"))
+        did_save(s, params);
     else if (!strcmp(m, "textDocument/didClose"))
         did_close(s, params);
     else if (!strcmp(m, "workspace/didChangeConfiguration"))
@@ -200,9 +241,15 @@ static void request(dsf_lsp *s, const char *m, const cJSON *id,
         s->shutdown = true;
         dsf_lsp_reply(s, id, NULL);
     } else if (!strcmp(m, "textDocument/hover")) {
-        at_position(s, id, params, true);
+        at_position(s, id, params, dsf_lsp_hover);
     } else if (!strcmp(m, "textDocument/completion")) {
-        at_position(s, id, params, false);
+        at_position(s, id, params, dsf_lsp_complete);
+    } else if (!strcmp(m, "textDocument/definition")) {
+        at_position(s, id, params, dsf_lsp_definition);
+    } else if (!strcmp(m, "textDocument/inlayHint")) {
+        in_document(s, id, params, dsf_lsp_inlay_hints);
+    } else if (!strcmp(m, "textDocument/codeAction")) {
+        in_document(s, id, params, dsf_lsp_code_actions);
     } else {
         char *msg = dsf_xasprintf("unknown method '%s'", m);
         dsf_lsp_error(s, id, DSF_RPC_METHOD_NOT_FOUND, msg);
@@ -256,13 +303,14 @@ static void find_commands(dsf_lsp *s)
     }
 }
 
-int dsf_lsp_serve(dsf_plugins *plugins, const char *ds_version, int in_fd,
-                  int out_fd)
+int dsf_lsp_serve(dsf_plugins *plugins, const char *ds_version,
+                  const dsf_lsp_env *env, int in_fd, int out_fd)
 {
     signal(SIGPIPE, SIG_IGN); /* a closed client is a write error */
     dsf_lsp s;
     memset(&s, 0, sizeof s);
     s.plugins = plugins;
+    s.env = env;
     s.out_fd = out_fd;
     const char *def = dsf_plugins_default_target(plugins);
     snprintf(s.target, sizeof s.target, "%s", def ? def : "");
@@ -296,6 +344,7 @@ int dsf_lsp_serve(dsf_plugins *plugins, const char *ds_version, int in_fd,
     dsf_rpc_in_free(&in);
     dsf_lsp_docs_free(&s.docs);
     cJSON_Delete(s.schema_doc);
+    cJSON_Delete(s.params);
     free(s.schema_at);
     free(s.ds_version);
     return s.shutdown ? 0 : 1;

@@ -153,11 +153,23 @@ void dsf_lsp_settings(dsf_lsp *s, const cJSON *settings)
     if (v) {
         if (cJSON_IsNumber(v) && v->valuedouble >= 1 &&
             v->valuedouble <= 1000000 &&
-            v->valuedouble == (double)(long)v->valuedouble)
+            v->valuedouble == (double)(long)v->valuedouble) {
             s->world = (long)v->valuedouble;
-        else
+            s->world_set = true;
+        } else {
             show(s, 1, "dsforge.worldSize must be a whole number from 1 "
                        "to 1000000");
+        }
+    }
+    v = cJSON_GetObjectItemCaseSensitive(in, "params");
+    if (v) {
+        if (cJSON_IsObject(v)) {
+            cJSON_Delete(s->params);
+            s->params = cJSON_Duplicate(v, 1);
+        } else {
+            show(s, 1, "dsforge.params must be an object of profile params "
+                       "such as {\"model\": \"llama-2-7b\"}");
+        }
     }
     v = cJSON_GetObjectItemCaseSensitive(in, "target");
     if (v) {

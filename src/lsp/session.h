@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "lsp/docs.h"
+#include "lsp/lsp.h"
 #include "plugin/commands.h"
 #include "plugin/plugin.h"
 
@@ -24,6 +25,7 @@ enum {
 
 typedef struct dsf_lsp {
     dsf_plugins *plugins;      /* borrowed */
+    const dsf_lsp_env *env;    /* borrowed, or NULL */
     int out_fd;
     dsf_lsp_docs docs;
     char *ds_version;          /* the release checked at, or NULL (the
@@ -32,6 +34,11 @@ typedef struct dsf_lsp {
                                ** the plugins' default */
     bool target_given;         /* set by dsforge.target: no recogniser */
     long world;                /* the world size the rules see */
+    bool world_set;            /* ...given by the settings */
+    cJSON *params;             /* the settings' params (inlay hints), or
+                                  NULL */
+    bool summaries_read;       /* dsf_plugins_read_summaries was called */
+    int summaries_rc;          /* ...and returned this */
     char lang[4];              /* hover language: "en" or "zh" */
     bool initialized, shutdown, exit, gone;
     const dsf_plugin_command *explain, *schema; /* or NULL */
@@ -57,13 +64,47 @@ void dsf_lsp_notify(dsf_lsp *s, const char *method, cJSON *params);
 void dsf_lsp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Applies the settings object {"dsforge": {"dsVersion", "target",
-** "worldSize"}} (or
+** "worldSize", "params"}} (or
 ** the inner object itself); a bad value is shown to the user and the
 ** previous one kept. */
 void dsf_lsp_settings(dsf_lsp *s, const cJSON *settings);
 
 /* Publishes doc's diagnostics (diagnose.c). */
 void dsf_lsp_publish(dsf_lsp *s, const dsf_lsp_doc *doc);
+
+/* Is uri a profile (a .lua file)? Its diagnostics are gen's of the
+** file on disk, published when it is opened or saved (profdiag.c). */
+bool dsf_lsp_is_profile(const char *uri);
+void dsf_lsp_publish_profile(dsf_lsp *s, const dsf_lsp_doc *doc);
+
+/* The target doc's config json is judged at: the one set (dsforge.target),
+** else the one the plugins recognise it as (as check without --target),
+** else the default; the plugins are set to serve it (diagnose.c). */
+const char *dsf_lsp_doc_target(dsf_lsp *s, const cJSON *json, dsf_diags *d);
+
+/* What check says about doc, sorted as published (diagnose.c). */
+void dsf_lsp_findings(dsf_lsp *s, const dsf_lsp_doc *doc, dsf_diags *out);
+
+/* The LSP Diagnostic objects of d on text[0..len) (caller deletes). */
+cJSON *dsf_lsp_diagnostics(const dsf_diags *d, const char *text, size_t len);
+
+/* textDocument/definition (define.c): in a variant of a gen -o output,
+** the profile line or -f file that set the value under the cursor, as
+** gen --why finds it; NULL (null) elsewhere and for a value a command-line
+** argument set. */
+cJSON *dsf_lsp_definition(dsf_lsp *s, const dsf_lsp_doc *doc, long line,
+                          long character);
+
+/* textDocument/inlayHint (inlay.c): the global batch at the world size in
+** use and the memory estimate per GPU, as the plugins' summary and report
+** layout give them (caller deletes). */
+cJSON *dsf_lsp_inlay_hints(dsf_lsp *s, const dsf_lsp_doc *doc,
+                           const cJSON *params);
+
+/* textDocument/codeAction (actions.c): the quick fixes of the findings
+** whose range meets params.range (caller deletes). */
+cJSON *dsf_lsp_code_actions(dsf_lsp *s, const dsf_lsp_doc *doc,
+                            const cJSON *params);
 
 /* textDocument/hover (hover.c) and textDocument/completion
 ** (complete.c) at (line, character) of doc: the result (caller

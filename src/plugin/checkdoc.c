@@ -52,6 +52,8 @@ int dsf_checkdoc_rules(dsf_plugins *plugins, cJSON *doc,
             dsf_diag_set_path(g, f.items[i].path);
         if (f.items[i].fix)
             dsf_diag_set_hint(g, "%s", f.items[i].fix);
+        if (f.items[i].edits)
+            dsf_diag_set_edits(g, f.items[i].edits);
         dsf_jsloc_excerpt(g, src);
     }
     dsf_findings_free(&f);

@@ -72,6 +72,8 @@ typedef struct dsf_finding {
                        ** --param or --matrix argument that set one */
     int line, col;     /* ctx.report's `at`: a place in the file's text
                        ** (check), or 0: the place of path */
+    char *edits;       /* the machine-readable fixes (ctx.report's `edit`,
+                       ** plugin/fixedit.h): a JSON array, or NULL */
 } dsf_finding;
 
 typedef struct dsf_findings {

@@ -12,6 +12,7 @@
 #include "core/xalloc.h"
 #include "doc/jpath.h"
 #include "json/pyjson.h"
+#include "plugin/fixedit.h"
 #include "lua/callscope.h"
 #include "lua/conv.h"
 #include "lua/guard.h"
@@ -30,7 +31,7 @@ static const dsf_rule *find_rule(const dsf_plugins *p, const char *id)
     return NULL;
 }
 
-/* ctx.report{rule=, path=, message=, fix=, severity=}. Raises on a bad
+/* ctx.report{rule=, path=, message=, fix=, severity=, param=, edit=}. Raises on a bad
 ** finding (that is a bug in the rule, reported with its location). */
 static int l_report(lua_State *L)
 {
@@ -127,6 +128,27 @@ static int l_report(lua_State *L)
         return luaL_error(L, "ctx.report: 'at' must be {line, col} "
                              "(whole numbers >= 1)");
     }
+    /* The machine-readable fixes (plugin/fixedit.h). */
+    char *edits = NULL;
+    lua_pushliteral(L, "edit");
+    if (lua_rawget(L, 1) != LUA_TNIL) {
+        cJSON *raw = NULL;
+        char *err = NULL;
+        const char *why = NULL;
+        if (dsf_lua_to_json(&raw, &err, L, -1, 0) == 0)
+            edits = dsf_fixedit_normalize(raw, path.data ? path.data : "",
+                                          &why);
+        cJSON_Delete(raw);
+        free(err);
+        if (!edits) {
+            dsf_buf_free(&path);
+            dsf_buf_free(&params);
+            return luaL_error(L, "ctx.report: %s", why ? why :
+                              "'edit' must be an edit {op=, path=, ...} "
+                              "or a list of them");
+        }
+    }
+    lua_pop(L, 1);
     dsf_findings *f = c->out;
     dsf_xgrow((void **)&f->items, &f->cap, f->len + 1, sizeof *f->items);
     dsf_finding *x = &f->items[f->len++];
@@ -139,6 +161,7 @@ static int l_report(lua_State *L)
     x->params = params.len ? dsf_buf_take(&params) : NULL;
     x->line = line;
     x->col = col;
+    x->edits = edits;
     dsf_buf_free(&params);
     return 0;
 }
@@ -396,6 +419,7 @@ void dsf_findings_free(dsf_findings *f)
         free(f->items[i].message);
         free(f->items[i].fix);
         free(f->items[i].params);
+        free(f->items[i].edits);
     }
     free(f->items);
     f->items = NULL;

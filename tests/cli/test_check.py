@@ -822,3 +822,96 @@ class BatchRules(CheckCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+# ---------------------------------------------------------------------------
+# The machine-readable fixes ("edits") of the deepspeed rules
+
+EDITS_CONFIG = """{
+  "train_batch_size": 16,
+  "train_micro_batch_size_per_gpu": 4,
+  "gradient_accumulation_steps": 8,
+  "gradient_clipping": "auto",
+  "wall_clock_breakdown": "auto",
+  "optimizer": {"type": "AdamW", "params": {"lr": 1e-4}},
+  "zero_optimization": {"stage": 3, "overlap_com": true,
+    "stage3_gather_fp16_weights_on_model_save": true,
+    "prefetch_bucket_size": 10, "stage3_prefetch_bucket_size": 20},
+  "bfloat16": {"enabled": true, "loss_scale": 0}
+}
+"""
+
+
+class RuleEdits(CheckCase):
+    def edits(self, findings, rule, path):
+        f = [x for x in findings if x["rule"] == rule and x["path"] == path]
+        self.assertEqual(len(f), 1, (rule, path, findings))
+        return f[0].get("edits")
+
+    def test_the_rules_fixes_as_edits(self):
+        path = self.write("c.json", EDITS_CONFIG)
+        _, found = self.check_json(path)
+        self.assertEqual(self.edits(found, "unknown-key",
+                                    "zero_optimization.overlap_com"),
+                         [{"op": "rename", "path": "zero_optimization.overlap_com",
+                           "to": "overlap_comm"}])
+        # an fp16 key in bf16 (its old name here): moved to fp16
+        self.assertEqual(self.edits(found, "unknown-key", "bfloat16.loss_scale"),
+                         [{"op": "move", "path": "bfloat16.loss_scale",
+                           "to": "fp16.loss_scale"}])
+        # a deprecated name whose value means the same: renamed
+        self.assertEqual(self.edits(found, "deprecated-key", "bfloat16"),
+                         [{"op": "rename", "path": "bfloat16", "to": "bf16"}])
+        old = "zero_optimization.stage3_gather_fp16_weights_on_model_save"
+        self.assertEqual(self.edits(found, "deprecated-key", old),
+                         [{"op": "rename", "path": old,
+                           "to": "gather_16bit_weights_on_model_save"}])
+        # an alias given with the field: the alias dropped
+        self.assertEqual(
+            self.edits(found, "alias-with-field",
+                       "zero_optimization.stage3_prefetch_bucket_size"),
+            [{"op": "remove",
+              "path": "zero_optimization.stage3_prefetch_bucket_size"}])
+        # the batch identity: train_batch_size or gas, at world size 1
+        self.assertEqual(self.edits(found, "batch-identity", "train_batch_size"),
+                         [{"op": "set", "path": "train_batch_size", "value": 32},
+                          {"op": "set", "path": "gradient_accumulation_steps",
+                           "value": 4}])
+        # "auto" for plain DeepSpeed: the default value
+        self.assertEqual(self.edits(found, "auto-value", "gradient_clipping"),
+                         [{"op": "set", "path": "gradient_clipping", "value": 1}])
+        self.assertEqual(self.edits(found, "auto-value", "wall_clock_breakdown"),
+                         [{"op": "set", "path": "wall_clock_breakdown",
+                           "value": False}])
+
+    def test_edits_cross_worker_processes(self):
+        # check -j 2 sends the findings of its second process through a
+        # pipe (16 files a process at least: 40 files)
+        paths = [self.write("c%d.json" % i, EDITS_CONFIG) for i in range(40)]
+        one = run("check", "--format", "json", "-j", "1", *paths)
+        two = run("check", "--format", "json", "-j", "2", *paths)
+        self.assertEqual(two.out, one.out)
+        edits = [f for f in json.loads(two.out) if "edits" in f]
+        self.assertEqual(len(edits), 40 * 8, len(edits))
+        self.assertEqual({f["file"] for f in edits}, set(paths))
+
+    def test_world_size_and_rename_kinds(self):
+        path = self.write("c.json", EDITS_CONFIG)
+        _, found = self.check_json(path, "--world-size", "4")
+        self.assertEqual(self.edits(found, "batch-identity", "train_batch_size"),
+                         [{"op": "set", "path": "train_batch_size",
+                           "value": 128},
+                          {"op": "set", "path": "gradient_accumulation_steps",
+                           "value": 1}])
+        # a deprecated name whose value changes meaning is no rename
+        path = self.write("d.json", '{"train_micro_batch_size_per_gpu": 1, '
+                          '"zero_optimization": {"stage": 2, '
+                          '"cpu_offload": true}}')
+        _, found = self.check_json(path)
+        self.assertIsNone(self.edits(found, "deprecated-key",
+                                     "zero_optimization.cpu_offload"))
+        # at target hf the Trainer fills "auto": no edit to a default
+        path = self.write("e.json", '{"train_micro_batch_size_per_gpu": 1, '
+                          '"gradient_clipping": "auto"}')
+        _, found = self.check_json(path, "--target", "hf")
+        self.assertEqual(self.only(found, "auto-value"), [])

@@ -782,3 +782,67 @@ class ProjectRoot(PluginTest):
         self.assertExit(res, 0)
         self.assertNotIn("project:", res.out)
         self.assertNotRegex(res.out, r"(?m)^team\s")
+
+
+class FindingEdits(PluginTest):
+    """ctx.report's edit: the machine-readable fix of a finding, printed by
+    check --format json as "edits" (a list of alternatives), with paths in
+    canonical text and the finding's path as the default; a bad one is a
+    bug in the rule (exit 5)."""
+
+    def rule(self, report):
+        check = "function(cfg, ctx) ctx.report{ %s } end" % report
+        return self.add_plugin("bx", plugin_text(check=check))
+
+    def test_edits_in_json_and_not_in_text(self):
+        root = self.rule('path = {"zero_optimization", "stage"}, message = "m",'
+                         ' fix = "use 3", edit = {'
+                         '{op = "set", value = 3},'
+                         '{op = "move", path = "zero_optimization.stage",'
+                         ' to = {"zero", "stage"}},'
+                         '{op = "rename", to = "stage_"},'
+                         '{op = "remove", path = {"optimizer", "params", "lr"}}}')
+        path = self.write("s2.json", STAGE2)
+        res, findings = self.check_json("--plugin-path", root, path)
+        mine = [f for f in findings if f["rule"] == "bx-rule"]
+        self.assertEqual(mine[0]["edits"], [
+            {"op": "set", "path": "zero_optimization.stage", "value": 3},
+            {"op": "move", "path": "zero_optimization.stage",
+             "to": "zero.stage"},
+            {"op": "rename", "path": "zero_optimization.stage",
+             "to": "stage_"},
+            {"op": "remove", "path": "optimizer.params.lr"}])
+        self.assertEqual(mine[0]["fix"], "use 3")
+        text = run("check", "--plugin-path", root, path)
+        self.assertIn("hint: use 3", text.err)
+        self.assertNotIn("edits", text.err + text.out)
+        self.assertNotIn("stage_", text.err + text.out)
+        # one edit (not a list) is a list of one
+        root = self.rule('path = "gradient_clipping", message = "m",'
+                         ' edit = {op = "remove"}')
+        res, findings = self.check_json("--plugin-path", root, path)
+        mine = [f for f in findings if f["rule"] == "bx-rule"]
+        self.assertEqual(mine[0]["edits"],
+                         [{"op": "remove", "path": "gradient_clipping"}])
+        # a finding without one has no "edits"
+        root = self.rule('path = "gradient_clipping", message = "m"')
+        res, findings = self.check_json("--plugin-path", root, path)
+        mine = [f for f in findings if f["rule"] == "bx-rule"]
+        self.assertNotIn("edits", mine[0])
+
+    def test_bad_edits_are_the_rules_bug(self):
+        for edit, why in (
+                ('{op = "replace"}', "'op' must be"),
+                ('{op = "rename"}', "a rename needs 'to'"),
+                ('{op = "move", to = 7}', "a move needs 'to'"),
+                ('{op = "set"}', "a set needs 'value'"),
+                ('{op = "remove", path = ""}', "'path' must be"),
+                ('"remove it"', "'edit' must be an edit"),
+                ('{{op = "remove"}, 3}', "a list of edits holds only")):
+            root = self.rule('path = "gradient_clipping", message = "m", '
+                             'edit = ' + edit)
+            path = self.write("s2.json", STAGE2)
+            res = run("check", "--plugin-path", root, path)
+            self.assertExit(res, 5)
+            self.assertIn("ctx.report: " + why, res.err, edit)
+            self.assertNoCrash(res)

@@ -13,7 +13,11 @@
 **     bytes, a length byte, the inserted bytes); after every edit the
 **     document's length is what the edit says, and every offset that
 **     starts a character maps to a UTF-16 position and back to itself;
-**  3. the cursor scanner at every offset of the final text.
+**  3. the cursor scanner at every offset of the final text;
+**  4. the quick fixes' text edits (lsp/jedit.h) of the members the
+**     scanner finds (the first 16 keys): every op on each; the edits are
+**     in the text, in order, not overlapping, and when the text parses as
+**     JSON the text they make parses too.
 ** Properties: no crash, no leak, the invariants above (abort otherwise).
 */
 #include <stdint.h>
@@ -21,7 +25,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/buf.h"
+#include "core/xalloc.h"
+#include "doc/jpath.h"
+#include "json/jsonc.h"
 #include "lsp/docs.h"
+#include "lsp/jedit.h"
 #include "lsp/jcursor.h"
 #include "lsp/rpc.h"
 #include "lsp/utf16.h"
@@ -64,6 +73,81 @@ static void frames(const uint8_t *data, size_t size)
     }
     dsf_rpc_in_free(&in);
     close(fds[0]);
+}
+
+/* Does text[0..len) parse (as dsforge reads configs)? */
+static int parses(const char *text, size_t len)
+{
+    cJSON *doc = NULL;
+    dsf_diags d = DSF_DIAGS_INIT;
+    int ok = dsf_json_parse(&doc, NULL, "f", text, len, &d) == 0;
+    cJSON_Delete(doc);
+    dsf_diags_free(&d);
+    return ok;
+}
+
+/* Every op on the member at path (canonical text) of text. */
+static void fixes(const char *text, size_t len, const char *path, int ok)
+{
+    static const char *const ops[] = {
+        "{\"op\":\"rename\",\"to\":\"zz\"}",
+        "{\"op\":\"set\",\"value\":[1,{\"a\":null}]}",
+        "{\"op\":\"remove\"}",
+        "{\"op\":\"move\",\"to\":\"q.k\"}",
+        "{\"op\":\"move\",\"to\":\"kk\"}"};
+    for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
+        cJSON *e = cJSON_Parse(ops[k]);
+        cJSON_AddStringToObject(e, "path", path);
+        dsf_jtextedit te[2];
+        size_t n;
+        char *title;
+        if (!dsf_jedit_plan(text, len, e, te, &n, &title)) {
+            if (!title || n < 1 || n > 2)
+                abort();
+            dsf_buf out = DSF_BUF_INIT;
+            size_t at = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (te[i].a > te[i].b || te[i].b > len || te[i].a < at)
+                    abort();
+                dsf_buf_add(&out, text + at, te[i].a - at);
+                dsf_buf_puts(&out, te[i].text);
+                at = te[i].b;
+            }
+            dsf_buf_add(&out, text + at, len - at);
+            if (ok && !parses(out.data ? out.data : "", out.len))
+                abort(); /* a fix that breaks the file */
+            dsf_buf_free(&out);
+            dsf_jedit_free(te, n);
+            free(title);
+        }
+        cJSON_Delete(e);
+    }
+}
+
+static void quick_fixes(const dsf_lsp_doc *doc)
+{
+    int ok = parses(doc->text, doc->len), tried = 0;
+    for (size_t off = 0; off < doc->len && tried < 16; off++) {
+        dsf_jcursor c;
+        dsf_jcursor_find(&c, doc->text, doc->len, off);
+        if (c.at == DSF_JC_KEY && c.key && *c.key && c.tok_start == off) {
+            dsf_buf p = DSF_BUF_INIT;
+            int whole = 1;
+            for (size_t i = 0; i < c.depth; i++) {
+                if (c.path[i])
+                    dsf_jpath_append_key(&p, c.path[i]);
+                else
+                    whole = 0;
+            }
+            dsf_jpath_append_key(&p, c.key);
+            if (whole && !c.in_array) {
+                fixes(doc->text, doc->len, p.data, ok);
+                tried++;
+            }
+            dsf_buf_free(&p);
+        }
+        dsf_jcursor_free(&c);
+    }
 }
 
 static void edits(const uint8_t *data, size_t size)
@@ -112,6 +196,7 @@ static void edits(const uint8_t *data, size_t size)
             abort();
         dsf_jcursor_free(&c);
     }
+    quick_fixes(doc);
     dsf_lsp_docs_free(&docs);
 }
 

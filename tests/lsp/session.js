@@ -1,12 +1,16 @@
 // tests/lsp/session.js -- `dsforge lsp` driven by vscode-jsonrpc (the
 // JSON-RPC library VS Code's language client is built on) through a
 // scripted session (issue 34): initialize, open, edit into an error and
-// out of it, hover, complete, settings, a malformed message, an unknown
+// out of it, hover, complete, apply quick fixes (code actions), inlay
+// hints, go to definition in a gen -o output, a profile's diagnostics,
+// settings, a malformed
+// message, an unknown
 // method, a 10 MB document, invalid UTF-8, shutdown/exit, and a client
 // that goes away. Exit 0 when every check holds.
 //   node session.js DSFORGE
 'use strict';
 const { spawn } = require('child_process');
+const fs = require('fs');
 const rpc = require('vscode-jsonrpc/node');
 
 const dsforge = process.argv[2];
@@ -54,6 +58,13 @@ function pos(text, needle, after = 0) {
   return { line: before.length - 1, character: before[before.length - 1].length };
 }
 
+// Waits until cond() holds (polling; at most ms): what the server sends
+// without a request to wait on, however loaded the machine.
+async function until(cond, ms = 20000) {
+  for (const t0 = Date.now(); !cond() && Date.now() - t0 < ms;)
+    await new Promise((r) => setTimeout(r, 20));
+}
+
 function frame(body) {
   const b = Buffer.isBuffer(body) ? body : Buffer.from(body);
   return Buffer.concat([Buffer.from(`Content-Length: ${b.length}\r\n\r\n`), b]);
@@ -72,7 +83,7 @@ const CONFIG = [
   ''].join('\n');
 
 async function main_session() {
-  const s = start({});
+  const s = start({ DSFORGE_PATH: process.env.DEF_PROFILES });
   const init = await s.conn.sendRequest('initialize', {
     processId: process.pid, rootUri: null, capabilities: {}, locale: 'en-US',
     initializationOptions: { dsforge: { dsVersion: '0.16.9', target: 'deepspeed' } } });
@@ -158,6 +169,103 @@ async function main_session() {
     { textDocument: { uri }, position: pos(text, 'true}\n}') });
   check(c.items.map((x) => x.label).join() === 'true,false', 'complete a boolean');
 
+  // code action: a mistyped key; its quick fix applied as a client applies
+  // a WorkspaceEdit (the edits as incremental changes, last first)
+  async function applyEdit(we) {
+    const edits = we.changes[uri].slice().sort((x, y) =>
+      y.range.start.line - x.range.start.line || y.range.start.character - x.range.start.character);
+    const off = (p) => text.split('\n').slice(0, p.line).reduce((n, l) => n + l.length + 1, 0) + p.character;
+    for (const e of edits)
+      text = text.slice(0, off(e.range.start)) + e.newText + text.slice(off(e.range.end));
+    version++;
+    s.conn.sendNotification('textDocument/didChange', {
+      textDocument: { uri, version },
+      contentChanges: edits.map((e) => ({ range: e.range, text: e.newText })) });
+    return diagnostics(s, uri, version);
+  }
+  d = await edit('"overlap_comm": true', '"overlap_com": true');
+  const typo = d.diagnostics.find((x) => x.code === 'unknown-key');
+  check(typo && typo.message.includes('did you mean "overlap_comm"'), 'a mistyped key: unknown-key');
+  let acts = await s.conn.sendRequest('textDocument/codeAction', { textDocument: { uri },
+    range: typo.range, context: { diagnostics: [typo], only: ['quickfix'] } });
+  let fix = acts.find((a) => a.title === 'Rename "overlap_com" to "overlap_comm"');
+  check(fix && fix.kind === 'quickfix' && fix.diagnostics[0].code === 'unknown-key' &&
+        fix.diagnostics[0].message === typo.message, 'code action: the rename, with its diagnostic');
+  const renamed = text.replace('"overlap_com"', '"overlap_comm"');
+  d = await applyEdit(fix.edit);
+  check(text === renamed, 'the fixed text is the config with the key renamed');
+  check(!d.diagnostics.some((x) => x.code === 'unknown-key'), 'after the fix: no unknown-key');
+
+  // inlay hints: the global batch at the world size in use
+  check(init.capabilities.inlayHintProvider === true && init.capabilities.definitionProvider === true &&
+        init.capabilities.codeActionProvider.codeActionKinds[0] === 'quickfix',
+        'initialize: inlay hints, definition, quick fixes');
+  const whole = { start: { line: 0, character: 0 }, end: { line: 99, character: 0 } };
+  let hints = await s.conn.sendRequest('textDocument/inlayHint', { textDocument: { uri }, range: whole });
+  check(hints.some((x) => x.label === 'global batch = micro batch per GPU 2 \u00d7 gradient accumulation 8 \u00d7 data-parallel world 1 = 16'),
+        'inlay hint: the global batch at world size 1: ' + JSON.stringify(hints.map((x) => x.label)));
+  // at world size 2 the batch identity breaks; its fix sets train_batch_size
+  s.conn.sendNotification('workspace/didChangeConfiguration', { settings: { dsforge: { worldSize: 2 } } });
+  s.diags.delete(uri);
+  d = await diagnostics(s, uri, version);
+  bad = d.diagnostics.find((x) => x.code === 'batch-identity');
+  check(bad && bad.severity === 1, 'world size 2: batch-identity');
+  acts = await s.conn.sendRequest('textDocument/codeAction', { textDocument: { uri },
+    range: bad.range, context: { diagnostics: [bad] } });
+  fix = acts.find((a) => a.title === 'Set train_batch_size to 32');
+  check(!!fix && acts.some((a) => a.title === 'Set gradient_accumulation_steps to 4'),
+        'code actions: both ways to make the identity hold: ' + acts.map((a) => a.title).join(' | '));
+  d = await applyEdit(fix.edit);
+  check(text.includes('"train_batch_size": 32,') && !d.diagnostics.some((x) => x.code === 'batch-identity'),
+        'the fix applied: train_batch_size 32, no batch-identity');
+  hints = await s.conn.sendRequest('textDocument/inlayHint', { textDocument: { uri }, range: whole });
+  check(hints.some((x) => x.label.endsWith('data-parallel world 2 = 32')), 'inlay hint at world size 2: 32');
+  // with a model: the memory per GPU too (dsforge estimate's numbers)
+  s.conn.sendNotification('workspace/didChangeConfiguration',
+    { settings: { dsforge: { params: { model: 'llama-2-7b', gpus_per_node: 2 } } } });
+  hints = await s.conn.sendRequest('textDocument/inlayHint', { textDocument: { uri }, range: whole });
+  check(hints.some((x) => /^GPU memory per device \u2248 \d+\.\d GiB/.test(x.label)),
+        'inlay hint with a model: the memory per GPU: ' + JSON.stringify(hints.map((x) => x.label)));
+  s.conn.sendNotification('workspace/didChangeConfiguration', { settings: { dsforge: { worldSize: 1 } } });
+
+  // a profile: gen's diagnostics when it is opened and saved
+  const pfile = process.env.DEF_PROFILES + '/broken.lua';
+  const puri = 'file://' + pfile;
+  const good = fs.readFileSync(process.env.DEF_PROFILE, 'utf8').replace('"defp"', '"broken"');
+  const broken = good.replace('stage = 2', 'stage = 7');
+  fs.writeFileSync(pfile, broken);
+  s.conn.sendNotification('textDocument/didOpen', { textDocument: { uri: puri, languageId: 'lua', version: 1, text: broken } });
+  d = await diagnostics(s, puri, 1);
+  let perr = d.diagnostics.find((x) => x.severity === 1);
+  check(perr && perr.code === 'invalid-value' && perr.range.start.line === 4 &&
+        perr.message.includes('zero_optimization.stage: 7'),
+        'a profile opened: its variant\'s error at the build\'s line: ' + JSON.stringify(perr && [perr.range.start, perr.message.split('\n')[0]]));
+  fs.writeFileSync(pfile, good);
+  s.diags.delete(puri);
+  s.conn.sendNotification('textDocument/didSave', { textDocument: { uri: puri } });
+  d = await diagnostics(s, puri, 1);
+  check(!d.diagnostics.some((x) => x.severity === 1), 'saved fixed: no error');
+  s.conn.sendNotification('textDocument/didClose', { textDocument: { uri: puri } });
+
+  // go to definition in a gen -o output (tests/lsp/mkout.sh)
+  const out = process.env.DEF_OUT;
+  const vfile = out + '/defp-default.json';
+  const vuri = 'file://' + vfile;
+  const vtext = fs.readFileSync(vfile, 'utf8');
+  s.conn.sendNotification('textDocument/didOpen', { textDocument: { uri: vuri, languageId: 'json', version: 1, text: vtext } });
+  await diagnostics(s, vuri, 1);
+  const defAt = (needle) => s.conn.sendRequest('textDocument/definition', { textDocument: { uri: vuri },
+    position: (() => { const p = pos(vtext, needle); p.character += 1; return p; })() });
+  let loc = await defAt('"gradient_clipping"');
+  check(loc && loc.uri === 'file://' + fs.realpathSync(process.env.DEF_TEAM) && loc.range.start.line === 2,
+        'definition of a -f file\'s value: that file, line 3: ' + JSON.stringify(loc));
+  loc = await defAt('"train_micro_batch_size_per_gpu"');
+  check(loc && loc.uri === 'file://' + fs.realpathSync(process.env.DEF_PROFILE) && loc.range.start.line === 4,
+        'definition of a profile\'s value: its line (gen --why\'s): ' + JSON.stringify(loc));
+  loc = await defAt('"stage"');
+  check(loc === null, 'definition of a value a command-line argument set: null');
+  s.conn.sendNotification('textDocument/didClose', { textDocument: { uri: vuri } });
+
   // settings: "auto" is an error for plain DeepSpeed, fine at target hf
   d = await edit('"train_micro_batch_size_per_gpu": 2', '"train_micro_batch_size_per_gpu": "auto"');
   check(d.diagnostics.some((x) => x.code === 'auto-value' && x.severity === 1), 'target deepspeed: "auto" is an error');
@@ -166,14 +274,15 @@ async function main_session() {
   d = await diagnostics(s, uri, version);
   check(!d.diagnostics.some((x) => x.code === 'auto-value'), 'target hf (didChangeConfiguration): no auto-value');
   s.conn.sendNotification('workspace/didChangeConfiguration', { settings: { dsforge: { dsVersion: '0.0.1' } } });
-  await new Promise((r) => setTimeout(r, 300));
-  check(/"method":"window\/showMessage".*dsVersion/.test(s.raw), 'a release no plugin covers is shown to the user');
+  const shown = () => /"method":"window\/showMessage".*dsVersion/.test(s.raw);
+  await until(shown);
+  check(shown(), 'a release no plugin covers is shown to the user');
 
   // a malformed message: not JSON -> -32700; a bad header -> skipped
   s.proc.stdin.write(frame('{"jsonrpc": "2.0", "id": 99, "method": '));
   s.proc.stdin.write(Buffer.from('X-Nonsense\r\n\r\n'));
   s.proc.stdin.write(frame('[1, 2]'));
-  await new Promise((r) => setTimeout(r, 300));
+  await until(() => s.raw.includes('"code":-32700') && s.raw.includes('"code":-32600'));
   check(s.raw.includes('"code":-32700'), 'a body that is not JSON: parse error -32700');
   check(s.raw.includes('"code":-32600'), 'a body that is not a request: -32600');
   // an unknown method: -32601 for a request; a notification is ignored
