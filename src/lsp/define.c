@@ -20,6 +20,7 @@
 #include "lsp/jcursor.h"
 #include "lsp/outdir.h"
 #include "lsp/session.h"
+#include "plugin/targets.h"
 #include "lsp/utf16.h"
 #include "profile/gen.h"
 
@@ -181,7 +182,8 @@ static int request_of(made *m, const dsf_lsp *s, const cJSON *man,
             r->nedits++;
         }
     }
-    r->target = str(man, "target") ? str(man, "target") : "deepspeed";
+    r->target = str(man, "target") ? str(man, "target")
+                                   : dsf_plugins_default_target(s->plugins);
     r->ds_version = s->ds_version;
     m->none[0] = "none"; /* the emitters' files are not needed */
     r->emit = m->none;

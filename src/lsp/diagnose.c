@@ -86,6 +86,14 @@ static cJSON *diagnostic(const dsf_diag *g, const char *t, size_t len,
     return o;
 }
 
+const char *dsf_lsp_world_param(void)
+{
+    /* the param check's --world-size sets (cli/cmd_check.c) */
+    static char pname[] = "world-size";
+    pname[5] = '_';
+    return pname;
+}
+
 const char *dsf_lsp_doc_target(dsf_lsp *s, const cJSON *json, dsf_diags *d)
 {
     const char *target = s->target;
@@ -110,11 +118,8 @@ static void check(dsf_lsp *s, const dsf_lsp_doc *doc, dsf_diags *out)
     dsf_validate_opts vo = {.target = target, .mode = "check",
                             .ds_version = s->ds_version, .text = doc->text,
                             .text_len = doc->len};
-    /* the param check's --world-size sets (cli/cmd_check.c) */
     cJSON *params = cJSON_CreateObject();
-    char pname[] = "world-size";
-    pname[5] = '_';
-    cJSON_AddNumberToObject(params, pname, (double)s->world);
+    cJSON_AddNumberToObject(params, dsf_lsp_world_param(), (double)s->world);
     vo.params = params;
     dsf_checkdoc_rules(s->plugins, json, src, doc->uri, &vo, out);
     cJSON_Delete(params);

@@ -144,8 +144,7 @@ static cJSON *params_for(dsf_lsp *s, const dsf_lsp_doc *doc)
         cJSON_DeleteItemFromObjectCaseSensitive(p, x->string);
         cJSON_AddItemToObject(p, x->string, cJSON_Duplicate(x, 1));
     }
-    char key[] = "world-size";
-    key[5] = '_'; /* (a param's name, as check's --world-size sets it) */
+    const char *key = dsf_lsp_world_param();
     if (s->world_set || !cJSON_GetObjectItemCaseSensitive(p, key)) {
         cJSON_DeleteItemFromObjectCaseSensitive(p, key);
         cJSON_AddNumberToObject(p, key, (double)s->world);

@@ -82,6 +82,10 @@ void dsf_lsp_publish_profile(dsf_lsp *s, const dsf_lsp_doc *doc);
 ** else the default; the plugins are set to serve it (diagnose.c). */
 const char *dsf_lsp_doc_target(dsf_lsp *s, const cJSON *json, dsf_diags *d);
 
+/* The param the world size is given to the rules as, as check's
+** --world-size gives it (diagnose.c; borrowed, static). */
+const char *dsf_lsp_world_param(void);
+
 /* What check says about doc, sorted as published (diagnose.c). */
 void dsf_lsp_findings(dsf_lsp *s, const dsf_lsp_doc *doc, dsf_diags *out);
 
