@@ -33,6 +33,44 @@ static const dsf_rule *find_rule(const dsf_plugins *p, const char *id)
 
 /* ctx.report{rule=, path=, message=, fix=, severity=, param=, edit=}. Raises on a bad
 ** finding (that is a bug in the rule, reported with its location). */
+/* report's `at` (table at 1): a place in the file's text (check),
+** instead of the path's; false when it is there but not {line, col}. */
+static bool report_at(lua_State *L, int *line, int *col)
+{
+    lua_pushliteral(L, "at");
+    int at = lua_rawget(L, 1);
+    if (at == LUA_TTABLE) {
+        lua_rawgeti(L, -1, 1);
+        lua_rawgeti(L, -2, 2);
+        *line = (int)lua_tointeger(L, -2);
+        *col = (int)lua_tointeger(L, -1);
+        lua_pop(L, 2);
+    }
+    lua_pop(L, 1);
+    return at == LUA_TNIL || (at == LUA_TTABLE && *line >= 1 && *col >= 1);
+}
+
+/* report's `edit` (table at 1): the machine-readable fixes
+** (plugin/fixedit.h) as *edits (NULL when absent); false, with *why (or
+** NULL) when they are not edits. Does not raise. */
+static bool report_edit(lua_State *L, const char *path, char **edits,
+                        const char **why)
+{
+    lua_pushliteral(L, "edit");
+    bool ok = true;
+    if (lua_rawget(L, 1) != LUA_TNIL) {
+        cJSON *raw = NULL;
+        char *err = NULL;
+        if (dsf_lua_to_json(&raw, &err, L, -1, 0) == 0)
+            *edits = dsf_fixedit_normalize(raw, path, why);
+        cJSON_Delete(raw);
+        free(err);
+        ok = *edits != NULL;
+    }
+    lua_pop(L, 1);
+    return ok;
+}
+
 static int l_report(lua_State *L)
 {
     dsf_collector *c = dsf_callscope_data(L, "ctx.report");
@@ -110,45 +148,19 @@ static int l_report(lua_State *L)
                              "list of names");
     }
     lua_pop(L, 1);
-    /* A place in the file's text (check), instead of the path's. */
     int line = 0, col = 0;
-    lua_pushliteral(L, "at");
-    int at = lua_rawget(L, 1);
-    if (at == LUA_TTABLE) {
-        lua_rawgeti(L, -1, 1);
-        lua_rawgeti(L, -2, 2);
-        line = (int)lua_tointeger(L, -2);
-        col = (int)lua_tointeger(L, -1);
-        lua_pop(L, 2);
-    }
-    lua_pop(L, 1);
-    if (at != LUA_TNIL && (at != LUA_TTABLE || line < 1 || col < 1)) {
+    char *edits = NULL;
+    const char *why = NULL;
+    if (!report_at(L, &line, &col))
+        why = "'at' must be {line, col} (whole numbers >= 1)";
+    else if (!report_edit(L, path.data ? path.data : "", &edits, &why))
+        why = why ? why : "'edit' must be an edit {op=, path=, ...} or a "
+                          "list of them";
+    if (why) {
         dsf_buf_free(&path);
         dsf_buf_free(&params);
-        return luaL_error(L, "ctx.report: 'at' must be {line, col} "
-                             "(whole numbers >= 1)");
+        return luaL_error(L, "ctx.report: %s", why);
     }
-    /* The machine-readable fixes (plugin/fixedit.h). */
-    char *edits = NULL;
-    lua_pushliteral(L, "edit");
-    if (lua_rawget(L, 1) != LUA_TNIL) {
-        cJSON *raw = NULL;
-        char *err = NULL;
-        const char *why = NULL;
-        if (dsf_lua_to_json(&raw, &err, L, -1, 0) == 0)
-            edits = dsf_fixedit_normalize(raw, path.data ? path.data : "",
-                                          &why);
-        cJSON_Delete(raw);
-        free(err);
-        if (!edits) {
-            dsf_buf_free(&path);
-            dsf_buf_free(&params);
-            return luaL_error(L, "ctx.report: %s", why ? why :
-                              "'edit' must be an edit {op=, path=, ...} "
-                              "or a list of them");
-        }
-    }
-    lua_pop(L, 1);
     dsf_findings *f = c->out;
     dsf_xgrow((void **)&f->items, &f->cap, f->len + 1, sizeof *f->items);
     dsf_finding *x = &f->items[f->len++];
