@@ -1,6 +1,5 @@
 /* output.c -- what gen writes: the variant files, the emitters' files and
 ** manifest.json, all or nothing (what it shows: gen_print.c). */
-#define _DEFAULT_SOURCE /* flock(2) on the output directory */
 #include "profile/gen_run.h"
 
 #include <errno.h>
@@ -8,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,46 +21,7 @@
 #include "lua/limits.h"
 #include "profile/manifest.h"
 #include "profile/out_debris.h"
-
-/* Takes an exclusive lock on the directory itself (no lock file to leave
-** behind): concurrent gen runs into one directory write one after the
-** other, each seeing the manifest the previous one left. Released when
-** *fd is closed. */
-static int lock_dir(const char *dir, int *fd, dsf_diags *d)
-{
-    *fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (*fd < 0)
-        return dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
-                              "cannot open the output directory: %s",
-                              strerror(errno));
-    while (flock(*fd, LOCK_EX) != 0)
-        if (errno != EINTR) {
-            int e = errno;
-            close(*fd);
-            *fd = -1;
-            return dsf_diag_error(d, DSF_EINPUT, dir, 0, 0,
-                                  "cannot lock the output directory: %s",
-                                  strerror(e));
-        }
-    return 0;
-}
-
-/* The manifest already in the directory: *old is NULL when there is
-** none. */
-static int read_manifest(const char *path, cJSON **old, dsf_diags *d)
-{
-    *old = NULL;
-    if (!dsf_is_file(path))
-        return 0;
-    char *text;
-    size_t len;
-    int rc = dsf_read_file(&text, &len, path, DSF_JSON_MAX_FILE, d);
-    if (rc)
-        return rc;
-    rc = dsf_manifest_parse(old, path, text, len, d);
-    free(text);
-    return rc;
-}
+#include "profile/out_dir.h"
 
 typedef struct pending {
     char *final_path;
@@ -277,22 +236,6 @@ static size_t split_manifest(const cJSON *m, const char *pname, char **text,
     return (size_t)(at - *text);
 }
 
-/* The last name of path (trailing slashes aside), or NULL when it is
-** empty, "." or "..". Caller frees. */
-static char *last_name(const char *path)
-{
-    size_t n = strlen(path);
-    while (n > 1 && path[n - 1] == '/')
-        n--;
-    size_t b = n;
-    while (b > 0 && path[b - 1] != '/')
-        b--;
-    if (b == n || (n - b == 1 && path[b] == '.') ||
-        (n - b == 2 && path[b] == '.' && path[b + 1] == '.'))
-        return NULL;
-    return dsf_xstrndup(path + b, n - b);
-}
-
 /* Before any variant is evaluated: an existing directory can take this
 ** run's files (it is one, this process may write in it, manifest.json
 ** and --report's page are not directories), and how much free space its
@@ -349,18 +292,6 @@ static void made(dsf_gen_out *o, char *p)
     o->made[o->nmade++] = p;
 }
 
-/* The directory of path, trailing slashes aside (caller frees). */
-static char *parent_of(const char *path)
-{
-    size_t n = strlen(path);
-    while (n > 1 && path[n - 1] == '/')
-        n--;
-    char *norm = dsf_xstrndup(path, n);
-    char *up = dsf_path_dirname(norm);
-    free(norm);
-    return up;
-}
-
 /* The directories the run makes (o->made): a staged new directory is made
 ** by the final rename, so its missing parents (below parent); otherwise
 ** o->dir and its parents up to o->top. */
@@ -411,11 +342,11 @@ static int take_dir(dsf_gen_out *o, dsf_diags *d)
 {
     int rc = dsf_mkdir_p(o->dir, NULL, d);
     if (!rc)
-        rc = lock_dir(o->dir, &o->lock, d);
+        rc = dsf_out_lock_dir(o->dir, &o->lock, d);
     if (rc)
         return rc;
-    char *name = last_name(o->dir);
-    char *up = name ? parent_of(o->dir) : NULL;
+    char *name = dsf_out_last_name(o->dir);
+    char *up = name ? dsf_out_parent(o->dir) : NULL;
     dsf_out_sweep_debris(o->dir, up, name, d);
     free(name);
     free(up);
@@ -431,7 +362,7 @@ static int start_manifest(run *ru, dsf_gen_out *o, const char *pname,
     cJSON *old = NULL;
     int rc = 0;
     if (!o->stage) /* (a staged one is merged at the end) */
-        rc = read_manifest(o->mpath, &old, d);
+        rc = dsf_out_read_manifest(o->mpath, &old, d);
     if (rc)
         return rc;
     cJSON *m = dsf_gen_manifest_head(ru);
@@ -486,9 +417,9 @@ int dsf_gen_out_begin(run *ru, dsf_diags *d)
     struct stat st; /* (not a dangling symbolic link either) */
     char *base = o->top && !ru->r->report && lstat(o->dir, &st) != 0 &&
                          errno == ENOENT
-                     ? last_name(o->dir)
+                     ? dsf_out_last_name(o->dir)
                      : NULL;
-    char *parent = base ? parent_of(o->dir) : NULL;
+    char *parent = base ? dsf_out_parent(o->dir) : NULL;
     list_made(o, parent);
     live_out = o;
     live_from = 0;
@@ -689,26 +620,6 @@ int dsf_gen_out_run_files(run *ru, dsf_diags *d)
     return rc;
 }
 
-/* True when the files at a and b hold the same bytes. */
-static bool same_files(const char *a, const char *b)
-{
-    FILE *fa = fopen(a, "rb"), *fb = fa ? fopen(b, "rb") : NULL;
-    bool same = fa && fb;
-    char x[8192], y[8192];
-    while (same) {
-        size_t na = fread(x, 1, sizeof x, fa), nb = fread(y, 1, sizeof y, fb);
-        same = na == nb && !memcmp(x, y, na);
-        if (na < sizeof x)
-            break;
-    }
-    same = same && !ferror(fa) && !ferror(fb);
-    if (fa)
-        fclose(fa);
-    if (fb)
-        fclose(fb);
-    return same;
-}
-
 /* Finishes manifest.json's temporary file, and stages it (and --report's
 ** page) after the variants' files. */
 static int finish_manifest(run *ru, dsf_gen_out *o, dsf_diags *d)
@@ -733,7 +644,7 @@ static int finish_manifest(run *ru, dsf_gen_out *o, dsf_diags *d)
                               "cannot write the manifest: %s",
                               strerror(errno));
     if (!in_stage(o, w->tmp_path) &&
-        same_files(w->tmp_path, w->final_path)) {
+        dsf_out_same_files(w->tmp_path, w->final_path)) {
         unlink(w->tmp_path);
         free(w->tmp_path);
         w->tmp_path = NULL;
@@ -780,12 +691,12 @@ static int place_stage(run *ru, dsf_gen_out *o, dsf_diags *d)
                               "place: %s", strerror(moved));
     /* The manifest is the last file staged (finish_manifest). */
     pending *m = &o->w[o->nw - 1];
-    int rc = lock_dir(o->dir, &o->lock, d);
+    int rc = dsf_out_lock_dir(o->dir, &o->lock, d);
     cJSON *old = NULL, *mine = NULL;
     char *text = NULL;
     size_t len;
     if (!rc)
-        rc = read_manifest(m->final_path, &old, d);
+        rc = dsf_out_read_manifest(m->final_path, &old, d);
     if (!rc)
         rc = dsf_read_file(&text, &len, m->tmp_path, DSF_JSON_MAX_FILE, d);
     if (!rc)
