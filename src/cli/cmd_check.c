@@ -436,8 +436,10 @@ static int run(int argc, char **argv)
     int input_error = 0;
     dsf_diags found = DSF_DIAGS_INIT;
     if (!rc) {
-        dsf_validate_opts vo = {a.target, "check", params, NULL, NULL,
-                                a.ds_version, NULL, NULL, 0};
+        dsf_validate_opts vo = {.target = a.target, .mode = "check",
+                                .params = params,
+                                .ds_version = a.ds_version,
+                                .edits = a.json};
         check_run cr = {a.files, plugins, &vo, a.target_given || cmd.target,
                         params, a.world_given ? pname : NULL,
                         with_cmd ? &cmd : NULL, &cmd_found, cmd_json};

@@ -117,7 +117,7 @@ static void check(dsf_lsp *s, const dsf_lsp_doc *doc, dsf_diags *out)
     const char *target = dsf_lsp_doc_target(s, json, out);
     dsf_validate_opts vo = {.target = target, .mode = "check",
                             .ds_version = s->ds_version, .text = doc->text,
-                            .text_len = doc->len};
+                            .text_len = doc->len, .edits = true};
     cJSON *params = cJSON_CreateObject();
     cJSON_AddNumberToObject(params, dsf_lsp_world_param(), (double)s->world);
     vo.params = params;

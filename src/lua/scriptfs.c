@@ -37,9 +37,22 @@ const dsf_builtin_chunk *dsf_scriptfs_embedded(const char *path)
     const char *rel = embedded_rel(path);
     if (!rel)
         return NULL;
-    for (const dsf_builtin_chunk *c = dsf_builtin_chunks; c->rel; c++)
-        if (!strcmp(c->rel, rel))
-            return c;
+    /* The table is in byte order of the names (dsf_precompile checks). */
+    static size_t n;
+    if (!n)
+        while (dsf_builtin_chunks[n].rel)
+            n++;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(dsf_builtin_chunks[mid].rel, rel);
+        if (!c)
+            return &dsf_builtin_chunks[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     return NULL;
 }
 

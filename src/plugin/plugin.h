@@ -125,6 +125,10 @@ typedef struct dsf_validate_opts {
     const char *text;        /* check: the file's text as read (borrowed;
                                 ctx.json_extension), or NULL */
     size_t text_len;
+    bool edits;              /* keep the findings' machine-readable edits
+                                (ctx.report's `edit`): check --format json
+                                and the language server; otherwise they
+                                are neither read nor checked */
 } dsf_validate_opts;
 
 /* Runs every rule on doc, appending findings (sorted by path, then rule).

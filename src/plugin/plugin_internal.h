@@ -113,6 +113,7 @@ typedef struct dsf_collector {
     const dsf_rule *current;  /* the rule running, NULL in a resolver */
     const char *strict;       /* dsf_validate_opts.strict */
     dsf_callscope scope;      /* open while ctx.report may be called */
+    bool edits;               /* dsf_validate_opts.edits */
 } dsf_collector;
 
 typedef struct dsf_push_cfg_args {

@@ -73,7 +73,7 @@ int dsf_plugins_resolve(dsf_plugins *p, cJSON **doc,
 {
     lua_State *L = dsf_host_state(p->host);
     dsf_findings none = DSF_FINDINGS_INIT;
-    dsf_collector c = {p, &none, NULL, NULL, {0, NULL}};
+    dsf_collector c = {p, &none, NULL, NULL, {0, NULL}, false};
     int rc = 0;
     dsf_callscope_open(&c.scope);
     for (size_t i = 0; i < p->nresolvers && !rc; i++) {

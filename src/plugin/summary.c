@@ -339,7 +339,7 @@ static int run_plugin(dsf_plugins *p, size_t pi, const dsf_variant_view *v,
     }
     const char *what = p->summarize_what[pi];
     dsf_findings none = DSF_FINDINGS_INIT;
-    dsf_collector c = {p, &none, NULL, NULL, {0, NULL}};
+    dsf_collector c = {p, &none, NULL, NULL, {0, NULL}, false};
     dsf_push_cfg_args args = {v->doc, o, &c, NULL, false, LUA_NOREF};
     dsf_callscope_open(&c.scope);
     int rc = dsf_host_cpcall(p->host, dsf_plugin_push_cfg_ctx, &args, 2,

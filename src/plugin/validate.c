@@ -153,7 +153,8 @@ static int l_report(lua_State *L)
     const char *why = NULL;
     if (!report_at(L, &line, &col))
         why = "'at' must be {line, col} (whole numbers >= 1)";
-    else if (!report_edit(L, path.data ? path.data : "", &edits, &why))
+    else if (c->edits &&
+             !report_edit(L, path.data ? path.data : "", &edits, &why))
         why = why ? why : "'edit' must be an edit {op=, path=, ...} or a "
                           "list of them";
     if (why) {
@@ -370,7 +371,7 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
     }
     lua_State *L = dsf_host_state(p->host);
     size_t first = out->len;
-    dsf_collector c = {p, out, NULL, o->strict, {0, NULL}};
+    dsf_collector c = {p, out, NULL, o->strict, {0, NULL}, o->edits};
     dsf_push_cfg_args args = {doc, o, &c, NULL, true, LUA_NOREF};
     size_t wlen = strlen("validation");
     for (size_t i = 0; i < p->nrules; i++)

@@ -199,9 +199,10 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
     const dsf_profile *pr = ru->profile;
     char *stem = dsf_xasprintf("%s-%s", pr->chain[pr->nchain - 1].name,
                                v->name);
-    dsf_validate_opts vo = {ru->target, "gen", v->params, NULL,
-                            r->strict_fit ? "fit" : NULL, r->ds_version,
-                            stem, NULL, 0};
+    dsf_validate_opts vo = {.target = ru->target, .mode = "gen",
+                            .params = v->params,
+                            .strict = r->strict_fit ? "fit" : NULL,
+                            .ds_version = r->ds_version, .variant = stem};
     rc = dsf_plugins_resolve(ru->plugins, &v->doc, &vo, &v->prov, d);
     if (rc) {
         free(stem);

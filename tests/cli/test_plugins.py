@@ -842,7 +842,10 @@ class FindingEdits(PluginTest):
             root = self.rule('path = "gradient_clipping", message = "m", '
                              'edit = ' + edit)
             path = self.write("s2.json", STAGE2)
-            res = run("check", "--plugin-path", root, path)
+            res = run("check", "--format", "json", "--plugin-path", root,
+                      path)
             self.assertExit(res, 5)
             self.assertIn("ctx.report: " + why, res.err, edit)
             self.assertNoCrash(res)
+            # the text output shows no edit: they are not read for it
+            self.assertExit(run("check", "--plugin-path", root, path), 1)
