@@ -45,24 +45,6 @@ static int bad(dsf_diags *d, const char *file, const char *plugin,
     return DSF_EINPUT;
 }
 
-/* Only the known fields, each a string (or the types named). */
-static const char *unknown_field(lua_State *L, int t,
-                                 const char *const *known)
-{
-    lua_pushnil(L);
-    while (lua_next(L, t)) {
-        lua_pop(L, 1);
-        if (!dsf_plugin_known_key(L, -1, known)) {
-            const char *k = lua_type(L, -1) == LUA_TSTRING
-                                ? lua_tostring(L, -1)
-                                : "(not a string)";
-            lua_pop(L, 1);
-            return k;
-        }
-    }
-    return NULL;
-}
-
 static char *opt_str(lua_State *L, int t, const char *key, bool *wrong)
 {
     lua_pushstring(L, key);
@@ -118,7 +100,7 @@ static int read_options(dsf_plugin_command *c, lua_State *L, int t,
             break;
         }
         int o = lua_gettop(L);
-        const char *field = unknown_field(L, o, option_fields);
+        const char *field = dsf_plugin_unknown_field(L, o, option_fields);
         bool wrong = false;
         dsf_plugin_option *op = &c->opts[c->nopts];
         op->name = opt_str(L, o, "name", &wrong);
@@ -156,7 +138,7 @@ static int read_one(dsf_plugin_commands *cmds, lua_State *L, int t,
     c.plugin = dsf_xstrdup(plugin);
     bool wrong = false;
     c.name = opt_str(L, t, "name", &wrong);
-    const char *field = unknown_field(L, t, command_fields);
+    const char *field = dsf_plugin_unknown_field(L, t, command_fields);
     int rc = 0;
     if (field) {
         char msg[200];

@@ -151,3 +151,20 @@ int dsf_plugin_optional_function(lua_State *L, int t, const char *field,
     dsf_diag_set_hint(g, "see '%s' in contrib/docs/plugins.md", section);
     return DSF_EINPUT;
 }
+
+const char *dsf_plugin_unknown_field(lua_State *L, int t,
+                                     const char *const *known)
+{
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        if (!dsf_plugin_known_key(L, -1, known)) {
+            const char *k = lua_type(L, -1) == LUA_TSTRING
+                                ? lua_tostring(L, -1)
+                                : "(not a string)";
+            lua_pop(L, 1);
+            return k;
+        }
+    }
+    return NULL;
+}

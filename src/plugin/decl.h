@@ -22,6 +22,12 @@ bool dsf_plugin_parse_severity(const char *s, dsf_severity *out);
 ** string among known (NULL-terminated). */
 bool dsf_plugin_known_key(lua_State *L, int k, const char *const *known);
 
+/* The first key of the table at t that is not a string among known
+** (NULL-terminated): the key (borrowed from Lua while t holds it;
+** "(not a string)" for another type), or NULL when every key is known. */
+const char *dsf_plugin_unknown_field(lua_State *L, int t,
+                                     const char *const *known);
+
 /* Raw string field key of the table at t, or NULL (borrowed from Lua: it
 ** stays alive while t holds it). */
 const char *dsf_plugin_raw_string(lua_State *L, int t, const char *key);

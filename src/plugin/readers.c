@@ -32,23 +32,6 @@ static int bad(dsf_diags *d, const char *file, const char *plugin,
     return DSF_EINPUT;
 }
 
-static const char *unknown_field(lua_State *L, int t,
-                                 const char *const *known)
-{
-    lua_pushnil(L);
-    while (lua_next(L, t)) {
-        lua_pop(L, 1);
-        if (!dsf_plugin_known_key(L, -1, known)) {
-            const char *k = lua_type(L, -1) == LUA_TSTRING
-                                ? lua_tostring(L, -1)
-                                : "(not a string)";
-            lua_pop(L, 1);
-            return k;
-        }
-    }
-    return NULL;
-}
-
 /* The list of strings in field key of t (absent: 0 strings); -1 when it
 ** is not a list of at most max non-empty strings without a newline. */
 static int string_list(lua_State *L, int t, const char *key, size_t max,
@@ -105,7 +88,7 @@ static int read_reader(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
     snprintf(what, sizeof what, "reader #%lld", (long long)i);
     if (lua_type(L, r) != LUA_TTABLE)
         return bad(d, file, plugin, what, "must be a table");
-    const char *field = unknown_field(L, r, reader_fields);
+    const char *field = dsf_plugin_unknown_field(L, r, reader_fields);
     if (field) {
         char msg[160];
         snprintf(msg, sizeof msg, "unknown field '%.60s' (known: name, "
@@ -178,7 +161,8 @@ static int read_metric(dsf_plugins *p, lua_State *L, int m, lua_Integer i,
                        const char *plugin, const char *file, dsf_diags *d)
 {
     dsf_results_decl *rs = p->results;
-    if (lua_type(L, m) != LUA_TTABLE || unknown_field(L, m, metric_fields))
+    if (lua_type(L, m) != LUA_TTABLE ||
+        dsf_plugin_unknown_field(L, m, metric_fields))
         return bad(d, file, plugin, "results.metrics",
                    "each metric is a table of name, title, unit, better");
     const char *name = dsf_plugin_raw_string(L, m, "name");
@@ -221,8 +205,9 @@ static int read_results_table(dsf_plugins *p, lua_State *L, int t,
         lua_settop(L, top);
         return 0;
     }
-    const char *field = ty == LUA_TTABLE ? unknown_field(L, s, results_fields)
-                                         : NULL;
+    const char *field = ty == LUA_TTABLE
+                            ? dsf_plugin_unknown_field(L, s, results_fields)
+                            : NULL;
     if (ty != LUA_TTABLE || field) {
         rc = bad(d, file, plugin, "results", "must be a table of record, "
                  "metrics, calibration, override_ignore (or a function "

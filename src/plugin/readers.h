@@ -108,8 +108,9 @@ int dsf_results_read(dsf_plugins *p, const dsf_reader *r,
 int dsf_results_problem(dsf_plugins *p, const char *text, dsf_diags *d);
 
 /* The current variant's record from results.record(variant, found,
-** problems, run_found): *out a JSON object (caller frees) with a string `status` and
-** an object `values` of numbers (checked: a script error otherwise). */
+** problems, run_found): *out a JSON object (caller frees) with a string
+** `status` and an object `values` of numbers (checked: a script error
+** otherwise). */
 int dsf_results_record(dsf_plugins *p, cJSON **out, dsf_diags *d);
 
 /* results.calibration(variant, record): *out a JSON value, or NULL when

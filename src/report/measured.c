@@ -14,6 +14,7 @@
 #define PLOT_H 340.0
 #define MARGIN_L 90.0
 #define MARGIN_B 46.0
+#define MARGIN_T 14.0
 #define MAX_LABELS 40
 
 typedef struct point {
@@ -60,9 +61,15 @@ static void num_cell(dsf_buf *b, double v, const char *unit)
 ** spread from how much each side's step time varies (p90 over median, d
 ** for the variant and d0 for the control): r / d when the variant runs at
 ** its p90, r * d0 when the control does. */
+static bool ok(const cJSON *rec)
+{
+    return rec && !strcmp(dsf_html_str(rec, "status"), "ok");
+}
+
 static void speedup_cell(dsf_buf *b, const cJSON *rec, const cJSON *ctrl)
 {
-    double s = value(rec, "samples_per_sec");
+    double s = ok(rec) && ok(ctrl) ? value(rec, "samples_per_sec")
+                                   : (double)NAN;
     double s0 = ctrl ? value(ctrl, "samples_per_sec") : (double)NAN;
     if (isnan(s) || isnan(s0) || s0 <= 0) {
         dsf_buf_puts(b, "<td class=\"n mut\">&#8212;</td>");
@@ -94,7 +101,7 @@ static void memory_cells(dsf_buf *b, const cJSON *rec)
     double m = value(rec, "peak_memory_bytes");
     num_cell(b, e, "bytes");
     num_cell(b, m, "bytes");
-    if (isnan(e) || isnan(m) || m <= 0) {
+    if (isnan(e) || isnan(m) || m <= 0 || !ok(rec)) {
         dsf_buf_puts(b, "<td class=\"n mut\">&#8212;</td>");
         return;
     }
@@ -195,14 +202,15 @@ static void axis_label(dsf_buf *b, double v, const char *unit)
 
 static void axes(dsf_buf *b, double xmax, double ymax)
 {
-    dsf_buf_printf(b, "<line class=\"axis\" x1=\"%.0f\" y1=\"0\" x2=\"%.0f\" "
-                      "y2=\"%.0f\"/><line class=\"axis\" x1=\"%.0f\" y1=\"%.0f\""
-                      " x2=\"%.0f\" y2=\"%.0f\"/>", MARGIN_L, MARGIN_L, PLOT_H,
-                   MARGIN_L, PLOT_H, MARGIN_L + PLOT_W, PLOT_H);
+    dsf_buf_printf(b, "<line class=\"axis\" x1=\"%.0f\" y1=\"0\" "
+                      "x2=\"%.0f\" y2=\"%.0f\"/><line class=\"axis\" "
+                      "x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\"/>",
+                   MARGIN_L, MARGIN_L, PLOT_H, MARGIN_L, PLOT_H,
+                   MARGIN_L + PLOT_W, PLOT_H);
     for (int k = 0; k <= 4; k++) {
         double fx = MARGIN_L + PLOT_W * k / 4.0, fy = PLOT_H * (1 - k / 4.0);
-        dsf_buf_printf(b, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">",
-                       fx, PLOT_H + 16);
+        dsf_buf_printf(b, "<text x=\"%.1f\" y=\"%.0f\" "
+                          "text-anchor=\"middle\">", fx, PLOT_H + 16);
         axis_label(b, xmax * k / 4.0, "bytes");
         dsf_buf_printf(b, "</text><text x=\"%.0f\" y=\"%.1f\" "
                           "text-anchor=\"end\">", MARGIN_L - 6, fy + 4);
@@ -244,15 +252,18 @@ static void scatter(dsf_buf *b, const cJSON *results)
                       "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
                       "xmlns=\"http://www.w3.org/2000/svg\"><title>"
                       "throughput x peak memory</title>",
-                   MARGIN_L + PLOT_W + 20, PLOT_H + MARGIN_B,
-                   MARGIN_L + PLOT_W + 20, PLOT_H + MARGIN_B);
+                   MARGIN_L + PLOT_W + 50, MARGIN_T + PLOT_H + MARGIN_B,
+                   MARGIN_L + PLOT_W + 50, MARGIN_T + PLOT_H + MARGIN_B);
+    dsf_buf_printf(b, "<g transform=\"translate(0 %.0f)\">", MARGIN_T);
     axes(b, xmax, ymax);
+    dsf_buf_puts(b, "</g>");
 #define PX(v) (MARGIN_L + (v) / xmax * PLOT_W)
-#define PY(v) (PLOT_H - (v) / ymax * PLOT_H)
+#define PY(v) (MARGIN_T + PLOT_H - (v) / ymax * PLOT_H)
     if (!isnan(budget))
         dsf_buf_printf(b, "<line class=\"budget\" x1=\"%.1f\" y1=\"0\" "
                           "x2=\"%.1f\" y2=\"%.0f\"><title>GPU memory budget"
-                          "</title></line>", PX(budget), PX(budget), PLOT_H);
+                          "</title></line>", PX(budget), PX(budget),
+                       MARGIN_T + PLOT_H);
     dsf_buf_puts(b, "<polyline class=\"front\" points=\"");
     for (size_t i = 0; i < n; i++)
         if (pts[i].front)
@@ -265,8 +276,10 @@ static void scatter(dsf_buf *b, const cJSON *results)
         dsf_html_esc(b, pts[i].name);
         dsf_buf_puts(b, "</title></circle>");
         if (n <= MAX_LABELS && pts[i].front) {
-            dsf_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\">",
-                           PX(pts[i].x) + 8, PY(pts[i].y) - 6);
+            bool right = PX(pts[i].x) > MARGIN_L + PLOT_W * 0.55;
+            dsf_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\"%s>",
+                           PX(pts[i].x) + (right ? -8 : 8), PY(pts[i].y) - 6,
+                           right ? " text-anchor=\"end\"" : "");
             dsf_html_esc(b, pts[i].name);
             dsf_buf_puts(b, "</text>");
         }

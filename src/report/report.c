@@ -42,6 +42,8 @@ static const char style[] =
     "svg text{fill:var(--fg);font:12px system-ui,sans-serif}\n"
     ".p0{fill:var(--a)}.p1{fill:var(--b)}.p2{fill:var(--c)}"
     ".free{fill:var(--free)}.budget{stroke:var(--fg);stroke-width:2}\n"
+    ".axis{stroke:var(--mut)}.front{fill:none;stroke:var(--c);"
+    "stroke-width:2}\n"
     "figure{margin:.5rem 0 1rem}figcaption{font-weight:600}\n"
     "a{color:var(--a)}\n";
 
