@@ -14,6 +14,10 @@ verdicts.json, engine.json) and dsforge's verdicts now, and exits 1 when
 a committed file differs, the corpus changed since the trace
 (corpus_sha256), or a check disagrees without an allow.json entry.
 
+DSKNOW_COVERAGE_DIR replaces contrib/dsknow/coverage (the reports and
+allow.json); DSCLIENT_CACHE=DIR makes dsclient's setup use DIR/vX.Y.Z per
+release (default ~/.cache/dsclient/vX.Y.Z).
+
 A check's status: "unreached" (no file reaches it), "untriggered" (files
 pass it, none triggers it), "disagreed" (a file triggering it, or one of
 the passing examples, gets another verdict from dsforge than from
@@ -33,7 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 CONF = os.path.join(ROOT, "tests", "conformance")
 CONFIGS = os.path.join(CONF, "configs")
-OUT = os.path.join(HERE, "coverage")
+OUT = os.environ.get("DSKNOW_COVERAGE_DIR") or os.path.join(HERE, "coverage")
 MAX_ALLOWED = 10
 PASS_EXAMPLES = 2
 
@@ -78,7 +82,16 @@ def ds_verdict(v):
 
 def trace(ds_git, hj_git, release, files):
     """trace.py's output for one release, in the release's environment."""
-    env = record.release_env(ds_git, hj_git, release)
+    saved = os.environ.get("DSCLIENT_HOME")
+    if os.environ.get("DSCLIENT_CACHE"):
+        os.environ["DSCLIENT_HOME"] = os.path.join(os.environ["DSCLIENT_CACHE"], "v" + release)
+    try:
+        env = record.release_env(ds_git, hj_git, release)
+    finally:
+        if saved is None:
+            os.environ.pop("DSCLIENT_HOME", None)
+        else:
+            os.environ["DSCLIENT_HOME"] = saved
     env["DSCLIENT_DIR"] = record.TOOLS
     p = subprocess.run([sys.executable, os.path.join(HERE, "trace.py"),
                         "--world-size", str(record.WORLD)] + files,
