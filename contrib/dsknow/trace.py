@@ -10,8 +10,11 @@ under sys.settrace, recording the DeepSpeed functions each parse calls, the
 lines they execute and the exceptions raised in them. The checks are not
 listed by hand: every function any parse called is read back from its
 source with `ast`, and every `raise` and `assert` statement in its own body
-(not in nested functions, which count when they are called themselves) is
-a reachable check, named deepspeed/...py:LINE.
+(a nested function's are its own) is
+a reachable check, named deepspeed/...py:LINE. So is every function those
+call by name with an argument (f(x), mod.f(x)) or on self/cls, and every
+function they define, transitively (a class called stands for its
+__init__ and its pydantic validators).
 
 Per check and file, the verdict is:
   trigger  the raise ran, or the assert raised AssertionError in its own frame;
@@ -270,8 +273,9 @@ def main(argv):
             trees[fname] = (function_nodes(tree), qualnames(tree), text.splitlines())
         return trees[fname]
 
-    # The functions the parses called, then what those call by name
-    # (transitively): a check there is reachable even if no file reached it.
+    # The functions the parses called, then what those call by name and
+    # the functions they define (transitively): a check there is reachable
+    # even if no file reached it.
     live = live_functions(rec)
     called = set(rec.functions)
     reach, todo = {}, sorted(called)
@@ -282,6 +286,10 @@ def main(argv):
         if func is None or key in reach:
             continue   # module or class body, lambda, comprehension
         reach[key] = func
+        for node in ast.walk(func):   # its nested functions (get_params)
+            if node is not func and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                todo.append((fname, first, node.name))
         fn, owner, mod = live.get(key, (None, None, None))
         if mod is None:
             continue
