@@ -4,7 +4,8 @@
     contrib/dsknow/corpus.py [OUT_DIR]   # default tests/conformance/configs
 
 Every file is named CATEGORY__WHAT.json; the name says what it tests.
-Files named hand__*.json in OUT_DIR are hand-written and left alone; every
+Files named hand__*.json (and probe__*.json, written by gen --probe) in
+OUT_DIR are left alone; every
 other *.json there is rewritten, and generated files no longer produced are
 removed. Files listed in tests/conformance/todo/todo.json (known
 disagreements dsforge does not fix yet) go to OUT_DIR/../todo instead.
@@ -287,6 +288,87 @@ def corpus():
         for v in values:
             add("field__%s__%s" % (path.replace(".", "_"), slug(v)), with_(BASE, **{path.replace(".", "__"): v}))
 
+    # compression_training (compression/config.py, the same in every covered
+    # release): each technique's shared_parameters, its different_groups and
+    # their params, layer_reduction.
+    groups = {"weight_quantization": {"start_bits": 8, "target_bits": 8},
+              "activation_quantization": {"bits": 8},
+              "sparse_pruning": {"dense_ratio": 0.5},
+              "row_pruning": {"dense_ratio": 0.5},
+              "head_pruning": {"dense_ratio": 0.5},
+              "channel_pruning": {"dense_ratio": 0.5}}
+    choices = {"weight_quantization": ("quantization_type", "rounding"),
+               "activation_quantization": ("quantization_type", "range_calibration"),
+               "sparse_pruning": ("method",), "row_pruning": ("method",),
+               "head_pruning": ("method",), "channel_pruning": ("method",)}
+    for tech, params in sorted(groups.items()):
+        shared = {"enabled": True}
+        if tech == "head_pruning":
+            shared["num_heads"] = 12
+        one_group = {"g1": {"params": params, "modules": ["attention.self"]}}
+        for what, sec in (
+                ("enabled_with_groups", {"shared_parameters": shared, "different_groups": one_group}),
+                ("enabled_no_groups", {"shared_parameters": shared}),
+                ("disabled_no_groups", {"shared_parameters": {"enabled": False}}),
+                ("enabled_str_false_no_groups", {"shared_parameters": {"enabled": "false"}}),
+                ("disabled_empty_groups", {"shared_parameters": {"enabled": False}, "different_groups": {}}),
+                ("groups_only", {"different_groups": one_group}),
+                ("group_without_params", {"shared_parameters": shared,
+                                          "different_groups": {"g1": {"modules": ["*"]}}}),
+                ("group_params_empty", {"shared_parameters": shared,
+                                        "different_groups": {"g1": {"params": {}}}}),
+                ("list", []),
+                ("shared_list", {"shared_parameters": [], "different_groups": {}})):
+            add("compression__%s__%s" % (tech, what), with_(BASE, compression_training={tech: sec}))
+        for key in choices[tech]:
+            for v in ("bogus", None):
+                add("compression__%s__%s_%s" % (tech, key, slug(v)), with_(
+                    BASE, compression_training={tech: {"shared_parameters": dict(shared, **{key: v}),
+                                                       "different_groups": one_group}}))
+    head = {"shared_parameters": {"enabled": True}, "different_groups": {"g1": {"params": {"dense_ratio": 0.5}}}}
+    add("compression__head_pruning__enabled_no_num_heads", with_(BASE, compression_training={"head_pruning": head}))
+    add("compression__head_pruning__disabled_no_num_heads", with_(
+        BASE, compression_training={"head_pruning": dict(head, shared_parameters={"enabled": False})}))
+    for what, extra in (("dense_ratio_0p5", {"dense_ratio": 0.5}), ("dense_ratio_1", {"dense_ratio": 1}),
+                        ("dense_ratio_0", {"dense_ratio": 0}), ("dense_ratio_str", {"dense_ratio": "0.5"}),
+                        ("default_dense_ratio", {}),
+                        ("offset_after_end", {"schedule_offset": 100, "schedule_offset_end": 10}),
+                        ("offset_before_end", {"schedule_offset": 10, "schedule_offset_end": 100}),
+                        ("offset_end_default", {"schedule_offset": 10})):
+        add("compression__sparse_pruning__snip_momentum_%s" % what, with_(
+            BASE, compression_training={"sparse_pruning": {
+                "shared_parameters": dict({"enabled": True, "method": "snip_momentum"}, **extra),
+                "different_groups": {}}}))
+    add("compression__sparse_pruning__snip_momentum_no_groups", with_(
+        BASE, compression_training={"sparse_pruning": {
+            "shared_parameters": {"enabled": True, "method": "snip_momentum"}}}))
+    for what, sec in (("enabled", {"enabled": True, "keep_number_layer": 6}),
+                      ("disabled", {"enabled": False}), ("no_enabled", {"keep_number_layer": 6}),
+                      ("list", [])):
+        add("compression__layer_reduction__%s" % what, with_(BASE, compression_training={"layer_reduction": sec}))
+
+    # data_efficiency (runtime/data_pipeline/config.py): curriculum learning
+    # and, from 0.16.5 on, dynamic batching inside data_sampling.
+    for what, cl in (("enabled_no_metrics", {"enabled": True}),
+                     ("enabled_with_metrics", {"enabled": True, "curriculum_metrics": {"seqlen": {}}}),
+                     ("enabled_metrics_misnamed", {"enabled": True, "metrics": {"seqlen": {}}}),
+                     ("disabled_no_metrics", {"enabled": False}),
+                     ("enabled_str_no_metrics", {"enabled": "no"}),
+                     ("no_enabled", {"metrics": {}})):
+        add("data_efficiency__curriculum_learning__%s" % what, with_(
+            BASE, data_efficiency={"enabled": True, "data_sampling": {"enabled": True, "curriculum_learning": cl}}))
+    for what, db in (("enabled_no_max_tokens", {"enabled": True}),
+                     ("enabled_with_max_tokens", {"enabled": True, "max_tokens": 4096}),
+                     ("disabled_no_max_tokens", {"enabled": False}),
+                     ("enabled_int_no_max_tokens", {"enabled": 1})):
+        add("data_efficiency__dynamic_batching__%s" % what, with_(
+            BASE, data_efficiency={"enabled": True, "data_sampling": {"enabled": True, "dynamic_batching": db}}))
+    add("data_efficiency__data_sampling_disabled_curriculum_no_metrics", with_(
+        BASE, data_efficiency={"data_sampling": {"enabled": False, "curriculum_learning": {"enabled": True}}}))
+    add("data_efficiency__random_ltd_enabled", with_(
+        BASE, data_efficiency={"enabled": True, "data_routing": {"enabled": True, "random_ltd": {
+            "enabled": True, "total_layer_num": 24}}}))
+
     return out
 
 
@@ -300,7 +382,7 @@ def main():
     for d in (out_dir, todo_dir):
         for old in sorted(os.listdir(d)):
             if (old.endswith(".json") and old not in ("todo.json", "verdicts.json")
-                    and not old.startswith("hand__") and old not in files):
+                    and not old.startswith(("hand__", "probe__")) and old not in files):
                 os.remove(os.path.join(d, old))
     for name in sorted(files):
         other = out_dir if name in todo else todo_dir
