@@ -369,6 +369,67 @@ def corpus():
         BASE, data_efficiency={"enabled": True, "data_routing": {"enabled": True, "random_ltd": {
             "enabled": True, "total_layer_num": 24}}}))
 
+    # Whole sections DeepSpeedConfig validates with raise/assert in plain
+    # code (found by contrib/dsknow/coverage.py): elasticity when enabled
+    # (elasticity/config.py, elasticity/elasticity.py), autotuning's
+    # directories, checkpoint.parallel_write, torch_autocast,
+    # sparse_attention's mode, bf16 master weights, partial offload,
+    # leaf_module and fp16's own validators.
+    el = {"enabled": True, "max_train_batch_size": 64, "micro_batch_sizes": [2, 4],
+          "min_gpus": 1, "max_gpus": 64, "ignore_non_elastic_batch_info": True}
+    for what, extra in (("valid", {}), ("micro_not_list", {"micro_batch_sizes": 4}),
+                        ("micro_float", {"micro_batch_sizes": [2.5]}),
+                        ("micro_float_whole", {"micro_batch_sizes": [2.0]}),
+                        ("micro_zero", {"micro_batch_sizes": [0, 2]}),
+                        ("min_gpus_0", {"min_gpus": 0}), ("max_gpus_0", {"max_gpus": 0}),
+                        ("min_gt_max", {"min_gpus": 16, "max_gpus": 8}),
+                        ("model_parallel_size_0", {"model_parallel_size": 0}),
+                        ("num_gpus_per_node_0", {"num_gpus_per_node": 0}),
+                        ("min_time_neg", {"min_time": -1}), ("version_0p3", {"version": 0.3}),
+                        ("version_0p1", {"version": 0.1}),
+                        ("version_0p1_model_parallel", {"version": 0.1, "model_parallel_size": 2}),
+                        ("world_size_invalid", {"max_train_batch_size": 6, "micro_batch_sizes": [3],
+                                                "max_gpus": 2}),
+                        ("no_micro", {"micro_batch_sizes": ABSENT})):
+        e = dict(el)
+        for k, v in extra.items():
+            if v is ABSENT:
+                e.pop(k)
+            else:
+                e[k] = v
+        add("elasticity__%s" % what, {"elasticity": e})
+    for what, e in (("disabled_model_parallel_size_0", {"enabled": False, "model_parallel_size": 0}),
+                    ("disabled_min_gpus_0", {"enabled": False, "min_gpus": 0}),
+                    ("disabled_micro_not_list", {"enabled": False, "micro_batch_sizes": 4})):
+        add("elasticity__%s" % what, with_(BASE, elasticity=e))
+    for key in ("results_dir", "exps_dir"):
+        for v in ("", None, "dir"):
+            add("section_values__autotuning_%s_%s" % (key, slug(v)), with_(BASE, autotuning={key: v}))
+    for v in ("yes", True, 1, 0.5):
+        add("section_values__checkpoint_parallel_write_pipeline_stage_%s" % slug(v),
+            with_(BASE, checkpoint={"parallel_write": {"pipeline_stage": v}}))
+    for what, ta in (("dtype_bogus", {"enabled": True, "dtype": "bogus"}),
+                     ("dtype_bfloat16", {"enabled": True, "dtype": "bfloat16"}),
+                     ("modules_int", {"enabled": True, "lower_precision_safe_modules": [1]}),
+                     ("modules_names", {"enabled": True, "lower_precision_safe_modules": ["torch.nn.Linear"]})):
+        add("section_values__torch_autocast_%s" % what, with_(BASE, torch_autocast=ta))
+    for mode in ("bogus", "fixed", "dense"):
+        add("section_values__sparse_attention_mode_%s" % mode, with_(BASE, sparse_attention={"mode": mode}))
+    add("section_values__bf16_master_weights_stage0", with_(
+        BASE, bf16={"enabled": True, "bf16_master_weights_and_grads": True}))
+    add("section_values__bf16_optimizer_states_stage2_no_master", with_(
+        BASE, bf16={"enabled": True, "bf16_optimizer_states": True}, zero_optimization={"stage": 2}))
+    add("section_values__bf16_optimizer_states_stage2_master", with_(
+        BASE, bf16={"enabled": True, "bf16_optimizer_states": True, "bf16_master_weights_and_grads": True},
+        zero_optimization={"stage": 2}))
+    for stage in (2, 3):
+        add("section_values__offload_ratio_stage%d" % stage, with_(
+            BASE, zero_optimization={"stage": stage, "offload_optimizer": {"device": "cpu", "ratio": 0.5}}))
+    add("section_values__leaf_module_list", with_(BASE, zero_optimization={"stage": 3, "leaf_module": []}))
+    for key, v in (("loss_scale", True), ("loss_scale", "x"), ("hysteresis", True), ("hysteresis", 2.0),
+                   ("loss_scale_window", 2.5), ("loss_scale_window", 0)):
+        add("section_values__fp16_%s_%s" % (key, slug(v)), with_(BASE, fp16={"enabled": True, key: v}))
+
     return out
 
 

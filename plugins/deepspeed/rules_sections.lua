@@ -11,7 +11,7 @@
 
 local dsversion = require("deepspeed.dsversion")
 
-local type, ipairs, pairs, next, tostring = type, ipairs, pairs, next, tostring
+local type, ipairs, pairs, next, tostring, tonumber = type, ipairs, pairs, next, tostring, tonumber
 local string, table, math = string, table, math
 local dsforge = dsforge
 local NULL = dsforge.null
@@ -365,6 +365,167 @@ M.rules[#M.rules + 1] = {
         .. show(dr.random_ltd) .. ": DeepSpeed reads it with .get() and raises AttributeError.",
         "give random_ltd as an object with \"enabled\"")
     end
+  end,
+}
+
+---------------------------------------------------------------------------
+-- elasticity (elasticity/config.py ElasticityConfig.__init__ and
+-- elasticity/elasticity.py compute_elastic_config, which DeepSpeedConfig
+-- runs only when elasticity.enabled is truthy; the same lines in every
+-- covered release)
+---------------------------------------------------------------------------
+
+local RULE_E = "elasticity-config"
+local LATEST_ELASTICITY_VERSION = 0.2 -- elasticity/constants.py
+
+-- A JSON number or boolean as Python compares it, else nil.
+local function pynumber(v)
+  if v == true then return 1 end
+  if v == false then return 0 end
+  if type(v) == "number" then return v end
+  return nil
+end
+
+local function elastic_value(ctx, e, key, default, bound, line, text)
+  local v = e[key]
+  if v == nil then v = default end
+  local n = pynumber(v)
+  local path = { "elasticity", key }
+  if n == nil then
+    emit(ctx, RULE_E, path, "elasticity." .. key .. " is " .. show(v) .. ": with elasticity enabled"
+      .. " DeepSpeed compares it with " .. bound .. " (elasticity/config.py:" .. line .. ") and raises TypeError.",
+      "give a whole number")
+    return nil
+  end
+  if n < bound then
+    emit(ctx, RULE_E, path, "elasticity." .. key .. " = " .. show(v) .. " with elasticity enabled: DeepSpeed"
+      .. " raises ElasticityConfigError '" .. text .. "' (elasticity/config.py:" .. line .. ").",
+      "give elasticity." .. key .. " >= " .. bound)
+    return nil
+  end
+  return n
+end
+
+local function elasticity(ctx, e)
+  local micro = e.micro_batch_sizes
+  if type(micro) == "table" and kind(micro) == "array" then
+    for i, m in ipairs(micro) do
+      -- isinstance(m, int): bool is an int, and DeepSpeed's hjson reader
+      -- turns a whole float (2.0, 1e3) into an int
+      if not (type(m) == "boolean" or (type(m) == "number" and m == math.floor(m))) then
+        emit(ctx, RULE_E, { "elasticity", "micro_batch_sizes", i }, "elasticity.micro_batch_sizes["
+          .. (i - 1) .. "] is " .. show(m) .. ": DeepSpeed raises ElasticityConfigError 'Elasticity"
+          .. " expected micro_batch_sizes to only contain a list of integers' (elasticity/config.py:70).",
+          "list whole numbers (write 4, not 4.0)")
+        break
+      elseif pynumber(m) <= 0 then
+        emit(ctx, RULE_E, { "elasticity", "micro_batch_sizes", i }, "elasticity.micro_batch_sizes["
+          .. (i - 1) .. "] is " .. show(m) .. ": DeepSpeed raises ElasticityConfigError 'Elasticity"
+          .. " expected micro_batch_sizes to only contain positive integers' (elasticity/config.py:74).",
+          "list micro batch sizes > 0")
+        break
+      end
+    end
+  end
+  local lo = elastic_value(ctx, e, "min_gpus", 1, 1, 81, "Elasticity min/max gpus must be > 0")
+  local hi = elastic_value(ctx, e, "max_gpus", 10000, 1, 81, "Elasticity min/max gpus must be > 0")
+  if lo and hi and hi < lo then
+    emit(ctx, RULE_E, { "elasticity", "max_gpus" }, "elasticity.max_gpus " .. show(e.max_gpus == nil and 10000
+      or e.max_gpus) .. " is below min_gpus " .. show(e.min_gpus) .. ": DeepSpeed raises"
+      .. " ElasticityConfigError 'Elasticity min_gpus cannot be greater than max_gpus' (elasticity/config.py:84).",
+      "make max_gpus at least min_gpus")
+  end
+  -- model_parallel_size and num_gpus_per_node >= 1 (elasticity/config.py:89
+  -- and :94) are the schema's bounds (range_when = "elasticity.enabled")
+  local mp = pynumber(e.model_parallel_size == nil and 1 or e.model_parallel_size)
+  elastic_value(ctx, e, "min_time", 0, 0, 99, "Elasticity min time needs to be >= 0")
+  -- compute_elastic_config: float(version) (elasticity.py:291-299)
+  local ver = e.version
+  if ver == nil then ver = LATEST_ELASTICITY_VERSION end
+  local vn = pynumber(ver)
+  if vn == nil and type(ver) == "string" then vn = tonumber(ver) end
+  if vn == nil then
+    emit(ctx, RULE_E, { "elasticity", "version" }, "elasticity.version is " .. show(ver) .. ": DeepSpeed"
+      .. " calls float() on it (elasticity/elasticity.py:292), which raises.", "give 0.1 or 0.2")
+  elseif vn > LATEST_ELASTICITY_VERSION then
+    emit(ctx, RULE_E, { "elasticity", "version" }, "elasticity.version " .. show(ver) .. ": DeepSpeed raises"
+      .. " ElasticityConfigError 'Attempting to run elasticity version " .. tostring(ver) .. " but runtime only"
+      .. " supports up to 0.2' (elasticity/elasticity.py:297).", "give version 0.2 (or 0.1)")
+  elseif mp and mp > 1 and vn ~= 0.2 then
+    emit(ctx, RULE_E, { "elasticity", "version" }, "elasticity.version " .. show(ver) .. " with"
+      .. " model_parallel_size " .. show(e.model_parallel_size) .. ": DeepSpeed raises ElasticityConfigError"
+      .. " 'Elasticity V" .. tostring(ver) .. " does not support model-parallel training'"
+      .. " (elasticity/elasticity.py:292).", "use version 0.2 with model parallelism")
+  end
+end
+
+M.rules[#M.rules + 1] = {
+  id = RULE_E,
+  severity = "error",
+  summary = "elasticity enabled with values ElasticityConfig rejects: micro_batch_sizes not positive"
+    .. " integers, min/max_gpus below 1 or crossed, min_time below 0, a version above 0.2 (or other"
+    .. " than 0.2 with model parallelism)",
+  fix = "give the elasticity values DeepSpeed's elasticity tutorial shows, or disable elasticity",
+  check = function(cfg, ctx)
+    local e = obj(cfg) and obj(cfg.elasticity)
+    if not e or not pytruthy(e.enabled) then return end
+    -- without max_train_batch_size or micro_batch_sizes DeepSpeed stops
+    -- before these checks (elasticity-missing)
+    if e.max_train_batch_size == nil or e.micro_batch_sizes == nil then return end
+    elasticity(ctx, e)
+  end,
+}
+
+---------------------------------------------------------------------------
+-- autotuning and checkpoint: two asserts DeepSpeedConfig runs on values
+-- it otherwise reads with dict.get
+---------------------------------------------------------------------------
+
+M.rules[#M.rules + 1] = {
+  id = "autotuning-dirs",
+  severity = "error",
+  summary = "autotuning.results_dir or exps_dir empty (or another false value): DeepSpeedConfig asserts"
+    .. " them, enabled or not",
+  fix = "give a directory name, or remove the key (defaults autotuning_results, autotuning_exps)",
+  check = function(cfg, ctx)
+    local a = obj(cfg) and obj(cfg.autotuning)
+    if not a then return end
+    -- DeepSpeedAutotuningConfig._initialize (autotuning/config.py:39 and
+    -- :41): `assert self.results_dir, ...`, built by every DeepSpeedConfig
+    for _, key in ipairs({ "results_dir", "exps_dir" }) do
+      local v = a[key]
+      if v ~= nil and not pytruthy(v) then
+        emit(ctx, "autotuning-dirs", { "autotuning", key }, "autotuning." .. key .. " is " .. show(v)
+          .. ", false in Python: DeepSpeed asserts '" .. key .. " cannot be empty' (autotuning/config.py:"
+          .. (key == "results_dir" and 39 or 41) .. ") whether or not autotuning is enabled.",
+          "give a directory name, or remove " .. key)
+      end
+    end
+  end,
+}
+
+M.rules[#M.rules + 1] = {
+  id = "checkpoint-parallel-write",
+  severity = "error",
+  summary = "checkpoint.parallel_write.pipeline_stage other than true or false (DeepSpeedConfigError)",
+  fix = "set checkpoint.parallel_write.pipeline_stage to true or false",
+  check = function(cfg, ctx)
+    local c = obj(cfg) and obj(cfg.checkpoint)
+    local pw = c and obj(c.parallel_write)
+    if not pw or pw.pipeline_stage == nil then return end
+    local v = pw.pipeline_stage
+    -- get_checkpoint_parallel_write_pipeline: `if par_write_pipeline in
+    -- [True, False]` (runtime/config.py:678 at 0.14.5, :680 at 0.16.9, :648
+    -- at 0.19.5); Python's == lets 1, 0, 1.0 and 0.0 in
+    if v == true or v == false or v == 1 or v == 0 then return end
+    -- (the finding is on parallel_write: the generated data has that key
+    -- but not pipeline_stage, which extract.py does not see read through
+    -- the {} default of checkpoint_params.get(CHECKPOINT_PARALLEL_WRITE, {}))
+    emit(ctx, "checkpoint-parallel-write", { "checkpoint", "parallel_write" },
+      "checkpoint.parallel_write.pipeline_stage is " .. show(v) .. ": DeepSpeed raises DeepSpeedConfigError"
+      .. " 'checkpoint::parallel_write::pipeline_stage value of ... is invalid, expecting: true or false'"
+      .. " (runtime/config.py get_checkpoint_parallel_write_pipeline).",
+      "set pipeline_stage to true or false")
   end,
 }
 

@@ -32,7 +32,10 @@
 --             validator's from that release; pydantic's lax coercion before),
 --             range_since = "X.Y.Z" (the bounds are DeepSpeed's check from
 --             that release on: an older one gets a warning, not an error;
---             range_before = { en =, zh = } says what it does with the value)
+--             range_before = { en =, zh = } says what it does with the value),
+--             range_when = "dotted.flag" (DeepSpeed checks the bounds only
+--             when that key is true in Python; otherwise it never reads the
+--             value: a warning, not an error)
 
 local A = dsforge.array
 local O = dsforge.object
@@ -628,8 +631,10 @@ local elasticity = Obj({
   prefer_larger_batch = B(true, "Prefer the batch size closest to max_train_batch_size.", "优先选择最接近 max_train_batch_size 的批大小。"),
   ignore_non_elastic_batch_info = B(false, "Ignore (instead of rejecting) top-level batch keys when elasticity is enabled.", "启用弹性时忽略（而不是报错）顶层的批大小键。"),
   version = F(0.2, "Version of the elasticity logic.", "弹性算法版本。"),
-  model_parallel_size = I(1, "Model-parallel size (>= 1).", "模型并行大小（>= 1）。", { min = 1 }),
-  num_gpus_per_node = I(1, "GPUs per node (>= 1).", "每个节点的 GPU 数（>= 1）。", { min = 1 }),
+  -- ElasticityConfig runs only with elasticity enabled (elasticity/config.py:89
+  -- and :94); the other bounds there are the elasticity-config rule's
+  model_parallel_size = I(1, "Model-parallel size (>= 1).", "模型并行大小（>= 1）。", { min = 1, range_when = "elasticity.enabled" }),
+  num_gpus_per_node = I(1, "GPUs per node (>= 1).", "每个节点的 GPU 数（>= 1）。", { min = 1, range_when = "elasticity.enabled" }),
 }, "Elastic training: when enabled it overwrites the three batch keys.", "弹性训练：启用后会覆盖三个批大小键。", { read_by = "elasticity/config.py (compute_elastic_config)" })
 
 local compile = Obj({

@@ -145,4 +145,49 @@ test("data_sampling and data_routing parts must be objects", function()
   T.eq(#run(base({ data_efficiency = { data_routing = { random_ltd = { enabled = true } } } })), 0)
 end)
 
+local EL = { enabled = true, max_train_batch_size = 64, micro_batch_sizes = array({ 2, 4 }),
+             ignore_non_elastic_batch_info = true }
+local function el(extra)
+  local e = {}
+  for k, v in pairs(EL) do e[k] = v end
+  for k, v in pairs(extra) do e[k] = v end
+  return { elasticity = e }
+end
+
+test("elasticity: ElasticityConfig's checks, only when enabled", function()
+  T.eq(#run(el({})), 0)
+  T.eq(#run(el({ micro_batch_sizes = array({ 2.0, 4 }) })), 0)   -- hjson reads 2.0 as 2
+  local out = run(el({ micro_batch_sizes = array({ 2, 2.5 }) }))
+  T.eq(#out, 1)
+  T.eq(out[1].path, "elasticity.micro_batch_sizes.2")
+  T.truthy(out[1].message:find("micro_batch_sizes[1] is 2.5", 1, true), out[1].message)
+  T.eq(#run(el({ micro_batch_sizes = array({ 0 }) })), 1)
+  T.eq(#run(el({ min_gpus = 0 })), 1)
+  T.eq(#run(el({ min_gpus = 16, max_gpus = 8 })), 1)
+  T.eq(#run(el({ min_gpus = 16 })), 0)                           -- max_gpus defaults to 10000
+  T.eq(#run(el({ model_parallel_size = 0 })), 0)   -- the schema's bound (range_when)
+  T.eq(#run(el({ min_time = -1 })), 1)
+  T.eq(#run(el({ min_gpus = "x" })), 1)
+  T.eq(#run(el({ version = 0.3 })), 1)
+  T.eq(#run(el({ version = 0.1 })), 0)
+  T.eq(#run(el({ version = 0.1, model_parallel_size = 2 })), 1)
+  T.eq(#run(el({ enabled = false, min_gpus = 0, model_parallel_size = 0 })), 0)
+  T.eq(#run(el({ micro_batch_sizes = NULL })), 0)   -- the schema's type-mismatch says it
+end)
+
+test("autotuning directories must be true in Python, enabled or not", function()
+  T.eq(#run(base({ autotuning = { results_dir = "" } })), 1)
+  T.eq(#run(base({ autotuning = { exps_dir = NULL } })), 1)
+  T.eq(#run(base({ autotuning = { results_dir = "r", exps_dir = "e" } })), 0)
+end)
+
+test("checkpoint.parallel_write.pipeline_stage: `in [True, False]`", function()
+  for _, v in ipairs({ true, false, 1, 0, 1.0 }) do
+    T.eq(#run(base({ checkpoint = { parallel_write = { pipeline_stage = v } } })), 0, tostring(v))
+  end
+  for _, v in ipairs({ "yes", 0.5, NULL }) do
+    T.eq(#run(base({ checkpoint = { parallel_write = { pipeline_stage = v } } })), 1, tostring(v))
+  end
+end)
+
 return tests
