@@ -347,6 +347,21 @@ def corpus():
                       ("list", [])):
         add("compression__layer_reduction__%s" % what, with_(BASE, compression_training={"layer_reduction": sec}))
 
+    # A shared_parameters right under compression_training: get_quantize_enabled
+    # reads it for get_eigenvalue_config (runtime/config.py).
+    wq = {"shared_parameters": {"enabled": True}, "different_groups": {}}
+    for what, ct, extra in (
+            ("enabled", {"shared_parameters": {"enabled": True}}, {}),
+            ("enabled_eigenvalue_on", {"shared_parameters": {"enabled": True}},
+             {"quantize_training": {"eigenvalue": {"enabled": True}}}),
+            ("enabled_eigenvalue_off", {"shared_parameters": {"enabled": True}},
+             {"quantize_training": {"eigenvalue": {"enabled": False}}}),
+            ("disabled_eigenvalue_on", {"shared_parameters": {"enabled": False}},
+             {"quantize_training": {"eigenvalue": {"enabled": True}}}),
+            ("type_bogus", {"shared_parameters": {"quantization_type": "bogus"}}, {})):
+        ct = dict(ct, weight_quantization=wq)
+        add("compression__top_shared_parameters__%s" % what, with_(BASE, compression_training=ct, **extra))
+
     # data_efficiency (runtime/data_pipeline/config.py): curriculum learning
     # and, from 0.16.5 on, dynamic batching inside data_sampling.
     for what, cl in (("enabled_no_metrics", {"enabled": True}),
@@ -398,6 +413,8 @@ def corpus():
             else:
                 e[k] = v
         add("elasticity__%s" % what, {"elasticity": e})
+    add("elasticity__with_batch_keys", with_(BASE, elasticity=dict(el, ignore_non_elastic_batch_info=False)))
+    add("elasticity__with_batch_keys_ignored", with_(BASE, elasticity=el))
     for what, e in (("disabled_model_parallel_size_0", {"enabled": False, "model_parallel_size": 0}),
                     ("disabled_min_gpus_0", {"enabled": False, "min_gpus": 0}),
                     ("disabled_micro_not_list", {"enabled": False, "micro_batch_sizes": 4})):

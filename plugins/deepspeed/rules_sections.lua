@@ -246,6 +246,62 @@ local function technique(ctx, t, sec)
   different_groups(ctx, t, sec.different_groups)
 end
 
+-- get_eigenvalue_config (runtime/config.py) asks get_quantize_enabled
+-- (compression/config.py:56-62), which hands compression_training itself to
+-- get_weight_quantization_shared_parameters: a shared_parameters key right
+-- under compression_training is read like weight_quantization's (its
+-- quantization_type and rounding asserted at :99 and :104), and when its
+-- enabled is true the eigenvalue branch runs. Up to 0.19.2 that branch reads
+-- param_dict[QUANTIZE_TRAINING], a name runtime/config.py never imports
+-- (NameError, runtime/config.py:567 at 0.14.5, :569 at 0.16.9, :521 at
+-- 0.19.2); from 0.19.5 it reads quantize_training.eigenvalue and asserts it
+-- is not enabled (:538).
+local EIGENVALUE_FIXED_SINCE = "0.19.5"
+
+local function quantize_enabled(ctx, cfg, shared)
+  local path = { "compression_training", "shared_parameters" }
+  if not obj(shared) then
+    emit(ctx, RULE_C, path, "compression_training.shared_parameters is " .. show(shared) .. ": DeepSpeed's"
+      .. " get_quantize_enabled reads it with .get() and raises AttributeError.",
+      "remove compression_training.shared_parameters (each technique has its own)")
+    return
+  end
+  local t = TECHNIQUES[1]
+  for _, c in ipairs(t.choices) do
+    local v = shared[c[1]]
+    if v == nil then v = c[2] end
+    if v ~= c[3][1] and v ~= c[3][2] then
+      emit(ctx, RULE_C, { path[1], path[2], c[1] }, "compression_training.shared_parameters." .. c[1] .. " is "
+        .. show(v) .. ": DeepSpeed's get_quantize_enabled reads this section like weight_quantization's"
+        .. " shared_parameters and asserts it is one of " .. table.concat(c[3], ", ") .. " ("
+        .. where(c[4]) .. ").", "use one of " .. table.concat(c[3], ", ") .. ", or remove the key")
+      return
+    end
+  end
+  if not pytruthy(shared.enabled) then return end
+  local rel = dsversion.checked(ctx)
+  if dsversion.cmp(rel.version, EIGENVALUE_FIXED_SINCE) < 0 then
+    emit(ctx, RULE_C, { path[1], path[2], "enabled" }, "compression_training.shared_parameters.enabled is "
+      .. show(shared.enabled) .. ": DeepSpeed " .. rel.version .. "'s get_eigenvalue_config then reads"
+      .. " param_dict[QUANTIZE_TRAINING], a name runtime/config.py does not define, and raises NameError"
+      .. " (fixed in 0.19.5).", "remove compression_training.shared_parameters (each technique has its own)")
+    return
+  end
+  local qt = obj(cfg) and cfg.quantize_training
+  if qt == nil or qt == NULL then return end
+  local ev = obj(qt) and qt.eigenvalue
+  if not obj(qt) or (ev ~= nil and not obj(ev)) then
+    emit(ctx, RULE_C, { "quantize_training" }, "quantize_training is read as an object with an eigenvalue"
+      .. " object when compression_training.shared_parameters.enabled is on (runtime/config.py"
+      .. " get_eigenvalue_enabled), and this one is not.", "give quantize_training.eigenvalue as an object")
+  elseif ev and pytruthy(ev.enabled) then
+    emit(ctx, RULE_C, { "quantize_training", "eigenvalue", "enabled" }, "quantize_training.eigenvalue.enabled"
+      .. " with compression_training.shared_parameters.enabled: DeepSpeed asserts 'Eigenvalue based MoQ is"
+      .. " temporarily disabled' (runtime/config.py:538 at 0.19.5).",
+      "set quantize_training.eigenvalue.enabled to false")
+  end
+end
+
 M.rules = {}
 
 M.rules[#M.rules + 1] = {
@@ -253,7 +309,8 @@ M.rules[#M.rules + 1] = {
   severity = "error",
   summary = "compression_training as DeepSpeed's parser asserts it: each technique's different_groups"
     .. " (with the params each group needs), its method/type choices, head_pruning's num_heads,"
-    .. " snip_momentum's dense_ratio and schedule offsets",
+    .. " snip_momentum's dense_ratio and schedule offsets; a top-level shared_parameters enabled"
+    .. " (NameError before 0.19.5, the eigenvalue assert from 0.19.5)",
   fix = FIX_C,
   check = function(cfg, ctx)
     local ct = obj(cfg) and obj(cfg.compression_training)
@@ -261,6 +318,7 @@ M.rules[#M.rules + 1] = {
     for _, t in ipairs(TECHNIQUES) do
       if ct[t.name] ~= nil then technique(ctx, t, ct[t.name]) end
     end
+    if ct.shared_parameters ~= nil then quantize_enabled(ctx, cfg, ct.shared_parameters) end
     -- get_layer_reduction_enabled:40-44 reads it with .get()
     local lr = ct.layer_reduction
     if lr ~= nil and not obj(lr) then

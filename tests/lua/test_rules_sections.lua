@@ -190,4 +190,24 @@ test("checkpoint.parallel_write.pipeline_stage: `in [True, False]`", function()
   end
 end)
 
+test("a shared_parameters right under compression_training: NameError, then the eigenvalue assert", function()
+  local wq = { shared_parameters = { enabled = true }, different_groups = {} }
+  local function top(shared, extra)
+    local cfg = base({ compression_training = { shared_parameters = shared, weight_quantization = wq } })
+    for k, v in pairs(extra or {}) do cfg[k] = v end
+    return cfg
+  end
+  local out = run(top({ enabled = true }), "0.19.2")
+  T.eq(#out, 1)
+  T.truthy(out[1].message:find("NameError", 1, true), out[1].message)
+  T.eq(#run(top({ enabled = true })), 0)
+  T.eq(#run(top({ enabled = false }), "0.14.5"), 0)
+  local on = { quantize_training = { eigenvalue = { enabled = true } } }
+  out = run(top({ enabled = true }, on))
+  T.eq(#out, 1)
+  T.eq(out[1].path, "quantize_training.eigenvalue.enabled")
+  T.eq(#run(top({ enabled = false }, on)), 0)
+  T.eq(#run(top({ quantization_type = "bogus" })), 1)
+end)
+
 return tests
