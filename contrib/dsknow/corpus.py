@@ -233,6 +233,22 @@ def corpus():
     add("optimizer__legacy_fusion", with_(BASE, optimizer={"type": "Adam", "legacy_fusion": True, "params": {"lr": 1e-4}}))
     for t in ("WarmupLR", "WarmupDecayLR", "OneCycle", "LRRangeTest", "WarmupCosineLR", "NoSuchLR", "warmuplr"):
         add("scheduler__type_%s" % slug(t), with_(BASE, scheduler={"type": t, "params": {}}))
+    # Schedulers DeepSpeedEngine builds from the config (their constructors,
+    # lr_schedules.py; engine.json says where those that fail do).
+    oc = {"cycle_min_lr": 1e-5, "cycle_max_lr": 1e-3, "cycle_first_step_size": 100}
+    for name, t, params in (
+            ("OneCycle_valid", "OneCycle", oc),
+            ("OneCycle_first_step_0", "OneCycle", dict(oc, cycle_first_step_size=0)),
+            ("OneCycle_second_step_negative", "OneCycle", dict(oc, cycle_second_step_size=-5)),
+            ("OneCycle_no_momentum", "OneCycle", dict(oc, cycle_momentum=False)),
+            ("WarmupLR_valid", "WarmupLR", {"warmup_num_steps": 100}),
+            ("WarmupLR_float_steps", "WarmupLR", {"warmup_num_steps": 2.5}),
+            ("WarmupDecayLR_valid", "WarmupDecayLR", {"total_num_steps": 1000, "warmup_num_steps": 100}),
+            ("WarmupCosineLR_valid", "WarmupCosineLR", {"total_num_steps": 1000, "warmup_num_steps": 100}),
+            ("LRRangeTest_valid", "LRRangeTest", {"lr_range_test_min_lr": 1e-5, "lr_range_test_step_size": 100}),
+            ("LRRangeTest_step_size_0", "LRRangeTest", {"lr_range_test_min_lr": 1e-5, "lr_range_test_step_size": 0}),
+            ("LRRangeTest_min_lr_list2", "LRRangeTest", {"lr_range_test_min_lr": [1e-5, 1e-4]})):
+        add("scheduler__%s" % name, with_(BASE, scheduler={"type": t, "params": params}))
     add("scheduler__no_type", with_(BASE, scheduler={"params": {"warmup_num_steps": 10}}))
     add("scheduler__params_auto", with_(BASE, scheduler={"type": "WarmupLR", "params": {"warmup_min_lr": "auto", "warmup_max_lr": "auto", "warmup_num_steps": "auto"}}))
 

@@ -262,6 +262,13 @@ def main(argv):
                 if live != replay.load("verdicts.json")["files"][name][release]["verdict"]:
                     sys.exit("coverage.py: %s %s: DeepSpeed says %s now; re-run "
                              "contrib/dsknow/record.py" % (release, name, v))
+            # the engine's scheduler constructor: engine.json must list what it
+            # rejects (it may also list a failure at a later step)
+            for name, v in sorted(traced["engine"].items()):
+                if v.startswith("REJECT") and expected[name][release]["verdict"] != "reject":
+                    sys.exit("coverage.py: %s %s: DeepSpeed's engine says %s; "
+                             "tests/conformance/engine.json says %s" % (
+                                 release, name, v, expected[name][release]["verdict"]))
             checks = trace_part(traced, expected, release)
         js, md = build(release, checks, sha, dsforge, expected, allow)
         reports[release] = json.loads(js)

@@ -7,7 +7,11 @@ Runs inside the environment dsclient's setup.sh prints (DSCHECK_DS_ROOT,
 DSCHECK_HJSON, DSCHECK_DEBROOT): it loads dsclient's dscheck.py (DeepSpeed's
 config code with torch replaced) and runs DeepSpeedConfig on every FILE
 under sys.settrace, recording the DeepSpeed functions each parse calls, the
-lines they execute and the exceptions raised in them. The checks are not
+lines they execute and the exceptions raised in them. For a file DeepSpeedConfig
+accepts whose scheduler.type is one of DeepSpeed's own, the engine's start-up
+step that needs no GPU runs too, under the same trace: the scheduler's
+constructor, as DeepSpeedEngine._scheduler_from_config calls it (with an
+Adam-like optimizer standing in for the one the engine would build). The checks are not
 listed by hand: every function any parse called is read back from its
 source with `ast`, and every `raise` and `assert` statement in its own body
 (a nested function's are its own) is
@@ -25,6 +29,7 @@ Per check and file, the verdict is:
 A file that triggers nothing in a check it reaches passes it.
 
 Output: {"deepspeed": VERSION, "world_size": N, "files": {FILE: VERDICT},
+"engine": {FILE: VERDICT of the scheduler's constructor},
 "checks": [{"check": "deepspeed/...:LINE", "kind": "raise"|"assert",
 "function": QUALNAME, "code": FIRST_LINE, "trigger": [FILE...],
 "pass": [FILE...]}...]} with FILE as given, sorted, deterministic.
@@ -184,6 +189,33 @@ def live_functions(rec):
     return out
 
 
+def engine_scheduler(name, lr_schedules, optim):
+    """What DeepSpeedEngine._scheduler_from_config does at deepspeed.initialize
+    for a scheduler.type of DeepSpeed's own (lr_schedules.VALID_LR_SCHEDULES):
+    scheduler(optimizer, **scheduler_params), with an Adam-like optimizer
+    (one param group, lr 1e-3, betas) in place of the one the engine built.
+    None when the file names no such scheduler, else (ok, verdict)."""
+    import hjson
+    with open(name, encoding="utf-8") as f:
+        cfg = hjson.load(f)
+    sch = cfg.get("scheduler") if isinstance(cfg, dict) else None
+    if not isinstance(sch, dict) or sch.get("type") not in lr_schedules.VALID_LR_SCHEDULES:
+        return None
+    params = sch["params"] if "params" in sch else None   # runtime/config.py get_scheduler_params
+
+    class Adam(optim.Optimizer):
+        def __init__(self):   # (the stand-in's Optimizer refuses to be built)
+            self.defaults = {"lr": 1e-3, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.0}
+            self.param_groups = [dict(self.defaults, params=[])]
+            self.state = {}
+
+    try:
+        getattr(lr_schedules, sch["type"])(Adam(), **params)
+        return True, "OK"
+    except Exception as e:  # noqa: BLE001 - every failure is the engine's verdict
+        return False, "REJECT %s: %s" % (type(e).__name__, str(e).strip().splitlines()[0] if str(e).strip() else "")
+
+
 def function_nodes(tree):
     """{(first line incl. decorators, name): FunctionDef} of a module."""
     out = {}
@@ -250,16 +282,22 @@ def main(argv):
     dscheck = load_dscheck()
     ds_root = os.environ["DSCHECK_DS_ROOT"]
     rec = Recorder(ds_root)
-    verdicts, per_file = {}, {}
+    import importlib
+    lr_schedules = importlib.import_module("deepspeed.runtime.lr_schedules")
+    optim = importlib.import_module("torch.optim")
+    verdicts, engine, per_file = {}, {}, {}
     for name in files:
         rec.reset()
         sys.settrace(rec.global_trace)
         try:
             with contextlib.redirect_stdout(io.StringIO()):
                 ok, verdict, _ = dscheck.check(name, world)
+                built = engine_scheduler(name, lr_schedules, optim) if ok else None
         finally:
             sys.settrace(None)
         verdicts[name] = verdict
+        if built is not None:
+            engine[name] = built[1]
         per_file[name] = (rec.lines, rec.raised, rec.asserted)
 
     root = os.path.realpath(ds_root)
@@ -331,7 +369,7 @@ def main(argv):
                            "trigger": trig, "pass": passed})
     checks.sort(key=lambda c: (c["check"].rsplit(":", 1)[0], int(c["check"].rsplit(":", 1)[1])))
     out = {"deepspeed": dscheck.DS_VERSION, "world_size": world,
-           "files": verdicts, "checks": checks}
+           "files": verdicts, "engine": engine, "checks": checks}
     sys.stdout.write(json.dumps(out, indent=1, sort_keys=True) + "\n")
     return 0
 
