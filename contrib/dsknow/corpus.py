@@ -331,10 +331,14 @@ def corpus():
                 ("groups_only", {"different_groups": one_group}),
                 ("group_without_params", {"shared_parameters": shared,
                                           "different_groups": {"g1": {"modules": ["*"]}}}),
+                ("group_params_first_key_only", {"shared_parameters": shared, "different_groups": {
+                    "g1": {"params": dict(list(params.items())[:1])}}}),
                 ("group_params_empty", {"shared_parameters": shared,
                                         "different_groups": {"g1": {"params": {}}}}),
                 ("list", []),
                 ("shared_list", {"shared_parameters": [], "different_groups": {}})):
+            if what == "group_params_first_key_only" and len(params) == 1:
+                continue   # the same as enabled_with_groups
             add("compression__%s__%s" % (tech, what), with_(BASE, compression_training={tech: sec}))
         for key in choices[tech]:
             for v in ("bogus", None):
@@ -421,7 +425,10 @@ def corpus():
                         ("version_0p1_model_parallel", {"version": 0.1, "model_parallel_size": 2}),
                         ("world_size_invalid", {"max_train_batch_size": 6, "micro_batch_sizes": [3],
                                                 "max_gpus": 2}),
-                        ("no_micro", {"micro_batch_sizes": ABSENT})):
+                        ("no_micro", {"micro_batch_sizes": ABSENT}),
+                        ("micro_above_max_batch", {"micro_batch_sizes": [2, 128]}),
+                        ("v0p2_gpus_per_node_not_multiple", {"model_parallel_size": 2, "num_gpus_per_node": 3}),
+                        ("v0p2_model_parallel", {"model_parallel_size": 2, "num_gpus_per_node": 4})):
         e = dict(el)
         for k, v in extra.items():
             if v is ABSENT:
@@ -446,6 +453,8 @@ def corpus():
                      ("modules_int", {"enabled": True, "lower_precision_safe_modules": [1]}),
                      ("modules_names", {"enabled": True, "lower_precision_safe_modules": ["torch.nn.Linear"]})):
         add("section_values__torch_autocast_%s" % what, with_(BASE, torch_autocast=ta))
+    for v in ("bogus", "FAST"):
+        add("section_values__checkpoint_writer_type_%s" % slug(v), with_(BASE, checkpoint={"writer": {"type": v}}))
     for mode in ("bogus", "fixed", "dense"):
         add("section_values__sparse_attention_mode_%s" % mode, with_(BASE, sparse_attention={"mode": mode}))
     add("section_values__bf16_master_weights_stage0", with_(

@@ -497,6 +497,22 @@ local function elasticity(ctx, e)
   -- and :94) are the schema's bounds (range_when = "elasticity.enabled")
   local mp = pynumber(e.model_parallel_size == nil and 1 or e.model_parallel_size)
   elastic_value(ctx, e, "min_time", 0, 0, 99, "Elasticity min time needs to be >= 0")
+  -- _get_compatible_gpus_v01 (elasticity/elasticity.py:108-110, reached
+  -- by both versions): every micro batch <= max_train_batch_size
+  local maxb = pynumber(e.max_train_batch_size)
+  if maxb and type(micro) == "table" and kind(micro) == "array" then
+    for i, m in ipairs(micro) do
+      local n = pynumber(m)
+      if n and n > maxb then
+        emit(ctx, RULE_E, { "elasticity", "micro_batch_sizes", i }, "elasticity.micro_batch_sizes["
+          .. (i - 1) .. "] = " .. show(m) .. " is above max_train_batch_size " .. show(e.max_train_batch_size)
+          .. ": DeepSpeed raises ValueError 'All micro batches must be less than or equal to"
+          .. " max_acceptable_batch_size' (elasticity/elasticity.py:109).",
+          "keep every micro batch size at most max_train_batch_size")
+        break
+      end
+    end
+  end
   -- compute_elastic_config: float(version) (elasticity.py:291-299)
   local ver = e.version
   if ver == nil then ver = LATEST_ELASTICITY_VERSION end
@@ -509,6 +525,15 @@ local function elasticity(ctx, e)
     emit(ctx, RULE_E, { "elasticity", "version" }, "elasticity.version " .. show(ver) .. ": DeepSpeed raises"
       .. " ElasticityConfigError 'Attempting to run elasticity version " .. tostring(ver) .. " but runtime only"
       .. " supports up to 0.2' (elasticity/elasticity.py:297).", "give version 0.2 (or 0.1)")
+  elseif vn == 0.2 and mp and mp >= 1 and pynumber(e.num_gpus_per_node == nil and 1 or e.num_gpus_per_node)
+      and pynumber(e.num_gpus_per_node == nil and 1 or e.num_gpus_per_node) >= 1
+      and pynumber(e.num_gpus_per_node == nil and 1 or e.num_gpus_per_node) % mp ~= 0 then
+    -- _get_compatible_gpus_v02 (elasticity/elasticity.py:140-144)
+    emit(ctx, RULE_E, { "elasticity", "num_gpus_per_node" }, "elasticity.num_gpus_per_node "
+      .. show(e.num_gpus_per_node == nil and 1 or e.num_gpus_per_node) .. " is not divisible by"
+      .. " model_parallel_size " .. show(e.model_parallel_size) .. ": DeepSpeed's elasticity 0.2 raises"
+      .. " ElasticityError (elasticity/elasticity.py:141).",
+      "make num_gpus_per_node a multiple of model_parallel_size")
   elseif mp and mp > 1 and vn ~= 0.2 then
     emit(ctx, RULE_E, { "elasticity", "version" }, "elasticity.version " .. show(ver) .. " with"
       .. " model_parallel_size " .. show(e.model_parallel_size) .. ": DeepSpeed raises ElasticityConfigError"
@@ -521,8 +546,9 @@ M.rules[#M.rules + 1] = {
   id = RULE_E,
   severity = "error",
   summary = "elasticity enabled with values ElasticityConfig rejects: micro_batch_sizes not positive"
-    .. " integers, min/max_gpus below 1 or crossed, min_time below 0, a version above 0.2 (or other"
-    .. " than 0.2 with model parallelism)",
+    .. " integers, min/max_gpus below 1 or crossed, min_time below 0, a micro batch above"
+    .. " max_train_batch_size, a version above 0.2 (or other than 0.2 with model parallelism),"
+    .. " num_gpus_per_node not a multiple of model_parallel_size (0.2)",
   fix = "give the elasticity values DeepSpeed's elasticity tutorial shows, or disable elasticity",
   check = function(cfg, ctx)
     local e = obj(cfg) and obj(cfg.elasticity)

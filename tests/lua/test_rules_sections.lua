@@ -210,4 +210,14 @@ test("a shared_parameters right under compression_training: NameError, then the 
   T.eq(#run(top({ quantization_type = "bogus" })), 1)
 end)
 
+test("elasticity: micro batches above max_train_batch_size, v0.2's GPUs per node", function()
+  local out = run(el({ micro_batch_sizes = array({ 2, 128 }) }))
+  T.eq(#out, 1)
+  T.truthy(out[1].message:find("elasticity/elasticity.py:109", 1, true), out[1].message)
+  out = run(el({ model_parallel_size = 2, num_gpus_per_node = 3 }))
+  T.eq(#out, 1)
+  T.truthy(out[1].message:find("elasticity/elasticity.py:141", 1, true), out[1].message)
+  T.eq(#run(el({ model_parallel_size = 2, num_gpus_per_node = 4 })), 0)
+end)
+
 return tests
