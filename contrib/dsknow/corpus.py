@@ -247,7 +247,10 @@ def corpus():
             ("WarmupCosineLR_valid", "WarmupCosineLR", {"total_num_steps": 1000, "warmup_num_steps": 100}),
             ("LRRangeTest_valid", "LRRangeTest", {"lr_range_test_min_lr": 1e-5, "lr_range_test_step_size": 100}),
             ("LRRangeTest_step_size_0", "LRRangeTest", {"lr_range_test_min_lr": 1e-5, "lr_range_test_step_size": 0}),
-            ("LRRangeTest_min_lr_list2", "LRRangeTest", {"lr_range_test_min_lr": [1e-5, 1e-4]})):
+            ("LRRangeTest_min_lr_list2", "LRRangeTest", {"lr_range_test_min_lr": [1e-5, 1e-4]}),
+            ("WarmupLR_min_lr_list1", "WarmupLR", {"warmup_min_lr": [0]}),
+            ("WarmupLR_min_lr_list2", "WarmupLR", {"warmup_min_lr": [0, 0]}),
+            ("WarmupCosineLR_float_steps", "WarmupCosineLR", {"total_num_steps": 1000, "warmup_num_steps": 2.5})):
         add("scheduler__%s" % name, with_(BASE, scheduler={"type": t, "params": params}))
     add("scheduler__no_type", with_(BASE, scheduler={"params": {"warmup_num_steps": 10}}))
     add("scheduler__params_auto", with_(BASE, scheduler={"type": "WarmupLR", "params": {"warmup_min_lr": "auto", "warmup_max_lr": "auto", "warmup_num_steps": "auto"}}))
@@ -469,7 +472,8 @@ def corpus():
             BASE, zero_optimization={"stage": stage, "offload_optimizer": {"device": "cpu", "ratio": 0.5}}))
     add("section_values__leaf_module_list", with_(BASE, zero_optimization={"stage": 3, "leaf_module": []}))
     for key, v in (("loss_scale", True), ("loss_scale", "x"), ("hysteresis", True), ("hysteresis", 2.0),
-                   ("loss_scale_window", 2.5), ("loss_scale_window", 0)):
+                   ("loss_scale_window", 2.5), ("loss_scale_window", 0), ("loss_scale_window", True),
+                   ("loss_scale_window", "x"), ("loss_scale_window", None), ("min_loss_scale", True)):
         add("section_values__fp16_%s_%s" % (key, slug(v)), with_(BASE, fp16={"enabled": True, key: v}))
 
     return out
