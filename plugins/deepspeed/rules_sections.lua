@@ -449,12 +449,7 @@ local function elastic_value(ctx, e, key, default, bound, line, text)
   if v == nil then v = default end
   local n = pynumber(v)
   local path = { "elasticity", key }
-  if n == nil then
-    emit(ctx, RULE_E, path, "elasticity." .. key .. " is " .. show(v) .. ": with elasticity enabled"
-      .. " DeepSpeed compares it with " .. bound .. " (elasticity/config.py:" .. line .. ") and raises TypeError.",
-      "give a whole number")
-    return nil
-  end
+  if n == nil then return nil end -- not a number: the schema's type-mismatch
   if n < bound then
     emit(ctx, RULE_E, path, "elasticity." .. key .. " = " .. show(v) .. " with elasticity enabled: DeepSpeed"
       .. " raises ElasticityConfigError '" .. text .. "' (elasticity/config.py:" .. line .. ").",
@@ -494,7 +489,7 @@ local function elasticity(ctx, e)
       "make max_gpus at least min_gpus")
   end
   -- model_parallel_size and num_gpus_per_node >= 1 (elasticity/config.py:89
-  -- and :94) are the schema's bounds (range_when = "elasticity.enabled")
+  -- and :94) are the schema's bounds (checked_when = "elasticity.enabled")
   local mp = pynumber(e.model_parallel_size == nil and 1 or e.model_parallel_size)
   elastic_value(ctx, e, "min_time", 0, 0, 99, "Elasticity min time needs to be >= 0")
   -- _get_compatible_gpus_v01 (elasticity/elasticity.py:108-110, reached

@@ -660,12 +660,12 @@ local function out_of_range(st, node, v, path, bound_text, fix)
         node.range_before and ("; " .. M.text(node.range_before, "en")) or ""), fix, "warning")
     return
   end
-  -- a bound DeepSpeed checks only with a feature on (node.range_when, a
+  -- a bound DeepSpeed checks only with a feature on (node.checked_when, a
   -- dotted flag it tests for Python truthiness)
-  if node.range_when and not truthy_path(st, node.range_when) then
+  if node.checked_when and not truthy_path(st, node.checked_when) then
     report(st, "out-of-range", path,
       string.format("%s = %s is outside the range DeepSpeed checks (%s) only when %s is on; this config does not turn it on, so DeepSpeed never reads the value",
-        M.path_text(path), format_number(v), bound_text, node.range_when), fix, "warning")
+        M.path_text(path), format_number(v), bound_text, node.checked_when), fix, "warning")
     return
   end
   report(st, "out-of-range", path,
@@ -1098,6 +1098,11 @@ check_value = function(st, v, node, path, pinfo, key)
   end
   if not ok and first_why then
     first_msg, first_sev = lenient_verdict(st, path, v, first_why, first_msg, first_sev)
+  end
+  -- a value DeepSpeed reads only with a feature on (node.checked_when)
+  if not ok and node.checked_when and not truthy_path(st, node.checked_when) then
+    first_msg = string.format("DeepSpeed reads it only when %s is on, which this config does not turn on, so it has no effect now", node.checked_when)
+    first_sev = "warning"
   end
   if not ok then
     local where = M.path_text(path)

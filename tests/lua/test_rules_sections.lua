@@ -167,7 +167,7 @@ test("elasticity: ElasticityConfig's checks, only when enabled", function()
   T.eq(#run(el({ min_gpus = 16 })), 0)                           -- max_gpus defaults to 10000
   T.eq(#run(el({ model_parallel_size = 0 })), 0)   -- the schema's bound (range_when)
   T.eq(#run(el({ min_time = -1 })), 1)
-  T.eq(#run(el({ min_gpus = "x" })), 1)
+  T.eq(#run(el({ min_gpus = "x" })), 0)                  -- the schema's type-mismatch
   T.eq(#run(el({ version = 0.3 })), 1)
   T.eq(#run(el({ version = 0.1 })), 0)
   T.eq(#run(el({ version = 0.1, model_parallel_size = 2 })), 1)
