@@ -398,7 +398,15 @@ def corpus():
     for what, db in (("enabled_no_max_tokens", {"enabled": True}),
                      ("enabled_with_max_tokens", {"enabled": True, "max_tokens": 4096}),
                      ("disabled_no_max_tokens", {"enabled": False}),
-                     ("enabled_int_no_max_tokens", {"enabled": 1})):
+                     ("enabled_int_no_max_tokens", {"enabled": 1}),
+                     ("max_tokens_str_4k", {"enabled": True, "max_tokens": "4k"}),
+                     ("max_tokens_str_4096", {"enabled": True, "max_tokens": " 4096 "}),
+                     ("max_tokens_underscores", {"enabled": True, "max_tokens": "4_096"}),
+                     ("disabled_max_tokens_str_x", {"enabled": False, "max_tokens": "x"}),
+                     ("min_batch_size_str_x", {"min_batch_size": "x"}),
+                     ("min_batch_size_null", {"min_batch_size": None}),
+                     ("max_batch_size_float", {"max_batch_size": 2.5}),
+                     ("list", [])):
         add("data_efficiency__dynamic_batching__%s" % what, with_(
             BASE, data_efficiency={"enabled": True, "data_sampling": {"enabled": True, "dynamic_batching": db}}))
     add("data_efficiency__data_sampling_disabled_curriculum_no_metrics", with_(
