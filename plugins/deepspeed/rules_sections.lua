@@ -534,6 +534,11 @@ local function elasticity(ctx, e)
       .. " model_parallel_size " .. show(e.model_parallel_size) .. ": DeepSpeed raises ElasticityConfigError"
       .. " 'Elasticity V" .. tostring(ver) .. " does not support model-parallel training'"
       .. " (elasticity/elasticity.py:292).", "use version 0.2 with model parallelism")
+  elseif vn ~= 0.1 and vn ~= 0.2 then
+    -- neither elastic algorithm (elasticity/elasticity.py:343)
+    emit(ctx, RULE_E, { "elasticity", "version" }, "elasticity.version " .. show(ver) .. ": DeepSpeed has"
+      .. " elastic logic for 0.1 and 0.2 only and raises NotImplementedError 'Unable to find elastic logic"
+      .. " for version: " .. tostring(ver) .. "' (elasticity/elasticity.py:343).", "give version 0.2 (or 0.1)")
   end
 end
 
@@ -542,7 +547,7 @@ M.rules[#M.rules + 1] = {
   severity = "error",
   summary = "elasticity enabled with values ElasticityConfig rejects: micro_batch_sizes not positive"
     .. " integers, min/max_gpus below 1 or crossed, min_time below 0, a micro batch above"
-    .. " max_train_batch_size, a version above 0.2 (or other than 0.2 with model parallelism),"
+    .. " max_train_batch_size, a version other than 0.1 and 0.2 (0.1 with model parallelism),"
     .. " num_gpus_per_node not a multiple of model_parallel_size (0.2)",
   fix = "give the elasticity values DeepSpeed's elasticity tutorial shows, or disable elasticity",
   check = function(cfg, ctx)

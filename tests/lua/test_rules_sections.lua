@@ -170,6 +170,7 @@ test("elasticity: ElasticityConfig's checks, only when enabled", function()
   T.eq(#run(el({ min_gpus = "x" })), 0)                  -- the schema's type-mismatch
   T.eq(#run(el({ version = 0.3 })), 1)
   T.eq(#run(el({ version = 0.1 })), 0)
+  T.eq(#run(el({ version = 0.15 })), 1)
   T.eq(#run(el({ version = 0.1, model_parallel_size = 2 })), 1)
   T.eq(#run(el({ enabled = false, min_gpus = 0, model_parallel_size = 0 })), 0)
   T.eq(#run(el({ micro_batch_sizes = NULL })), 0)   -- the schema's type-mismatch says it
