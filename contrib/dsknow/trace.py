@@ -62,13 +62,11 @@ class Recorder:
         self.prefix = os.path.join(os.path.realpath(ds_root), "")
         self.functions = set()   # (file, co_firstlineno, co_name)
         self.lines = set()       # (file, line)
-        self.raised = set()      # (file, line): exception raised in that frame there
-        self.asserted = set()    # (file, line): AssertionError raised there
+        self.asserted = set()    # (file, line): AssertionError raised in that frame there
         self._mine = {}
 
     def reset(self):
         self.lines = set()
-        self.raised = set()
         self.asserted = set()
 
     def ours(self, code):
@@ -93,11 +91,8 @@ class Recorder:
             tb = arg[2]
             while tb is not None and tb.tb_next is not None:
                 tb = tb.tb_next
-            if tb is None or tb.tb_frame is frame:
-                where = (frame.f_code.co_filename, frame.f_lineno)
-                self.raised.add(where)
-                if issubclass(arg[0], AssertionError):
-                    self.asserted.add(where)
+            if (tb is None or tb.tb_frame is frame) and issubclass(arg[0], AssertionError):
+                self.asserted.add((frame.f_code.co_filename, frame.f_lineno))
         return self.local_trace
 
 
@@ -298,7 +293,7 @@ def main(argv):
         verdicts[name] = verdict
         if built is not None:
             engine[name] = built[1]
-        per_file[name] = (rec.lines, rec.raised, rec.asserted)
+        per_file[name] = (rec.lines, rec.asserted)
 
     root = os.path.realpath(ds_root)
     trees = {}
@@ -351,7 +346,7 @@ def main(argv):
             body = span(node.lineno, (node.test if kind == "assert" else node).end_lineno)
             trig, passed = [], []
             for name in files:
-                lines, raised, asserted = per_file[name]
+                lines, asserted = per_file[name]
                 if kind == "raise":
                     if any((fname, ln) in lines for ln in body):
                         trig.append(name)
