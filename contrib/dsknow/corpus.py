@@ -4,7 +4,8 @@
     contrib/dsknow/corpus.py [OUT_DIR]   # default tests/conformance/configs
 
 Every file is named CATEGORY__WHAT.json; the name says what it tests.
-Files named hand__*.json in OUT_DIR are hand-written and left alone; every
+Files named hand__*.json (and probe__*.json, written by gen --probe) in
+OUT_DIR are left alone; every
 other *.json there is rewritten, and generated files no longer produced are
 removed. Files listed in tests/conformance/todo/todo.json (known
 disagreements dsforge does not fix yet) go to OUT_DIR/../todo instead.
@@ -232,6 +233,25 @@ def corpus():
     add("optimizer__legacy_fusion", with_(BASE, optimizer={"type": "Adam", "legacy_fusion": True, "params": {"lr": 1e-4}}))
     for t in ("WarmupLR", "WarmupDecayLR", "OneCycle", "LRRangeTest", "WarmupCosineLR", "NoSuchLR", "warmuplr"):
         add("scheduler__type_%s" % slug(t), with_(BASE, scheduler={"type": t, "params": {}}))
+    # Schedulers DeepSpeedEngine builds from the config (their constructors,
+    # lr_schedules.py; engine.json says where those that fail do).
+    oc = {"cycle_min_lr": 1e-5, "cycle_max_lr": 1e-3, "cycle_first_step_size": 100}
+    for name, t, params in (
+            ("OneCycle_valid", "OneCycle", oc),
+            ("OneCycle_first_step_0", "OneCycle", dict(oc, cycle_first_step_size=0)),
+            ("OneCycle_second_step_negative", "OneCycle", dict(oc, cycle_second_step_size=-5)),
+            ("OneCycle_no_momentum", "OneCycle", dict(oc, cycle_momentum=False)),
+            ("WarmupLR_valid", "WarmupLR", {"warmup_num_steps": 100}),
+            ("WarmupLR_float_steps", "WarmupLR", {"warmup_num_steps": 2.5}),
+            ("WarmupDecayLR_valid", "WarmupDecayLR", {"total_num_steps": 1000, "warmup_num_steps": 100}),
+            ("WarmupCosineLR_valid", "WarmupCosineLR", {"total_num_steps": 1000, "warmup_num_steps": 100}),
+            ("LRRangeTest_valid", "LRRangeTest", {"lr_range_test_min_lr": 1e-5, "lr_range_test_step_size": 100}),
+            ("LRRangeTest_step_size_0", "LRRangeTest", {"lr_range_test_min_lr": 1e-5, "lr_range_test_step_size": 0}),
+            ("LRRangeTest_min_lr_list2", "LRRangeTest", {"lr_range_test_min_lr": [1e-5, 1e-4]}),
+            ("WarmupLR_min_lr_list1", "WarmupLR", {"warmup_min_lr": [0]}),
+            ("WarmupLR_min_lr_list2", "WarmupLR", {"warmup_min_lr": [0, 0]}),
+            ("WarmupCosineLR_float_steps", "WarmupCosineLR", {"total_num_steps": 1000, "warmup_num_steps": 2.5})):
+        add("scheduler__%s" % name, with_(BASE, scheduler={"type": t, "params": params}))
     add("scheduler__no_type", with_(BASE, scheduler={"params": {"warmup_num_steps": 10}}))
     add("scheduler__params_auto", with_(BASE, scheduler={"type": "WarmupLR", "params": {"warmup_min_lr": "auto", "warmup_max_lr": "auto", "warmup_num_steps": "auto"}}))
 
@@ -287,6 +307,184 @@ def corpus():
         for v in values:
             add("field__%s__%s" % (path.replace(".", "_"), slug(v)), with_(BASE, **{path.replace(".", "__"): v}))
 
+    # compression_training (compression/config.py, the same in every covered
+    # release): each technique's shared_parameters, its different_groups and
+    # their params, layer_reduction.
+    groups = {"weight_quantization": {"start_bits": 8, "target_bits": 8},
+              "activation_quantization": {"bits": 8},
+              "sparse_pruning": {"dense_ratio": 0.5},
+              "row_pruning": {"dense_ratio": 0.5},
+              "head_pruning": {"dense_ratio": 0.5},
+              "channel_pruning": {"dense_ratio": 0.5}}
+    choices = {"weight_quantization": ("quantization_type", "rounding"),
+               "activation_quantization": ("quantization_type", "range_calibration"),
+               "sparse_pruning": ("method",), "row_pruning": ("method",),
+               "head_pruning": ("method",), "channel_pruning": ("method",)}
+    for tech, params in sorted(groups.items()):
+        shared = {"enabled": True}
+        if tech == "head_pruning":
+            shared["num_heads"] = 12
+        one_group = {"g1": {"params": params, "modules": ["attention.self"]}}
+        for what, sec in (
+                ("enabled_with_groups", {"shared_parameters": shared, "different_groups": one_group}),
+                ("enabled_no_groups", {"shared_parameters": shared}),
+                ("disabled_no_groups", {"shared_parameters": {"enabled": False}}),
+                ("enabled_str_false_no_groups", {"shared_parameters": {"enabled": "false"}}),
+                ("disabled_empty_groups", {"shared_parameters": {"enabled": False}, "different_groups": {}}),
+                ("groups_only", {"different_groups": one_group}),
+                ("group_without_params", {"shared_parameters": shared,
+                                          "different_groups": {"g1": {"modules": ["*"]}}}),
+                ("group_params_first_key_only", {"shared_parameters": shared, "different_groups": {
+                    "g1": {"params": dict(list(params.items())[:1])}}}),
+                ("group_params_empty", {"shared_parameters": shared,
+                                        "different_groups": {"g1": {"params": {}}}}),
+                ("list", []),
+                ("shared_list", {"shared_parameters": [], "different_groups": {}})):
+            if what == "group_params_first_key_only" and len(params) == 1:
+                continue   # the same as enabled_with_groups
+            add("compression__%s__%s" % (tech, what), with_(BASE, compression_training={tech: sec}))
+        for key in choices[tech]:
+            for v in ("bogus", None):
+                add("compression__%s__%s_%s" % (tech, key, slug(v)), with_(
+                    BASE, compression_training={tech: {"shared_parameters": dict(shared, **{key: v}),
+                                                       "different_groups": one_group}}))
+    head = {"shared_parameters": {"enabled": True}, "different_groups": {"g1": {"params": {"dense_ratio": 0.5}}}}
+    add("compression__head_pruning__enabled_no_num_heads", with_(BASE, compression_training={"head_pruning": head}))
+    add("compression__head_pruning__disabled_no_num_heads", with_(
+        BASE, compression_training={"head_pruning": dict(head, shared_parameters={"enabled": False})}))
+    for what, extra in (("dense_ratio_0p5", {"dense_ratio": 0.5}), ("dense_ratio_1", {"dense_ratio": 1}),
+                        ("dense_ratio_0", {"dense_ratio": 0}), ("dense_ratio_str", {"dense_ratio": "0.5"}),
+                        ("default_dense_ratio", {}),
+                        ("offset_after_end", {"schedule_offset": 100, "schedule_offset_end": 10}),
+                        ("offset_before_end", {"schedule_offset": 10, "schedule_offset_end": 100}),
+                        ("offset_end_default", {"schedule_offset": 10})):
+        add("compression__sparse_pruning__snip_momentum_%s" % what, with_(
+            BASE, compression_training={"sparse_pruning": {
+                "shared_parameters": dict({"enabled": True, "method": "snip_momentum"}, **extra),
+                "different_groups": {}}}))
+    add("compression__sparse_pruning__snip_momentum_no_groups", with_(
+        BASE, compression_training={"sparse_pruning": {
+            "shared_parameters": {"enabled": True, "method": "snip_momentum"}}}))
+    for what, sec in (("enabled", {"enabled": True, "keep_number_layer": 6}),
+                      ("disabled", {"enabled": False}), ("no_enabled", {"keep_number_layer": 6}),
+                      ("list", [])):
+        add("compression__layer_reduction__%s" % what, with_(BASE, compression_training={"layer_reduction": sec}))
+
+    # A shared_parameters right under compression_training: get_quantize_enabled
+    # reads it for get_eigenvalue_config (runtime/config.py).
+    wq = {"shared_parameters": {"enabled": True}, "different_groups": {}}
+    for what, ct, extra in (
+            ("enabled", {"shared_parameters": {"enabled": True}}, {}),
+            ("enabled_eigenvalue_on", {"shared_parameters": {"enabled": True}},
+             {"quantize_training": {"eigenvalue": {"enabled": True}}}),
+            ("enabled_eigenvalue_off", {"shared_parameters": {"enabled": True}},
+             {"quantize_training": {"eigenvalue": {"enabled": False}}}),
+            ("disabled_eigenvalue_on", {"shared_parameters": {"enabled": False}},
+             {"quantize_training": {"eigenvalue": {"enabled": True}}}),
+            ("type_bogus", {"shared_parameters": {"quantization_type": "bogus"}}, {})):
+        ct = dict(ct, weight_quantization=wq)
+        add("compression__top_shared_parameters__%s" % what, with_(BASE, compression_training=ct, **extra))
+
+    # data_efficiency (runtime/data_pipeline/config.py): curriculum learning
+    # and, from 0.16.5 on, dynamic batching inside data_sampling.
+    for what, cl in (("enabled_no_metrics", {"enabled": True}),
+                     ("enabled_with_metrics", {"enabled": True, "curriculum_metrics": {"seqlen": {}}}),
+                     ("enabled_metrics_misnamed", {"enabled": True, "metrics": {"seqlen": {}}}),
+                     ("disabled_no_metrics", {"enabled": False}),
+                     ("enabled_str_no_metrics", {"enabled": "no"}),
+                     ("no_enabled", {"metrics": {}})):
+        add("data_efficiency__curriculum_learning__%s" % what, with_(
+            BASE, data_efficiency={"enabled": True, "data_sampling": {"enabled": True, "curriculum_learning": cl}}))
+    for what, db in (("enabled_no_max_tokens", {"enabled": True}),
+                     ("enabled_with_max_tokens", {"enabled": True, "max_tokens": 4096}),
+                     ("disabled_no_max_tokens", {"enabled": False}),
+                     ("enabled_int_no_max_tokens", {"enabled": 1}),
+                     ("max_tokens_str_4k", {"enabled": True, "max_tokens": "4k"}),
+                     ("max_tokens_str_4096", {"enabled": True, "max_tokens": " 4096 "}),
+                     ("max_tokens_underscores", {"enabled": True, "max_tokens": "4_096"}),
+                     ("disabled_max_tokens_str_x", {"enabled": False, "max_tokens": "x"}),
+                     ("min_batch_size_str_x", {"min_batch_size": "x"}),
+                     ("min_batch_size_null", {"min_batch_size": None}),
+                     ("max_batch_size_float", {"max_batch_size": 2.5}),
+                     ("list", [])):
+        add("data_efficiency__dynamic_batching__%s" % what, with_(
+            BASE, data_efficiency={"enabled": True, "data_sampling": {"enabled": True, "dynamic_batching": db}}))
+    add("data_efficiency__data_sampling_disabled_curriculum_no_metrics", with_(
+        BASE, data_efficiency={"data_sampling": {"enabled": False, "curriculum_learning": {"enabled": True}}}))
+    add("data_efficiency__random_ltd_enabled", with_(
+        BASE, data_efficiency={"enabled": True, "data_routing": {"enabled": True, "random_ltd": {
+            "enabled": True, "total_layer_num": 24}}}))
+
+    # Whole sections DeepSpeedConfig validates with raise/assert in plain
+    # code (found by contrib/dsknow/coverage.py): elasticity when enabled
+    # (elasticity/config.py, elasticity/elasticity.py), autotuning's
+    # directories, checkpoint.parallel_write, torch_autocast,
+    # sparse_attention's mode, bf16 master weights, partial offload,
+    # leaf_module and fp16's own validators.
+    el = {"enabled": True, "max_train_batch_size": 64, "micro_batch_sizes": [2, 4],
+          "min_gpus": 1, "max_gpus": 64, "ignore_non_elastic_batch_info": True}
+    for what, extra in (("valid", {}), ("micro_not_list", {"micro_batch_sizes": 4}),
+                        ("micro_float", {"micro_batch_sizes": [2.5]}),
+                        ("micro_float_whole", {"micro_batch_sizes": [2.0]}),
+                        ("micro_zero", {"micro_batch_sizes": [0, 2]}),
+                        ("min_gpus_0", {"min_gpus": 0}), ("max_gpus_0", {"max_gpus": 0}),
+                        ("min_gt_max", {"min_gpus": 16, "max_gpus": 8}),
+                        ("model_parallel_size_0", {"model_parallel_size": 0}),
+                        ("num_gpus_per_node_0", {"num_gpus_per_node": 0}),
+                        ("min_time_neg", {"min_time": -1}), ("version_0p3", {"version": 0.3}),
+                        ("version_0p1", {"version": 0.1}), ("version_0p15", {"version": 0.15}),
+                        ("version_str", {"version": "0.2"}),
+                        ("version_0p1_model_parallel", {"version": 0.1, "model_parallel_size": 2}),
+                        ("world_size_invalid", {"max_train_batch_size": 6, "micro_batch_sizes": [3],
+                                                "max_gpus": 2}),
+                        ("no_micro", {"micro_batch_sizes": ABSENT}),
+                        ("micro_above_max_batch", {"micro_batch_sizes": [2, 128]}),
+                        ("v0p2_gpus_per_node_not_multiple", {"model_parallel_size": 2, "num_gpus_per_node": 3}),
+                        ("v0p2_model_parallel", {"model_parallel_size": 2, "num_gpus_per_node": 4})):
+        e = dict(el)
+        for k, v in extra.items():
+            if v is ABSENT:
+                e.pop(k)
+            else:
+                e[k] = v
+        add("elasticity__%s" % what, {"elasticity": e})
+    add("elasticity__with_batch_keys", with_(BASE, elasticity=dict(el, ignore_non_elastic_batch_info=False)))
+    add("elasticity__with_batch_keys_ignored", with_(BASE, elasticity=el))
+    for what, e in (("disabled_model_parallel_size_0", {"enabled": False, "model_parallel_size": 0}),
+                    ("disabled_min_gpus_0", {"enabled": False, "min_gpus": 0}),
+                    ("disabled_micro_not_list", {"enabled": False, "micro_batch_sizes": 4})):
+        add("elasticity__%s" % what, with_(BASE, elasticity=e))
+    for key in ("results_dir", "exps_dir"):
+        for v in ("", None, "dir"):
+            add("section_values__autotuning_%s_%s" % (key, slug(v)), with_(BASE, autotuning={key: v}))
+    for v in ("yes", True, 1, 0.5):
+        add("section_values__checkpoint_parallel_write_pipeline_stage_%s" % slug(v),
+            with_(BASE, checkpoint={"parallel_write": {"pipeline_stage": v}}))
+    for what, ta in (("dtype_bogus", {"enabled": True, "dtype": "bogus"}),
+                     ("dtype_bfloat16", {"enabled": True, "dtype": "bfloat16"}),
+                     ("modules_int", {"enabled": True, "lower_precision_safe_modules": [1]}),
+                     ("modules_names", {"enabled": True, "lower_precision_safe_modules": ["torch.nn.Linear"]})):
+        add("section_values__torch_autocast_%s" % what, with_(BASE, torch_autocast=ta))
+    for v in ("bogus", "FAST"):
+        add("section_values__checkpoint_writer_type_%s" % slug(v), with_(BASE, checkpoint={"writer": {"type": v}}))
+    for mode in ("bogus", "fixed", "dense"):
+        add("section_values__sparse_attention_mode_%s" % mode, with_(BASE, sparse_attention={"mode": mode}))
+    add("section_values__bf16_master_weights_stage0", with_(
+        BASE, bf16={"enabled": True, "bf16_master_weights_and_grads": True}))
+    add("section_values__bf16_optimizer_states_stage2_no_master", with_(
+        BASE, bf16={"enabled": True, "bf16_optimizer_states": True}, zero_optimization={"stage": 2}))
+    add("section_values__bf16_optimizer_states_stage2_master", with_(
+        BASE, bf16={"enabled": True, "bf16_optimizer_states": True, "bf16_master_weights_and_grads": True},
+        zero_optimization={"stage": 2}))
+    for stage in (2, 3):
+        add("section_values__offload_ratio_stage%d" % stage, with_(
+            BASE, zero_optimization={"stage": stage, "offload_optimizer": {"device": "cpu", "ratio": 0.5}}))
+    add("section_values__leaf_module_list", with_(BASE, zero_optimization={"stage": 3, "leaf_module": []}))
+    for key, v in (("loss_scale", True), ("loss_scale", "x"), ("hysteresis", True), ("hysteresis", 2.0),
+                   ("loss_scale_window", 2.5), ("loss_scale_window", 0), ("loss_scale_window", True),
+                   ("loss_scale_window", "x"), ("loss_scale_window", None), ("min_loss_scale", True)):
+        add("section_values__fp16_%s_%s" % (key, slug(v)), with_(BASE, fp16={"enabled": True, key: v}))
+
     return out
 
 
@@ -300,7 +498,7 @@ def main():
     for d in (out_dir, todo_dir):
         for old in sorted(os.listdir(d)):
             if (old.endswith(".json") and old not in ("todo.json", "verdicts.json")
-                    and not old.startswith("hand__") and old not in files):
+                    and not old.startswith(("hand__", "probe__")) and old not in files):
                 os.remove(os.path.join(d, old))
     for name in sorted(files):
         other = out_dir if name in todo else todo_dir

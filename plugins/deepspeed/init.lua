@@ -20,6 +20,7 @@ local function rules()
   local list = {}
   for _, r in ipairs(require("deepspeed.schema_check").rules) do list[#list + 1] = r end
   for _, r in ipairs(require("deepspeed.rules").rules) do list[#list + 1] = r end
+  for _, r in ipairs(require("deepspeed.rules_sections").rules) do list[#list + 1] = r end
   list[#list + 1] = decl().fit_rule
   return list
 end

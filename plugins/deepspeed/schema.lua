@@ -34,7 +34,10 @@
 --             validator's from that release; pydantic's lax coercion before),
 --             range_since = "X.Y.Z" (the bounds are DeepSpeed's check from
 --             that release on: an older one gets a warning, not an error;
---             range_before = { en =, zh = } says what it does with the value)
+--             range_before = { en =, zh = } says what it does with the value),
+--             checked_when = "dotted.flag" (DeepSpeed reads the value, and
+--             checks its type and bounds, only when that key is true in
+--             Python; otherwise a wrong value is a warning, not an error)
 
 local A = dsforge.array
 local O = dsforge.object
@@ -623,15 +626,18 @@ local elasticity = Obj({
   enabled = B(false, "Enable elastic training (DeepSpeed then chooses the batch sizes itself).", "启用弹性训练（批大小由 DeepSpeed 自行决定）。"),
   max_train_batch_size = I(2000, "Largest acceptable global batch size.", "可接受的最大全局批大小。"),
   micro_batch_sizes = Arr(I(nil, "Micro batch size.", "微批大小。"), "Acceptable micro batch sizes.", "可接受的微批大小列表。",
-    { default = { 2, 4, 6 } }),
-  min_gpus = I(1, "Minimum number of GPUs.", "最少 GPU 数。"),
-  max_gpus = I(10000, "Maximum number of GPUs.", "最多 GPU 数。"),
-  min_time = I(0, "Minimum running time (minutes) before rescaling; 0 = unknown.", "重新伸缩前的最短运行时间（分钟）；0 表示未知。"),
+    { default = { 2, 4, 6 }, checked_when = "elasticity.enabled" }),
+  min_gpus = I(1, "Minimum number of GPUs.", "最少 GPU 数。", { checked_when = "elasticity.enabled" }),
+  max_gpus = I(10000, "Maximum number of GPUs.", "最多 GPU 数。", { checked_when = "elasticity.enabled" }),
+  min_time = I(0, "Minimum running time (minutes) before rescaling; 0 = unknown.", "重新伸缩前的最短运行时间（分钟）；0 表示未知。",
+    { checked_when = "elasticity.enabled" }),
   prefer_larger_batch = B(true, "Prefer the batch size closest to max_train_batch_size.", "优先选择最接近 max_train_batch_size 的批大小。"),
   ignore_non_elastic_batch_info = B(false, "Ignore (instead of rejecting) top-level batch keys when elasticity is enabled.", "启用弹性时忽略（而不是报错）顶层的批大小键。"),
-  version = F(0.2, "Version of the elasticity logic.", "弹性算法版本。"),
-  model_parallel_size = I(1, "Model-parallel size (>= 1).", "模型并行大小（>= 1）。", { min = 1 }),
-  num_gpus_per_node = I(1, "GPUs per node (>= 1).", "每个节点的 GPU 数（>= 1）。", { min = 1 }),
+  version = F(0.2, "Version of the elasticity logic.", "弹性算法版本。", { checked_when = "elasticity.enabled" }),
+  -- ElasticityConfig runs only with elasticity enabled (elasticity/config.py:89
+  -- and :94 for these bounds; the others are the elasticity-config rule's)
+  model_parallel_size = I(1, "Model-parallel size (>= 1).", "模型并行大小（>= 1）。", { min = 1, checked_when = "elasticity.enabled" }),
+  num_gpus_per_node = I(1, "GPUs per node (>= 1).", "每个节点的 GPU 数（>= 1）。", { min = 1, checked_when = "elasticity.enabled" }),
 }, "Elastic training: when enabled it overwrites the three batch keys.", "弹性训练：启用后会覆盖三个批大小键。", { read_by = "elasticity/config.py (compute_elastic_config)" })
 
 local compile = Obj({

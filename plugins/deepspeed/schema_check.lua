@@ -641,6 +641,20 @@ local function check_enum(st, node, v, path)
   report(st, "invalid-value", path, msg, fix, node.enum_severity or "error")
 end
 
+-- Is the value at the dotted path true in Python (absent: false)? The
+-- finding then depends on the config beyond the value (st.read_cfg).
+local function truthy_path(st, dotted)
+  st.read_cfg = true
+  local v = st.cfg
+  for part in dotted:gmatch("[^.]+") do
+    if type(v) ~= "table" or kind(v) ~= "object" then return false end
+    v = v[part]
+  end
+  if v == nil or v == dsforge.null or v == false or v == 0 or v == "" then return false end
+  if type(v) == "table" then return next(v) ~= nil end
+  return true
+end
+
 -- A value outside node's bounds. The bounds are the newest release's
 -- pydantic constraints; a release that reads the key with dict.get does
 -- not check them (node.range_by names the check DeepSpeed does there, if
@@ -661,6 +675,14 @@ local function out_of_range(st, node, v, path, bound_text, fix)
       string.format("%s = %s is outside the range DeepSpeed accepts from %s (%s); DeepSpeed %s does not check it%s",
         M.path_text(path), format_number(v), node.range_since, bound_text, st.rel.version,
         node.range_before and ("; " .. M.text(node.range_before, "en")) or ""), fix, "warning")
+    return
+  end
+  -- a bound DeepSpeed checks only with a feature on (node.checked_when, a
+  -- dotted flag it tests for Python truthiness)
+  if node.checked_when and not truthy_path(st, node.checked_when) then
+    report(st, "out-of-range", path,
+      string.format("%s = %s is outside the range DeepSpeed checks (%s) only when %s is on; this config does not turn it on, so DeepSpeed never reads the value",
+        M.path_text(path), format_number(v), bound_text, node.checked_when), fix, "warning")
     return
   end
   report(st, "out-of-range", path,
@@ -1098,6 +1120,11 @@ check_value = function(st, v, node, path, pinfo, key)
   end
   if not ok and first_why then
     first_msg, first_sev = lenient_verdict(st, path, v, first_why, first_msg, first_sev)
+  end
+  -- a value DeepSpeed reads only with a feature on (node.checked_when)
+  if not ok and node.checked_when and not truthy_path(st, node.checked_when) then
+    first_msg = string.format("DeepSpeed reads it only when %s is on, which this config does not turn on, so it has no effect now", node.checked_when)
+    first_sev = "warning"
   end
   if not ok then
     local where = M.path_text(path)

@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+"""Coverage of DeepSpeed's own config checks by the conformance corpus (issue 28).
+
+    contrib/dsknow/coverage.py DS_GIT HJSON_GIT [--dsforge PATH]
+    contrib/dsknow/coverage.py --check [--dsforge PATH]
+
+The first form traces DeepSpeed (trace.py, under dsclient's setup.sh) for
+each release record.py records, over every file of tests/conformance/
+configs, and writes contrib/dsknow/coverage/vX_Y_Z.json and vX_Y_Z.md.
+The second needs no DeepSpeed: it renders the reports again from the
+committed trace part (which checks exist, which files trigger and pass
+them) with the recorded DeepSpeed verdicts (tests/conformance/
+verdicts.json, engine.json) and dsforge's verdicts now, and exits 1 when
+a committed file differs, the corpus changed since the trace
+(corpus_sha256), or a check disagrees without an allow.json entry.
+
+DSKNOW_COVERAGE_DIR replaces contrib/dsknow/coverage (the reports and
+allow.json); DSCLIENT_CACHE=DIR makes dsclient's setup use DIR/vX.Y.Z per
+release (default ~/.cache/dsclient/vX.Y.Z).
+
+A check's status: "unreached" (no file reaches it), "untriggered" (files
+pass it, none triggers it), "disagreed" (a file triggering it, or one of
+the passing examples, gets another verdict from dsforge than from
+DeepSpeed: DeepSpeed rejects <=> dsforge reports an error, as in
+tests/conformance/test_conformance.py), "agreed" otherwise. allow.json
+(at most 10 entries: release, check, reason, source) marks a known
+unreached, untriggered or disagreeing check "allowed".
+"""
+import hashlib
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+CONF = os.path.join(ROOT, "tests", "conformance")
+CONFIGS = os.path.join(CONF, "configs")
+OUT = os.environ.get("DSKNOW_COVERAGE_DIR") or os.path.join(HERE, "coverage")
+MAX_ALLOWED = 10
+PASS_EXAMPLES = 2
+
+
+def load_module(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+record = load_module("dsknow_record", os.path.join(HERE, "record.py"))
+replay = load_module("dsknow_replay", os.path.join(CONF, "test_conformance.py"))
+RELEASES = record.RELEASES
+
+
+def corpus_files():
+    return sorted(n for n in os.listdir(CONFIGS) if n.endswith(".json"))
+
+
+def corpus_sha256():
+    """Over the corpus and the recorded verdicts the report builds on."""
+    h = hashlib.sha256()
+    paths = [os.path.join(CONFIGS, n) for n in corpus_files()]
+    paths += [os.path.join(CONF, "verdicts.json"), os.path.join(CONF, "engine.json")]
+    for p in paths:
+        with open(p, "rb") as f:
+            data = f.read()
+        h.update(os.path.relpath(p, CONF).encode() + b"\0" + data + b"\0")
+    return h.hexdigest()
+
+
+def stem(release):
+    return "v" + release.replace(".", "_")
+
+
+def ds_verdict(v):
+    if v["verdict"] == "accept":
+        return "accept"
+    return "reject %s: %s" % (v["exception"], v["message"][:100])
+
+
+def trace(ds_git, hj_git, release, files):
+    """trace.py's output for one release, in the release's environment."""
+    saved = os.environ.get("DSCLIENT_HOME")
+    if os.environ.get("DSCLIENT_CACHE"):
+        os.environ["DSCLIENT_HOME"] = os.path.join(os.environ["DSCLIENT_CACHE"], "v" + release)
+    try:
+        env = record.release_env(ds_git, hj_git, release)
+    finally:
+        if saved is None:
+            os.environ.pop("DSCLIENT_HOME", None)
+        else:
+            os.environ["DSCLIENT_HOME"] = saved
+    env["DSCLIENT_DIR"] = record.TOOLS
+    p = subprocess.run([sys.executable, os.path.join(HERE, "trace.py"),
+                        "--world-size", str(record.WORLD)] + files,
+                       cwd=CONFIGS, env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("coverage.py: trace.py %s failed:\n%s" % (release, p.stderr[-3000:]))
+    return json.loads(p.stdout)
+
+
+def trace_part(traced, expected, release):
+    """The checks as traced, with the passing examples chosen (files
+    DeepSpeed accepts first, then by name)."""
+    checks = []
+    for c in traced["checks"]:
+        passing = sorted(c["pass"], key=lambda n: (
+            expected[n][release]["verdict"] != "accept", n))
+        checks.append({"check": c["check"], "kind": c["kind"],
+                       "function": c["function"], "called": c["called"],
+                       "code": c["code"], "trigger": sorted(c["trigger"]),
+                       "pass_count": len(c["pass"]),
+                       "pass": sorted(passing[:PASS_EXAMPLES])})
+    return checks
+
+
+def render(release, checks, sha, expected, errors, allow):
+    """(JSON text, markdown text) of one release's report."""
+    allowed = {a["check"]: a for a in allow if a["release"] == release}
+    summary = dict.fromkeys(("reachable", "reached", "triggered", "agreed",
+                             "disagreed", "allowed"), 0)
+    out = []
+    for c in checks:
+        c = {k: c[k] for k in ("check", "kind", "function", "called", "code",
+                               "trigger", "pass_count", "pass")}
+        verdicts, bad = {}, []
+        for name in c["trigger"] + c["pass"]:
+            ds = expected[name][release]
+            mine = errors[name]
+            verdicts[name] = {"deepspeed": ds_verdict(ds),
+                              "dsforge": ("error: " + mine[0][:120]) if mine else "no error"}
+            if (ds["verdict"] == "reject") != bool(mine):
+                bad.append(name)
+        if c["trigger"] or c["pass"]:
+            summary["reached"] += 1
+        if c["trigger"]:
+            summary["triggered"] += 1
+        if not (c["trigger"] or c["pass"]):
+            status = "unreached"
+        elif bad:
+            status = "disagreed"
+        elif not c["trigger"]:
+            status = "untriggered"
+        else:
+            status = "agreed"
+        summary["reachable"] += 1
+        summary["agreed"] += status == "agreed"
+        summary["disagreed"] += status == "disagreed"
+        if c["check"] in allowed and status != "agreed":
+            summary["allowed"] += 1
+            c["allowed"] = allowed[c["check"]]["reason"]
+        c["status"] = status
+        c["disagree"] = bad
+        c["verdicts"] = verdicts
+        out.append(c)
+    report = {"deepspeed": release, "world_size": record.WORLD,
+              "corpus_sha256": sha, "summary": summary, "checks": out}
+    return json.dumps(report, indent=1, sort_keys=True) + "\n", markdown(release, summary, out)
+
+
+def markdown(release, s, checks):
+    lines = ["# DeepSpeed %s: config checks the conformance corpus reaches" % release, "",
+             "Generated by `contrib/dsknow/coverage.py` (contrib/dsknow/README.md); "
+             "the details are in `%s.json`." % stem(release), "",
+             "| reachable | reached | triggered | agreed | disagreed | allowed |",
+             "|---|---|---|---|---|---|",
+             "| %d | %d | %d | %d | %d | %d |" % (s["reachable"], s["reached"], s["triggered"],
+                                                s["agreed"], s["disagreed"], s["allowed"]),
+             "",
+             "reachable: a `raise` or `assert` in a DeepSpeed function the parses call, or "
+             "one those call with a config value; reached: some file triggers or passes it; "
+             "agreed: some file triggers it and dsforge's verdict is DeepSpeed's on every "
+             "file triggering it and on the passing examples.", ""]
+    for status, title in (("disagreed", "Disagreeing"), ("unreached", "Unreached"),
+                          ("untriggered", "Reached, never triggered")):
+        rows = [c for c in checks if c["status"] == status]
+        if not rows:
+            continue
+        lines += ["## %s (%d)" % (title, len(rows)), ""]
+        for c in rows:
+            note = " (allowed: %s)" % c["allowed"] if "allowed" in c else ""
+            lines.append("- `%s` %s: `%s`%s" % (c["check"], c["function"],
+                                              c["code"].replace("`", "'"), note))
+            for name in c["disagree"]:
+                v = c["verdicts"][name]
+                lines.append("  - %s: DeepSpeed %s; dsforge %s" % (name, v["deepspeed"], v["dsforge"]))
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def dsforge_errors(dsforge, release, names):
+    replay.DSFORGE = dsforge
+    return replay.dsforge_errors(release, names)
+
+
+def load_allow():
+    with open(os.path.join(OUT, "allow.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def build(release, checks, sha, dsforge, expected, allow):
+    names = sorted({n for c in checks for n in c["trigger"] + c["pass"]})
+    errors = dsforge_errors(dsforge, release, names) if names else {}
+    return render(release, checks, sha, expected, errors, allow)
+
+
+def write(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def problems(allow, reports):
+    """What --check fails on besides stale files."""
+    out = []
+    if len(allow) > MAX_ALLOWED:
+        out.append("allow.json has %d entries (at most %d)" % (len(allow), MAX_ALLOWED))
+    for a in allow:
+        for field in ("release", "check", "reason", "source"):
+            if not a.get(field):
+                out.append("allow.json entry %r lacks %s" % (a, field))
+    for release, rep in reports.items():
+        by = {c["check"]: c for c in rep["checks"]}
+        for c in rep["checks"]:
+            if c["status"] == "disagreed" and "allowed" not in c:
+                out.append("%s %s disagrees: %s" % (release, c["check"], ", ".join(c["disagree"][:3])))
+        for a in allow:
+            if a["release"] == release and (a["check"] not in by or by[a["check"]]["status"] == "agreed"):
+                out.append("allow.json: %s %s is not an exception (remove it)" % (release, a["check"]))
+    return out
+
+
+def main(argv):
+    dsforge = os.path.join(ROOT, "build", "dsforge")
+    if "--dsforge" in argv:
+        i = argv.index("--dsforge")
+        dsforge = os.path.abspath(argv[i + 1])
+        argv = argv[:i] + argv[i + 2:]
+    check = argv == ["--check"]
+    if not check and len(argv) != 2:
+        sys.exit(__doc__)
+    expected = replay.expected()
+    allow = load_allow()
+    sha = corpus_sha256()
+    stale, reports = [], {}
+    for release in RELEASES:
+        path = os.path.join(OUT, stem(release))
+        if check:
+            with open(path + ".json", encoding="utf-8") as f:
+                committed = json.load(f)
+            if committed["corpus_sha256"] != sha:
+                stale.append("%s.json was traced on another corpus: re-run "
+                             "contrib/dsknow/coverage.py DS_GIT HJSON_GIT" % stem(release))
+            checks = committed["checks"]
+        else:
+            traced = trace(argv[0], argv[1], release, corpus_files())
+            for name, v in traced["files"].items():
+                live = "accept" if v.startswith("OK") else "reject"
+                if live != replay.load("verdicts.json")["files"][name][release]["verdict"]:
+                    sys.exit("coverage.py: %s %s: DeepSpeed says %s now; re-run "
+                             "contrib/dsknow/record.py" % (release, name, v))
+            # the engine's scheduler constructor: engine.json must list what it
+            # rejects (it may also list a failure at a later step)
+            for name, v in sorted(traced["engine"].items()):
+                if v.startswith("REJECT") and expected[name][release]["verdict"] != "reject":
+                    sys.exit("coverage.py: %s %s: DeepSpeed's engine says %s; "
+                             "tests/conformance/engine.json says %s" % (
+                                 release, name, v, expected[name][release]["verdict"]))
+            checks = trace_part(traced, expected, release)
+        js, md = build(release, checks, sha, dsforge, expected, allow)
+        reports[release] = json.loads(js)
+        for ext, text in ((".json", js), (".md", md)):
+            if check:
+                with open(path + ext, encoding="utf-8") as f:
+                    if f.read() != text:
+                        stale.append("%s%s is not what the corpus and dsforge give now" % (stem(release), ext))
+            else:
+                write(path + ext, text)
+        s = reports[release]["summary"]
+        print("%s: %d reachable, %d reached, %d triggered, %d agreed, %d disagreed, %d allowed"
+              % (release, s["reachable"], s["reached"], s["triggered"], s["agreed"],
+                 s["disagreed"], s["allowed"]))
+    bad = stale + problems(allow, reports)
+    for b in bad:
+        print("coverage.py: " + b, file=sys.stderr)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

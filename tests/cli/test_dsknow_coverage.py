@@ -1,0 +1,160 @@
+"""The committed coverage reports of DeepSpeed's own config checks
+(contrib/dsknow/coverage/, issue 28; contrib/dsknow/coverage.py,
+documented in contrib/dsknow/README.md) are current.
+
+Without DeepSpeed (always, CI included): `coverage.py --check` renders
+every release's report again from its committed trace part, the recorded
+DeepSpeed verdicts and this dsforge's verdicts, and must find the same
+bytes, the same corpus (corpus_sha256) and no disagreeing check that
+allow.json does not list; a report edited by hand, or a dsforge that
+stops reporting DeepSpeed's errors, makes it fail.
+
+With DeepSpeed (dsclient in ../shared, git directories of DeepSpeed and
+hjson-py as for test_dsknow_reproduce, and dsclient's unpacked cache per
+release, so no network is used): tracing DeepSpeed again over the corpus
+reproduces the committed reports byte for byte. Skipped where any of those
+is absent; under CI=true an absent dsclient fails the test when the shared
+directory itself is there (it should then hold the tool)."""
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import dsf
+
+HERE = os.path.join(dsf.SOURCE_DIR, "contrib", "dsknow")
+COVERAGE = os.path.join(HERE, "coverage.py")
+REPORTS = os.path.join(HERE, "coverage")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_dsknow_reproduce import dsclient_setup, git_dir  # noqa: E402
+
+
+def releases():
+    return sorted(n[:-5] for n in os.listdir(REPORTS)
+                  if n.startswith("v") and n.endswith(".json"))
+
+
+def run_coverage(args, env=None, timeout=300):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run([sys.executable, COVERAGE] + args, env=e,
+                          capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL)
+
+
+def copy_reports():
+    tmp = tempfile.mkdtemp(prefix="dsknow-coverage-")
+    for n in os.listdir(REPORTS):
+        shutil.copy(os.path.join(REPORTS, n), tmp)
+    return tmp
+
+
+class Committed(unittest.TestCase):
+    def test_reports_are_current(self):
+        p = run_coverage(["--check", "--dsforge", dsf.DSFORGE])
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(len(p.stdout.splitlines()), len(releases()))
+        for line in p.stdout.splitlines():
+            self.assertRegex(line, r"^\d+\.\d+\.\d+: \d+ reachable, \d+ reached, "
+                             r"\d+ triggered, \d+ agreed, 0 disagreed")
+
+    def test_summary_counts_the_checks(self):
+        for stem in releases():
+            with open(os.path.join(REPORTS, stem + ".json"), encoding="utf-8") as f:
+                rep = json.load(f)
+            s, checks = rep["summary"], rep["checks"]
+            self.assertEqual(s["reachable"], len(checks))
+            self.assertEqual(s["reached"], sum(1 for c in checks if c["trigger"] or c["pass"]))
+            self.assertEqual(s["agreed"], sum(1 for c in checks if c["status"] == "agreed"))
+            for c in checks:
+                self.assertRegex(c["check"], r"^[\w/.]+\.py:\d+$")
+            with open(os.path.join(REPORTS, stem + ".md"), encoding="utf-8") as f:
+                self.assertIn("| %d | %d |" % (s["reachable"], s["reached"]), f.read())
+
+    def test_allow_list_is_short_and_justified(self):
+        with open(os.path.join(REPORTS, "allow.json"), encoding="utf-8") as f:
+            allow = json.load(f)
+        self.assertLessEqual(len(allow), 10)
+        for a in allow:
+            for field in ("release", "check", "reason", "source"):
+                self.assertTrue(a.get(field), (a, field))
+
+    def test_a_report_edited_by_hand_is_stale(self):
+        tmp = copy_reports()
+        self.addCleanup(shutil.rmtree, tmp)
+        stem = releases()[-1]
+        path = os.path.join(tmp, stem + ".json")
+        with open(path, encoding="utf-8") as f:
+            rep = json.load(f)
+        agreed = [c for c in rep["checks"] if c["status"] == "agreed"]
+        agreed[0]["trigger"] = []          # as if no file triggered it
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(json.dumps(rep, indent=1, sort_keys=True) + "\n")
+        p = run_coverage(["--check", "--dsforge", dsf.DSFORGE],
+                         env={"DSKNOW_COVERAGE_DIR": tmp})
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("%s.json is not what the corpus and dsforge give now" % stem, p.stderr)
+        self.assertIn("%s.md is not what" % stem, p.stderr)
+
+    def test_a_dsforge_without_errors_disagrees(self):
+        tmp = copy_reports()
+        self.addCleanup(shutil.rmtree, tmp)
+        silent = os.path.join(tmp, "silent-dsforge")
+        with open(silent, "w") as f:   # reports nothing on any file
+            f.write("#!/bin/sh\necho '[]'\n")
+        os.chmod(silent, 0o755)
+        p = run_coverage(["--check", "--dsforge", silent],
+                         env={"DSKNOW_COVERAGE_DIR": tmp})
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("deepspeed/runtime/config.py:", p.stderr)
+        self.assertIn(" disagrees: ", p.stderr)
+
+
+def dsclient_cache():
+    """The user's dsclient cache (ctest points HOME at the build tree)."""
+    return os.environ.get("DSCLIENT_CACHE") or os.path.join(
+        pwd.getpwuid(os.getuid()).pw_dir, ".cache", "dsclient")
+
+
+def live_missing():
+    if not dsclient_setup():
+        return "no ../shared/tools/dsclient"
+    if not (git_dir("deepspeedai+DeepSpeed") and git_dir("hjson+hjson-py")):
+        return "no git directory of DeepSpeed or hjson-py"
+    for stem in releases():
+        tag = "v" + stem[1:].replace("_", ".")
+        base = os.path.join(dsclient_cache(), tag)
+        if not (os.path.isfile(os.path.join(base, "ds", "deepspeed", "runtime", "config.py"))
+                and os.path.isdir(os.path.join(base, "debroot"))):
+            return "no dsclient cache for %s (made by its setup.sh, which downloads)" % tag
+    return None
+
+
+class Traced(unittest.TestCase):
+    def setUp(self):
+        why = live_missing()
+        if (why and why.startswith("no ../shared") and os.environ.get("CI") == "true"
+                and os.path.isdir(dsf.SHARED_DIR)):
+            self.fail("CI=true with %s present but without dsclient" % dsf.SHARED_DIR)
+        if why:
+            self.skipTest(why)
+
+    def test_tracing_deepspeed_again_reproduces_the_reports(self):
+        tmp = tempfile.mkdtemp(prefix="dsknow-coverage-")
+        self.addCleanup(shutil.rmtree, tmp)
+        shutil.copy(os.path.join(REPORTS, "allow.json"), tmp)
+        p = run_coverage([git_dir("deepspeedai+DeepSpeed"), git_dir("hjson+hjson-py"),
+                          "--dsforge", dsf.DSFORGE],
+                         env={"DSKNOW_COVERAGE_DIR": tmp, "DSCLIENT_CACHE": dsclient_cache()})
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        for n in sorted(os.listdir(REPORTS)):
+            with open(os.path.join(REPORTS, n), "rb") as a, open(os.path.join(tmp, n), "rb") as b:
+                self.assertEqual(a.read(), b.read(), "%s differs: re-run contrib/dsknow/coverage.py" % n)
+
+
+if __name__ == "__main__":
+    unittest.main()
