@@ -57,3 +57,14 @@ const char *dsf_plural(size_t n)
 {
     return n == 1 ? "" : "s";
 }
+
+int dsf_hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}

@@ -17,6 +17,9 @@ size_t dsf_edit_distance(const char *a, const char *b);
 const char *dsf_closest(const char *word, const char *const *candidates,
                         size_t n);
 
+/* The value of the hexadecimal digit c (either case), or -1. */
+int dsf_hex_digit(char c);
+
 /* "s" unless n is 1: printf("%zu plugin%s", n, dsf_plural(n)). */
 const char *dsf_plural(size_t n);
 

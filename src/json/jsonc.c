@@ -11,8 +11,9 @@
 #include "core/buf.h"
 #include "core/error.h"
 #include "core/fsutil.h"
-#include "core/xalloc.h"
+#include "core/strutil.h"
 #include "core/utf8.h"
+#include "core/xalloc.h"
 #include "json/jsonalloc.h"
 
 _Static_assert(DSF_JSON_MAX_DEPTH == 200, "DSF_JSON_DEPTH_MESSAGE names 200");
@@ -275,24 +276,13 @@ static int skip_space(parser *ps)
     return 0;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static int read_hex4(parser *ps, unsigned *out)
 {
     if (ps->end - ps->p < 4)
         return -1;
     unsigned v = 0;
     for (int i = 0; i < 4; i++) {
-        int h = hexval(ps->p[i]);
+        int h = dsf_hex_digit(ps->p[i]);
         if (h < 0)
             return -1;
         v = v << 4 | (unsigned)h;

@@ -6,22 +6,12 @@
 
 #include "core/buf.h"
 #include "core/fsutil.h"
+#include "core/strutil.h"
 #include "core/xalloc.h"
 #include "json/jsonc.h"
 
 /* A manifest of 1,000 variants is a few MB. */
 #define MANIFEST_MAX (64u << 20)
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 char *dsf_lsp_uri_path(const char *uri)
 {
@@ -33,7 +23,7 @@ char *dsf_lsp_uri_path(const char *uri)
     dsf_buf b = DSF_BUF_INIT;
     for (; *p; p++) {
         if (*p == '%') {
-            int h = hexval(p[1]), l = h < 0 ? -1 : hexval(p[2]);
+            int h = dsf_hex_digit(p[1]), l = h < 0 ? -1 : dsf_hex_digit(p[2]);
             if (l < 0 || (h == 0 && l == 0)) {
                 dsf_buf_free(&b);
                 return NULL;
