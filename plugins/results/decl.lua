@@ -73,7 +73,8 @@ local readers = {
   },
   {
     name = "flops",
-    files = LOGS,
+    -- the logs, or the profiler's own flops_profiler.output_file
+    files = { "stdout.log", "stderr.log", "*.log", "*flops*.txt" },
     lines = { "Profile Summary at step", "iter latency: ", "FLOPS per GPU = ", "samples/second: " },
     read = function(input) return values(lazy.flops.read(input.lines)) end,
   },

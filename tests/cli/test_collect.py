@@ -244,6 +244,27 @@ class Scale(CollectTest):
         self.assertEqual(recs[9999]["values"]["samples_per_sec"], 40.0 + 49)
 
 
+class ProfilerFile(CollectTest):
+    def test_the_flops_profilers_output_file(self):
+        """flops_profiler.output_file: print_model_profile's summary
+        (deepspeed/profiling/flops_profiler/profiler.py v0.19.5 lines
+        328-399, line_fmt '{:<70}  {:<8}')."""
+        out, vs = self.sweep()
+        for v in vs:
+            rt.write_variant(out, v)
+        row = lambda k, v: "%-70s  %-8s\n" % (k, v)
+        with open(os.path.join(rt.variant_dir(out, vs[0]), "flops_profile.txt"),
+                  "w") as f:
+            f.write("Profile Summary at step 10:\n" + row("iter latency: ", "1.21 s")
+                    + row("FLOPS per GPU = 3 * fwd flops per GPU / iter "
+                          "latency: ", "118.33 TFLOPS"))
+        self.assertExit(run("collect", out), 0)
+        rec = self.by_name(out)[vs[0]["name"]]
+        self.assertAlmostEqual(rec["values"]["tflops_per_gpu"], 118.33)
+        self.assertEqual(rec["sources"]["tflops_per_gpu"],
+                         "flops:flops_profile.txt")
+
+
 class JobRecords(CollectTest):
     """Slurm's own record of the jobs (results/slurm-jobcomp.log, the
     job completion log's format; results/sacct.txt, sacct --parsable2)."""
