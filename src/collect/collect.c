@@ -171,15 +171,13 @@ static void write_header(run *r)
 }
 
 /* A record marked refused: its message is an error of the run. */
-static void note_refused(run *r, const cJSON *rec, const char *name,
-                         dsf_diags *d)
+static void note_refused(run *r, const cJSON *rec, dsf_diags *d)
 {
     if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "refused")))
         return;
     const char *msg = str(rec, "message");
     dsf_diag_add(d, DSF_ERROR, NULL, 0, 0, "%s",
                  msg ? msg : "results refused");
-    (void)name;
     r->refused++;
 }
 
@@ -201,7 +199,7 @@ static int one_variant(run *r, const cJSON *v, size_t i, dsf_diags *d)
         cJSON_AddItemToObject(rec, "results_dir", cJSON_CreateString(label));
         dsf_buf_puts(&r->json, i ? ",\n    " : "\n    ");
         dsf_json_write(&r->json, rec, false);
-        note_refused(r, rec, str(v, "name"), d);
+        note_refused(r, rec, d);
         dsf_collect_table_add(&r->table, r->rs, rec);
     }
     if (!rc && r->o->calibration) {
