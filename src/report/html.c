@@ -10,7 +10,14 @@ void dsf_html_esc(dsf_buf *b, const char *s)
         case '&': dsf_buf_puts(b, "&amp;"); break;
         case '"': dsf_buf_puts(b, "&quot;"); break;
         case '\'': dsf_buf_puts(b, "&#39;"); break;
-        default: dsf_buf_putc(b, *s);
+        default:
+            /* a control character from a log or a script: shown in caret
+            ** notation, as on a terminal (core/diag.h), never raw */
+            if ((unsigned char)*s == 0x7f ||
+                ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n'))
+                dsf_buf_printf(b, "^%c", *s == 0x7f ? '?' : *s + '@');
+            else
+                dsf_buf_putc(b, *s);
         }
     }
 }

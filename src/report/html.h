@@ -9,7 +9,8 @@
 
 #include "core/buf.h"
 
-/* Appends s to b with <, >, &, " and ' escaped. */
+/* Appends s to b with <, >, &, " and ' escaped, and control characters
+** (but tab and newline) in caret notation ("^[" for ESC). */
 void dsf_html_esc(dsf_buf *b, const char *s);
 
 /* The string member key of o, or "" (borrowed). */

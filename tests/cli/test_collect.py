@@ -368,6 +368,23 @@ class ReportMeasured(CollectTest):
         front = svg[svg.index('points="') + 8:].split('"')[0].split()
         self.assertEqual(len(front), 2)
 
+    def test_control_characters_from_a_log_are_never_raw(self):
+        out, vs = self.sweep()
+        for v in vs:
+            rt.write_variant(out, v, "failed" if v is vs[1] else "ok")
+        with open(os.path.join(rt.variant_dir(out, vs[1]), "stderr.log"),
+                  "w") as f:
+            f.write("ValueError: \x1b]0;owned\x07 \x1b[2J\x7f done\n")
+        r = run("collect", out)
+        self.assertExit(r, 0)
+        self.assertNotIn("\x1b", r.out + r.err)
+        self.assertIn("ValueError: ^[]0;owned^G ^[[2J^? done", r.out)
+        self.assertExit(run("report", out), 0)
+        with open(os.path.join(out, "report.html"), encoding="utf-8") as f:
+            page = f.read()
+        self.assertNotIn("\x1b", page)
+        self.assertIn("ValueError: ^[]0;owned^G ^[[2J^? done", page)
+
     def test_results_of_another_manifest_are_not_shown(self):
         out, vs, _ = self.collected()
         self.assertExit(run("gen", "8xa100", "--matrix",
