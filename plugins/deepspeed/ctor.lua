@@ -59,12 +59,14 @@ for _, n in ipairs({ "adagrad", "adam", "adamw", "lamb", "lion", "muadam", "muad
   DS_NAMES[n] = true
 end
 
+-- A JSON object (not an array, even an empty one), else nil.
 local function object(v)
   if type(v) == "table" and v ~= NULL and dsforge.kind(v) == "object" then return v end
   return nil
 end
+M.object = object
 
--- Python truthiness of a JSON value.
+-- Python's truthiness of a JSON value (DeepSpeed's `if value:`).
 local function truthy(v)
   if v == nil or v == NULL or v == false then return false end
   if type(v) == "number" then return v ~= 0 end
@@ -72,6 +74,7 @@ local function truthy(v)
   if type(v) == "table" then return next(v) ~= nil end
   return true
 end
+M.truthy = truthy
 
 local function offloaded(cfg)
   local z = object(rawget(cfg, "zero_optimization"))
