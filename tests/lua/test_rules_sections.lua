@@ -1,4 +1,4 @@
--- Unit tests for plugins/deepspeed/rules_sections.lua: compression_training
+-- Unit tests for plugins/deepspeed/rules_sections.lua (declarations) and sections_check.lua (checks): compression_training
 -- and data_efficiency as DeepSpeed's parser asserts them (issue 28; the
 -- conformance corpus's compression__* and data_efficiency__* files hold
 -- DeepSpeed's own verdicts on the same shapes).
