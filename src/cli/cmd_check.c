@@ -19,6 +19,7 @@
 #include "json/jsonout.h"
 #include "plugin/checkdoc.h"
 #include "plugin/ds_version.h"
+#include "plugin/findings.h"
 #include "plugin/plugin.h"
 #include "plugin/targets.h"
 
@@ -35,10 +36,11 @@ enum {
 ** checking a few files). */
 #define MIN_FILES_PER_JOB 16
 
-/* The text output shows at most this many findings of one file with the
-** same rule and severity, and counts the rest in one note (README,
-** "Checking configs"; --format json lists every finding). */
-#define DSF_CHECK_MAX_SHOWN 100
+/* The output (text or JSON) holds at most this many findings of one file
+** with the same rule and severity, and counts the rest in one note
+** (README, "Checking configs"): the plugins' findings are bounded as they
+** are made (plugin/findings.h), the others here. */
+#define DSF_CHECK_MAX_SHOWN DSF_FINDINGS_PER_GROUP
 
 static const dsf_opt opts[] = {
     {"world-size", 0, "N",
@@ -345,19 +347,19 @@ static cJSON *params_of(const check_args *a, const dsf_check_cmd *cmd,
 
 /* Prints the findings of the files (found) and of the command
 ** (cmd_found), which it empties: JSON, or text into d, bounded per rule
-** (after the exit status is known: it counts them all). */
+** (after the exit status is known). */
 static void print_findings(bool json, int rc, dsf_diags *found,
                            dsf_diags *cmd_found, cJSON *cmd_json,
                            dsf_diags *d)
 {
     /* The command's findings follow the file's, in the command's order. */
+    dsf_diags_cap(found, DSF_CHECK_MAX_SHOWN);
     if (json && !rc) {
         print_json(found, cmd_json);
         dsf_diags_free(found);
         dsf_diags_free(cmd_found);
         return;
     }
-    dsf_diags_cap(found, DSF_CHECK_MAX_SHOWN);
     dsf_diags_move(found, cmd_found);
     dsf_diags_move(d, found);
     dsf_diags_free(found); /* the emptied array */

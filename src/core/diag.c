@@ -8,6 +8,7 @@
 
 #include "buf.h"
 #include "xalloc.h"
+#include "core/strutil.h"
 #include "core/utf8.h"
 
 /* Frees what one diagnostic owns (not the diagnostic itself). */
@@ -139,6 +140,8 @@ static int cmp_diag(const dsf_diag *a, const dsf_diag *b)
     int c = strcmp_null(a->file, b->file);
     if (c)
         return c;
+    if (a->last != b->last)
+        return a->last ? 1 : -1;
     if (a->line != b->line)
         return a->line < b->line ? -1 : 1;
     if (a->col != b->col)
@@ -198,20 +201,6 @@ typedef struct capgroup {
     size_t seen;
 } capgroup;
 
-/* n with a comma every three digits ("39,900"), into buf (32 bytes). */
-static void thousands(char *buf, size_t n)
-{
-    char digits[24];
-    int len = snprintf(digits, sizeof digits, "%zu", n);
-    size_t k = 0;
-    for (int i = 0; i < len; i++) {
-        if (i && (len - i) % 3 == 0)
-            buf[k++] = ',';
-        buf[k++] = digits[i];
-    }
-    buf[k] = '\0';
-}
-
 size_t dsf_diags_cap(dsf_diags *d, size_t max_shown)
 {
     if (max_shown < 1)
@@ -261,15 +250,15 @@ size_t dsf_diags_cap(dsf_diags *d, size_t max_shown)
             if (groups[k].seen <= max_shown)
                 continue;
             char n[32];
-            thousands(n, groups[k].seen - max_shown);
+            dsf_thousands(n, groups[k].seen - max_shown);
             const char *file = out.items[first_out].file;
             dsf_diag *g = dsf_diag_add(
                 &out, DSF_NOTE, file, 0, 0,
-                "%s more %s%s not shown (check prints at most %zu of one "
-                "rule and severity per file; --format json lists every "
-                "finding)",
+                "%s more %s%s not shown (at most %zu of one rule and "
+                "severity per file)",
                 n, dsf_severity_name(groups[k].severity),
                 groups[k].seen - max_shown == 1 ? "" : "s", max_shown);
+            g->last = true;
             if (groups[k].rule)
                 dsf_diag_set_rule(g, groups[k].rule);
         }

@@ -33,6 +33,8 @@ typedef struct dsf_diag {
     char *edits;    /* the machine-readable fixes of a rule's finding: a
                        JSON array of edit objects ({"op", "path", "to" or
                        "value"}, contrib/docs/plugins.md), or NULL */
+    bool last;      /* a count of what is not shown: sorts after the other
+                       diagnostics of its file */
 } dsf_diag;
 
 typedef struct dsf_diags {

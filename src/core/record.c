@@ -24,7 +24,8 @@ void dsf_rec_put_diags(FILE *f, const dsf_diags *d, size_t from, size_t to)
     dsf_rec_put_u64(f, to - from);
     for (size_t i = from; i < to; i++) {
         const dsf_diag *g = &d->items[i];
-        dsf_rec_put_u64(f, (uint64_t)g->severity);
+        /* (the severity, and bit 8 for a count that sorts last) */
+        dsf_rec_put_u64(f, (uint64_t)g->severity | (g->last ? 256u : 0u));
         dsf_rec_put_str(f, g->file);
         dsf_rec_put_u64(f, (uint64_t)(int64_t)g->line);
         dsf_rec_put_u64(f, (uint64_t)(int64_t)g->col);
@@ -82,7 +83,8 @@ bool dsf_rec_get_diags(FILE *f, dsf_diags *d)
                   dsf_rec_get_str(f, &g->excerpt) &&
                   dsf_rec_get_str(f, &g->trace) &&
                   dsf_rec_get_str(f, &g->edits);
-        g->severity = (dsf_severity)sev;
+        g->severity = (dsf_severity)(sev & 255u);
+        g->last = (sev & 256u) != 0;
         g->line = (int)(int64_t)line;
         g->col = (int)(int64_t)col;
         d->len++; /* even half read: freed with the list */

@@ -1,6 +1,7 @@
 /* strutil.c -- see strutil.h. */
 #include "strutil.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,20 @@ const char *dsf_closest(const char *word, const char *const *candidates,
         }
     }
     return best;
+}
+
+char *dsf_thousands(char *buf, size_t n)
+{
+    char digits[24];
+    int len = snprintf(digits, sizeof digits, "%zu", n);
+    size_t k = 0;
+    for (int i = 0; i < len; i++) {
+        if (i && (len - i) % 3 == 0)
+            buf[k++] = ',';
+        buf[k++] = digits[i];
+    }
+    buf[k] = '\0';
+    return buf;
 }
 
 const char *dsf_plural(size_t n)

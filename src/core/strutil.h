@@ -20,6 +20,10 @@ const char *dsf_closest(const char *word, const char *const *candidates,
 /* The value of the hexadecimal digit c (either case), or -1. */
 int dsf_hex_digit(char c);
 
+/* n with a comma every three digits ("39,900") into buf, which holds
+** at least 32 bytes. Returns buf. */
+char *dsf_thousands(char *buf, size_t n);
+
 /* "s" unless n is 1: printf("%zu plugin%s", n, dsf_plural(n)). */
 const char *dsf_plural(size_t n);
 

@@ -40,6 +40,13 @@ int dsf_checkdoc_rules(dsf_plugins *plugins, cJSON *doc,
         ** else at the path's. */
         bool at = f.items[i].line > 0;
         dsf_jpos pos = {f.items[i].line, f.items[i].col};
+        if (f.items[i].more) { /* a count: of the file, not of a place */
+            dsf_diag *g = dsf_diag_add(out, f.items[i].severity, file, 0, 0,
+                                       "%s", f.items[i].message);
+            dsf_diag_set_rule(g, f.items[i].rule);
+            g->last = true;
+            continue;
+        }
         if (!at)
             pos = dsf_jsloc_locate(doc, src, f.items[i].path);
         dsf_diag *g = dsf_diag_add(out, f.items[i].severity, file,

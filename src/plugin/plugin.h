@@ -74,14 +74,22 @@ typedef struct dsf_finding {
                        ** (check), or 0: the place of path */
     char *edits;       /* the machine-readable fixes (ctx.report's `edit`,
                        ** plugin/fixedit.h): a JSON array, or NULL */
+    size_t more;       /* 0, or this is the note counting the findings of
+                       ** its rule that were not kept (plugin/findings.h):
+                       ** it has no place in the file */
 } dsf_finding;
 
+/* A config's findings: at most DSF_FINDINGS_PER_GROUP of one rule and
+** severity are kept, the rest counted (plugin/findings.h). */
 typedef struct dsf_findings {
     dsf_finding *items;
     size_t len, cap;
+    struct dsf_findings_group *groups; /* the kept and counted per rule and
+                                       ** severity (findings.c) */
+    size_t ngroups, capgroups;
 } dsf_findings;
 
-#define DSF_FINDINGS_INIT {NULL, 0, 0}
+#define DSF_FINDINGS_INIT {NULL, 0, 0, NULL, 0, 0}
 
 typedef struct dsf_plugins dsf_plugins;
 

@@ -12,6 +12,7 @@
 #include "core/xalloc.h"
 #include "doc/jpath.h"
 #include "json/pyjson.h"
+#include "plugin/findings.h"
 #include "plugin/fixedit.h"
 #include "lua/callscope.h"
 #include "lua/conv.h"
@@ -71,6 +72,109 @@ static bool report_edit(lua_State *L, const char *path, char **edits,
     return ok;
 }
 
+/* The rule named id (NULL: the one running), or NULL. */
+static const dsf_rule *rule_named(const dsf_collector *c, const char *id)
+{
+    if (!id || !strcmp(id, c->current->id))
+        return c->current;
+    return find_rule(c->p, id);
+}
+
+/* A finding's severity: sev (NULL: the rule's), with --strict-CLASS
+** making the warnings of rules of that class errors. False when sev is
+** not a severity. */
+static bool finding_severity(const dsf_collector *c, const dsf_rule *r,
+                             const char *sev, dsf_severity *out)
+{
+    dsf_severity s = r->severity;
+    if (sev && !dsf_plugin_parse_severity(sev, &s))
+        return false;
+    if (s == DSF_WARNING && c->strict && r->strict &&
+        !strcmp(c->strict, r->strict))
+        s = DSF_ERROR;
+    *out = s;
+    return true;
+}
+
+/* Appends the path at index t (a string, a list of keys and 1-based
+** indices, or nil for the whole config) to out in its canonical text;
+** false when it is something else. Does not raise. */
+static bool read_path(lua_State *L, int t, dsf_buf *out)
+{
+    t = lua_absindex(L, t);
+    int pt = lua_type(L, t);
+    if (pt == LUA_TSTRING) {
+        dsf_buf_puts(out, lua_tostring(L, t));
+    } else if (pt == LUA_TTABLE) {
+        lua_Integer n = (lua_Integer)lua_rawlen(L, t);
+        for (lua_Integer i = 1; i <= n; i++) {
+            int et = lua_rawgeti(L, t, i);
+            if (et == LUA_TSTRING)
+                dsf_jpath_append_key(out, lua_tostring(L, -1));
+            else if (et == LUA_TNUMBER && lua_isinteger(L, -1))
+                /* Lua indices are 1-based; paths are JSON's 0-based. */
+                dsf_buf_printf(out, "[%lld]",
+                               (long long)lua_tointeger(L, -1) - 1);
+            lua_pop(L, 1);
+        }
+    } else if (pt != LUA_TNIL && pt != LUA_TNONE) {
+        return false;
+    }
+    return true;
+}
+
+/* ctx.wanted(rule, severity, path[, key]) -> whether a finding of rule
+** with that severity at path (a string or a list, key appended when
+** given) would be kept (plugin/findings.h). False counts it as one more
+** finding not shown: the rule then does not compose or report it. For a
+** rule that may report thousands (unknown keys). */
+static int l_wanted(lua_State *L)
+{
+    dsf_collector *c = dsf_callscope_data(L, "ctx.wanted");
+    if (!c->current)
+        return luaL_error(L, "ctx.wanted is only available to rules");
+    const dsf_rule *r = rule_named(c, luaL_checkstring(L, 1));
+    if (!r)
+        return luaL_error(L, "ctx.wanted: rule '%s' is not declared by any "
+                             "plugin", lua_tostring(L, 1));
+    if (strcmp(r->plugin, c->current->plugin) != 0)
+        return luaL_error(L, "ctx.wanted: rule '%s' belongs to plugin '%s'",
+                          r->id, r->plugin);
+    dsf_severity s;
+    if (!finding_severity(c, r, luaL_optstring(L, 2, NULL), &s))
+        return luaL_error(L, "ctx.wanted: bad severity '%s'",
+                          lua_tostring(L, 2));
+    /* (the common case first: a plain key of the top level is its own
+    ** path, used as it is) */
+    int pt = lua_type(L, 3), kt = lua_type(L, 4);
+    if (kt == LUA_TSTRING && (pt == LUA_TNIL || pt == LUA_TNONE ||
+                              (pt == LUA_TTABLE && !lua_rawlen(L, 3)))) {
+        const char *key = lua_tostring(L, 4);
+        if (*key && !strpbrk(key, ".[]\"=")) {
+            lua_pushboolean(L, dsf_findings_wanted(c->out, r->id, s, key));
+            return 1;
+        }
+    }
+    dsf_buf path = DSF_BUF_INIT;
+    bool ok = read_path(L, 3, &path);
+    if (ok && kt == LUA_TSTRING) {
+        dsf_jpath_append_key(&path, lua_tostring(L, 4));
+    } else if (ok && kt == LUA_TNUMBER && lua_isinteger(L, 4)) {
+        dsf_buf_printf(&path, "[%lld]", (long long)lua_tointeger(L, 4) - 1);
+    } else if (kt != LUA_TNONE && kt != LUA_TNIL) {
+        ok = false;
+    }
+    if (!ok) {
+        dsf_buf_free(&path);
+        return luaL_error(L, "ctx.wanted: 'path' must be a string or a "
+                             "list, and 'key' a string or an integer");
+    }
+    lua_pushboolean(L, dsf_findings_wanted(c->out, r->id, s,
+                                           path.data ? path.data : ""));
+    dsf_buf_free(&path);
+    return 1;
+}
+
 static int l_report(lua_State *L)
 {
     dsf_collector *c = dsf_callscope_data(L, "ctx.report");
@@ -82,7 +186,7 @@ static int l_report(lua_State *L)
     const char *message = dsf_plugin_raw_string(L, 1, "message");
     const char *fix = dsf_plugin_raw_string(L, 1, "fix");
     const char *sev = dsf_plugin_raw_string(L, 1, "severity");
-    const dsf_rule *r = rule ? find_rule(c->p, rule) : c->current;
+    const dsf_rule *r = rule_named(c, rule);
     if (!r)
         return luaL_error(L, "ctx.report: rule '%s' is not declared by any "
                              "plugin", rule);
@@ -91,32 +195,14 @@ static int l_report(lua_State *L)
                           rule, r->plugin);
     if (!message)
         return luaL_error(L, "ctx.report: 'message' (a string) is required");
-    dsf_severity s = r->severity;
-    if (sev && !dsf_plugin_parse_severity(sev, &s))
+    dsf_severity s;
+    if (!finding_severity(c, r, sev, &s))
         return luaL_error(L, "ctx.report: bad severity '%s'", sev);
-    /* --strict-CLASS: the warnings of rules of that class are errors. */
-    if (s == DSF_WARNING && c->strict && r->strict &&
-        !strcmp(c->strict, r->strict))
-        s = DSF_ERROR;
     /* The path: a string or a list of keys and (0-based) indices. */
     dsf_buf path = DSF_BUF_INIT;
     lua_pushliteral(L, "path");
-    int pt = lua_rawget(L, 1);
-    if (pt == LUA_TSTRING) {
-        dsf_buf_puts(&path, lua_tostring(L, -1));
-    } else if (pt == LUA_TTABLE) {
-        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
-        for (lua_Integer i = 1; i <= n; i++) {
-            int et = lua_rawgeti(L, -1, i);
-            if (et == LUA_TSTRING)
-                dsf_jpath_append_key(&path, lua_tostring(L, -1));
-            else if (et == LUA_TNUMBER && lua_isinteger(L, -1))
-                /* Lua indices are 1-based; paths are JSON's 0-based. */
-                dsf_buf_printf(&path, "[%lld]",
-                               (long long)lua_tointeger(L, -1) - 1);
-            lua_pop(L, 1);
-        }
-    } else if (pt != LUA_TNIL) {
+    lua_rawget(L, 1);
+    if (!read_path(L, -1, &path)) {
         dsf_buf_free(&path);
         return luaL_error(L, "ctx.report: 'path' must be a string or a "
                              "list");
@@ -162,20 +248,19 @@ static int l_report(lua_State *L)
         dsf_buf_free(&params);
         return luaL_error(L, "ctx.report: %s", why);
     }
-    dsf_findings *f = c->out;
-    dsf_xgrow((void **)&f->items, &f->cap, f->len + 1, sizeof *f->items);
-    dsf_finding *x = &f->items[f->len++];
-    x->rule = dsf_xstrdup(r->id);
-    x->plugin = dsf_xstrdup(r->plugin);
-    x->severity = s;
-    x->path = dsf_buf_take(&path);
-    x->message = dsf_xstrdup(message);
-    x->fix = dsf_xstrdup(fix ? fix : r->fix);
-    x->params = params.len ? dsf_buf_take(&params) : NULL;
-    x->line = line;
-    x->col = col;
-    x->edits = edits;
+    dsf_finding x = {
+        .rule = dsf_xstrdup(r->id),
+        .plugin = dsf_xstrdup(r->plugin),
+        .severity = s,
+        .path = path.data ? dsf_buf_take(&path) : dsf_xstrdup(""),
+        .message = dsf_xstrdup(message),
+        .fix = dsf_xstrdup(fix ? fix : r->fix),
+        .params = params.len ? dsf_buf_take(&params) : NULL,
+        .line = line,
+        .col = col,
+        .edits = edits};
     dsf_buf_free(&params);
+    dsf_findings_put(c->out, &x);
     return 0;
 }
 
@@ -277,6 +362,10 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
     }
     dsf_callscope_push(L, &a->c->scope, l_report, a->c);
     lua_setfield(L, -2, "report");
+    if (a->identities) { /* (rules only) */
+        dsf_callscope_push(L, &a->c->scope, l_wanted, a->c);
+        lua_setfield(L, -2, "wanted");
+    }
     return 2;
 }
 
@@ -420,22 +509,7 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
     if (out->len > first)
         qsort(out->items + first, out->len - first, sizeof *out->items,
               cmp_finding);
+    dsf_findings_close(out); /* the counts, after the sorted findings */
     return rc;
-}
-
-void dsf_findings_free(dsf_findings *f)
-{
-    for (size_t i = 0; i < f->len; i++) {
-        free(f->items[i].rule);
-        free(f->items[i].plugin);
-        free(f->items[i].path);
-        free(f->items[i].message);
-        free(f->items[i].fix);
-        free(f->items[i].params);
-        free(f->items[i].edits);
-    }
-    free(f->items);
-    f->items = NULL;
-    f->len = f->cap = 0;
 }
 

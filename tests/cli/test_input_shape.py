@@ -24,7 +24,7 @@ import dsf
 from dsf import run
 
 GENEROUS = 60  # seconds; see the module's docstring
-MAX_SHOWN = 100  # src/cli/cmd_check.c, DSF_CHECK_MAX_SHOWN
+MAX_SHOWN = 100  # src/plugin/findings.h, DSF_FINDINGS_PER_GROUP
 
 
 def unknown_keys_config(n):
@@ -36,7 +36,13 @@ def unknown_keys_config(n):
     return json.dumps(d, indent=1)
 
 
+NOTE_TAIL = "(at most 100 of one rule and severity per file) [unknown-key]"
+
+
 class FindingsBound(dsf.TempDirTest):
+    """At most 100 findings of one rule and severity per file, in every
+    output; the rest counted in one note (plugin/findings.h)."""
+
     def test_40000_unknown_keys_show_100_and_count_the_rest(self):
         path = self.write("big.json", unknown_keys_config(40000))
         res = run("check", path, timeout=GENEROUS)
@@ -44,14 +50,37 @@ class FindingsBound(dsf.TempDirTest):
         lines = res.err.splitlines()
         shown = [l for l in lines if ": warning: " in l]
         self.assertEqual(len(shown), MAX_SHOWN)
-        # the first 100 in file order, then the count in one note
+        # the first 100 by path, then the count in one note, last
         self.assertIn("unknown_key_000000", shown[0])
         self.assertIn("unknown_key_000099", shown[-1])
         self.assertEqual(
             lines[-1],
-            path + ": note: 39,900 more warnings not shown (check prints "
-            "at most 100 of one rule and severity per file; --format json "
-            "lists every finding) [unknown-key]")
+            path + ": note: 39,900 more warnings not shown " + NOTE_TAIL)
+
+    def test_the_kept_ones_do_not_depend_on_the_order_of_the_keys(self):
+        # the same keys in two orders (and Lua walks a table in an order of
+        # its own): the same 100 kept, the first by path
+        keys = ["k%05d" % i for i in range(1000)]
+        a = self.write("a.json", json.dumps(
+            dict([("train_batch_size", 8)] + [(k, 1) for k in keys])))
+        b = self.write("b.json", json.dumps(
+            dict([(k, 1) for k in reversed(keys)] + [("train_batch_size", 8)])))
+        shown = []
+        for path in (a, b):
+            res = run("check", "--format", "json", path)
+            self.assertExit(res, 0)
+            found = res.json()
+            kept = sorted(f["path"] for f in found
+                          if f["rule"] == "unknown-key"
+                          and f["severity"] == "warning")
+            self.assertEqual(kept, keys[:MAX_SHOWN])
+            notes = [f for f in found if f["rule"] == "unknown-key"
+                     and f["severity"] == "note"]
+            self.assertEqual(len(notes), 1)
+            self.assertIn("900 more warnings not shown", notes[0]["message"])
+            shown.append(sorted((f.get("path", ""), f["rule"], f["severity"],
+                                 f["message"]) for f in found))
+        self.assertEqual(shown[0], shown[1])
 
     def test_a_file_of_one_line_is_linear_too(self):
         # every finding is on the same (15 MB) line: locating its excerpt
@@ -70,13 +99,31 @@ class FindingsBound(dsf.TempDirTest):
         self.assertExit(res, 1)
         self.assertIn("39,900 more warnings not shown", res.err)
 
-    def test_json_lists_every_finding(self):
+    def test_json_holds_the_same_bound_and_count(self):
         path = self.write("big.json", unknown_keys_config(40000))
         res = run("check", "--format", "json", path, timeout=GENEROUS)
         self.assertExit(res, 0)
         found = [f for f in res.json() if f["rule"] == "unknown-key"]
-        self.assertEqual(len(found), 40000)
-        self.assertEqual(found[-1]["path"], "unknown_key_039999")
+        warnings = [f for f in found if f["severity"] == "warning"]
+        self.assertEqual(len(warnings), MAX_SHOWN)
+        self.assertEqual(warnings[-1]["path"], "unknown_key_000099")
+        self.assertEqual(
+            [f["message"] for f in found if f["severity"] == "note"],
+            ["39,900 more warnings not shown (at most 100 of one rule and "
+             "severity per file)"])
+
+    def test_errors_past_the_bound_keep_the_exit_status(self):
+        # unknown keys in a section that rejects them are errors: 100
+        # shown, the rest counted, exit 1 all the same
+        zero = {"stage": 2}
+        for i in range(250):
+            zero["bad_key_%04d" % i] = 1
+        path = self.write("z.json", json.dumps(
+            {"train_batch_size": 8, "zero_optimization": zero}, indent=1))
+        res = run("check", path)
+        self.assertExit(res, 1)
+        self.assertEqual(res.err.count(": error: "), MAX_SHOWN)
+        self.assertIn(": note: 150 more errors not shown", res.err)
 
     def test_one_over_the_bound_is_counted_singular(self):
         path = self.write("c.json", unknown_keys_config(MAX_SHOWN + 1))
@@ -102,6 +149,20 @@ class FindingsBound(dsf.TempDirTest):
         # each file's note ends that file's diagnostics
         self.assertLess(res.err.index(a + ": note: 5 more"),
                         res.err.index(b + ":"))
+
+    def test_a_million_keys_at_the_default_limits(self):
+        # the config is the host's data, not the script's: a million keys
+        # no longer end at the plugin state's 64 MiB (exit 5)
+        path = os.path.join(self.tmp, "m.json")
+        with open(path, "w") as f:
+            f.write('{\n "train_batch_size": 8')
+            for i in range(1000000):
+                f.write(',\n "unknown_key_%07d": %d' % (i, i))
+            f.write("\n}\n")
+        res = run("check", path, timeout=GENEROUS)
+        self.assertExit(res, 0)
+        self.assertEqual(res.err.count(": warning: "), MAX_SHOWN)
+        self.assertIn("999,900 more warnings not shown", res.err)
 
 
 class LargeObjects(dsf.TempDirTest):
