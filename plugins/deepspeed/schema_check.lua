@@ -864,6 +864,35 @@ local function walk_section(st, v, f, path, pinfo, key)
   if not st.read_cfg then section_cache.store(per, key, v, found, id) end
 end
 
+-- After this many keys of one object that are not fields of its schema
+-- node, whether the release reads another is looked up in one table made
+-- for the object's path (reads_under), not asked of the release's facts
+-- key by key (a lookup in its lazily built table costs a pattern match).
+local MANY_NOT_FIELDS = 64
+-- rel -> dotted prefix ("" for the top level) -> set of the keys the
+-- release reads right under it
+local reads_under_of = setmetatable({}, { __mode = "k" })
+local function reads_under(rel, prefix)
+  local per = reads_under_of[rel]
+  if not per then
+    per = {}
+    reads_under_of[rel] = per
+  end
+  local set = per[prefix]
+  if set then return set end
+  set = {}
+  local pre = prefix == "" and "" or prefix .. "."
+  local n = #pre
+  for k in pairs(dv.data(rel).keys) do
+    if k:sub(1, n) == pre then
+      local child = k:sub(n + 1)
+      if not child:find(".", 1, true) and dv.reads(rel, k) then set[child] = true end
+    end
+  end
+  per[prefix] = set
+  return set
+end
+
 local function check_object(st, v, node, path)
   -- strictness (pydantic or dict.get, so coercion too) follows the release
   local strict = node.strict == true
@@ -883,6 +912,16 @@ local function check_object(st, v, node, path)
   -- prefix is the same for every key, so it is made once per object.
   local top, prefix = #path == 0, path_dotted(path)
   local fields = node.fields
+  local aliases = fields and util.aliases(node)
+  -- keys of v that are not fields so far, and once they are many, the
+  -- keys the release reads under v (reads_under)
+  local here_count, here = 0, nil
+  -- the release can read a key of v that is not a field (a dotted path)
+  local rel_may = not node.open and st.rel and (top or prefix ~= nil)
+  -- ctx.wanted, except while the section cache records (what it records
+  -- is reported again for another config: none may be left out)
+  local wanted = not st.record and st.ctx.wanted
+  local unknown_sev = strict and "error" or "warning"
   -- The keys in any order: what the walk finds does not depend on it (the
   -- findings are sorted by path, rule and message before anyone sees
   -- them, and no two keys report the same finding), and sorting them
@@ -892,7 +931,15 @@ local function check_object(st, v, node, path)
     local kp
     -- (M.lookup, with the common case first: a field under its own name)
     local f, canonical = fields[key], key
-    if not f then f, canonical = M.lookup(node, key) end
+    if not f then
+      -- (the keys of a JSON object are strings)
+      canonical = aliases[key]
+      f = canonical and fields[canonical]
+      if not f then
+        here_count = here_count + 1
+        if here_count == MANY_NOT_FIELDS and rel_may then here = reads_under(st.rel, prefix or "") end
+      end
+    end
     if f then
       if track then
         local first = present[canonical]
@@ -932,8 +979,8 @@ local function check_object(st, v, node, path)
           check_value(st, child, f, kp or copy_path(path, key), pinfo, key)
         end
       end
-    elseif not node.open and st.rel and type(key) == "string" and dotted(path, key)
-           and dv.reads(st.rel, dotted(path, key)) then
+    elseif rel_may
+           and (here and here[key] or not here and dv.reads(st.rel, dotted(path, key))) then
       -- not in the (newest) hand-written schema, but this release reads it
       local dp = dotted(path, key)
       local first, last = dv.span(dp)
@@ -955,10 +1002,12 @@ local function check_object(st, v, node, path)
     elseif top and key == "$schema" then -- luacheck: ignore 542
       -- an editor's schema reference: DeepSpeed reads the top level with
       -- dict.get and ignores it, so it is no finding
-    elseif not node.open then
+    elseif not node.open and (not wanted or wanted("unknown-key", unknown_sev, path, key)) then
+      -- (strict is the object's, from strict_at above; a finding past
+      -- the bound is only counted: ctx.wanted, so a million unknown keys
+      -- compose 100 messages)
       local msg
       local ktext = type(key) == "string" and json_string(key) or tostring(key)
-      local strict = strict_at(st, node, path)
       if strict then
         msg = string.format("%s is not a valid key %s; DeepSpeed rejects unknown keys in this section (pydantic: Extra inputs are not permitted) and fails at startup", ktext, in_where())
       else

@@ -113,10 +113,9 @@ local alias_cache = setmetatable({}, { __mode = "k" })
 
 -- Field lookup in an object node: returns field node, canonical field name,
 -- and "field" or "alias".
-function M.lookup(obj, key)
-  if type(obj) ~= "table" or type(obj.fields) ~= "table" or type(key) ~= "string" then return nil end
-  local f = obj.fields[key]
-  if f then return f, key, "field" end
+-- alias -> field name, for the fields of schema node obj (made once per
+-- node; read-only).
+function M.aliases(obj)
   local amap = alias_cache[obj]
   if not amap then
     amap = {}
@@ -128,7 +127,14 @@ function M.lookup(obj, key)
     end
     alias_cache[obj] = amap
   end
-  local name = amap[key]
+  return amap
+end
+
+function M.lookup(obj, key)
+  if type(obj) ~= "table" or type(obj.fields) ~= "table" or type(key) ~= "string" then return nil end
+  local f = obj.fields[key]
+  if f then return f, key, "field" end
+  local name = M.aliases(obj)[key]
   if name then return obj.fields[name], name, "alias" end
   return nil
 end
