@@ -26,6 +26,10 @@ struct dsf_limiter {
     dsf_limits limits;
     size_t mem_used;
     size_t charged;        /* bytes the host keeps for the script */
+    size_t granted;        /* bytes of the host's data in the state */
+    size_t host_from;      /* mem_used at dsf_limits_host_begin */
+    bool host;             /* between dsf_limits_host_begin and _end */
+    bool gc_was_running;
     bool mem_hit;
     bool armed;
     bool untrusted;        /* holds code from outside the executable */
@@ -68,8 +72,9 @@ void *dsf_limiter_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         h->mem_used -= osize;
         return NULL;
     }
-    if (nsize > osize &&
-        h->mem_used + h->charged + (nsize - osize) > h->limits.memory) {
+    if (nsize > osize && !h->host &&
+        h->mem_used + h->charged + (nsize - osize) >
+            h->limits.memory + h->granted) {
         h->mem_hit = true;
         return NULL;
     }
@@ -86,7 +91,49 @@ size_t dsf_limits_memory_left(lua_State *L)
 {
     const dsf_limiter *h = limiter_of(L);
     size_t used = h->mem_used + h->charged;
-    return used < h->limits.memory ? h->limits.memory - used : 0;
+    size_t budget = h->limits.memory + h->granted;
+    return used < budget ? budget - used : 0;
+}
+
+void dsf_limits_host_begin(lua_State *L)
+{
+    dsf_limiter *h = limiter_of(L);
+    h->host = true;
+    h->host_from = h->mem_used;
+    h->gc_was_running = lua_gc(L, LUA_GCISRUNNING) != 0;
+    lua_gc(L, LUA_GCSTOP);
+}
+
+/* Host data above this keeps the collector stopped until the release: a
+** collection cycle would walk it all only to find it live (a config of a
+** million keys), and what the scripts leave meanwhile is collected when
+** the budget refuses an allocation (Lua collects and tries again). */
+#define HOST_KEEP_STOPPED (4u << 20)
+
+void dsf_limits_host_end(lua_State *L)
+{
+    dsf_limiter *h = limiter_of(L);
+    h->host = false;
+    if (h->mem_used > h->host_from)
+        h->granted += h->mem_used - h->host_from;
+    if (h->gc_was_running && h->granted <= HOST_KEEP_STOPPED) {
+        lua_gc(L, LUA_GCRESTART);
+        h->gc_was_running = false;
+    }
+}
+
+void dsf_limits_host_release(lua_State *L)
+{
+    dsf_limiter *h = limiter_of(L);
+    if (h->host) /* a conversion that raised between begin and end */
+        dsf_limits_host_end(L);
+    if (h->gc_was_running) { /* kept stopped for a large grant */
+        lua_gc(L, LUA_GCRESTART);
+        h->gc_was_running = false;
+    }
+    /* (no collection here: the copy is garbage, and an allocation the
+    ** budget then refuses makes Lua collect it and try again) */
+    h->granted = 0;
 }
 
 bool dsf_limits_charge(lua_State *L, size_t bytes)

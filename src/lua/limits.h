@@ -52,6 +52,24 @@ bool dsf_limits_charge(lua_State *L, size_t bytes);
 ** its new scripts, as a new state does). */
 void dsf_limits_uncharge(lua_State *L);
 
+/* The host's data in the state: what the host converts into the state
+** for a script to read (the config a rule checks, in the plugin's own
+** copy) is the host's, not the script's, so it does not count against
+** the script's budget: between begin and end, allocations are not
+** refused and the collector does not run (the data is all live), and the
+** growth they made is then granted (the budget grows by it) until the
+** next release (the data then left as garbage is collected when an
+** allocation needs its room: Lua collects and tries again when the
+** budget refuses one). For a grant above 4 MiB the collector stays
+** stopped until the release: a cycle would only walk the data to find it
+** live. What the host converts is bounded by its input (a config file), so the
+** memory a hostile input takes is in proportion to its size, as for any
+** reader of it. Calls do not nest: end follows begin before another
+** begin (release ends a begin whose conversion raised). */
+void dsf_limits_host_begin(lua_State *L);
+void dsf_limits_host_end(lua_State *L);
+void dsf_limits_host_release(lua_State *L);
+
 /* True when the deadline of the last protected call on L has passed (C
 ** work on a call's result, such as converting it to JSON, runs on the
 ** call's time budget). */

@@ -320,7 +320,11 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
         lua_rawgeti(L, 1, 1);
         lua_replace(L, 1);
     } else {
+        /* (the config is the host's data: limits.h) */
+        dsf_limits_host_release(L);
+        dsf_limits_host_begin(L);
         dsf_json_push(L, a->doc);
+        dsf_limits_host_end(L);
     }
     lua_createtable(L, 0, 9);
     lua_pushstring(L, a->o->target);
@@ -496,6 +500,7 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
         lua_settop(L, 0);
     }
     dsf_callscope_close(&c.scope);
+    dsf_limits_host_release(L); /* the copies of doc are garbage now */
     free(b.what);
     if (!rc && !ran) { /* the chosen target's plugins check nothing */
         dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
