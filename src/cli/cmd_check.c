@@ -87,10 +87,10 @@ const dsf_command dsf_cmd_check = {
     "file", NULL, run, NULL};
 
 /* Reads and parses file, or standard input for "-" (named "<stdin>").
-** For a file, *text and *len are its text (caller frees; the --target
-** hf check reads it there, not from the file again); NULL for standard
-** input. */
-static int load(cJSON **doc, dsf_jsrc **src, char **text, size_t *len,
+** For a file, *text and *len are its text (borrowed from *src: the
+** --target hf check reads it there, not from the file again); NULL for
+** standard input. */
+static int load(cJSON **doc, dsf_jsrc **src, const char **text, size_t *len,
                 const char *file, dsf_diags *d)
 {
     *text = NULL;
@@ -98,9 +98,12 @@ static int load(cJSON **doc, dsf_jsrc **src, char **text, size_t *len,
     if (strcmp(file, "-")) {
         *doc = NULL;
         *src = NULL;
-        int rc = dsf_read_file(text, len, file, DSF_JSON_MAX_FILE, d);
+        char *bytes;
+        int rc = dsf_read_file(&bytes, len, file, DSF_JSON_MAX_FILE, d);
         if (!rc)
-            rc = dsf_json_parse(doc, src, file, *text, *len, d);
+            rc = dsf_json_parse_take(doc, src, file, bytes, *len, d);
+        if (!rc)
+            *text = dsf_jsrc_text(*src, len);
         return rc;
     }
     dsf_buf b = DSF_BUF_INIT;
@@ -160,13 +163,11 @@ static int check_file(const char *file, dsf_plugins *plugins,
 {
     cJSON *doc;
     dsf_jsrc *src;
-    char *text;
+    const char *text;
     size_t len;
     int rc = load(&doc, &src, &text, &len, file, out);
-    if (rc) {
-        free(text);
+    if (rc)
         return rc;
-    }
     if (!strcmp(file, "-"))
         file = "<stdin>";
     dsf_checkdoc_duplicates(file, src, out);
@@ -188,7 +189,6 @@ static int check_file(const char *file, dsf_plugins *plugins,
     cvo.text_len = len;
     if (!rc) /* else the command check failed (a script error) */
         rc = dsf_checkdoc_rules(plugins, doc, src, file, &cvo, out);
-    free(text);
     cJSON_Delete(doc);
     dsf_jsrc_free(src);
     return rc;

@@ -190,7 +190,7 @@ static void print_footer(const dsf_collect_table *t,
     dsf_buf_printf(out, "%zu variant%s:", t->n, t->n == 1 ? "" : "s");
     for (const cJSON *c = counts->child; c; c = c->next) {
         dsf_buf_printf(out, "%s %d ", c == counts->child ? "" : ",",
-                       c->valueint);
+                       (int)c->valuedouble);
         dsf_text_clean(out, c->string, true);
     }
     cJSON_Delete(counts);

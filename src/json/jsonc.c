@@ -2,6 +2,7 @@
 #include "jsonc.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <math.h>
 #include <stdint.h>
@@ -40,8 +41,9 @@ struct dsf_jsrc {
     char *file;
     char *text;
     size_t len;
-    posent *slots;  /* open addressing, keyed by node pointer */
-    size_t nslots, used;
+    bool borrowed;  /* text is the caller's (no positions kept) */
+    posent *pos;    /* every value's positions, in parse order */
+    size_t npos, cappos;
     dsf_jdup *dups;
     size_t ndups, capdups;
     memb *membs;    /* open addressing, keyed by (object, key) */
@@ -61,7 +63,38 @@ typedef struct parser {
     dsf_buf path;  /* dotted path of the value being parsed */
 } parser;
 
-/* ---- position map ---- */
+/* ---- positions ---- */
+
+/* Each value's positions are appended to one array in parse order, and
+** the value's node holds its entry's number (valueint, 1-based: cJSON's
+** own functions read valuedouble, and dsforge reads numbers through it
+** too), so recording is a write at the end of an array and finding one
+** is an index, checked against the entry's node: a copy of the node
+** (cJSON_Duplicate) or a node whose valueint was set again finds none.
+** (A hash map keyed by the node's address cost a cache miss per value of
+** a large file: issue 30.) */
+
+static posent *record(dsf_jsrc *s, cJSON *node)
+{
+    dsf_xgrow((void **)&s->pos, &s->cappos, s->npos + 1, sizeof *s->pos);
+    posent *e = &s->pos[s->npos++];
+    memset(e, 0, sizeof *e);
+    e->node = node;
+    /* (past INT_MAX values, a file of many gigabytes: not locatable) */
+    node->valueint = s->npos <= INT_MAX ? (int)s->npos : 0;
+    return e;
+}
+
+static const posent *lookup(const dsf_jsrc *s, const cJSON *node)
+{
+    if (!s || !node || node->valueint <= 0 ||
+        (size_t)node->valueint > s->npos)
+        return NULL;
+    const posent *e = &s->pos[node->valueint - 1];
+    return e->node == node ? e : NULL;
+}
+
+/* ---- member index ---- */
 
 static size_t hash_ptr(const void *p)
 {
@@ -71,53 +104,6 @@ static size_t hash_ptr(const void *p)
     x ^= x >> 33;
     return (size_t)x;
 }
-
-static posent *slot_for(dsf_jsrc *s, const cJSON *node)
-{
-    size_t mask = s->nslots - 1;
-    for (size_t i = hash_ptr(node) & mask;; i = (i + 1) & mask)
-        if (s->slots[i].node == node || s->slots[i].node == NULL)
-            return &s->slots[i];
-}
-
-static void grow_map(dsf_jsrc *s)
-{
-    size_t old_n = s->nslots;
-    posent *old = s->slots;
-    s->nslots = old_n ? old_n * 2 : 64;
-    s->slots = dsf_xcalloc(s->nslots, sizeof *s->slots);
-    for (size_t i = 0; i < old_n; i++)
-        if (old[i].node)
-            *slot_for(s, old[i].node) = old[i];
-    free(old);
-}
-
-static posent *record(dsf_jsrc *s, const cJSON *node)
-{
-    if ((s->used + 1) * 2 > s->nslots)
-        grow_map(s);
-    posent *e = slot_for(s, node);
-    if (!e->node) {
-        e->node = node;
-        s->used++;
-    }
-    return e;
-}
-
-static const posent *lookup(const dsf_jsrc *s, const cJSON *node)
-{
-    if (!s || !s->nslots)
-        return NULL;
-    size_t mask = s->nslots - 1;
-    for (size_t i = hash_ptr(node) & mask;; i = (i + 1) & mask) {
-        if (s->slots[i].node == node)
-            return &s->slots[i];
-        if (!s->slots[i].node)
-            return NULL;
-    }
-}
-
-/* ---- member index ---- */
 
 static size_t hash_member(const cJSON *parent, const char *key)
 {
@@ -414,6 +400,7 @@ static int parse_number(parser *ps, cJSON **out)
         return fail(ps, "numbers may not have leading zeros");
     while (q < ps->end && *q >= '0' && *q <= '9')
         q++;
+    const char *int_end = q; /* the integer part's end */
     if (q < ps->end && *q == '.') {
         q++;
         if (q >= ps->end || !(*q >= '0' && *q <= '9')) {
@@ -435,8 +422,20 @@ static int parse_number(parser *ps, cJSON **out)
             q++;
     }
     char *lit = dsf_json_strndup(s, (size_t)(q - s)); /* n's, below */
-    errno = 0;
-    double v = strtod(lit, NULL);
+    double v;
+    const char *digits = s + (*s == '-');
+    if (q == int_end && q - digits <= 15) {
+        /* An integer of at most 15 digits is below 2^53: exact as a
+        ** double, so this is the value strtod gives, at a fraction of
+        ** its cost (configs and manifests are mostly such numbers). */
+        uint64_t u = 0;
+        for (const char *d = digits; d < q; d++)
+            u = u * 10 + (uint64_t)(*d - '0');
+        v = *s == '-' ? -(double)u : (double)u;
+    } else {
+        errno = 0;
+        v = strtod(lit, NULL);
+    }
     if (!isfinite(v)) {
         cJSON_free(lit);
         return fail(ps, "number out of range");
@@ -534,7 +533,9 @@ static int parse_object(parser *ps, cJSON *obj)
         }
         ps->path.len = mark;
         ps->path.data[mark] = '\0';
-        record(ps->src, val)->key = kpos;
+        posent *ve = (posent *)lookup(ps->src, val); /* (recorded) */
+        if (ve)
+            ve->key = kpos;
         if (!cJSON_AddItemToObject(obj, key, val)) {
             cJSON_Delete(val);
             free(key);
@@ -648,11 +649,7 @@ static int parse_value(parser *ps, cJSON **out)
     }
     if (!v)
         return fail(ps, "out of memory");
-    /* A node freed earlier (a duplicate key's old value) may have had this
-    ** address: overwrite its entry completely, key position included. */
-    posent *e = record(ps->src, v);
-    e->val = pos;
-    e->key.line = e->key.col = 0;
+    record(ps->src, v)->val = pos;
     *out = v;
     return 0;
 }
@@ -699,15 +696,23 @@ static void index_lines(dsf_jsrc *s)
         s->lines[s->nlines++] = (size_t)(p + 1 - s->text);
 }
 
-int dsf_json_parse(cJSON **out, dsf_jsrc **src_out, const char *file,
-                   const char *text, size_t len, dsf_diags *d)
+/* dsf_json_parse, of own (malloc'd text, which src takes) or of a copy
+** of text (only when src_out keeps it: a parse that keeps no positions
+** reads text where it is). */
+static int parse_text(cJSON **out, dsf_jsrc **src_out, const char *file,
+                      char *own, const char *text, size_t len, dsf_diags *d)
 {
     *out = NULL;
     if (src_out)
         *src_out = NULL;
     dsf_jsrc *src = dsf_xcalloc(1, sizeof *src);
     src->file = dsf_xstrdup(file);
-    src->text = dsf_xstrndup(text, len);
+    if (own)
+        src->text = own;
+    else if (src_out)
+        src->text = dsf_xstrndup(text, len);
+    else
+        src->text = (char *)text, src->borrowed = true;
     src->len = len;
     parser ps = {0};
     ps.text = ps.p = ps.line_start = src->text;
@@ -744,6 +749,29 @@ int dsf_json_parse(cJSON **out, dsf_jsrc **src_out, const char *file,
     return 0;
 }
 
+int dsf_json_parse(cJSON **out, dsf_jsrc **src_out, const char *file,
+                   const char *text, size_t len, dsf_diags *d)
+{
+    return parse_text(out, src_out, file, NULL, text, len, d);
+}
+
+int dsf_json_parse_take(cJSON **out, dsf_jsrc **src_out, const char *file,
+                        char *text, size_t len, dsf_diags *d)
+{
+    if (!src_out) {
+        int rc = parse_text(out, NULL, file, NULL, text, len, d);
+        free(text);
+        return rc;
+    }
+    return parse_text(out, src_out, file, text, text, len, d);
+}
+
+const char *dsf_jsrc_text(const dsf_jsrc *s, size_t *len)
+{
+    *len = s->len;
+    return s->text;
+}
+
 int dsf_json_load_file(cJSON **out, dsf_jsrc **src_out, const char *path,
                        dsf_diags *d)
 {
@@ -755,9 +783,7 @@ int dsf_json_load_file(cJSON **out, dsf_jsrc **src_out, const char *path,
     int rc = dsf_read_file(&text, &len, path, DSF_JSON_MAX_FILE, d);
     if (rc)
         return rc;
-    rc = dsf_json_parse(out, src_out, path, text, len, d);
-    free(text);
-    return rc;
+    return dsf_json_parse_take(out, src_out, path, text, len, d);
 }
 
 bool dsf_jsrc_pos(const dsf_jsrc *s, const cJSON *node, dsf_jpos *out)
@@ -816,10 +842,11 @@ void dsf_jsrc_free(dsf_jsrc *s)
     for (size_t i = 0; i < s->ndups; i++)
         free(s->dups[i].path);
     free(s->dups);
-    free(s->slots);
+    free(s->pos);
     free(s->membs);
     free(s->lines);
-    free(s->text);
+    if (!s->borrowed)
+        free(s->text);
     free(s->file);
     free(s);
 }

@@ -47,9 +47,19 @@ typedef struct dsf_jsrc dsf_jsrc;
 /* Parses text[0..len) named file (for messages). On success *out is the
 ** document (caller frees with cJSON_Delete) and, when src_out is not NULL,
 ** *src_out its positions (caller frees with dsf_jsrc_free; it copies text).
-** A syntax error returns DSF_EINPUT with file:line:col and the source line. */
+** A syntax error returns DSF_EINPUT with file:line:col and the source line.
+** Each node's valueint holds the number of its entry in *src_out (also a
+** number's: read numbers from valuedouble, as cJSON itself does). */
 int dsf_json_parse(cJSON **out, dsf_jsrc **src_out, const char *file,
                    const char *text, size_t len, dsf_diags *d);
+
+/* dsf_json_parse of text (malloc'd, NUL-terminated at len), which it
+** takes: kept as the positions' text, not copied, or freed. */
+int dsf_json_parse_take(cJSON **out, dsf_jsrc **src_out, const char *file,
+                        char *text, size_t len, dsf_diags *d);
+
+/* The text s was parsed from (borrowed; *len its length). */
+const char *dsf_jsrc_text(const dsf_jsrc *s, size_t *len);
 
 /* Reads and parses path (at most DSF_JSON_MAX_FILE bytes). As above. */
 int dsf_json_load_file(cJSON **out, dsf_jsrc **src_out, const char *path,

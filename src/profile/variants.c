@@ -281,8 +281,8 @@ void dsf_gen_print_detected(const run *ru, FILE *out)
     dsf_buf b = DSF_BUF_INIT;
     dsf_buf_printf(&b, "detected (%s, %d GPU%s):",
                    cJSON_IsString(src) ? src->valuestring : "?",
-                   cJSON_IsNumber(n) ? n->valueint : 0,
-                   cJSON_IsNumber(n) && n->valueint == 1 ? "" : "s");
+                   cJSON_IsNumber(n) ? (int)n->valuedouble : 0,
+                   cJSON_IsNumber(n) && n->valuedouble == 1 ? "" : "s");
     const cJSON *taken = cJSON_GetObjectItemCaseSensitive(ru->detected,
                                                           "params");
     for (const cJSON *p = taken->child; p; p = p->next) {

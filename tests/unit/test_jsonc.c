@@ -218,6 +218,34 @@ static void test_positions(void **state)
     dsf_jsrc_free(src);
 }
 
+/* A node's position is found through the node (parse order): a copy of
+** it, a node of another parse, or a number whose value was set again
+** (cJSON_SetNumberValue writes valueint) has none, rather than another
+** value's. */
+static void test_positions_only_for_the_nodes_parsed(void **state)
+{
+    (void)state;
+    dsf_jsrc *src, *other_src;
+    cJSON *doc = parse_ok("{\"a\": 1, \"b\": 2, \"c\": 3}", &src);
+    cJSON *other = parse_ok("[10, 20, 30, 40]", &other_src);
+    dsf_jpos p;
+    cJSON *a = member(doc, "a");
+    expect_pos(src, a, 1, 7);
+    cJSON *copy = cJSON_Duplicate(a, 1);
+    assert_false(dsf_jsrc_pos(src, copy, &p));
+    assert_false(dsf_jsrc_pos(src, cJSON_GetArrayItem(other, 2), &p));
+    assert_false(dsf_jsrc_pos(other_src, member(doc, "c"), &p));
+    cJSON_SetNumberValue(member(doc, "c"), 1);
+    assert_false(dsf_jsrc_pos(src, member(doc, "c"), &p));
+    /* (the value, read as cJSON reads it, is the number's) */
+    assert_true(member(doc, "b")->valuedouble == 2);
+    cJSON_Delete(copy);
+    cJSON_Delete(doc);
+    cJSON_Delete(other);
+    dsf_jsrc_free(src);
+    dsf_jsrc_free(other_src);
+}
+
 static void test_positions_crlf(void **state)
 {
     (void)state;
@@ -278,8 +306,8 @@ static void test_duplicate_keys(void **state)
     dsf_jsrc *src;
     cJSON *doc = parse_ok(text, &src);
     /* The last one wins. */
-    assert_int_equal(member(doc, "a")->valueint, 3);
-    assert_int_equal(member(member(doc, "b"), "x")->valueint, 2);
+    assert_int_equal((int)member(doc, "a")->valuedouble, 3);
+    assert_int_equal((int)member(member(doc, "b"), "x")->valuedouble, 2);
     assert_int_equal(cJSON_GetArraySize(doc), 2);
     assert_int_equal(cJSON_GetArraySize(member(doc, "b")), 1);
     size_t n;
@@ -308,7 +336,7 @@ static void test_duplicate_keys(void **state)
     assert_int_equal(dups[0].again.col, 8);
     assert_int_equal(dups[1].first.col, 8);
     assert_int_equal(dups[1].again.col, 14);
-    assert_int_equal(member(doc, "k")->valueint, 3);
+    assert_int_equal((int)member(doc, "k")->valuedouble, 3);
     cJSON_Delete(doc);
     dsf_jsrc_free(src);
 
@@ -361,7 +389,7 @@ static void test_large_object(void **state)
     while (last->next)
         last = last->next;
     assert_string_equal(last->string, "k5");
-    assert_int_equal(last->valueint, -55);
+    assert_int_equal((int)last->valuedouble, -55);
     assert_string_equal(last->prev->string, "k2000");
     char key[16];
     for (int i = 0; i < N; i++) {
@@ -410,7 +438,7 @@ static void test_large_object(void **state)
     assert_int_equal(n, 21);
     cJSON *p = dsf_jsrc_member(src, doc, "p");
     for (cJSON *o = p->child; o; o = o->next) {
-        assert_int_equal(dsf_jsrc_member(src, o, "m3")->valueint, -1);
+        assert_int_equal((int)dsf_jsrc_member(src, o, "m3")->valuedouble, -1);
         assert_ptr_equal(dsf_jsrc_member(src, o, "m19"),
                          cJSON_GetObjectItemCaseSensitive(o, "m19"));
     }
@@ -606,6 +634,30 @@ static void test_number_literals(void **state)
     cJSON_SetNumberValue(n, 3.5);
     assert_false(dsf_json_is_integer_literal(n));
     cJSON_Delete(n);
+}
+
+/* Integers of up to 15 digits are read without strtod: the value must be
+** strtod's, sign and negative zero included; 16 digits and more, and any
+** fraction or exponent, still go through strtod. */
+static void test_integer_fast_path_is_strtod(void **state)
+{
+    (void)state;
+    const char *lits[] = {
+        "0", "-0", "7", "-7", "42", "9007199254740", "999999999999999",
+        "-999999999999999", "1000000000000000", "9007199254740993",
+        "12345678901234567890", "-9223372036854775809", "1.5", "1e3",
+        "123456789012345e2", "100000000000000.0",
+    };
+    for (size_t i = 0; i < sizeof lits / sizeof lits[0]; i++) {
+        char text[64];
+        snprintf(text, sizeof text, "[%s]", lits[i]);
+        cJSON *doc = parse_ok(text, NULL);
+        double want = strtod(lits[i], NULL);
+        double got = doc->child->valuedouble;
+        assert_true(memcmp(&got, &want, sizeof got) == 0); /* bits */
+        assert_string_equal(doc->child->valuestring, lits[i]);
+        cJSON_Delete(doc);
+    }
 }
 
 static void test_canonical_numbers(void **state)
@@ -912,6 +964,7 @@ int main(void)
         cmocka_unit_test(test_trailing_commas),
         cmocka_unit_test(test_bom),
         cmocka_unit_test(test_positions),
+        cmocka_unit_test(test_positions_only_for_the_nodes_parsed),
         cmocka_unit_test(test_positions_crlf),
         cmocka_unit_test(test_positions_after_duplicate),
         cmocka_unit_test(test_duplicate_keys),
@@ -924,6 +977,7 @@ int main(void)
         cmocka_unit_test(test_error_end_and_after),
         cmocka_unit_test(test_error_excerpt),
         cmocka_unit_test(test_number_literals),
+        cmocka_unit_test(test_integer_fast_path_is_strtod),
         cmocka_unit_test(test_canonical_numbers),
         cmocka_unit_test(test_canonical_printing),
         cmocka_unit_test(test_key_order_in_memory),
