@@ -912,16 +912,17 @@ local function check_object(st, v, node, path)
   -- prefix is the same for every key, so it is made once per object.
   local top, prefix = #path == 0, path_dotted(path)
   local fields = node.fields
-  local aliases = fields and util.aliases(node)
+  -- (the node's alias map, read when a key is not a field under its own
+  -- name: most objects have none such)
+  local aliases
   -- keys of v that are not fields so far, and once they are many, the
-  -- keys the release reads under v (reads_under)
+  -- keys the release reads under v (reads_under); what the first of them
+  -- sets (most objects have none): whether the release can read a key of
+  -- v that is not a field (a dotted path), ctx.wanted (except while the
+  -- section cache records: what it records is reported again for another
+  -- config, so none may be left out), and an unknown key's severity
   local here_count, here = 0, nil
-  -- the release can read a key of v that is not a field (a dotted path)
-  local rel_may = not node.open and st.rel and (top or prefix ~= nil)
-  -- ctx.wanted, except while the section cache records (what it records
-  -- is reported again for another config: none may be left out)
-  local wanted = not st.record and st.ctx.wanted
-  local unknown_sev = strict and "error" or "warning"
+  local rel_may, wanted, unknown_sev
   -- The keys in any order: what the walk finds does not depend on it (the
   -- findings are sorted by path, rule and message before anyone sees
   -- them, and no two keys report the same finding), and sorting them
@@ -933,11 +934,18 @@ local function check_object(st, v, node, path)
     local f, canonical = fields[key], key
     if not f then
       -- (the keys of a JSON object are strings)
+      if not aliases then aliases = util.aliases(node) end
       canonical = aliases[key]
       f = canonical and fields[canonical]
       if not f then
         here_count = here_count + 1
-        if here_count == MANY_NOT_FIELDS and rel_may then here = reads_under(st.rel, prefix or "") end
+        if here_count == 1 then
+          rel_may = not node.open and st.rel and (top or prefix ~= nil)
+          wanted = not st.record and st.ctx.wanted
+          unknown_sev = strict and "error" or "warning"
+        elseif here_count == MANY_NOT_FIELDS and rel_may then
+          here = reads_under(st.rel, prefix or "")
+        end
       end
     end
     if f then

@@ -27,6 +27,8 @@ struct dsf_limiter {
     size_t mem_used;
     size_t charged;        /* bytes the host keeps for the script */
     size_t granted;        /* bytes of the host's data in the state */
+    size_t budget;         /* limits.memory + granted, or SIZE_MAX while
+                           ** the host converts its data */
     size_t host_from;      /* mem_used at dsf_limits_host_begin */
     bool host;             /* between dsf_limits_host_begin and _end */
     bool gc_was_running;
@@ -43,6 +45,7 @@ dsf_limiter *dsf_limiter_new(const dsf_limits *limits)
 {
     dsf_limiter *lim = dsf_xcalloc(1, sizeof *lim);
     lim->limits = *limits;
+    lim->budget = limits->memory;
     snprintf(lim->limit_text, sizeof lim->limit_text,
              ": time limit of %.3g s exceeded inside a C function; "
              "stopped\n", limits->seconds);
@@ -72,9 +75,8 @@ void *dsf_limiter_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         h->mem_used -= osize;
         return NULL;
     }
-    if (nsize > osize && !h->host &&
-        h->mem_used + h->charged + (nsize - osize) >
-            h->limits.memory + h->granted) {
+    if (nsize > osize &&
+        h->mem_used + h->charged + (nsize - osize) > h->budget) {
         h->mem_hit = true;
         return NULL;
     }
@@ -95,13 +97,17 @@ size_t dsf_limits_memory_left(lua_State *L)
     return used < budget ? budget - used : 0;
 }
 
-void dsf_limits_host_begin(lua_State *L)
+void dsf_limits_host_begin(lua_State *L, bool large)
 {
     dsf_limiter *h = limiter_of(L);
     h->host = true;
+    h->budget = SIZE_MAX;
     h->host_from = h->mem_used;
-    h->gc_was_running = lua_gc(L, LUA_GCISRUNNING) != 0;
-    lua_gc(L, LUA_GCSTOP);
+    /* (stopping and restarting the collector resets its pace, which costs
+    ** more than it saves on an ordinary config: only for a large one) */
+    h->gc_was_running = large && lua_gc(L, LUA_GCISRUNNING) != 0;
+    if (h->gc_was_running)
+        lua_gc(L, LUA_GCSTOP);
 }
 
 /* Host data above this keeps the collector stopped until the release: a
@@ -116,6 +122,7 @@ void dsf_limits_host_end(lua_State *L)
     h->host = false;
     if (h->mem_used > h->host_from)
         h->granted += h->mem_used - h->host_from;
+    h->budget = h->limits.memory + h->granted;
     if (h->gc_was_running && h->granted <= HOST_KEEP_STOPPED) {
         lua_gc(L, LUA_GCRESTART);
         h->gc_was_running = false;
@@ -134,6 +141,7 @@ void dsf_limits_host_release(lua_State *L)
     /* (no collection here: the copy is garbage, and an allocation the
     ** budget then refuses makes Lua collect it and try again) */
     h->granted = 0;
+    h->budget = h->limits.memory;
 }
 
 bool dsf_limits_charge(lua_State *L, size_t bytes)

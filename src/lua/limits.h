@@ -56,7 +56,9 @@ void dsf_limits_uncharge(lua_State *L);
 ** for a script to read (the config a rule checks, in the plugin's own
 ** copy) is the host's, not the script's, so it does not count against
 ** the script's budget: between begin and end, allocations are not
-** refused and the collector does not run (the data is all live), and the
+** refused and, for large data (the caller says), the collector does not
+** run (the data is all live; restarting it resets its pace, which costs
+** more than a small conversion's collection), and the
 ** growth they made is then granted (the budget grows by it) until the
 ** next release (the data then left as garbage is collected when an
 ** allocation needs its room: Lua collects and tries again when the
@@ -66,7 +68,7 @@ void dsf_limits_uncharge(lua_State *L);
 ** memory a hostile input takes is in proportion to its size, as for any
 ** reader of it. Calls do not nest: end follows begin before another
 ** begin (release ends a begin whose conversion raised). */
-void dsf_limits_host_begin(lua_State *L);
+void dsf_limits_host_begin(lua_State *L, bool large);
 void dsf_limits_host_end(lua_State *L);
 void dsf_limits_host_release(lua_State *L);
 

@@ -310,6 +310,25 @@ static int l_json_extension(lua_State *L)
     return 3;
 }
 
+/* A config of this many values or more is large: its conversion runs
+** with the collector stopped (lua/limits.h). */
+#define HOST_LARGE_NODES 4096
+
+/* How many values the list starting at x holds (members' values
+** included), counting no further than n: an ordinary config costs a walk
+** of its few hundred values. Recursion is as deep as the nesting, which
+** every reader bounds (DSF_JSON_MAX_DEPTH). */
+static size_t values_upto(const cJSON *x, size_t n)
+{
+    size_t c = 0;
+    for (; x && c < n; x = x->next) {
+        c++;
+        if (x->child)
+            c += values_upto(x->child, n - c);
+    }
+    return c;
+}
+
 /* Pushes cfg and ctx (protected: allocates in Lua). */
 int dsf_plugin_push_cfg_ctx(lua_State *L)
 {
@@ -322,7 +341,8 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
     } else {
         /* (the config is the host's data: limits.h) */
         dsf_limits_host_release(L);
-        dsf_limits_host_begin(L);
+        dsf_limits_host_begin(L, values_upto(a->doc, HOST_LARGE_NODES) >=
+                                     HOST_LARGE_NODES);
         dsf_json_push(L, a->doc);
         dsf_limits_host_end(L);
     }
