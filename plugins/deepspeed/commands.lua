@@ -26,7 +26,8 @@ local estimate = {
     .. "eager attention (default 1: FlashAttention/SDPA).",
   options = {
     { name = "model", arg = "NAME|FILE", complete = "file",
-      help = "a catalog model (e.g. llama-2-7b) or a Hugging Face config.json" },
+      help = "a model `dsforge models` lists (e.g. llama-2-7b, mixtral-8x7b) or a "
+        .. "Hugging Face config.json" },
     { name = "params", arg = "N",
       help = "total parameters (instead of --model): 7000000000, 7e9, 7B, 1.3B, 350M" },
     { name = "largest-layer", arg = "N", help = "parameters of the largest layer (same spellings)" },
