@@ -41,6 +41,9 @@ local estimate = {
     { name = "micro-batch", arg = "N", help = "micro batch per GPU for the activations (default 1)" },
     { name = "flash-attention", arg = "0|1",
       help = "0 counts the s x s attention scores of eager attention (default 1)" },
+    { name = "ep-size", arg = "N",
+      help = "expert parallel size of an MoE model (DeepSpeed MoE ep_size; default 1): "
+        .. "expert parameters and their states divided over N GPUs; not with stage 3" },
     { name = "json", help = "bytes as JSON, with the inputs echoed" },
   },
   run = runner("estimate", "deepspeed.commands_run"),

@@ -111,7 +111,7 @@ function M.estimate(opts, args, ctx)
     { "largest-layer", "largest_layer", 0, 1000000000000000, count },
     { "gpus", "gpus", 1, 1000000 }, { "nodes", "nodes", 1, 1000000 },
     { "stage", "stage", 0, 3 }, { "seq-len", "seq_len", 1, 100000000 },
-    { "micro-batch", "micro_batch", 1, 1000000 },
+    { "micro-batch", "micro_batch", 1, 1000000 }, { "ep-size", "ep_size", 1, 65536 },
   }
   for _, c in ipairs(checks) do
     local ok, err, hint = num(c[1], c[2], c[3], c[4], c[5])

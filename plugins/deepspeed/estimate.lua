@@ -4,12 +4,14 @@
 --   model (catalog name) | hf_config (a decoded config.json table) |
 --   params (+ largest_layer), gpus (per node, default 1), nodes (1),
 --   stage, offload_optimizer, offload_param, zero_init, seq_len,
---   micro_batch, flash_attention (default true: no s^2 attention term).
+--   micro_batch, flash_attention (default true: no s^2 attention term),
+--   ep_size (expert parallel size, default 1; deepspeed.moe).
 -- Bad input is returned, not raised: { error = "...", hint = "...",
 -- code = 2 (usage) or 3 (input) }, so the CLI can pick the exit code.
 
 local memory = require("deepspeed.memory")
 local models = require("deepspeed.models")
+local moe = require("deepspeed.moe")
 -- deepspeed.activations is loaded only with --seq-len (below).
 
 local M = {}
@@ -62,18 +64,21 @@ function M.run(opts)
     inputs = {
       model = m.name, params = m.params, largest_layer = m.largest_layer,
       gpus_per_node = n, nodes = nodes, seq_len = opts.seq_len, micro_batch = opts.micro_batch,
+      ep_size = opts.ep_size, expert_params = m.expert_params, active_params = m.active_params,
     },
     rows = dsforge.array{},
   }
+  local ep = opts.ep_size or 1
+  if math.type(ep) ~= "integer" or ep < 1 then return fail(2, "--ep-size must be at least 1") end
   local rows
   if opts.stage ~= nil then
-    local ok, est = pcall(memory.estimate, {
+    local ok, est = pcall(moe.estimate, {
       stage = opts.stage, params = m.params, largest_layer = m.largest_layer,
       gpus_per_node = n, nodes = nodes,
       offload_optimizer = opts.offload_optimizer or "none",
       offload_param = opts.offload_param or "none",
       zero_init = opts.zero_init ~= false,
-    })
+    }, m, ep)
     if not ok then return fail(2, tostring(est):gsub("^[^:]*:%d+: ", "")) end
     -- (not `stage == 3 and zi or nil`: that drops zero_init = false)
     local zi = nil
@@ -82,8 +87,22 @@ function M.run(opts)
       offload_param = opts.offload_param or "none",
       zero_init = zi,
       gpu = est.gpu, cpu = est.cpu } }
-  else
+  elseif ep == 1 then
     rows = memory.all_cold(m.params, m.largest_layer, n, nodes)
+  else
+    -- every row expert parallelism allows (no stage 3, header of moe.lua)
+    local why = moe.check_ep(m, ep, 0, n * nodes)
+    if why then return fail(2, why) end
+    rows = {}
+    for _, o in ipairs(memory.ALL_COLD_ORDER) do
+      if o.stage < 3 then
+        local est = moe.estimate({ stage = o.stage, params = m.params,
+          largest_layer = m.largest_layer, gpus_per_node = n, nodes = nodes,
+          offload_optimizer = o.offload_optimizer }, m, ep)
+        rows[#rows + 1] = { stage = o.stage, offload_optimizer = o.offload_optimizer,
+          offload_param = o.offload_param, gpu = est.gpu, cpu = est.cpu }
+      end
+    end
   end
   local act_plain, act_ckpt
   if opts.seq_len then
@@ -96,9 +115,10 @@ function M.run(opts)
     local activations = require("deepspeed.activations")
     local ok, v = pcall(activations.bytes, a)
     if not ok then return fail(2, tostring(v):gsub("^[^:]*:%d+: ", "")) end
-    act_plain = v
-    a.checkpointing = true
-    act_ckpt = activations.bytes(a)
+    local extra = { model = m, seq_len = a.seq_len, micro_batch = a.micro_batch }
+    act_plain = v + moe.activation_extra(extra)
+    a.checkpointing, extra.checkpointing = true, true
+    act_ckpt = activations.bytes(a) + moe.activation_extra(extra)
     out.activation_bytes = act_plain
     out.activation_bytes_checkpointed = act_ckpt
   end

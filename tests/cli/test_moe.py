@@ -169,5 +169,67 @@ class MoEByName(unittest.TestCase):
         self.assertIn("dsforge models", res.out)
 
 
+class ExpertParallel(unittest.TestCase):
+    """--ep-size / expert_parallel_size (deepspeed.moe's header has the
+    formulas; tests/lua/test_moe.lua checks them by hand)."""
+
+    def test_estimate_ep_size_divides_the_replicated_expert_bytes(self):
+        one = run("estimate", "--model", "mixtral-8x7b", "--gpus", "8",
+                  "--stage", "2", "--json")
+        eight = run("estimate", "--model", "mixtral-8x7b", "--gpus", "8",
+                    "--stage", "2", "--ep-size", "8", "--json")
+        self.assertEqual(eight.rc, 0, repr(eight))
+        pe = eight.json()["inputs"]["expert_params"]
+        self.assertEqual(pe, 32 * 8 * 3 * 4096 * 14336)
+        # ZeRO-2 keeps 2 bytes of fp16 parameters per parameter on every
+        # GPU: with ep 8 only 1/8 of the experts' are there
+        self.assertEqual(one.json()["rows"][0]["gpu_bytes"]
+                         - eight.json()["rows"][0]["gpu_bytes"],
+                         2 * (pe - pe // 8))
+        self.assertEqual(eight.json()["inputs"]["ep_size"], 8)
+
+    def test_estimate_refuses_what_deepspeed_refuses(self):
+        for args, text in (
+                (["--model", "mixtral-8x7b", "--ep-size", "3", "--gpus", "6"],
+                 "does not divide the 8 experts"),
+                (["--model", "mixtral-8x7b", "--ep-size", "8", "--gpus", "4"],
+                 "does not divide the 4 data-parallel GPUs"),
+                (["--model", "mixtral-8x7b", "--ep-size", "8", "--gpus", "8",
+                  "--stage", "3"], "Native DeepSpeed MoE is not supported"),
+                (["--model", "llama-2-7b", "--ep-size", "2", "--gpus", "8"],
+                 "needs a model with experts"),
+                (["--model", "mixtral-8x7b", "--ep-size", "0"],
+                 "--ep-size: '0' is not a whole number between 1 and 65536")):
+            with self.subTest(args=args):
+                res = run("estimate", *args)
+                self.assertEqual(res.rc, 2, repr(res))
+                self.assertIn(text, res.err)
+                self.assertEqual(res.out, "")
+
+    def test_gen_expert_parallel_size(self):
+        base = ("gen", "8xa100", "--param", "model=mixtral-8x7b",
+                "--param", "zero_stage=2")
+        one = run(*base)
+        eight = run(*base, "--param", "expert_parallel_size=8")
+        self.assertEqual(eight.rc, 0, repr(eight))
+        gpu = lambda r: [float(line.split()[9]) for line in r.out.splitlines()[1:4]]
+        self.assertLess(gpu(eight)[0], gpu(one)[0] - 70)
+        bad = run("gen", "8xa100", "--param", "model=mixtral-8x7b",
+                  "--param", "expert_parallel_size=8")
+        self.assertEqual(bad.rc, 3, repr(bad))
+        self.assertIn("needs ZeRO stage 0, 1 or 2", bad.err)
+        rng = run(*base, "--param", "expert_parallel_size=0")
+        self.assertEqual(rng.rc, 2, repr(rng))
+        self.assertIn("out of range (1 .. 65536)", rng.err)
+
+    def test_the_planner_leaves_out_zero3_with_expert_parallelism(self):
+        res = run("gen", "small-gpu-offload", "--param", "model=mixtral-8x7b",
+                  "--param", "expert_parallel_size=8",
+                  "--param", "gpus_per_node=8", "--param", "cpu_mem_gb=2048")
+        self.assertEqual(res.rc, 0, repr(res))
+        for line in res.out.splitlines()[1:4]:
+            self.assertEqual(line.split()[5], "2", line)
+
+
 if __name__ == "__main__":
     unittest.main()
