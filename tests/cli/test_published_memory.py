@@ -34,7 +34,7 @@ class PublishedMemory(unittest.TestCase):
             with self.subTest(id=r["id"]):
                 self.assertTrue(r["source"] and r["model"] and r["setup"], r)
                 self.assertIn(r["unit"], pm.UNITS)
-                self.assertIn(r["kind"], ("gpu", "cpu"))
+                self.assertIn(r["kind"], pm.KINDS)
                 self.assertGreater(float(r["published"]), 0)
 
     def test_each_figure_is_within_15_percent_or_explained(self):

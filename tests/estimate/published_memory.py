@@ -2,9 +2,11 @@
 against `dsforge estimate` (issue 33).
 
 Each row of the table: id; source (paper and table, documentation
-file:line, or DeepSpeed code file:line with the call evaluated); model;
-setup; the `dsforge estimate` arguments that describe that setup; kind
-(gpu: per GPU, cpu: host memory per node); the published figure and its
+file:line, DeepSpeed code file:line with the call evaluated, or the
+thread a measurement was posted in); model; setup; the `dsforge estimate`
+arguments that describe that setup; kind (gpu: model states per GPU; cpu:
+host memory per node; gpu_total: model states + activations per GPU
+without activation checkpointing); the published figure and its
 unit (GiB: DeepSpeed's printed "GB", bytes / 2^30; MiB: bytes >> 20;
 GB: 10^9 bytes; B: bytes); an explanation when dsforge differs by more
 than 15 %; and dsforge's estimate in bytes with the difference in percent
@@ -21,6 +23,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 TABLE = os.path.join(HERE, "published_memory.tsv")
 TOLERANCE = 0.15
+KINDS = ("gpu", "cpu", "gpu_total", "gpu_total_checkpointed")
 UNITS = {"GiB": 2 ** 30, "MiB": 2 ** 20, "GB": 10 ** 9, "B": 1}
 HEAD = ["id", "source", "model", "setup", "dsforge_args", "kind", "published", "unit",
         "explanation", "dsforge_bytes", "diff_pct"]
