@@ -96,9 +96,10 @@ local models = {
   summary = "list the model catalog (estimate --model, --param model=)",
   usage = "models [--json]",
   description = "The models the memory estimate and the planner know by name: their "
-    .. "parameter count as published, hidden size, layers, attention and key/value "
-    .. "heads, vocabulary and Hugging Face id. A Hugging Face config.json path works "
-    .. "wherever a name does.",
+    .. "parameter count as published, the parameters one token goes through (active), "
+    .. "experts per layer and per token for a mixture-of-experts model, hidden size, "
+    .. "layers, attention and key/value heads, vocabulary and Hugging Face id. A Hugging "
+    .. "Face config.json path works wherever a name does.",
   options = {
     { name = "json", help = "the catalog as JSON, with the computed count and sources" },
   },

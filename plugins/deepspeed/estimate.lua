@@ -11,7 +11,7 @@
 
 local memory = require("deepspeed.memory")
 local models = require("deepspeed.models")
-local moe = require("deepspeed.moe")
+-- deepspeed.moe is loaded only for a model with experts or --ep-size.
 -- deepspeed.activations is loaded only with --seq-len (below).
 
 local M = {}
@@ -70,15 +70,20 @@ function M.run(opts)
   }
   local ep = opts.ep_size or 1
   if math.type(ep) ~= "integer" or ep < 1 then return fail(2, "--ep-size must be at least 1") end
+  local moe = (m.experts or ep > 1) and require("deepspeed.moe") or nil
+  local function states(o)
+    if moe then return moe.estimate(o, m, ep) end
+    return memory.estimate(o)
+  end
   local rows
   if opts.stage ~= nil then
-    local ok, est = pcall(moe.estimate, {
+    local ok, est = pcall(states, {
       stage = opts.stage, params = m.params, largest_layer = m.largest_layer,
       gpus_per_node = n, nodes = nodes,
       offload_optimizer = opts.offload_optimizer or "none",
       offload_param = opts.offload_param or "none",
       zero_init = opts.zero_init ~= false,
-    }, m, ep)
+    })
     if not ok then return fail(2, tostring(est):gsub("^[^:]*:%d+: ", "")) end
     -- (not `stage == 3 and zi or nil`: that drops zero_init = false)
     local zi = nil
@@ -116,9 +121,9 @@ function M.run(opts)
     local ok, v = pcall(activations.bytes, a)
     if not ok then return fail(2, tostring(v):gsub("^[^:]*:%d+: ", "")) end
     local extra = { model = m, seq_len = a.seq_len, micro_batch = a.micro_batch }
-    act_plain = v + moe.activation_extra(extra)
+    act_plain = v + (moe and moe.activation_extra(extra) or 0)
     a.checkpointing, extra.checkpointing = true, true
-    act_ckpt = activations.bytes(a) + moe.activation_extra(extra)
+    act_ckpt = activations.bytes(a) + (moe and moe.activation_extra(extra) or 0)
     out.activation_bytes = act_plain
     out.activation_bytes_checkpointed = act_ckpt
   end
