@@ -89,4 +89,59 @@ return {
     local all = require("deepspeed.estimate").run{ model = "mixtral-8x7b", gpus = 8, ep_size = 8 }
     T.eq(#all.rows, 5)
   end,
+
+  estimate_activations_add_the_moe_term = function()
+    local est = require("deepspeed.estimate")
+    local act = require("deepspeed.activations")
+    local m = require("deepspeed.models").get("mixtral-8x7b")
+    local r = est.run{ model = "mixtral-8x7b", gpus = 8, stage = 2, seq_len = 4096, micro_batch = 1 }
+    local a = { seq_len = 4096, micro_batch = 1, hidden_size = 4096, layers = 32, heads = 32,
+      vocab = 32000, flash_attention = true }
+    -- per MoE layer 65536 bytes per token (activation_extra_uses_the_active_experts)
+    T.eq(r.activation_bytes, act.bytes(a) + 32 * 65536 * 4096)
+    a.checkpointing = true
+    T.eq(r.activation_bytes_checkpointed, act.bytes(a) + 65536 * 4096)
+    T.eq(m.moe_layers, 32)
+  end,
+
+  gen_summary_uses_the_moe_terms = function()
+    local summary = require("deepspeed.summary")
+    local memory = require("deepspeed.memory")
+    local act = require("deepspeed.activations")
+    local cfg = { zero_optimization = { stage = 2 }, train_micro_batch_size_per_gpu = 1 }
+    local params = { model = "mixtral-8x7b", world_size = 8, gpus_per_node = 8, seq_len = 1024,
+      gpu_mem_gb = 80, cpu_mem_gb = 512 }
+    local one = summary.memory(cfg, params)
+    local states = memory.estimate{ stage = 2, params = 46702792704, largest_layer = 131072000,
+      gpus_per_node = 8, nodes = 1 }
+    T.eq(one.model_states_gpu_bytes, states.gpu)
+    T.eq(one.activation_bytes, act.bytes{ seq_len = 1024, micro_batch = 1, hidden_size = 4096,
+      layers = 32, heads = 32, vocab = 32000 } + 32 * 65536 * 1024)
+    -- ep 8: 2 bytes of the experts' fp16 parameters on 1/8 of the GPUs
+    params.expert_parallel_size = 8
+    local eight = summary.memory(cfg, params)
+    local pe = 45097156608
+    T.eq(one.model_states_gpu_bytes - eight.model_states_gpu_bytes, 2 * (pe - pe // 8))
+  end,
+
+  planner_leaves_out_zero3_with_expert_parallelism = function()
+    local planner = require("deepspeed.planner")
+    local m = require("deepspeed.models").get("mixtral-8x7b")
+    local o = { model = m, gpus_per_node = 8, gpu_mem_bytes = 80 * 2 ^ 30,
+      cpu_mem_bytes = 2048 * 2 ^ 30, seq_len = 1024, global_batch = 64, suggest = false }
+    -- ZeRO-3 fits without expert parallelism ...
+    T.eq(planner.plan(o).stage, 3)
+    -- ... with ep 8 the planner keeps to ZeRO 0-2: no offload needs 111 GiB at ZeRO-2,
+    -- so the cheapest is ZeRO-1 with optimizer offload
+    o.ep_size = 8
+    local p = planner.plan(o)
+    T.eq({ p.fits, p.stage, p.offload_optimizer }, { true, 1, "cpu" })
+    -- 4 bytes of fp16 parameters and gradients per GPU: 4*(P - Pe + Pe/8)
+    T.eq(p.model_states_gpu_bytes, 4 * (46702792704 - 45097156608 + 45097156608 // 8))
+    -- an ep the GPUs cannot hold: nothing fits, and why
+    o.ep_size, o.gpus_per_node, o.global_batch = 8, 4, 64
+    local q = planner.plan(o)
+    T.eq(q.fits, false)
+    T.truthy(q.reasons[1]:find("does not divide the 4 data%-parallel GPUs"))
+  end,
 }
