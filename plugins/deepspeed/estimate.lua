@@ -26,8 +26,8 @@ local function model_of(opts)
     if not m then
       local s = models.suggest(opts.model)
       return nil, fail(2, "unknown model '" .. opts.model .. "'",
-        #s > 0 and ("did you mean: " .. table.concat(s, ", ") .. "? (or pass a config.json path)")
-          or "known models: " .. table.concat(models.names(), ", "))
+        (#s > 0 and ("did you mean: " .. table.concat(s, ", ") .. "? ") or "")
+          .. "dsforge models lists the catalog; or pass a config.json path")
     end
     return m
   end

@@ -163,10 +163,20 @@ class MoEByName(unittest.TestCase):
         self.assertEqual(js["llama-2-7b"]["experts"], 0)
         self.assertEqual(js["llama-2-7b"]["active_params"], 6738415616)
 
-    def test_estimate_help_points_to_the_models_command(self):
+    def test_estimate_help_and_show_point_to_the_models_command(self):
         res = run("estimate", "--help")
         self.assertEqual(res.rc, 0, repr(res))
         self.assertIn("dsforge models", res.out)
+        show = run("show", "base")
+        self.assertRegex(show.out, r"(?m)^  model .*\(dsforge models\)")
+        # an unknown name: the nearest names, then where the list is
+        for name, near in (("mixtrl-8x7b", "did you mean: mixtral-8x7b"),
+                           ("zzzzzzzzzzzzz", None)):
+            bad = run("estimate", "--model", name)
+            self.assertEqual(bad.rc, 2, repr(bad))
+            self.assertIn("dsforge models lists the catalog", bad.err)
+            if near:
+                self.assertIn(near, bad.err)
 
 
 class ExpertParallel(unittest.TestCase):
