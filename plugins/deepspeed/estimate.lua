@@ -65,6 +65,7 @@ function M.run(opts)
       model = m.name, params = m.params, largest_layer = m.largest_layer,
       gpus_per_node = n, nodes = nodes, seq_len = opts.seq_len, micro_batch = opts.micro_batch,
       ep_size = opts.ep_size, expert_params = m.expert_params, active_params = m.active_params,
+      experts = m.experts, experts_per_token = m.experts_per_token,
     },
     rows = dsforge.array{},
   }

@@ -197,6 +197,13 @@ class ExpertParallel(unittest.TestCase):
                          - eight.json()["rows"][0]["gpu_bytes"],
                          2 * (pe - pe // 8))
         self.assertEqual(eight.json()["inputs"]["ep_size"], 8)
+        text = run("estimate", "--model", "mixtral-8x7b", "--gpus", "8",
+                   "--stage", "2", "--ep-size", "8")
+        self.assertIn("MoE: 8 experts per layer, 2 per token; 12879M active "
+                      "params, 45097M in experts; expert parallel size 8.",
+                      text.out)
+        dense = run("estimate", "--model", "llama-2-7b", "--stage", "2")
+        self.assertNotIn("MoE", dense.out)
 
     def test_estimate_refuses_what_deepspeed_refuses(self):
         for args, text in (
