@@ -96,19 +96,9 @@ function M.run(opts)
   elseif ep == 1 then
     rows = memory.all_cold(m.params, m.largest_layer, n, nodes)
   else
-    -- every row expert parallelism allows (no stage 3, header of moe.lua)
-    local why = moe.check_ep(m, ep, 0, n * nodes)
-    if why then return fail(2, why) end
-    rows = {}
-    for _, o in ipairs(memory.ALL_COLD_ORDER) do
-      if o.stage < 3 then
-        local est = moe.estimate({ stage = o.stage, params = m.params,
-          largest_layer = m.largest_layer, gpus_per_node = n, nodes = nodes,
-          offload_optimizer = o.offload_optimizer }, m, ep)
-        rows[#rows + 1] = { stage = o.stage, offload_optimizer = o.offload_optimizer,
-          offload_param = o.offload_param, gpu = est.gpu, cpu = est.cpu }
-      end
-    end
+    local why
+    rows, why = moe.all_rows(m, n, nodes, ep)
+    if not rows then return fail(2, why) end
   end
   local act_plain, act_ckpt
   if opts.seq_len then

@@ -54,6 +54,8 @@
 --   M.check_ep(model, ep, stage, N) -> nil, or a message why ep cannot be used
 --   M.estimate(est, model, ep)  -> {gpu=, cpu=}: est as deepspeed.memory.estimate's
 --                                  options; model a deepspeed.models entry
+--   M.all_rows(model, n, nodes, ep) -> the rows of deepspeed.memory.all_cold that
+--                                  expert parallelism allows (stages 0-2), or nil, why
 --   M.activation_extra{ model=, seq_len=, micro_batch=, dtype_bytes=2,
 --                       checkpointing=false } -> bytes to add (integer, may be < 0)
 
@@ -119,6 +121,24 @@ function M.estimate(est, model, ep)
     cpu = Pr * 4 * n * f
   end
   return { gpu = base.gpu - r * (Pe - Pe // ep), cpu = math.floor(cpu) }
+end
+
+--- Every row of deepspeed.memory.ALL_COLD_ORDER below stage 3 (ZeRO-3 is
+--- refused with ep > 1), for `estimate` without --stage.
+function M.all_rows(model, n, nodes, ep)
+  local why = M.check_ep(model, ep, 0, n * nodes)
+  if why then return nil, why end
+  local rows = {}
+  for _, o in ipairs(memory.ALL_COLD_ORDER) do
+    if o.stage < 3 then
+      local est = M.estimate({ stage = o.stage, params = model.params,
+        largest_layer = model.largest_layer, gpus_per_node = n, nodes = nodes,
+        offload_optimizer = o.offload_optimizer }, model, ep)
+      rows[#rows + 1] = { stage = o.stage, offload_optimizer = o.offload_optimizer,
+        offload_param = o.offload_param, gpu = est.gpu, cpu = est.cpu }
+    end
+  end
+  return rows
 end
 
 local ACT_KEYS = { model = true, seq_len = true, micro_batch = true, dtype_bytes = true,
