@@ -38,6 +38,10 @@ return {
     model = { default = "llama-2-7b", check = "deepspeed.models.check_param", file = "json",
       doc = "catalog model (dsforge models) or a Hugging Face config.json path, "
         .. "for the memory estimate and bucket sizes" },
+    expert_parallel_size = { default = 1, type = "integer", min = 1, max = 65536,
+      doc = "DeepSpeed MoE ep_size for a model with experts (dsforge models): each expert's "
+        .. "parameters, gradients and optimizer states on 1/ep of the GPUs (memory estimate; "
+        .. "ZeRO 0-2)" },
     gpu_mem_gb = { default = 80, type = "number", min = 1, max = 65536,
       doc = "memory per GPU in GiB; variants that need more are flagged" },
     cpu_mem_gb = { default = 512, type = "number", min = 1, max = 1048576,
@@ -98,6 +102,15 @@ return {
     return nil
   end,
   build = function(p)
+    -- Expert parallelism (deepspeed.moe, loaded only when asked for): the
+    -- model must have experts the size divides, the data-parallel size too,
+    -- and DeepSpeed's MoE layer refuses ZeRO-3.
+    if p.expert_parallel_size > 1 then
+      local m = require("deepspeed.models").get(p.model) or { name = p.model }
+      local why = require("deepspeed.moe").check_ep(m, p.expert_parallel_size,
+        p.zero_stage, p.world_size)
+      if why then dsforge.fail("expert_parallel_size: " .. why) end
+    end
     local bf16, fp16 = enabled_precision(p)
     local zero = {
       stage = p.zero_stage,

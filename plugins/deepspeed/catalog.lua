@@ -175,6 +175,64 @@ local CATALOG = {
       num_hidden_layers = 80, num_attention_heads = 64, num_key_value_heads = 8,
       vocab_size = 152064, max_position_embeddings = 131072, tie_word_embeddings = false },
   },
+  -- Mixture-of-experts models: config.json fields as on the Hub; the total
+  -- and where it comes from, then the active count the authors publish
+  -- (dsforge computes the active count, deepspeed.models_moe).
+  ["mixtral-8x7b"] = {
+    hf_id = "mistralai/Mixtral-8x7B-v0.1",
+    published_params = 46702792704,
+    source = "Hugging Face Hub parameter count of mistralai/Mixtral-8x7B-v0.1 " ..
+      "(safetensors metadata); Mistral AI's announcement and the Mixtral paper " ..
+      "(arXiv:2401.04088): 46.7B total, 12.9B active per token",
+    config = { model_type = "mixtral", hidden_size = 4096, intermediate_size = 14336,
+      num_hidden_layers = 32, num_attention_heads = 32, num_key_value_heads = 8,
+      num_local_experts = 8, num_experts_per_tok = 2,
+      vocab_size = 32000, max_position_embeddings = 32768, tie_word_embeddings = false },
+  },
+  ["mixtral-8x22b"] = {
+    hf_id = "mistralai/Mixtral-8x22B-v0.1",
+    published_params = 140630071296,
+    source = "Hugging Face Hub parameter count of mistralai/Mixtral-8x22B-v0.1 " ..
+      "(safetensors metadata); Mistral AI's announcement: 141B total, 39B active",
+    config = { model_type = "mixtral", hidden_size = 6144, intermediate_size = 16384,
+      num_hidden_layers = 56, num_attention_heads = 48, num_key_value_heads = 8,
+      num_local_experts = 8, num_experts_per_tok = 2,
+      vocab_size = 32768, max_position_embeddings = 65536, tie_word_embeddings = false },
+  },
+  ["deepseek-moe-16b"] = {
+    hf_id = "deepseek-ai/deepseek-moe-16b-base",
+    published_params = 16375728128,
+    source = "Hugging Face Hub parameter count of deepseek-ai/deepseek-moe-16b-base " ..
+      "(safetensors metadata); the DeepSeekMoE paper (arXiv:2401.06066): 16.4B total, " ..
+      "2.8B activated",
+    config = { model_type = "deepseek", hidden_size = 2048, intermediate_size = 10944,
+      moe_intermediate_size = 1408, num_hidden_layers = 28, num_attention_heads = 16,
+      num_key_value_heads = 16, n_routed_experts = 64, n_shared_experts = 2,
+      num_experts_per_tok = 6, first_k_dense_replace = 1, moe_layer_freq = 1,
+      vocab_size = 102400, max_position_embeddings = 4096, tie_word_embeddings = false },
+  },
+  ["qwen1.5-moe-a2.7b"] = {
+    hf_id = "Qwen/Qwen1.5-MoE-A2.7B",
+    published_params = 14315784192,
+    source = "Hugging Face Hub parameter count of Qwen/Qwen1.5-MoE-A2.7B (safetensors " ..
+      "metadata); the model card: \"14.3B parameters in total and 2.7B activated\"",
+    config = { model_type = "qwen2_moe", hidden_size = 2048, intermediate_size = 5632,
+      moe_intermediate_size = 1408, shared_expert_intermediate_size = 5632,
+      num_hidden_layers = 24, num_attention_heads = 16, num_key_value_heads = 16,
+      num_experts = 60, num_experts_per_tok = 4, decoder_sparse_step = 1,
+      vocab_size = 151936, max_position_embeddings = 8192, tie_word_embeddings = false },
+  },
+  ["qwen3-30b-a3b"] = {
+    hf_id = "Qwen/Qwen3-30B-A3B",
+    published_params = 30532122624,
+    source = "Hugging Face Hub parameter count of Qwen/Qwen3-30B-A3B (safetensors " ..
+      "metadata); the model card: \"Number of Parameters: 30.5B in total and 3.3B activated\"",
+    config = { model_type = "qwen3_moe", hidden_size = 2048, intermediate_size = 6144,
+      moe_intermediate_size = 768, num_hidden_layers = 48, num_attention_heads = 32,
+      num_key_value_heads = 4, head_dim = 128, num_experts = 128, num_experts_per_tok = 8,
+      decoder_sparse_step = 1, vocab_size = 151936, max_position_embeddings = 40960,
+      tie_word_embeddings = false },
+  },
   ["gpt2"] = {
     hf_id = "openai-community/gpt2",
     published_params = 124439808,

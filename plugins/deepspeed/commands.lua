@@ -26,7 +26,8 @@ local estimate = {
     .. "eager attention (default 1: FlashAttention/SDPA).",
   options = {
     { name = "model", arg = "NAME|FILE", complete = "file",
-      help = "a catalog model (e.g. llama-2-7b) or a Hugging Face config.json" },
+      help = "a model `dsforge models` lists (e.g. llama-2-7b, mixtral-8x7b) or a "
+        .. "Hugging Face config.json" },
     { name = "params", arg = "N",
       help = "total parameters (instead of --model): 7000000000, 7e9, 7B, 1.3B, 350M" },
     { name = "largest-layer", arg = "N", help = "parameters of the largest layer (same spellings)" },
@@ -40,6 +41,9 @@ local estimate = {
     { name = "micro-batch", arg = "N", help = "micro batch per GPU for the activations (default 1)" },
     { name = "flash-attention", arg = "0|1",
       help = "0 counts the s x s attention scores of eager attention (default 1)" },
+    { name = "ep-size", arg = "N",
+      help = "expert parallel size of an MoE model (DeepSpeed MoE ep_size; default 1): "
+        .. "expert parameters and their states divided over N GPUs; not with stage 3" },
     { name = "json", help = "bytes as JSON, with the inputs echoed" },
   },
   run = runner("estimate", "deepspeed.commands_run"),
@@ -92,9 +96,10 @@ local models = {
   summary = "list the model catalog (estimate --model, --param model=)",
   usage = "models [--json]",
   description = "The models the memory estimate and the planner know by name: their "
-    .. "parameter count as published, hidden size, layers, attention and key/value "
-    .. "heads, vocabulary and Hugging Face id. A Hugging Face config.json path works "
-    .. "wherever a name does.",
+    .. "parameter count as published, the parameters one token goes through (active), "
+    .. "experts per layer and per token for a mixture-of-experts model, hidden size, "
+    .. "layers, attention and key/value heads, vocabulary and Hugging Face id. A Hugging "
+    .. "Face config.json path works wherever a name does.",
   options = {
     { name = "json", help = "the catalog as JSON, with the computed count and sources" },
   },

@@ -79,8 +79,14 @@ local function estimate_table(res)
     -- truncated like DeepSpeed's int(total_params/1e6)
     string.format("SW: Model with %dM total params, %dM largest layer params.",
       i.params // 1000000, i.largest_layer // 1000000),
-    "  per CPU  |  per GPU |   Options",
   }
+  if i.experts then
+    -- a mixture-of-experts model (deepspeed.moe): what the rows assume
+    out[#out + 1] = string.format("MoE: %d experts per layer, %d per token; %dM active params, "
+      .. "%dM in experts; expert parallel size %d.", i.experts, i.experts_per_token,
+      i.active_params // 1000000, i.expert_params // 1000000, i.ep_size or 1)
+  end
+  out[#out + 1] = "  per CPU  |  per GPU |   Options"
   for _, r in ipairs(res.rows) do
     local zi = ""
     if r.zero_init ~= nil then zi = r.zero_init and " zero_init=1" or " zero_init=0" end
@@ -111,7 +117,7 @@ function M.estimate(opts, args, ctx)
     { "largest-layer", "largest_layer", 0, 1000000000000000, count },
     { "gpus", "gpus", 1, 1000000 }, { "nodes", "nodes", 1, 1000000 },
     { "stage", "stage", 0, 3 }, { "seq-len", "seq_len", 1, 100000000 },
-    { "micro-batch", "micro_batch", 1, 1000000 },
+    { "micro-batch", "micro_batch", 1, 1000000 }, { "ep-size", "ep_size", 1, 65536 },
   }
   for _, c in ipairs(checks) do
     local ok, err, hint = num(c[1], c[2], c[3], c[4], c[5])

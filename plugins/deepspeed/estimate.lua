@@ -4,12 +4,14 @@
 --   model (catalog name) | hf_config (a decoded config.json table) |
 --   params (+ largest_layer), gpus (per node, default 1), nodes (1),
 --   stage, offload_optimizer, offload_param, zero_init, seq_len,
---   micro_batch, flash_attention (default true: no s^2 attention term).
+--   micro_batch, flash_attention (default true: no s^2 attention term),
+--   ep_size (expert parallel size, default 1; deepspeed.moe).
 -- Bad input is returned, not raised: { error = "...", hint = "...",
 -- code = 2 (usage) or 3 (input) }, so the CLI can pick the exit code.
 
 local memory = require("deepspeed.memory")
 local models = require("deepspeed.models")
+-- deepspeed.moe is loaded only for a model with experts or --ep-size.
 -- deepspeed.activations is loaded only with --seq-len (below).
 
 local M = {}
@@ -24,8 +26,8 @@ local function model_of(opts)
     if not m then
       local s = models.suggest(opts.model)
       return nil, fail(2, "unknown model '" .. opts.model .. "'",
-        #s > 0 and ("did you mean: " .. table.concat(s, ", ") .. "? (or pass a config.json path)")
-          or "known models: " .. table.concat(models.names(), ", "))
+        (#s > 0 and ("did you mean: " .. table.concat(s, ", ") .. "? ") or "")
+          .. "dsforge models lists the catalog; or pass a config.json path")
     end
     return m
   end
@@ -62,12 +64,21 @@ function M.run(opts)
     inputs = {
       model = m.name, params = m.params, largest_layer = m.largest_layer,
       gpus_per_node = n, nodes = nodes, seq_len = opts.seq_len, micro_batch = opts.micro_batch,
+      ep_size = opts.ep_size, expert_params = m.expert_params, active_params = m.active_params,
+      experts = m.experts, experts_per_token = m.experts_per_token,
     },
     rows = dsforge.array{},
   }
+  local ep = opts.ep_size or 1
+  if math.type(ep) ~= "integer" or ep < 1 then return fail(2, "--ep-size must be at least 1") end
+  local moe = (m.experts or ep > 1) and require("deepspeed.moe") or nil
+  local function states(o)
+    if moe then return moe.estimate(o, m, ep) end
+    return memory.estimate(o)
+  end
   local rows
   if opts.stage ~= nil then
-    local ok, est = pcall(memory.estimate, {
+    local ok, est = pcall(states, {
       stage = opts.stage, params = m.params, largest_layer = m.largest_layer,
       gpus_per_node = n, nodes = nodes,
       offload_optimizer = opts.offload_optimizer or "none",
@@ -82,8 +93,12 @@ function M.run(opts)
       offload_param = opts.offload_param or "none",
       zero_init = zi,
       gpu = est.gpu, cpu = est.cpu } }
-  else
+  elseif ep == 1 then
     rows = memory.all_cold(m.params, m.largest_layer, n, nodes)
+  else
+    local why
+    rows, why = moe.all_rows(m, n, nodes, ep)
+    if not rows then return fail(2, why) end
   end
   local act_plain, act_ckpt
   if opts.seq_len then
@@ -96,9 +111,10 @@ function M.run(opts)
     local activations = require("deepspeed.activations")
     local ok, v = pcall(activations.bytes, a)
     if not ok then return fail(2, tostring(v):gsub("^[^:]*:%d+: ", "")) end
-    act_plain = v
-    a.checkpointing = true
-    act_ckpt = activations.bytes(a)
+    local extra = { model = m, seq_len = a.seq_len, micro_batch = a.micro_batch }
+    act_plain = v + (moe and moe.activation_extra(extra) or 0)
+    a.checkpointing, extra.checkpointing = true, true
+    act_ckpt = activations.bytes(a) + (moe and moe.activation_extra(extra) or 0)
     out.activation_bytes = act_plain
     out.activation_bytes_checkpointed = act_ckpt
   end

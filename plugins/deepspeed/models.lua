@@ -42,6 +42,11 @@
 --       unless tied (default tied; T5 v1.1 / T0 are untied).
 --       num_decoder_layers defaults to num_layers. `layers` of a t5 entry is
 --       encoder + decoder blocks (both hold activations).
+--   mixtral / qwen2_moe / qwen3_moe / deepseek  mixture-of-experts models:
+--       models_moe.lua (loaded only for them) counts them and adds the
+--       fields experts, experts_per_token, shared_experts, moe_layers,
+--       moe_intermediate_size, active_intermediate, expert_params and
+--       active_params (absent from a dense model's entry).
 --
 -- Public API
 --   M.get(name)            -> entry (a fresh copy) or nil; name is a catalog key
@@ -69,7 +74,17 @@ local CATALOG = catalog.models
 
 -- config.json reading helpers ----------------------------------------------
 
-local SUPPORTED = "gpt2, llama, mistral, qwen2, t5"
+local SUPPORTED = "gpt2, llama, mistral, qwen2, t5, and with experts mixtral, qwen2_moe, " ..
+  "qwen3_moe, deepseek"
+
+-- Mixture-of-experts architectures (models_moe.lua, loaded only for them).
+local MOE_ARCHS = { mixtral = true, qwen2_moe = true, qwen3_moe = true, deepseek = true }
+local MOE_BY_CLASS = {
+  MixtralForCausalLM = "mixtral", MixtralModel = "mixtral",
+  Qwen2MoeForCausalLM = "qwen2_moe", Qwen2MoeModel = "qwen2_moe",
+  Qwen3MoeForCausalLM = "qwen3_moe", Qwen3MoeModel = "qwen3_moe",
+  DeepseekForCausalLM = "deepseek", DeepseekModel = "deepseek",
+}
 
 local ARCH_BY_CLASS = {
   LlamaForCausalLM = "llama", LlamaModel = "llama",
@@ -265,14 +280,15 @@ local function detect_arch(cfg)
     if type(mt) ~= "string" then
       error("config.json: 'model_type' must be a string, got " .. tostring(mt), 3)
     end
-    if mt == "llama" or mt == "mistral" or mt == "qwen2" or mt == "gpt2" or mt == "t5" then
+    if mt == "llama" or mt == "mistral" or mt == "qwen2" or mt == "gpt2" or mt == "t5"
+      or MOE_ARCHS[mt] then
       return mt
     end
     error(("config.json: unsupported model_type '%s' (supported: %s)"):format(mt, SUPPORTED), 3)
   end
   local archs = field(cfg, "architectures")
   if type(archs) == "table" and type(archs[1]) == "string" then
-    local a = ARCH_BY_CLASS[archs[1]]
+    local a = ARCH_BY_CLASS[archs[1]] or MOE_BY_CLASS[archs[1]]
     if a then return a end
     error(("config.json: unsupported architecture '%s' (supported model types: %s)"):format(
       archs[1], SUPPORTED), 3)
@@ -290,6 +306,10 @@ function M.from_hf_config(cfg)
   local arch = detect_arch(cfg)
   if arch == "gpt2" then return gpt2(cfg) end
   if arch == "t5" then return t5(cfg) end
+  if MOE_ARCHS[arch] then
+    return require("deepspeed.models_moe").count(cfg, arch, {
+      req = req, opt = opt, opt_bool = opt_bool, field = field, largest = largest })
+  end
   return llama_like(cfg, arch)
 end
 

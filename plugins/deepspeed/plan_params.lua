@@ -146,6 +146,7 @@ function M.prepare(p, opts, ctx)
     seq_len = p.seq_len, global_batch = p.global_batch,
     margin = opts.margin, max_micro_batch = opts.max_micro_batch or p.max_micro_batch,
     flash_attention = p.flash_attention == true, suggest = true,
+    ep_size = p.expert_parallel_size ~= 1 and p.expert_parallel_size or nil,
   }
   -- What the command line fixed, the planner keeps.
   if given.zero_stage then o.stage = p.zero_stage end

@@ -44,7 +44,9 @@
 --           -- planner then only considers candidates that keep them:
 --           stage, offload_optimizer ("none"|"cpu"), offload_param,
 --           micro_batch, activation_checkpointing (boolean),
---           suggest = true (compute `fixes` when nothing fits) }
+--           suggest = true (compute `fixes` when nothing fits),
+--           ep_size = 1 (expert parallel size of an MoE model, deepspeed.moe:
+--           > 1 leaves out the ZeRO-3 candidates) }
 --     -> { fits = true, stage, offload_optimizer, offload_param, zero_init,
 --          micro_batch, gradient_accumulation, activation_checkpointing,
 --          gpu_bytes (states + activations, per GPU), cpu_bytes (per node),
@@ -96,7 +98,7 @@ local KEYS = {
   cpu_mem_bytes = true, seq_len = true, global_batch = true, margin = true,
   dtype_bytes = true, max_micro_batch = true, flash_attention = true,
   stage = true, offload_optimizer = true, offload_param = true, micro_batch = true,
-  activation_checkpointing = true, suggest = true,
+  activation_checkpointing = true, suggest = true, ep_size = true,
 }
 
 local MODEL_FIELDS = { "params", "largest_layer", "hidden_size", "layers", "heads", "vocab" }
@@ -203,9 +205,12 @@ function M.plan(opts)
   if fixed_ckpt ~= nil and type(fixed_ckpt) ~= "boolean" then
     fail("activation_checkpointing must be a boolean, got " .. type(fixed_ckpt))
   end
+  local ep = count(opts.ep_size, "ep_size", 1)
+  -- an MoE model's terms (deepspeed.moe), loaded only for one
+  local moe = (model.experts or ep > 1) and require("deepspeed.moe") or nil
   local candidates = {}
   for _, c in ipairs(M.CANDIDATES) do
-    if (fixed_stage == nil or c.stage == fixed_stage)
+    if (fixed_stage == nil or c.stage == fixed_stage) and (ep == 1 or c.stage < 3)
         and (opts.offload_optimizer == nil or c.offload_optimizer == opts.offload_optimizer)
         and (opts.offload_param == nil or c.offload_param == opts.offload_param) then
       candidates[#candidates + 1] = c
@@ -235,6 +240,10 @@ function M.plan(opts)
       },
       tried = {}, fixes = {},
     }
+  end
+  local ep_why = ep > 1 and moe.check_ep(model, ep, nil, dp)
+  if ep_why then
+    return { fits = false, tried = {}, fixes = {}, reasons = { "nothing fits: " .. ep_why, header } }
   end
   if global_batch % dp ~= 0 then
     return {
@@ -271,7 +280,8 @@ function M.plan(opts)
       seq_len = seq, micro_batch = mb, hidden_size = model.hidden_size,
       layers = model.layers, heads = model.heads, vocab = model.vocab,
       checkpointing = ckpt, dtype_bytes = dtype, flash_attention = flash or false,
-    }
+    } + (moe and moe.activation_extra{ model = model, seq_len = seq, micro_batch = mb,
+      dtype_bytes = dtype, checkpointing = ckpt } or 0)
   end
 
   local notes = {}
@@ -286,11 +296,12 @@ function M.plan(opts)
   local best_gpu, least_cpu = nil, nil
   local best_in_cpu = nil -- smallest per-GPU need among those within the CPU budget
   for _, c in ipairs(candidates) do
-    local states = memory.estimate{
+    local est = {
       stage = c.stage, params = params, largest_layer = model.largest_layer,
       gpus_per_node = n, nodes = nodes, offload_optimizer = c.offload_optimizer,
       offload_param = c.offload_param, zero_init = true,
     }
+    local states = moe and moe.estimate(est, model, ep) or memory.estimate(est)
     local min_need = states.gpu + act(smallest_mb, ckpt_min)
     tried[#tried + 1] = {
       label = label(c), stage = c.stage, offload_optimizer = c.offload_optimizer,

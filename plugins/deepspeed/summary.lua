@@ -5,7 +5,8 @@
 -- Params used (the conventions of contrib/docs/profiles.md): model (a catalog
 -- name), gpu_mem_gb, world_size, gpus_per_node (default min(world, 8)),
 -- seq_len, micro_batch_size (else the config's), activation_checkpointing
--- or gradient_checkpointing (bool), flash_attention (bool).
+-- or gradient_checkpointing (bool), flash_attention (bool),
+-- expert_parallel_size (an MoE model's ep_size, deepspeed.moe; default 1).
 
 -- Loaded when a variant is first summarized (init.lua's summarize hook);
 -- what the plugin declares about summaries is columns.lua. The modules
@@ -74,11 +75,15 @@ function M.memory(cfg, params)
   local oo, op = device(z.offload_optimizer), device(z.offload_param)
   if stage < 3 then op = "none" end
   if stage == 0 then oo = "none" end
-  local est = memory.estimate{
+  local est = {
     stage = stage, params = model.params, largest_layer = model.largest_layer,
     gpus_per_node = per_node, nodes = nodes, offload_optimizer = oo,
     offload_param = op, zero_init = true,
   }
+  -- an MoE model's terms (deepspeed.moe), loaded only for one
+  local ep = math.tointeger(params.expert_parallel_size) or 1
+  local moe = (model.experts or ep > 1) and require("deepspeed.moe") or nil
+  est = moe and moe.estimate(est, model, ep) or memory.estimate(est)
   local micro = math.tointeger(cfg.train_micro_batch_size_per_gpu)
     or math.tointeger(params.micro_batch_size) or 1
   local act = 0
@@ -89,7 +94,8 @@ function M.memory(cfg, params)
       seq_len = seq, micro_batch = micro, hidden_size = model.hidden_size,
       layers = model.layers, heads = model.heads, vocab = model.vocab,
       checkpointing = ckpt, flash_attention = params.flash_attention == true,
-    }
+    } + (moe and moe.activation_extra{ model = model, seq_len = seq, micro_batch = micro,
+      checkpointing = ckpt } or 0)
   end
   local out = {
     gpu_bytes = est.gpu + act, cpu_bytes = est.cpu,

@@ -329,7 +329,8 @@ return {
     c.tie_word_embeddings = "yes"
     T.errors(function() m.from_hf_config(c) end, "'tie_word_embeddings' must be true or false")
     T.errors(function() m.from_hf_config({ model_type = "bert", hidden_size = 768 }) end,
-      "unsupported model_type 'bert' (supported: gpt2, llama, mistral, qwen2, t5)")
+      "unsupported model_type 'bert' (supported: gpt2, llama, mistral, qwen2, t5, " ..
+      "and with experts mixtral, qwen2_moe, qwen3_moe, deepseek)")
     T.errors(function() m.from_hf_config({ architectures = { "BertModel" } }) end,
       "unsupported architecture 'BertModel'")
     T.errors(function() m.from_hf_config({ hidden_size = 8 }) end,
@@ -342,5 +343,106 @@ return {
       num_attention_heads = 4, intermediate_size = 8, num_hidden_layers = 1, vocab_size = 5 }) end,
       "is not a multiple of num_attention_heads")
     T.errors(function() m.from_hf_config("config.json") end, "expected the decoded config.json table")
+  end,
+
+  -- Issue 33: mixture-of-experts models. Tiny configs, hand-computed below
+  -- (shapes in models_moe.lua's header); d = head_dim = h / heads.
+  moe_mixtral_tiny_config_by_hand = function()
+    -- h 8, 2 layers, 2 heads (d 4), 1 KV head, expert width 16, 4 experts, top 2, V 10
+    -- attention q 8*8 + k 8*4 + v 8*4 + o 8*8 = 192, norms 2*8 -> 208
+    -- experts 4 * 3*8*16 = 1536, router 8*4 = 32 -> 1568; layer 1776, x2 = 3552
+    -- embed 80 + lm_head 80 + final norm 8 -> 3720
+    -- routed expert params 2 layers * 4 * 384 = 3072; active 3720 - 2*(4-2)*384 = 2184
+    local e = models().from_hf_config({ architectures = { "MixtralForCausalLM" },
+      hidden_size = 8, num_hidden_layers = 2, num_attention_heads = 2, num_key_value_heads = 1,
+      intermediate_size = 16, num_local_experts = 4, num_experts_per_tok = 2, vocab_size = 10,
+      rope_scaling = dsforge.null, router_aux_loss_coef = 0.02 })
+    T.eq({ e.arch, e.params, e.expert_params, e.active_params, e.experts, e.experts_per_token,
+      e.shared_experts, e.moe_layers, e.active_intermediate, e.largest_layer,
+      e.largest_layer_name },
+      { "mixtral", 3720, 3072, 2184, 4, 2, 0, 2, 32, 128, "experts.gate_proj" })
+  end,
+
+  moe_deepseek_tiny_config_by_hand = function()
+    -- h 8, 3 layers, 2 heads (d 4, kv 2), dense width 24, expert width 4,
+    -- 4 routed + 2 shared experts, top 2, first_k_dense_replace 1, V 10
+    -- attention 4*64 + norms 16 = 272 per layer
+    -- layer 0 dense MLP 3*8*24 = 576; layers 1, 2 MoE: router 8*4 = 32,
+    -- routed 4 * 3*8*4 = 384, shared one MLP of width 4*2: 3*8*8 = 192 -> 608
+    -- 3*272 + 576 + 2*608 + 80 + 80 + 8 = 2776; routed 2*4*96 = 768;
+    -- active 2776 - 2*(4-2)*96 = 2392; largest the dense gate_proj 8*24 = 192
+    local e = models().from_hf_config({ model_type = "deepseek", hidden_size = 8,
+      num_hidden_layers = 3, num_attention_heads = 2, intermediate_size = 24,
+      moe_intermediate_size = 4, n_routed_experts = 4, n_shared_experts = 2,
+      num_experts_per_tok = 2, first_k_dense_replace = 1, moe_layer_freq = 1, vocab_size = 10 })
+    T.eq({ e.params, e.expert_params, e.active_params, e.experts, e.shared_experts, e.moe_layers,
+      e.active_intermediate, e.largest_layer, e.largest_layer_name },
+      { 2776, 768, 2392, 4, 2, 2, 2 * 4 + 8, 192, "mlp.gate_proj" })
+  end,
+
+  moe_qwen2_moe_tiny_config_by_hand = function()
+    -- h 8, 2 layers, 2 heads (d 4), 1 KV head, q/k/v biases: q 64+8, k 32+4,
+    -- v 32+4, o 64, norms 16 -> 224 per layer. mlp_only_layers [1]: layer 0
+    -- MoE (router 32, routed 4*96 = 384, shared expert 3*8*8 = 192, its gate
+    -- 8 -> 616), layer 1 dense 3*8*24 = 576. 448 + 616 + 576 + 168 = 1808;
+    -- routed 384; active 1808 - 1*(4-2)*96 = 1616
+    local e = models().from_hf_config({ model_type = "qwen2_moe", hidden_size = 8,
+      num_hidden_layers = 2, num_attention_heads = 2, num_key_value_heads = 1,
+      intermediate_size = 24, moe_intermediate_size = 4, shared_expert_intermediate_size = 8,
+      num_experts = 4, num_experts_per_tok = 2, decoder_sparse_step = 1,
+      mlp_only_layers = { 1 }, vocab_size = 10 })
+    T.eq({ e.params, e.expert_params, e.active_params, e.shared_experts, e.moe_layers },
+      { 1808, 384, 1616, 1, 1 })
+  end,
+
+  moe_qwen3_moe_tiny_config_by_hand = function()
+    -- h 8, 1 layer, 2 heads, head_dim 4, 1 KV head, tied embeddings:
+    -- q 64 + k 32 + v 32 + o 64 + q_norm/k_norm 4+4 + norms 16 = 216;
+    -- router 32 + 4 experts * 96 = 416; embed 80 + final norm 8 -> 720
+    local e = models().from_hf_config({ model_type = "qwen3_moe", hidden_size = 8,
+      num_hidden_layers = 1, num_attention_heads = 2, num_key_value_heads = 1, head_dim = 4,
+      moe_intermediate_size = 4, num_experts = 4, num_experts_per_tok = 2, vocab_size = 10,
+      tie_word_embeddings = true })
+    T.eq({ e.params, e.expert_params, e.active_params, e.shared_experts },
+      { 720, 384, 720 - 2 * 96, 0 })
+  end,
+
+  moe_catalog_totals_and_active_counts = function()
+    local m = models()
+    -- exact Hub totals (catalog.lua sources) ...
+    T.eq(m.get("mixtral-8x7b").params, 46702792704)
+    T.eq(m.get("mixtral-8x22b").params, 140630071296)
+    T.eq(m.get("deepseek-moe-16b").params, 16375728128)
+    T.eq(m.get("qwen1.5-moe-a2.7b").params, 14315784192)
+    T.eq(m.get("qwen3-30b-a3b").params, 30532122624)
+    -- ... and the active counts their authors round: 12.9B, 39B, 2.8B, 2.7B, 3.3B
+    T.near(m.get("mixtral-8x7b").active_params, 12.9e9, 0.01)
+    T.near(m.get("mixtral-8x22b").active_params, 39e9, 0.01)
+    T.near(m.get("deepseek-moe-16b").active_params, 2.8e9, 0.02)
+    T.near(m.get("qwen1.5-moe-a2.7b").active_params, 2.7e9, 0.01)
+    T.near(m.get("qwen3-30b-a3b").active_params, 3.3e9, 0.02)
+    -- by Hub id and by the "-base" spelling's suggestion
+    T.eq(m.get("mistralai/Mixtral-8x7B-v0.1").name, "mixtral-8x7b")
+    T.eq(m.suggest("deepseek-moe-16b-base")[1], "deepseek-moe-16b")
+    T.eq(m.check_param("mixtral-8x7b"), true)
+    -- a dense entry has no expert fields
+    T.eq(m.get("mistral-7b").experts, nil)
+  end,
+
+  moe_config_errors = function()
+    local m = models()
+    T.errors(function() m.from_hf_config({ model_type = "mixtral", hidden_size = 8,
+      num_hidden_layers = 1, num_attention_heads = 2, intermediate_size = 4,
+      num_experts_per_tok = 2, vocab_size = 10 }) end,
+      "config.json (mixtral) is missing the required field 'num_local_experts'")
+    T.errors(function() m.from_hf_config({ model_type = "qwen3_moe", hidden_size = 8,
+      num_hidden_layers = 1, num_attention_heads = 2, moe_intermediate_size = 4,
+      num_experts = 2, num_experts_per_tok = 3, vocab_size = 10 }) end,
+      "num_experts_per_tok 3 exceeds the 2 experts")
+    T.errors(function() m.from_hf_config({ model_type = "deepseek", hidden_size = 8,
+      num_hidden_layers = 2, num_attention_heads = 2, moe_intermediate_size = 4,
+      n_routed_experts = 2, num_experts_per_tok = 1, first_k_dense_replace = 1,
+      vocab_size = 10 }) end,
+      "config.json (deepseek) is missing the required field 'intermediate_size'")
   end,
 }
