@@ -305,8 +305,20 @@ static void put_utf8(dsf_buf *b, unsigned cp)
 }
 
 /* Parses a string at ps->p (which is '"') into a new heap string. */
+/* *out is made by cJSON's allocator (a node takes it as its key or
+** value: jsonalloc.h); the caller frees it with cJSON_free otherwise. */
 static int parse_string(parser *ps, char **out)
 {
+    /* (most strings hold no escape: copied once, straight from the text) */
+    const char *plain = ps->p + 1, *q = plain;
+    while (q < ps->end && *q != '"' && *q != '\\' &&
+           (unsigned char)*q >= 0x20)
+        q++;
+    if (q < ps->end && *q == '"') {
+        *out = dsf_json_strndup(plain, (size_t)(q - plain));
+        ps->p = q + 1;
+        return 0;
+    }
     dsf_jpos start = here(ps);
     dsf_buf b = DSF_BUF_INIT;
     ps->p++;
@@ -384,7 +396,8 @@ static int parse_string(parser *ps, char **out)
             return fail(ps, "invalid escape in string");
         }
     }
-    *out = dsf_buf_take(&b);
+    *out = dsf_json_strndup(b.data ? b.data : "", b.len);
+    dsf_buf_free(&b);
     return 0;
 }
 
@@ -499,16 +512,16 @@ static int parse_object(parser *ps, cJSON *obj)
         if ((rc = parse_string(ps, &key)))
             return rc;
         if ((rc = skip_space(ps))) {
-            free(key);
+            cJSON_free(key);
             return rc;
         }
         if (ps->p >= ps->end || *ps->p != ':') {
-            free(key);
+            cJSON_free(key);
             return fail(ps, "':' expected after object key");
         }
         ps->p++;
         if ((rc = skip_space(ps))) {
-            free(key);
+            cJSON_free(key);
             return rc;
         }
         size_t mark = ps->path.len;
@@ -518,7 +531,7 @@ static int parse_object(parser *ps, cJSON *obj)
         cJSON *val = NULL;
         rc = parse_value(ps, &val);
         if (rc) {
-            free(key);
+            cJSON_free(key);
             return rc;
         }
         cJSON *old = nmembers <= SMALL_OBJECT
@@ -536,12 +549,9 @@ static int parse_object(parser *ps, cJSON *obj)
         posent *ve = (posent *)lookup(ps->src, val); /* (recorded) */
         if (ve)
             ve->key = kpos;
-        if (!cJSON_AddItemToObject(obj, key, val)) {
-            cJSON_Delete(val);
-            free(key);
-            return fail(ps, "out of memory");
-        }
-        free(key);
+        /* (the node takes the key: no copy of it) */
+        val->string = key;
+        cJSON_AddItemToArray(obj, val);
         /* An object past SMALL_OBJECT members is indexed, all of it. */
         if (++nmembers == SMALL_OBJECT + 1) {
             for (cJSON *m = obj->child; m; m = m->next)
@@ -626,8 +636,13 @@ static int parse_value(parser *ps, cJSON **out)
         char *s;
         if ((rc = parse_string(ps, &s)))
             return rc;
-        v = cJSON_CreateString(s);
-        free(s);
+        v = cJSON_CreateNull();
+        if (v) { /* (a string node holding s, without another copy) */
+            v->type = cJSON_String;
+            v->valuestring = s;
+        } else {
+            cJSON_free(s);
+        }
     } else if (c == '-' || (c >= '0' && c <= '9')) {
         rc = parse_number(ps, &v);
     } else if (word(ps, "true")) {
