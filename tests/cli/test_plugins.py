@@ -565,6 +565,58 @@ class BrokenPlugins(PluginTest):
         self.assertExit(res, 0)
         self.assertIn("m [bx-p]", res.err)
 
+    def test_wanted_bounds_what_a_rule_composes(self):
+        # ctx.wanted (plugins.md, Rules): of 250 findings of one rule and
+        # severity, 100 are kept (the first by path) and 150 counted; a
+        # rule that asks composes only the ones kept, one that does not
+        # ask is bounded the same way
+        for asks in (True, False):
+            loop = ('for i = 1, 250 do\n'
+                    '  local key = string.format("k%03d", i)\n'
+                    + ('  if ctx.wanted("bx-many", "warning", {}, key) then\n'
+                       '    composed = composed + 1\n'
+                       '    ctx.report{ path = key, message = "m", '
+                       'severity = "warning" }\n'
+                       '  end\n' if asks else
+                       '  composed = composed + 1\n'
+                       '  ctx.report{ path = { key }, message = "m", '
+                       'severity = "warning" }\n')
+                    + 'end\n'
+                    'dsforge.warn("composed " .. composed)\n')
+            text = ('local composed = 0\n'
+                    'return { name = "bx", version = "1", rules = {\n'
+                    '  { id = "bx-many", severity = "warning", summary = "s",\n'
+                    '    check = function(cfg, ctx)\n' + loop +
+                    '    end } } }\n')
+            with self.subTest(asks=asks):
+                res, _ = self.broken(text)
+                self.assertExit(res, 0)
+                self.assertEqual(res.err.count(": warning: k"), 100)
+                self.assertIn("k001: m [bx-many]", res.err)
+                self.assertIn("k100: m [bx-many]", res.err)
+                self.assertNotIn("k101: m", res.err)
+                self.assertIn("note: 150 more warnings not shown (at most "
+                              "100 of one rule and severity per file) "
+                              "[bx-many]", res.err)
+                # walked in order: once 100 are kept, none after sorts
+                # before the last of them, so none more is composed
+                self.assertIn("composed %d" % (100 if asks else 250),
+                              res.err)
+
+    def test_wanted_refuses_what_is_not_a_finding(self):
+        for call, why in (
+                ('ctx.wanted("bx-other", "warning", {}, "k")', "not declared"),
+                ('ctx.wanted("unknown-key", "warning", {}, "k")',
+                 "belongs to plugin 'deepspeed'"),
+                ('ctx.wanted("bx-rule", "fatal", {}, "k")', "bad severity"),
+                ('ctx.wanted("bx-rule", "error", 42)', "'path' must be")):
+            with self.subTest(call=call):
+                res, _ = self.broken(plugin_text(
+                    check="function(cfg, ctx) %s end" % call))
+                self.assertExit(res, 5)
+                self.assertIn("ctx.wanted", res.err)
+                self.assertIn(why, res.err)
+
     # contrib/docs/plugins.md: "A rule that raises stops the run with exit
     # code 5 and names the rule."
     def test_rule_raising_at_run_time_names_the_rule(self):
