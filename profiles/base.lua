@@ -20,7 +20,8 @@ return {
   summary = "shared settings: batch identity, precision, AdamW + warmup/decay, ZeRO communication",
   params = {
     world_size = { default = 0, type = "integer", min = 0, max = 65536,
-      doc = "data-parallel GPUs (the batch identity uses this); 0: nodes x gpus_per_node" },
+      doc = "data-parallel GPUs (the batch identity uses this, divided by "
+        .. "sequence_parallel_size); 0: nodes x gpus_per_node" },
     nodes = { default = 1, type = "integer", min = 1, max = 1024,
       doc = "nodes (machines); world_size is nodes x gpus_per_node unless given" },
     gpus_per_node = { default = 8, type = "integer", min = 1, max = 64,
@@ -33,8 +34,14 @@ return {
       doc = "mixed precision mode" },
     zero_stage = { default = 3, type = "integer", min = 0, max = 3,
       doc = "ZeRO stage: 1 optimizer states, 2 + gradients, 3 + parameters" },
-    offload = { default = "none", values = { "none", "optimizer", "all" },
-      doc = "CPU offload: optimizer states, or optimizer states and parameters (ZeRO-3 only)" },
+    offload = { default = "none", values = { "none", "optimizer", "all", "nvme", "nvme-all" },
+      doc = "CPU offload: optimizer states, or optimizer states and parameters (ZeRO-3 only); "
+        .. "nvme: optimizer states to NVMe, nvme-all: and parameters (ZeRO-3, nvme_path)" },
+    nvme_path = { default = "/local_nvme", type = "string",
+      doc = "a directory on a local NVMe drive for offload=nvme/nvme-all (ZeRO-Infinity)" },
+    sequence_parallel_size = { default = 1, type = "integer", min = 1, max = 1024,
+      doc = "Ulysses sequence parallelism: GPUs that share one sequence; the data-parallel "
+        .. "size of the batch identity is world_size / sequence_parallel_size" },
     model = { default = "llama-2-7b", check = "deepspeed.models.check_param", file = "json",
       doc = "catalog model (dsforge models) or a Hugging Face config.json path, "
         .. "for the memory estimate and bucket sizes" },
@@ -42,6 +49,12 @@ return {
       doc = "memory per GPU in GiB; variants that need more are flagged" },
     cpu_mem_gb = { default = 512, type = "number", min = 1, max = 1048576,
       doc = "host memory per node in GiB (offload planning)" },
+    finetune = { default = "full", values = { "full", "lora", "qlora" },
+      doc = "memory estimate and planner: full training, LoRA adapters on a 16-bit base, "
+        .. "or QLoRA on a 4-bit base (the adapters are the training script's; the config "
+        .. "is the same)" },
+    lora_rank = { default = 16, type = "integer", min = 1, max = 4096,
+      doc = "LoRA rank r on every linear projection (finetune=lora|qlora)" },
     seq_len = { default = 2048, type = "integer", min = 1, max = 16777216,
       doc = "training sequence length (activation memory)" },
     activation_checkpointing = { default = true, type = "boolean",
@@ -92,8 +105,18 @@ return {
     -- People describe a machine as nodes x GPUs per node; world_size is
     -- derived from them unless a profile or the command line sets it (a
     -- data-parallel size below the GPU count, e.g. with model parallelism).
+    local world = p.world_size
+    if world == 0 then world = p.nodes * p.gpus_per_node end
+    if world % p.sequence_parallel_size ~= 0 then
+      dsforge.fail(("sequence_parallel_size %d does not divide the world size %d"):format(
+        p.sequence_parallel_size, world), 2)
+    end
+    if (p.offload == "nvme" or p.offload == "nvme-all") and p.zero_stage ~= 3 then
+      dsforge.fail(("offload=%s (ZeRO-Infinity) needs zero_stage=3: DeepSpeed's stages 1 " ..
+        "and 2 treat an nvme device as cpu"):format(p.offload), 2)
+    end
     if p.world_size == 0 then
-      return { world_size = p.nodes * p.gpus_per_node }
+      return { world_size = world }
     end
     return nil
   end,
@@ -126,7 +149,26 @@ return {
       zero.sub_group_size = 1e9
       zero.stage3_gather_16bit_weights_on_model_save = true
     end
-    if p.offload ~= "none" and p.zero_stage >= 1 then
+    local aio = nil
+    if (p.offload == "nvme" or p.offload == "nvme-all") and p.zero_stage == 3 then
+      -- ZeRO-Infinity: NVMe swapping exists only at stage 3 (stage3.py's
+      -- swappers; stage_1_and_2.py treats nvme as cpu), so the planner
+      -- and the profiles pick it only there. Sizes are those the memory
+      -- model (deepspeed.memory_terms) budgets for.
+      local terms = require("deepspeed.memory_terms")
+      zero.sub_group_size = terms.NVME_SUB_GROUP_SIZE
+      zero.offload_optimizer = { device = "nvme", nvme_path = p.nvme_path, pin_memory = true,
+        buffer_count = terms.OPTIMIZER_BUFFER_COUNT }
+      if p.offload == "nvme-all" then
+        local m = require("deepspeed.models").get(p.model)
+        local size = terms.PARAM_BUFFER_SIZE
+        if m then size = terms.param_buffer_size(m.largest_layer, p.world_size) end
+        zero.offload_param = { device = "nvme", nvme_path = p.nvme_path, pin_memory = true,
+          buffer_count = terms.PARAM_BUFFER_COUNT, buffer_size = size,
+          max_in_cpu = terms.MAX_IN_CPU }
+      end
+      aio = terms.aio()
+    elseif p.offload ~= "none" and p.zero_stage >= 1 then
       -- pin_memory is DeepSpeed's default since v0.19.5; stated for older
       -- versions, where it defaulted to false.
       zero.offload_optimizer = { device = "cpu", pin_memory = true }
@@ -136,12 +178,17 @@ return {
       -- accepts the section and silently ignores it (seed 002's error).
       zero.offload_param = { device = "cpu", pin_memory = true }
     end
+    -- DeepSpeed divides the world by sequence_parallel_size for the batch
+    -- (runtime/config.py:710); the key only appears when it is used.
+    local sp = p.sequence_parallel_size
     return {
+      sequence_parallel_size = sp > 1 and sp or nil,
+      aio = aio,
       train_micro_batch_size_per_gpu = p.micro_batch_size,
       gradient_accumulation_steps = p.gradient_accumulation,
       -- The data-parallel size is part of the identity (seed 004 left it
       -- out; DeepSpeed asserts TB == micro * GAS * world).
-      train_batch_size = p.micro_batch_size * p.gradient_accumulation * p.world_size,
+      train_batch_size = p.micro_batch_size * p.gradient_accumulation * (p.world_size // sp),
       gradient_clipping = p.max_grad_norm,
       bf16 = { enabled = bf16 },
       fp16 = fp16 and {

@@ -19,9 +19,14 @@
 -- planning again with the change).
 --
 -- Params read: model, world_size, gpus_per_node, gpu_mem_gb, cpu_mem_gb,
--- seq_len, global_batch, flash_attention, and optionally max_micro_batch.
--- opts: { max_micro_batch = N, margin = 0.10, min_stage = 0 } (all optional;
--- min_stage skips cheaper stages a profile does not want, e.g. 3).
+-- seq_len, global_batch, flash_attention, offload, sequence_parallel_size,
+-- finetune and lora_rank (base profile), and optionally max_micro_batch.
+-- opts: { max_micro_batch = N, margin = 0.10, min_stage = 0, nvme = false,
+-- sp_from = nil } (all optional; min_stage skips cheaper stages a profile
+-- does not want, e.g. 3; nvme lets the planner offload to NVMe at nvme_path
+-- when CPU offload does not fit; sp_from = S lets it use Ulysses sequence
+-- parallelism, every size dividing the world, when seq_len >= S).
+-- The changes returned then include sequence_parallel_size.
 
 local models = require("deepspeed.models")
 local planner = require("deepspeed.planner")
@@ -37,9 +42,11 @@ end
 
 local OFFLOAD = {
   none = { "none", "none" }, optimizer = { "cpu", "none" }, all = { "cpu", "cpu" },
+  nvme = { "nvme", "none" }, ["nvme-all"] = { "nvme", "nvme" },
 }
 
 local function offload_name(oo, op)
+  if op == "nvme" then return "nvme-all" elseif oo == "nvme" then return "nvme" end
   if op == "cpu" then return "all" elseif oo == "cpu" then return "optimizer" end
   return "none"
 end
@@ -65,8 +72,11 @@ local DROPPED = {
 }
 
 local function describe_plan(r)
-  local off = r.offload_param == "cpu" and "optimizer + parameter offload"
+  local off = r.offload_param == "nvme" and "optimizer + parameter offload to NVMe"
+    or r.offload_optimizer == "nvme" and "optimizer offload to NVMe"
+    or r.offload_param == "cpu" and "optimizer + parameter offload"
     or r.offload_optimizer == "cpu" and "optimizer offload" or "no offload"
+  if (r.sp or 1) > 1 then off = off .. (", sequence parallel %d"):format(r.sp) end
   return ("ZeRO-%d, %s, micro batch %d, checkpointing %s: %.2f of %.2f GiB per GPU"):format(
     r.stage, off, r.micro_batch, r.activation_checkpointing and "on" or "off",
     r.gpu_bytes / GIB, r.gpu_limit_bytes / GIB)
@@ -147,6 +157,29 @@ function M.prepare(p, opts, ctx)
     margin = opts.margin, max_micro_batch = opts.max_micro_batch or p.max_micro_batch,
     flash_attention = p.flash_attention == true, suggest = true,
   }
+  local sp_fixed = given.sequence_parallel_size and p.sequence_parallel_size or nil
+  local dp = world // (sp_fixed or 1)
+  if sp_fixed then
+    o.sp_sizes = { sp_fixed }
+  elseif opts.sp_from and p.seq_len >= opts.sp_from then
+    o.sp_sizes = {}
+    for sp = 1, world do
+      if world % sp == 0 then o.sp_sizes[#o.sp_sizes + 1] = sp end
+    end
+  end
+  local offload_nvme = p.offload == "nvme" or p.offload == "nvme-all"
+  if (opts.nvme and not given.offload) or (given.offload and offload_nvme) then
+    local terms = require("deepspeed.memory_terms")
+    o.nvme = true
+    o.nvme_tuning = { sub_group_size = terms.NVME_SUB_GROUP_SIZE,
+      param_buffer_size = terms.param_buffer_size(model.largest_layer, world) }
+  end
+  if p.finetune == "lora" or p.finetune == "qlora" then
+    local ok, t = pcall(require("deepspeed.memory_terms").lora_trainable, model, p.lora_rank)
+    if not ok then fail(("finetune=%s: %s"):format(p.finetune, tostring(t):gsub("^[^:]*:%d+: ", ""))) end
+    o.trainable_params = t
+    o.base_bits = p.finetune == "qlora" and 4 or 16
+  end
   -- What the command line fixed, the planner keeps.
   if given.zero_stage then o.stage = p.zero_stage end
   if given.offload then
@@ -158,30 +191,34 @@ function M.prepare(p, opts, ctx)
       fail(("offload=all (parameter offload) needs ZeRO stage 3 but zero_stage=%d was given")
         :format(p.zero_stage))
     end
+    if offload_nvme and given.zero_stage and p.zero_stage < 3 then
+      fail(("offload=%s (ZeRO-Infinity) needs ZeRO stage 3 but zero_stage=%d was given")
+        :format(p.offload, p.zero_stage))
+    end
   end
   if given.activation_checkpointing then o.activation_checkpointing = p.activation_checkpointing end
   if given.micro_batch_size and given.gradient_accumulation then
-    local gb = p.micro_batch_size * p.gradient_accumulation * world
+    local gb = p.micro_batch_size * p.gradient_accumulation * dp
     if given.global_batch and gb ~= p.global_batch then
-      fail(("micro_batch_size=%d x gradient_accumulation=%d x world_size %d = %d, but " ..
-        "global_batch=%d was given"):format(p.micro_batch_size, p.gradient_accumulation,
-        world, gb, p.global_batch))
+      fail(("micro_batch_size=%d x gradient_accumulation=%d x data-parallel size %d = %d, " ..
+        "but global_batch=%d was given"):format(p.micro_batch_size, p.gradient_accumulation,
+        dp, gb, p.global_batch))
     end
     o.global_batch = gb
     o.micro_batch = p.micro_batch_size
   elseif given.micro_batch_size then
     o.micro_batch = p.micro_batch_size
   elseif given.gradient_accumulation then
-    local per_gpu = p.global_batch // world
-    if p.global_batch % world ~= 0 or per_gpu % p.gradient_accumulation ~= 0 then
-      fail(("gradient_accumulation=%d does not divide global_batch=%d / world_size %d")
-        :format(p.gradient_accumulation, p.global_batch, world))
+    local per_gpu = p.global_batch // dp
+    if p.global_batch % dp ~= 0 or per_gpu % p.gradient_accumulation ~= 0 then
+      fail(("gradient_accumulation=%d does not divide global_batch=%d / data-parallel size %d")
+        :format(p.gradient_accumulation, p.global_batch, dp))
     end
     o.micro_batch = per_gpu // p.gradient_accumulation
   end
-  if o.micro_batch and o.global_batch % (o.micro_batch * world) ~= 0 then
-    fail(("micro_batch_size=%d x world_size %d does not divide global_batch=%d"):format(
-      o.micro_batch, world, o.global_batch))
+  if o.micro_batch and o.global_batch % (o.micro_batch * dp) ~= 0 then
+    fail(("micro_batch_size=%d x data-parallel size %d does not divide global_batch=%d"):format(
+      o.micro_batch, dp, o.global_batch))
   end
   local plan = planner.plan(o)
   if not plan.fits then
@@ -200,6 +237,7 @@ function M.prepare(p, opts, ctx)
     micro_batch_size = plan.micro_batch,
     gradient_accumulation = plan.gradient_accumulation,
     activation_checkpointing = plan.activation_checkpointing,
+    sequence_parallel_size = plan.sp,
   }
 end
 

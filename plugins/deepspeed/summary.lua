@@ -50,6 +50,73 @@ local function device(section)
   return "none"
 end
 
+local function raw_device(section)
+  if type(section) ~= "table" then return "none" end
+  local d = section.device
+  if d == "cpu" or d == "nvme" then return d end
+  return "none"
+end
+
+local function int_or(v, default)
+  local i = type(v) == "number" and math.tointeger(v) or nil
+  if i and i >= 0 then return i end
+  return default
+end
+
+-- Sequence- and tensor-parallel sizes a config asks for (1 when absent).
+local function parallel_sizes(cfg)
+  local sp = int_or(cfg.sequence_parallel_size, 1)
+  local tp = type(cfg.tensor_parallel) == "table" and int_or(cfg.tensor_parallel.autotp_size, 1) or 1
+  return math.max(sp, 1), math.max(tp, 1)
+end
+
+-- Model states through deepspeed.memory_terms (NVMe, AutoTP, LoRA), loaded
+-- only for configs and params that use them.
+local function extended_states(cfg, params, model, stage, per_node, nodes, tp)
+  local z = type(cfg.zero_optimization) == "table" and cfg.zero_optimization or {}
+  local oo, op = raw_device(z.offload_optimizer), raw_device(z.offload_param)
+  local lora = params.finetune == "lora" or params.finetune == "qlora"
+  if stage < 3 then
+    -- stage_1_and_2.py:185-186: nvme is cpu below stage 3; no param offload
+    if oo == "nvme" then oo = "cpu" end
+    op = "none"
+  elseif oo ~= "nvme" and op == "nvme" then
+    op = "cpu"
+  end
+  if stage == 0 then oo = "none" end
+  if not (oo == "nvme" or tp > 1 or lora) then return nil end
+  if per_node % tp ~= 0 then return nil end
+  local terms = require("deepspeed.memory_terms")
+  local tuning = nil
+  if oo == "nvme" then
+    local zo = type(z.offload_optimizer) == "table" and z.offload_optimizer or {}
+    local zp = type(z.offload_param) == "table" and z.offload_param or {}
+    local aio = type(cfg.aio) == "table" and cfg.aio or {}
+    tuning = {
+      sub_group_size = int_or(z.sub_group_size, nil),
+      optimizer_buffer_count = int_or(zo.buffer_count, nil),
+      param_buffer_count = int_or(zp.buffer_count, nil),
+      param_buffer_size = int_or(zp.buffer_size, nil),
+      max_in_cpu = int_or(zp.max_in_cpu, nil),
+      intra_op_parallelism = int_or(aio.intra_op_parallelism, nil),
+    }
+  end
+  local trainable, bits
+  if lora then
+    local ok, t = pcall(terms.lora_trainable, model, math.tointeger(params.lora_rank) or 16)
+    if not ok then return nil end
+    trainable, bits = t, params.finetune == "qlora" and 4 or 16
+    if op ~= "none" then return nil end
+  end
+  local ok, est = pcall(terms.states, {
+    stage = stage, params = model.params, largest_layer = model.largest_layer,
+    gpus_per_node = per_node, nodes = nodes, offload_optimizer = oo, offload_param = op,
+    zero_init = true, tp = tp, trainable_params = trainable, base_bits = bits, nvme = tuning,
+  })
+  if not ok then return nil end
+  return est
+end
+
 local function stage_of(cfg)
   local z = cfg.zero_optimization
   if type(z) ~= "table" then return 0 end
@@ -74,26 +141,35 @@ function M.memory(cfg, params)
   local oo, op = device(z.offload_optimizer), device(z.offload_param)
   if stage < 3 then op = "none" end
   if stage == 0 then oo = "none" end
-  local est = memory.estimate{
-    stage = stage, params = model.params, largest_layer = model.largest_layer,
-    gpus_per_node = per_node, nodes = nodes, offload_optimizer = oo,
-    offload_param = op, zero_init = true,
-  }
+  local sp, tp = parallel_sizes(cfg)
+  local est = extended_states(cfg, params, model, stage, per_node, nodes, tp)
+  if not est then
+    tp = 1
+    est = memory.estimate{
+      stage = stage, params = model.params, largest_layer = model.largest_layer,
+      gpus_per_node = per_node, nodes = nodes, offload_optimizer = oo,
+      offload_param = op, zero_init = true,
+    }
+  end
   local micro = math.tointeger(cfg.train_micro_batch_size_per_gpu)
     or math.tointeger(params.micro_batch_size) or 1
   local act = 0
   local seq = math.tointeger(params.seq_len)
   if seq and seq > 0 then
     local ckpt = params.activation_checkpointing == true or params.gradient_checkpointing == true
-    act = activations.bytes{
+    local o = {
       seq_len = seq, micro_batch = micro, hidden_size = model.hidden_size,
       layers = model.layers, heads = model.heads, vocab = model.vocab,
       checkpointing = ckpt, flash_attention = params.flash_attention == true,
     }
+    if sp > 1 then o.sp = sp end
+    if tp > 1 then o.tp = tp end
+    act = activations.bytes(o)
   end
   local out = {
     gpu_bytes = est.gpu + act, cpu_bytes = est.cpu,
     activation_bytes = act, model_states_gpu_bytes = est.gpu,
+    nvme_bytes = est.nvme ~= nil and est.nvme > 0 and est.nvme or nil,
   }
   -- GPU memory per device against gpu_mem_gb, host memory per node
   -- against cpu_mem_gb, each keeping the planner's margin (planner.lua:
@@ -167,7 +243,9 @@ function M.variant(cfg, params, ctx)
   if micro or gas or global then
     out.batch = {
       micro = micro, accumulation = gas, global = global,
-      world = math.tointeger(params.world_size) or 1,
+      -- the data-parallel world: DeepSpeed divides the world by
+      -- sequence_parallel_size (runtime/config.py:710)
+      world = (math.tointeger(params.world_size) or 1) // (parallel_sizes(cfg)),
     }
   end
   return out
