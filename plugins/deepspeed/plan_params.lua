@@ -168,7 +168,9 @@ function M.prepare(p, opts, ctx)
     end
   end
   local offload_nvme = p.offload == "nvme" or p.offload == "nvme-all"
-  if (opts.nvme and not given.offload) or (given.offload and offload_nvme) then
+  -- (with a fixed CPU offload too: "without --param offload=..." then
+  -- considers NVMe)
+  if opts.nvme or (given.offload and offload_nvme) then
     local terms = require("deepspeed.memory_terms")
     o.nvme = true
     o.nvme_tuning = { sub_group_size = terms.NVME_SUB_GROUP_SIZE,
