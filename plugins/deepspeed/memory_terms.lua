@@ -69,7 +69,7 @@
 --    each (16, 8 or 4 bits) with no gradient or optimizer state, replicated
 --    below stage 3 and partitioned over N at stage 3, where the largest
 --    layer is gathered at bits/8 bytes per parameter. Host memory: the
---    trainable part's figure plus, below stage 3 (no zero.Init), each
+--    trainable part's figure plus, below stage 3 or without zero.Init, each
 --    process loading the base weights: (P - T) * bits/8 * n * f.
 --    T for rank r (M.lora_trainable, all linear projections of a llama-
 --    style block, PEFT's target_modules="all-linear"): per layer
@@ -301,6 +301,7 @@ function M.states(o)
     if stage == 3 then
       gpu = est.gpu + ceil_div(frozen * bits // 8, N) + Lt * bits // 8
       cpu = est.cpu
+      if not zero_init then cpu = cpu + trunc(frozen * bits // 8 * nt * f) end
     else
       gpu = est.gpu + frozen * bits // 8
       cpu = est.cpu + trunc(frozen * bits // 8 * nt * f)

@@ -170,5 +170,35 @@ class Machines(dsf.TempDirTest):
         self.assertNotIn("sequence_parallel_size", json.loads(res.out))
 
 
+class Estimate(unittest.TestCase):
+    def test_qlora_shows_trainable_params_and_a_hand_computed_row(self):
+        res = run("estimate", "--model", "llama-3-8b", "--gpus", "4", "--finetune", "qlora",
+                  "--stage", "3", "--json")
+        self.assertEqual(res.rc, 0, res)
+        out = json.loads(res.out)
+        # r=16 on q,k,v,o,gate,up,down: 81,920 x 16 x 32 = 41,943,040
+        self.assertEqual(out["inputs"]["trainable_params"], 41943040)
+        # int(18 T / 4) = 188,743,680 (the adapters' states)
+        # + (8,030,261,248 - T) x 4 bits / 8 / 4 GPUs = 998,539,776 (base, partitioned)
+        # + 525,336,576 x 4 / 8 = 262,668,288 (the gathered embedding)
+        self.assertEqual(out["rows"][0]["gpu_bytes"], 1449951744)
+        text = run("estimate", "--model", "llama-3-8b", "--gpus", "4", "--finetune", "lora").out
+        self.assertIn("LoRA r=16: 41M trainable params, base weights in 16 bits.", text)
+
+    def test_nvme_row_and_its_limits(self):
+        res = run("estimate", "--model", "llama-3-8b", "--gpus", "4", "--stage", "3",
+                  "--offload-optimizer", "nvme", "--json")
+        self.assertEqual(res.rc, 0, res)
+        row = json.loads(res.out)["rows"][0]
+        # 16 bytes x ceil(P / 4) x 4 GPUs of swap files
+        self.assertEqual(row["nvme_bytes"], 16 * 2007565312 * 4)
+        res = run("estimate", "--model", "llama-3-8b", "--stage", "2",
+                  "--offload-optimizer", "nvme")
+        self.assertEqual(res.rc, 2, res)
+        self.assertIn("NVMe offload needs --stage 3", res.err)
+        res = run("estimate", "--model", "llama-3-8b", "--gpus", "3", "--tp", "2")
+        self.assertEqual(res.rc, 2, res)
+
+
 if __name__ == "__main__":
     unittest.main()
