@@ -86,7 +86,7 @@ function M.run(opts)
     if lora then
       local rank = opts.lora_rank or 16
       local ok, t = pcall(terms.lora_trainable, m, rank)
-      if not ok then return fail(2, "--finetune: " .. tostring(t):gsub("^[^:]*:%d+: ", "")) end
+      if not ok then return fail(2, "--finetune: " .. (tostring(t):gsub("^[^:]*:%d+: ", ""):gsub("^deepspeed%.memory_terms: ", ""))) end
       trainable, bits = t, opts.finetune == "qlora" and 4 or 16
       out.inputs.finetune, out.inputs.lora_rank = opts.finetune, rank
       out.inputs.trainable_params, out.inputs.base_bits = t, bits

@@ -178,7 +178,7 @@ function M.prepare(p, opts, ctx)
   end
   if p.finetune == "lora" or p.finetune == "qlora" then
     local ok, t = pcall(require("deepspeed.memory_terms").lora_trainable, model, p.lora_rank)
-    if not ok then fail(("finetune=%s: %s"):format(p.finetune, tostring(t):gsub("^[^:]*:%d+: ", ""))) end
+    if not ok then fail(("finetune=%s: %s"):format(p.finetune, (tostring(t):gsub("^[^:]*:%d+: ", ""):gsub("^deepspeed%.memory_terms: ", "")))) end
     o.trainable_params = t
     o.base_bits = p.finetune == "qlora" and 4 or 16
   end

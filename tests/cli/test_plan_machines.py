@@ -169,6 +169,27 @@ class Machines(dsf.TempDirTest):
         self.assertEqual(res.rc, 0, res)
         self.assertNotIn("sequence_parallel_size", json.loads(res.out))
 
+    def test_lora_is_planned_without_offload(self):
+        def plan(ft):
+            out, manifest = self.gen("small-gpu-offload", "--tier", "small", "--param",
+                                     "model=llama-3-8b", "--param", "finetune=" + ft)
+            v, cfg = next(self.variants(out, manifest))
+            return cfg["zero_optimization"], v["summary"]
+        z, s = plan("full")
+        self.assertEqual(z["offload_optimizer"]["device"], "cpu")
+        # LoRA: 16 GB of frozen bf16 weights + the adapters' states fit one 24 GB GPU
+        z, s = plan("lora")
+        self.assertNotIn("offload_optimizer", z)
+        self.assertLess(s["cpu_bytes"], 32 * 2**30)
+        self.assertTrue(s["fits"], s)
+        # QLoRA: the 4-bit base takes a quarter of that
+        zq, sq = plan("qlora")
+        self.assertLess(sq["model_states_gpu_bytes"], s["model_states_gpu_bytes"] / 2)
+        res = run("gen", "small-gpu-offload", "--tier", "small", "--param", "model=gpt2",
+                  "--param", "finetune=lora")
+        self.assertEqual(res.rc, 3, res)
+        self.assertIn("finetune=lora: LoRA's adapter count is modelled for llama-style", res.err)
+
 
 class Estimate(unittest.TestCase):
     def test_qlora_shows_trainable_params_and_a_hand_computed_row(self):
