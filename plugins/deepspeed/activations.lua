@@ -72,13 +72,20 @@
 --    loss_tiles (Arctic Long Sequence Training, S. Bekman et al.,
 --      arXiv:2506.13996, TiledFusedLogitsLoss): the logits and loss are
 --      computed k sequence shards at a time, so 4sbv becomes ceil(4sbv/k).
+--    mlp_tiles (Arctic's TiledMLP, same paper: the MLP runs on k sequence
+--      shards inside an autograd function that keeps only its input and
+--      recomputes each shard in the backward pass): of the MLP's 19sbh
+--      (input 2sbh, two 8sbh intermediates, the 1-byte dropout mask; with
+--      tp: d*sbh + sbh + ceil(d*8sbh/t)) a layer stores only the input
+--      (d*sbh), and one layer's MLP is live a shard at a time, ceil(mlp/k),
+--      on top of the stored activations.
 --
 -- Public API
 --   M.per_layer{ seq_len, micro_batch, hidden_size, heads, dtype_bytes = 2 } -> bytes
 --   M.breakdown{ seq_len, micro_batch, hidden_size, layers, heads, vocab,
 --                checkpointing = false, dtype_bytes = 2,
 --                flash_attention = false, tp = 1, sp = 1,
---                cpu_checkpointing = false, loss_tiles = 1 }
+--                cpu_checkpointing = false, loss_tiles = 1, mlp_tiles = 1 }
 --        -> { per_layer, layers_bytes, logits, total, host }
 --        (total: per GPU; host: per GPU's process in host memory)
 --   M.bytes{ ... same ... } -> total bytes per GPU (integer)
@@ -89,7 +96,7 @@ local KEYS = {
   seq_len = true, micro_batch = true, hidden_size = true, layers = true,
   heads = true, vocab = true, checkpointing = true, dtype_bytes = true,
   flash_attention = true, tp = true, sp = true, cpu_checkpointing = true,
-  loss_tiles = true,
+  loss_tiles = true, mlp_tiles = true,
 }
 
 local function positive(opts, name, default)
@@ -175,6 +182,15 @@ function M.breakdown(opts)
   end
   local function div(x, k) return (x + k - 1) // k end
   local per_layer = layer_bytes(s, b, h, a, d, flag(opts, "flash_attention"), t)
+  local mlp_tiles = positive(opts, "mlp_tiles", 1)
+  -- what a layer keeps, and what is live a moment on top of that
+  local kept, transient = per_layer, 0
+  if mlp_tiles > 1 then
+    local sbh = s * b * h
+    local mlp = d * sbh + sbh + div(d * 8 * sbh, t)
+    kept = per_layer - mlp + d * sbh
+    transient = div(mlp, mlp_tiles)
+  end
   local layers_bytes, host = nil, 0
   if ckpt then
     -- stored layer inputs + one layer's activations during recomputation
@@ -182,12 +198,12 @@ function M.breakdown(opts)
     if cpu_ckpt then
       -- the inputs live on the host; the recomputed layer's comes back
       host = div(stored, sp)
-      layers_bytes = d * s * b * h + per_layer
+      layers_bytes = d * s * b * h + kept + transient
     else
-      layers_bytes = stored + per_layer
+      layers_bytes = stored + kept + transient
     end
   else
-    layers_bytes = L * per_layer
+    layers_bytes = L * kept + transient
   end
   local logits = div(4 * s * b * v, tiles)
   if sp > 1 then

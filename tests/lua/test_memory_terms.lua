@@ -166,6 +166,22 @@ return {
       "cpu_checkpointing needs checkpointing")
   end,
 
+  activations_tiled_mlp = function()
+    local a = act()
+    -- s=4, b=1, h=8, a=2, d=2: MLP 2*32 + 32 + 2*8*32 = 608 (= 19sbh) of the
+    -- layer's 1248; a layer keeps 1248 - 608 + 64 = 704; 4 tiles: 152 live
+    local o = { seq_len = 4, micro_batch = 1, hidden_size = 8, heads = 2, layers = 2, vocab = 16,
+      mlp_tiles = 4 }
+    -- no checkpointing: 2 * 704 + 152 + logits 256
+    T.eq(a.bytes(o), 1816)
+    -- checkpointing: inputs 128 + 704 + 152 + 256
+    o.checkpointing = true
+    T.eq(a.bytes(o), 1240)
+    -- mlp_tiles = 1 is the plain figure
+    o.mlp_tiles = 1
+    T.eq(a.bytes(o), 1632)
+  end,
+
   planner_reaches_nvme_when_cpu_ram_is_short = function()
     local p = require("deepspeed.planner")
     local m = require("deepspeed.models").get("llama-3-8b")
