@@ -111,6 +111,10 @@ return {
       dsforge.fail(("sequence_parallel_size %d does not divide the world size %d"):format(
         p.sequence_parallel_size, world), 2)
     end
+    if (p.offload == "nvme" or p.offload == "nvme-all") and p.nvme_path:sub(1, 1) ~= "/" then
+      dsforge.fail(("offload=%s needs nvme_path to be an absolute directory, got '%s'"):format(
+        p.offload, p.nvme_path), 2)
+    end
     if (p.offload == "nvme" or p.offload == "nvme-all") and p.zero_stage ~= 3 then
       dsforge.fail(("offload=%s (ZeRO-Infinity) needs zero_stage=3: DeepSpeed's stages 1 " ..
         "and 2 treat an nvme device as cpu"):format(p.offload), 2)

@@ -142,6 +142,15 @@ class Machines(dsf.TempDirTest):
                   "--param", "zero_stage=2")
         self.assertEqual(res.rc, 3, res)
         self.assertIn("needs zero_stage=3", res.err)
+        res = run("gen", "small-gpu-offload", "--tier", "small", "--param", "offload=nvme",
+                  "--param", "nvme_path=")
+        self.assertEqual(res.rc, 3, res)
+        self.assertIn("needs nvme_path to be an absolute directory", res.err)
+        cfg = json.loads(run("gen", "small-gpu-offload", "--tier", "small", "--param",
+                             "offload=nvme", "--param", "nvme_path=/scratch/nvme0",
+                             "--stdout").out)
+        self.assertEqual(cfg["zero_optimization"]["offload_optimizer"]["nvme_path"],
+                         "/scratch/nvme0")
         res = run("gen", "small-gpu-offload", "--param", "offload=disk")
         self.assertNotEqual(res.rc, 0, res)
 
