@@ -91,7 +91,8 @@
 --             offload_optimizer = "none"|"cpu"|"nvme",
 --             offload_param = "none"|"cpu"|"nvme", zero_init = true,
 --             tp = 1, trainable_params = nil (all), base_bits = 16,
---             nvme = { M.nvme's tuning options } }
+--             nvme = { M.nvme's tuning options; param_buffer_size defaults
+--                      to M.param_buffer_size(L, N), what dsforge writes } }
 --     -> { gpu = per GPU, cpu = per node, nvme = per node (0 without) }
 
 local memory = require("deepspeed.memory")
@@ -317,7 +318,9 @@ function M.states(o)
       params = T ~= nil and ceil_div(T, tp) or Pt, largest_layer = T ~= nil and 0 or Lt,
       gpus_per_node = nt, nodes = nodes, offload_param = op,
       sub_group_size = t.sub_group_size, optimizer_buffer_count = t.optimizer_buffer_count,
-      param_buffer_count = t.param_buffer_count, param_buffer_size = t.param_buffer_size,
+      -- default: the buffer_size dsforge writes (M.param_buffer_size)
+      param_buffer_count = t.param_buffer_count,
+      param_buffer_size = t.param_buffer_size or M.param_buffer_size(Lt, N),
       max_in_cpu = t.max_in_cpu, intra_op_parallelism = t.intra_op_parallelism,
       buffer_factor = f,
     }

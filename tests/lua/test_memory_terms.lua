@@ -208,6 +208,41 @@ return {
       "ZeRO-3, optimizer offload to CPU: rejected, its model states need", 1, true))
   end,
 
+  planner_grid_with_nvme_and_sequence_parallelism = function()
+    -- every plan keeps the budgets and the batch identity at world / sp, and
+    -- more host RAM never picks a costlier plan (the search is monotone)
+    local p = require("deepspeed.planner")
+    local models = require("deepspeed.models")
+    local function le(a, b)
+      for i = 1, #a do if a[i] ~= b[i] then return a[i] < b[i] end end
+      return true
+    end
+    for _, name in ipairs({ "llama-3.2-1b", "llama-3-8b", "llama-2-13b" }) do
+      for _, g in ipairs({ { 1, 24 }, { 4, 24 }, { 8, 80 } }) do
+        local prev = nil
+        for _, cpu in ipairs({ 32, 64, 128, 256, 1024 }) do
+          local o = { model = models.get(name), gpus_per_node = g[1],
+            gpu_mem_bytes = g[2] * GiB, cpu_mem_bytes = cpu * GiB, seq_len = 32768,
+            global_batch = 64, flash_attention = true, max_micro_batch = 4, nvme = true,
+            nvme_tuning = { sub_group_size = terms().NVME_SUB_GROUP_SIZE },
+            sp_sizes = { 1, 2, 4, 8 } }
+          local r = p.plan(o)
+          local what = ("%s %dx%d GiB cpu %d"):format(name, g[1], g[2], cpu)
+          if r.fits then
+            T.eq(r.micro_batch * r.gradient_accumulation * r.data_parallel, 64, what)
+            T.eq(r.data_parallel * r.sp, g[1], what)
+            T.truthy(r.gpu_bytes <= r.gpu_limit_bytes and r.cpu_bytes <= r.cpu_limit_bytes, what)
+            T.truthy(r.offload_optimizer ~= "nvme" or r.stage == 3, what)
+            if prev then T.truthy(le(p.rank(r), p.rank(prev)), what .. ": costlier with more RAM") end
+            prev = r
+          else
+            T.eq(prev, nil, what .. ": fitted with less RAM")
+          end
+        end
+      end
+    end
+  end,
+
   planner_uses_sequence_parallelism_at_the_data_parallel_size = function()
     local p = require("deepspeed.planner")
     local o = { model = require("deepspeed.models").get("llama-3.1-8b"), gpus_per_node = 8,
