@@ -49,6 +49,10 @@ return {
       doc = "memory per GPU in GiB; variants that need more are flagged" },
     cpu_mem_gb = { default = 512, type = "number", min = 1, max = 1048576,
       doc = "host memory per node in GiB (offload planning)" },
+    autotp_size = { default = 1, type = "integer", min = 1, max = 64,
+      doc = "AutoTP tensor parallelism within a node (tensor_parallel.autotp_size); above 1 "
+        .. "train_batch_size is left to DeepSpeed, which counts every GPU without an mpu "
+        .. "and only the data-parallel ranks with one" },
     finetune = { default = "full", values = { "full", "lora", "qlora" },
       doc = "memory estimate and planner: full training, LoRA adapters on a 16-bit base, "
         .. "or QLoRA on a 4-bit base (the adapters are the training script's; the config "
@@ -110,6 +114,10 @@ return {
     if world % p.sequence_parallel_size ~= 0 then
       dsforge.fail(("sequence_parallel_size %d does not divide the world size %d"):format(
         p.sequence_parallel_size, world), 2)
+    end
+    if p.gpus_per_node % p.autotp_size ~= 0 then
+      dsforge.fail(("autotp_size %d does not divide gpus_per_node %d (AutoTP within a node)")
+        :format(p.autotp_size, p.gpus_per_node), 2)
     end
     if (p.offload == "nvme" or p.offload == "nvme-all") and p.nvme_path:sub(1, 1) ~= "/" then
       dsforge.fail(("offload=%s needs nvme_path to be an absolute directory, got '%s'"):format(
@@ -185,14 +193,22 @@ return {
     -- DeepSpeed divides the world by sequence_parallel_size for the batch
     -- (runtime/config.py:710); the key only appears when it is used.
     local sp = p.sequence_parallel_size
+    local tp = p.autotp_size
+    -- AutoTP: DeepSpeedConfig divides by nothing without an mpu (config.py:
+    -- 711-712) but by world/tp with the mpu the AutoTP tutorial passes, so
+    -- train_batch_size is left for DeepSpeed to derive from micro x
+    -- accumulation x its world size, right in both cases.
+    local train_batch = p.micro_batch_size * p.gradient_accumulation * (p.world_size // sp)
+    if tp > 1 then train_batch = nil end
     return {
       sequence_parallel_size = sp > 1 and sp or nil,
+      tensor_parallel = tp > 1 and { autotp_size = tp } or nil,
       aio = aio,
       train_micro_batch_size_per_gpu = p.micro_batch_size,
       gradient_accumulation_steps = p.gradient_accumulation,
       -- The data-parallel size is part of the identity (seed 004 left it
       -- out; DeepSpeed asserts TB == micro * GAS * world).
-      train_batch_size = p.micro_batch_size * p.gradient_accumulation * (p.world_size // sp),
+      train_batch_size = train_batch,
       gradient_clipping = p.max_grad_norm,
       bf16 = { enabled = bf16 },
       fp16 = fp16 and {

@@ -54,7 +54,11 @@
 --    split over tp ranks of a node and ZeRO partitions each shard over the
 --    data-parallel group of world/tp ranks. We evaluate deepspeed.memory's
 --    formulas with P/tp, L/tp and n/tp GPUs per node (tp must divide n);
---    per node there are tp such groups, so host memory is tp times theirs.
+--    per node there are tp such groups, so host memory is tp times theirs,
+--    but at least the unsharded model-load term P*4*n*f below stage 3 or
+--    without zero.Init: AutoTP shards a module that every process has
+--    already built (DeepSpeedEngine.__init__ calls _configure_tensor_parallel,
+--    engine.py:329-330).
 -- 3. Sequence parallelism (Ulysses: S. A. Jacobs et al., "DeepSpeed Ulysses",
 --    arXiv:2309.14509): model states are partitioned over the
 --    sequence-data-parallel group, the whole world (engine.py:1798 and
@@ -326,7 +330,11 @@ function M.states(o)
     }
     cpu, nvme = r.cpu, r.nvme
   end
-  return { gpu = gpu, cpu = cpu * tp, nvme = nvme * tp }
+  cpu = cpu * tp
+  if tp > 1 and oo == "none" and (stage < 3 or not zero_init) then
+    cpu = math.max(cpu, trunc(P * 4 * n * f))
+  end
+  return { gpu = gpu, cpu = cpu, nvme = nvme * tp }
 end
 
 return M

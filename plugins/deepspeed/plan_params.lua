@@ -243,4 +243,40 @@ function M.prepare(p, opts, ctx)
   }
 end
 
+--- AutoTP for a profile with a fixed stage (high-performance): nil when
+--- the params fit without it (or cannot use it), else { autotp_size = tp }
+--- with the smallest tp (2, 4, 8; dividing the GPUs per node and the
+--- attention and key/value heads) whose model states (deepspeed.memory_terms)
+--- and activations (Korthikanti Eq. 2) fit GPU and host memory with the
+--- planner's margin. A command-line autotp_size is kept.
+function M.autotp(p, ctx)
+  local given = type(ctx) == "table" and type(ctx.given) == "table" and ctx.given or {}
+  if given.autotp_size or p.offload ~= "none" then return nil end
+  local model = models.get(p.model)
+  if not model then return nil end
+  local terms = require("deepspeed.memory_terms")
+  local activations = require("deepspeed.activations")
+  local margin = require("deepspeed.columns").FIT_MARGIN
+  local world = p.world_size
+  local n = math.min(p.gpus_per_node, world)
+  local nodes = math.max(1, world // n)
+  local gpu_limit = math.floor(p.gpu_mem_gb * GIB * (1 - margin))
+  local cpu_limit = math.floor(p.cpu_mem_gb * GIB * (1 - margin))
+  for _, tp in ipairs({ 1, 2, 4, 8 }) do
+    if n % tp == 0 and model.heads % tp == 0 and (model.kv_heads or model.heads) % tp == 0 then
+      local st = terms.states{ stage = p.zero_stage, params = model.params,
+        largest_layer = model.largest_layer, gpus_per_node = n, nodes = nodes, tp = tp }
+      local a = activations.bytes{ seq_len = p.seq_len, micro_batch = p.micro_batch_size,
+        hidden_size = model.hidden_size, layers = model.layers, heads = model.heads,
+        vocab = model.vocab, checkpointing = p.activation_checkpointing == true,
+        flash_attention = p.flash_attention == true, tp = tp }
+      if st.gpu + a <= gpu_limit and st.cpu <= cpu_limit then
+        if tp == 1 then return nil end
+        return { autotp_size = tp }
+      end
+    end
+  end
+  return nil
+end
+
 return M

@@ -199,6 +199,28 @@ class Machines(dsf.TempDirTest):
         self.assertEqual(res.rc, 3, res)
         self.assertIn("finetune=lora: LoRA's adapter count is modelled for llama-style", res.err)
 
+    def test_high_performance_uses_autotp_when_zero2_does_not_fit(self):
+        out, manifest = self.gen("high-performance", "--tier", "large", "--param",
+                                 "model=llama-2-13b", "--param", "cpu_mem_gb=1024")
+        v, cfg = next(self.variants(out, manifest))
+        # ZeRO-2 alone: 73.2 GiB of 72 usable; AutoTP 2 halves each GPU's shard
+        self.assertEqual(cfg["tensor_parallel"], {"autotp_size": 2})
+        self.assertEqual(cfg["zero_optimization"]["stage"], 2)
+        # left to DeepSpeed: micro x accumulation x the world it sees
+        self.assertNotIn("train_batch_size", cfg)
+        self.assertTrue(v["summary"]["fits"], v["summary"])
+        # a model that fits ZeRO-2 keeps the seed's config
+        res = run("gen", "high-performance", "--tier", "large", "--stdout")
+        self.assertNotIn("tensor_parallel", json.loads(res.out))
+        res = run("gen", "high-performance", "--param", "autotp_size=3")
+        self.assertEqual(res.rc, 3, res)
+        self.assertIn("autotp_size 3 does not divide gpus_per_node 8", res.err)
+        if READY:
+            path = os.path.join(out, v["file"])
+            # without an mpu DeepSpeed sees 8 ranks, with AutoTP's mpu 4
+            for r in deepspeed_parses(self, [(path, 8, 1), (path, 4, 1)]):
+                self.assertTrue(r["ok"], r["verdict"])
+
 
 class Estimate(unittest.TestCase):
     def test_qlora_shows_trainable_params_and_a_hand_computed_row(self):

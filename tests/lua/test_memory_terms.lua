@@ -71,10 +71,17 @@ return {
     T.eq(r.nvme, 16000000)
     -- AutoTP 2 on 4 GPUs, ZeRO-2: a 500,000-parameter shard over 2 data-
     -- parallel ranks: 2 * 500000 + int(18 * 500000 / 2) = 5,500,000 per GPU;
-    -- host 500000 * 4 * 2 * 1.5 = 6,000,000 per group, 2 groups per node
+    -- host: every process loads the whole model before AutoTP shards it,
+    -- 1e6 * 4 * 4 * 1.5 = 24,000,000 (the shards' 2 x 6,000,000 is less)
     r = t.states{ stage = 2, params = 1000000, largest_layer = 100000, gpus_per_node = 4, tp = 2 }
     T.eq(r.gpu, 5500000)
-    T.eq(r.cpu, 12000000)
+    T.eq(r.cpu, 24000000)
+    -- with optimizer offload the host holds the shards' states: 2 groups of
+    -- 500000 * max(4 * 2, 16) * 1.5 = 12,000,000
+    r = t.states{ stage = 2, params = 1000000, largest_layer = 100000, gpus_per_node = 4, tp = 2,
+      offload_optimizer = "cpu" }
+    T.eq(r.gpu, 1000000)
+    T.eq(r.cpu, 24000000)
     T.eq(r.nvme, 0)
     -- without tp it is deepspeed.memory's figure
     local m = require("deepspeed.memory")
