@@ -95,8 +95,9 @@
 --             offload_optimizer = "none"|"cpu"|"nvme",
 --             offload_param = "none"|"cpu"|"nvme", zero_init = true,
 --             tp = 1, trainable_params = nil (all), base_bits = 16,
---             nvme = { M.nvme's tuning options; param_buffer_size defaults
---                      to M.param_buffer_size(L, N), what dsforge writes } }
+--             nvme = { M.nvme's tuning options; sub_group_size defaults to
+--                      M.NVME_SUB_GROUP_SIZE and param_buffer_size to
+--                      M.param_buffer_size(L, N): what dsforge writes } }
 --     -> { gpu = per GPU, cpu = per node, nvme = per node (0 without) }
 
 local memory = require("deepspeed.memory")
@@ -321,7 +322,8 @@ function M.states(o)
     local r = M.nvme{
       params = T ~= nil and ceil_div(T, tp) or Pt, largest_layer = T ~= nil and 0 or Lt,
       gpus_per_node = nt, nodes = nodes, offload_param = op,
-      sub_group_size = t.sub_group_size, optimizer_buffer_count = t.optimizer_buffer_count,
+      sub_group_size = t.sub_group_size or M.NVME_SUB_GROUP_SIZE,
+      optimizer_buffer_count = t.optimizer_buffer_count,
       -- default: the buffer_size dsforge writes (M.param_buffer_size)
       param_buffer_count = t.param_buffer_count,
       param_buffer_size = t.param_buffer_size or M.param_buffer_size(Lt, N),

@@ -171,10 +171,10 @@ function M.prepare(p, opts, ctx)
   -- (with a fixed CPU offload too: "without --param offload=..." then
   -- considers NVMe)
   if opts.nvme or (given.offload and offload_nvme) then
-    local terms = require("deepspeed.memory_terms")
+    -- (memory_terms, loaded only when an NVMe candidate is weighed, sizes
+    -- the buffers as base.lua writes them: NVME_SUB_GROUP_SIZE and
+    -- param_buffer_size(L, world))
     o.nvme = true
-    o.nvme_tuning = { sub_group_size = terms.NVME_SUB_GROUP_SIZE,
-      param_buffer_size = terms.param_buffer_size(model.largest_layer, world) }
   end
   if p.finetune == "lora" or p.finetune == "qlora" then
     local ok, t = pcall(require("deepspeed.memory_terms").lora_trainable, model, p.lora_rank)

@@ -340,10 +340,10 @@ function M.plan(opts)
     end
     return { dp = cdp, per_gpu = pg, micros = ms, smallest = ms[#ms] }
   end
-  local valid = {}
+  local valid, batches = {}, {}
   for _, c in ipairs(candidates) do
     local b = batch_of(c)
-    if b then c = setmetatable({ batch = b }, { __index = c }); valid[#valid + 1] = c end
+    if b then valid[#valid + 1] = c; batches[c] = b end
   end
   local all_plain = true
   for _, c in ipairs(candidates) do
@@ -427,8 +427,9 @@ function M.plan(opts)
   local best_in_cpu = nil -- smallest per-GPU need among those within the CPU budget
   for _, c in ipairs(candidates) do
     local states = states_of(c)
-    local micros, smallest_mb, per_gpu = c.batch.micros, c.batch.smallest, c.batch.per_gpu
-    local cdp = c.batch.dp
+    local cb = batches[c]
+    local micros, smallest_mb, per_gpu = cb.micros, cb.smallest, cb.per_gpu
+    local cdp = cb.dp
     local dp_text = cdp == dp and plural(dp, "GPU")
       or ("%d data-parallel ranks (%s / %d)"):format(cdp, plural(dp, "GPU"), dp // cdp)
     local function act(mb, ckpt) return act_of(mb, ckpt, c) end

@@ -93,10 +93,11 @@ local function extended_states(cfg, params, model, stage, per_node, nodes, tp)
     local zp = type(z.offload_param) == "table" and z.offload_param or {}
     local aio = type(cfg.aio) == "table" and cfg.aio or {}
     tuning = {
-      sub_group_size = int_or(z.sub_group_size, nil),
+      -- DeepSpeed's default when the config has none (zero/config.py)
+      sub_group_size = int_or(z.sub_group_size, nil) or terms.SUB_GROUP_SIZE,
       optimizer_buffer_count = int_or(zo.buffer_count, nil),
       param_buffer_count = int_or(zp.buffer_count, nil),
-      param_buffer_size = int_or(zp.buffer_size, nil),
+      param_buffer_size = int_or(zp.buffer_size, nil) or terms.PARAM_BUFFER_SIZE,
       max_in_cpu = int_or(zp.max_in_cpu, nil),
       intra_op_parallelism = int_or(aio.intra_op_parallelism, nil),
     }
