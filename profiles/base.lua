@@ -20,8 +20,7 @@ return {
   summary = "shared settings: batch identity, precision, AdamW + warmup/decay, ZeRO communication",
   params = {
     world_size = { default = 0, type = "integer", min = 0, max = 65536,
-      doc = "data-parallel GPUs (the batch identity uses this, divided by "
-        .. "sequence_parallel_size); 0: nodes x gpus_per_node" },
+      doc = "data-parallel GPUs (the batch identity uses this, / sequence_parallel_size); 0: nodes x gpus_per_node" },
     nodes = { default = 1, type = "integer", min = 1, max = 1024,
       doc = "nodes (machines); world_size is nodes x gpus_per_node unless given" },
     gpus_per_node = { default = 8, type = "integer", min = 1, max = 64,
@@ -35,13 +34,11 @@ return {
     zero_stage = { default = 3, type = "integer", min = 0, max = 3,
       doc = "ZeRO stage: 1 optimizer states, 2 + gradients, 3 + parameters" },
     offload = { default = "none", values = { "none", "optimizer", "all", "nvme", "nvme-all" },
-      doc = "CPU offload: optimizer states, or optimizer states and parameters (ZeRO-3 only); "
-        .. "nvme: optimizer states to NVMe, nvme-all: and parameters (ZeRO-3, nvme_path)" },
+      doc = "CPU offload: optimizer states, or optimizer states and parameters (ZeRO-3 only); nvme, nvme-all: the same to NVMe at nvme_path (ZeRO-3)" },
     nvme_path = { default = "/local_nvme", type = "string",
       doc = "a directory on a local NVMe drive for offload=nvme/nvme-all (ZeRO-Infinity)" },
     sequence_parallel_size = { default = 1, type = "integer", min = 1, max = 1024,
-      doc = "Ulysses sequence parallelism: GPUs that share one sequence; the data-parallel "
-        .. "size of the batch identity is world_size / sequence_parallel_size" },
+      doc = "Ulysses sequence parallelism: GPUs sharing one sequence; the batch identity uses world_size / sequence_parallel_size" },
     model = { default = "llama-2-7b", check = "deepspeed.models.check_param", file = "json",
       doc = "catalog model (dsforge models) or a Hugging Face config.json path, "
         .. "for the memory estimate and bucket sizes" },
@@ -50,13 +47,9 @@ return {
     cpu_mem_gb = { default = 512, type = "number", min = 1, max = 1048576,
       doc = "host memory per node in GiB (offload planning)" },
     autotp_size = { default = 1, type = "integer", min = 1, max = 64,
-      doc = "AutoTP tensor parallelism within a node (tensor_parallel.autotp_size); above 1 "
-        .. "train_batch_size is left to DeepSpeed, which counts every GPU without an mpu "
-        .. "and only the data-parallel ranks with one" },
+      doc = "AutoTP tensor parallelism within a node (tensor_parallel.autotp_size); above 1, train_batch_size is left to DeepSpeed" },
     finetune = { default = "full", values = { "full", "lora", "qlora" },
-      doc = "memory estimate and planner: full training, LoRA adapters on a 16-bit base, "
-        .. "or QLoRA on a 4-bit base (the adapters are the training script's; the config "
-        .. "is the same)" },
+      doc = "memory estimate and planner: full training, LoRA on a 16-bit base or QLoRA on a 4-bit base (the config is the same)" },
     lora_rank = { default = 16, type = "integer", min = 1, max = 4096,
       doc = "LoRA rank r on every linear projection (finetune=lora|qlora)" },
     seq_len = { default = 2048, type = "integer", min = 1, max = 16777216,
@@ -167,19 +160,7 @@ return {
       -- swappers; stage_1_and_2.py treats nvme as cpu), so the planner
       -- and the profiles pick it only there. Sizes are those the memory
       -- model (deepspeed.memory_terms) budgets for.
-      local terms = require("deepspeed.memory_terms")
-      zero.sub_group_size = terms.NVME_SUB_GROUP_SIZE
-      zero.offload_optimizer = { device = "nvme", nvme_path = p.nvme_path, pin_memory = true,
-        buffer_count = terms.OPTIMIZER_BUFFER_COUNT }
-      if p.offload == "nvme-all" then
-        local m = require("deepspeed.models").get(p.model)
-        local size = terms.PARAM_BUFFER_SIZE
-        if m then size = terms.param_buffer_size(m.largest_layer, p.world_size) end
-        zero.offload_param = { device = "nvme", nvme_path = p.nvme_path, pin_memory = true,
-          buffer_count = terms.PARAM_BUFFER_COUNT, buffer_size = size,
-          max_in_cpu = terms.MAX_IN_CPU }
-      end
-      aio = terms.aio()
+      aio = require("deepspeed.memory_terms").nvme_sections(zero, p)
     elseif p.offload ~= "none" and p.zero_stage >= 1 then
       -- pin_memory is DeepSpeed's default since v0.19.5; stated for older
       -- versions, where it defaulted to false.

@@ -99,6 +99,9 @@
 --                      M.NVME_SUB_GROUP_SIZE and param_buffer_size to
 --                      M.param_buffer_size(L, N): what dsforge writes } }
 --     -> { gpu = per GPU, cpu = per node, nvme = per node (0 without) }
+--   M.nvme_sections(zero, p) -> aio (sets zero's NVMe offload sections)
+--   M.config_states(cfg, params, model, stage, gpus_per_node, nodes, tp)
+--     -> M.states of a written config (gen's summary), or nil
 
 local memory = require("deepspeed.memory")
 
@@ -114,6 +117,24 @@ M.SUB_GROUP_SIZE = 1000000000       -- zero/config.py sub_group_size default
 -- swapper pins buffer_count buffers of the largest sub group (header, 1),
 -- 4 x 1e9 x 4 bytes = 16 GB per GPU at DeepSpeed's default; 1e8 pins 1.6 GB.
 M.NVME_SUB_GROUP_SIZE = 100000000
+
+--- The sections base.lua writes for offload=nvme|nvme-all at ZeRO-3: sets
+--- zero.sub_group_size, zero.offload_optimizer (and offload_param for
+--- nvme-all, buffer_size large enough for the model's largest partition)
+--- and returns the aio section. p: the profile params.
+function M.nvme_sections(zero, p)
+  zero.sub_group_size = M.NVME_SUB_GROUP_SIZE
+  zero.offload_optimizer = { device = "nvme", nvme_path = p.nvme_path, pin_memory = true,
+    buffer_count = M.OPTIMIZER_BUFFER_COUNT }
+  if p.offload == "nvme-all" then
+    local m = require("deepspeed.models").get(p.model)
+    local size = M.PARAM_BUFFER_SIZE
+    if m then size = M.param_buffer_size(m.largest_layer, p.world_size) end
+    zero.offload_param = { device = "nvme", nvme_path = p.nvme_path, pin_memory = true,
+      buffer_count = M.PARAM_BUFFER_COUNT, buffer_size = size, max_in_cpu = M.MAX_IN_CPU }
+  end
+  return M.aio()
+end
 
 --- The aio section dsforge writes with NVMe offload: DeepSpeed's defaults
 --- (swap_tensor/constants.py:8-17), stated so the budgeted alignment
@@ -337,6 +358,65 @@ function M.states(o)
     cpu = math.max(cpu, trunc(P * 4 * n * f))
   end
   return { gpu = gpu, cpu = cpu, nvme = nvme * tp }
+end
+
+
+local function raw_device(section)
+  if type(section) ~= "table" then return "none" end
+  local d = section.device
+  if d == "cpu" or d == "nvme" then return d end
+  return "none"
+end
+
+local function int_or(v, default)
+  local i = type(v) == "number" and math.tointeger(v) or nil
+  if i and i >= 0 then return i end
+  return default
+end
+
+--- The model states of a written config (gen's summary): offload devices,
+--- NVMe sizes (DeepSpeed's defaults where the config has none), AutoTP size
+--- tp and the finetune/lora_rank params. nil when not modelled here.
+function M.config_states(cfg, params, model, stage, per_node, nodes, tp)
+  local z = type(cfg.zero_optimization) == "table" and cfg.zero_optimization or {}
+  local oo, op = raw_device(z.offload_optimizer), raw_device(z.offload_param)
+  local lora = params.finetune == "lora" or params.finetune == "qlora"
+  if stage < 3 then
+    -- stage_1_and_2.py:185-186: nvme is cpu below stage 3; no param offload
+    if oo == "nvme" then oo = "cpu" end
+    op = "none"
+  elseif oo ~= "nvme" and op == "nvme" then
+    op = "cpu"
+  end
+  if stage == 0 then oo = "none" end
+  if per_node % tp ~= 0 then return nil end
+  local tuning = nil
+  if oo == "nvme" then
+    local zo = type(z.offload_optimizer) == "table" and z.offload_optimizer or {}
+    local zp = type(z.offload_param) == "table" and z.offload_param or {}
+    local aio = type(cfg.aio) == "table" and cfg.aio or {}
+    tuning = {
+      sub_group_size = int_or(z.sub_group_size, nil) or M.SUB_GROUP_SIZE,
+      optimizer_buffer_count = int_or(zo.buffer_count, nil),
+      param_buffer_count = int_or(zp.buffer_count, nil),
+      param_buffer_size = int_or(zp.buffer_size, nil) or M.PARAM_BUFFER_SIZE,
+      max_in_cpu = int_or(zp.max_in_cpu, nil),
+      intra_op_parallelism = int_or(aio.intra_op_parallelism, nil),
+    }
+  end
+  local trainable, bits
+  if lora then
+    local ok, t = pcall(M.lora_trainable, model, math.tointeger(params.lora_rank) or 16)
+    if not ok or op ~= "none" then return nil end
+    trainable, bits = t, params.finetune == "qlora" and 4 or 16
+  end
+  local ok, est = pcall(M.states, {
+    stage = stage, params = model.params, largest_layer = model.largest_layer,
+    gpus_per_node = per_node, nodes = nodes, offload_optimizer = oo, offload_param = op,
+    zero_init = true, tp = tp, trainable_params = trainable, base_bits = bits, nvme = tuning,
+  })
+  if not ok then return nil end
+  return est
 end
 
 return M

@@ -50,72 +50,26 @@ local function device(section)
   return "none"
 end
 
-local function raw_device(section)
-  if type(section) ~= "table" then return "none" end
-  local d = section.device
-  if d == "cpu" or d == "nvme" then return d end
-  return "none"
-end
-
-local function int_or(v, default)
-  local i = type(v) == "number" and math.tointeger(v) or nil
-  if i and i >= 0 then return i end
-  return default
-end
-
 -- Sequence- and tensor-parallel sizes a config asks for (1 when absent).
 local function parallel_sizes(cfg)
-  local sp = int_or(cfg.sequence_parallel_size, 1)
-  local tp = type(cfg.tensor_parallel) == "table" and int_or(cfg.tensor_parallel.autotp_size, 1) or 1
+  local v = cfg.sequence_parallel_size
+  local sp = type(v) == "number" and math.tointeger(v) or 1
+  v = type(cfg.tensor_parallel) == "table" and cfg.tensor_parallel.autotp_size or nil
+  local tp = type(v) == "number" and math.tointeger(v) or 1
   return math.max(sp, 1), math.max(tp, 1)
 end
 
--- Model states through deepspeed.memory_terms (NVMe, AutoTP, LoRA), loaded
--- only for configs and params that use them.
+-- Model states of NVMe, AutoTP and LoRA configs come from
+-- deepspeed.memory_terms (config_states), loaded only for them.
 local function extended_states(cfg, params, model, stage, per_node, nodes, tp)
-  local z = type(cfg.zero_optimization) == "table" and cfg.zero_optimization or {}
-  local oo, op = raw_device(z.offload_optimizer), raw_device(z.offload_param)
-  local lora = params.finetune == "lora" or params.finetune == "qlora"
-  if stage < 3 then
-    -- stage_1_and_2.py:185-186: nvme is cpu below stage 3; no param offload
-    if oo == "nvme" then oo = "cpu" end
-    op = "none"
-  elseif oo ~= "nvme" and op == "nvme" then
-    op = "cpu"
+  local z = cfg.zero_optimization
+  local nvme = type(z) == "table" and type(z.offload_optimizer) == "table"
+    and z.offload_optimizer.device == "nvme"
+  if not (nvme or tp > 1 or params.finetune == "lora" or params.finetune == "qlora") then
+    return nil
   end
-  if stage == 0 then oo = "none" end
-  if not (oo == "nvme" or tp > 1 or lora) then return nil end
-  if per_node % tp ~= 0 then return nil end
-  local terms = require("deepspeed.memory_terms")
-  local tuning = nil
-  if oo == "nvme" then
-    local zo = type(z.offload_optimizer) == "table" and z.offload_optimizer or {}
-    local zp = type(z.offload_param) == "table" and z.offload_param or {}
-    local aio = type(cfg.aio) == "table" and cfg.aio or {}
-    tuning = {
-      -- DeepSpeed's default when the config has none (zero/config.py)
-      sub_group_size = int_or(z.sub_group_size, nil) or terms.SUB_GROUP_SIZE,
-      optimizer_buffer_count = int_or(zo.buffer_count, nil),
-      param_buffer_count = int_or(zp.buffer_count, nil),
-      param_buffer_size = int_or(zp.buffer_size, nil) or terms.PARAM_BUFFER_SIZE,
-      max_in_cpu = int_or(zp.max_in_cpu, nil),
-      intra_op_parallelism = int_or(aio.intra_op_parallelism, nil),
-    }
-  end
-  local trainable, bits
-  if lora then
-    local ok, t = pcall(terms.lora_trainable, model, math.tointeger(params.lora_rank) or 16)
-    if not ok then return nil end
-    trainable, bits = t, params.finetune == "qlora" and 4 or 16
-    if op ~= "none" then return nil end
-  end
-  local ok, est = pcall(terms.states, {
-    stage = stage, params = model.params, largest_layer = model.largest_layer,
-    gpus_per_node = per_node, nodes = nodes, offload_optimizer = oo, offload_param = op,
-    zero_init = true, tp = tp, trainable_params = trainable, base_bits = bits, nvme = tuning,
-  })
-  if not ok then return nil end
-  return est
+  return require("deepspeed.memory_terms").config_states(cfg, params, model, stage,
+    per_node, nodes, tp)
 end
 
 local function stage_of(cfg)
