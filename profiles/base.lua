@@ -20,7 +20,7 @@ return {
   summary = "shared settings: batch identity, precision, AdamW + warmup/decay, ZeRO communication",
   params = {
     world_size = { default = 0, type = "integer", min = 0, max = 65536,
-      doc = "data-parallel GPUs (the batch identity uses this); 0: nodes x gpus_per_node" },
+      doc = "data-parallel GPUs (the batch identity uses this, / sequence_parallel_size); 0: nodes x gpus_per_node" },
     nodes = { default = 1, type = "integer", min = 1, max = 1024,
       doc = "nodes (machines); world_size is nodes x gpus_per_node unless given" },
     gpus_per_node = { default = 8, type = "integer", min = 1, max = 64,
@@ -33,8 +33,12 @@ return {
       doc = "mixed precision mode" },
     zero_stage = { default = 3, type = "integer", min = 0, max = 3,
       doc = "ZeRO stage: 1 optimizer states, 2 + gradients, 3 + parameters" },
-    offload = { default = "none", values = { "none", "optimizer", "all" },
-      doc = "CPU offload: optimizer states, or optimizer states and parameters (ZeRO-3 only)" },
+    offload = { default = "none", values = { "none", "optimizer", "all", "nvme", "nvme-all" },
+      doc = "CPU offload: optimizer states, or optimizer states and parameters (ZeRO-3 only); nvme, nvme-all: the same to NVMe at nvme_path (ZeRO-3)" },
+    nvme_path = { default = "/local_nvme", type = "string",
+      doc = "a directory on a local NVMe drive for offload=nvme/nvme-all (ZeRO-Infinity)" },
+    sequence_parallel_size = { default = 1, type = "integer", min = 1, max = 1024,
+      doc = "Ulysses sequence parallelism: GPUs sharing one sequence; the batch identity uses world_size / sequence_parallel_size" },
     model = { default = "llama-2-7b", check = "deepspeed.models.check_param", file = "json",
       doc = "catalog model (dsforge models) or a Hugging Face config.json path, "
         .. "for the memory estimate and bucket sizes" },
@@ -46,6 +50,12 @@ return {
       doc = "memory per GPU in GiB; variants that need more are flagged" },
     cpu_mem_gb = { default = 512, type = "number", min = 1, max = 1048576,
       doc = "host memory per node in GiB (offload planning)" },
+    autotp_size = { default = 1, type = "integer", min = 1, max = 64,
+      doc = "AutoTP tensor parallelism within a node (tensor_parallel.autotp_size); above 1, train_batch_size is left to DeepSpeed" },
+    finetune = { default = "full", values = { "full", "lora", "qlora" },
+      doc = "memory estimate and planner: full training, LoRA on a 16-bit base or QLoRA on a 4-bit base (the config is the same)" },
+    lora_rank = { default = 16, type = "integer", min = 1, max = 4096,
+      doc = "LoRA rank r on every linear projection (finetune=lora|qlora)" },
     seq_len = { default = 2048, type = "integer", min = 1, max = 16777216,
       doc = "training sequence length (activation memory)" },
     activation_checkpointing = { default = true, type = "boolean",
@@ -96,8 +106,26 @@ return {
     -- People describe a machine as nodes x GPUs per node; world_size is
     -- derived from them unless a profile or the command line sets it (a
     -- data-parallel size below the GPU count, e.g. with model parallelism).
+    local world = p.world_size
+    if world == 0 then world = p.nodes * p.gpus_per_node end
+    if world % p.sequence_parallel_size ~= 0 then
+      dsforge.fail(("sequence_parallel_size %d does not divide the world size %d"):format(
+        p.sequence_parallel_size, world), 2)
+    end
+    if p.gpus_per_node % p.autotp_size ~= 0 then
+      dsforge.fail(("autotp_size %d does not divide gpus_per_node %d (AutoTP within a node)")
+        :format(p.autotp_size, p.gpus_per_node), 2)
+    end
+    if (p.offload == "nvme" or p.offload == "nvme-all") and p.nvme_path:sub(1, 1) ~= "/" then
+      dsforge.fail(("offload=%s needs nvme_path to be an absolute directory, got '%s'"):format(
+        p.offload, p.nvme_path), 2)
+    end
+    if (p.offload == "nvme" or p.offload == "nvme-all") and p.zero_stage ~= 3 then
+      dsforge.fail(("offload=%s (ZeRO-Infinity) needs zero_stage=3: DeepSpeed's stages 1 " ..
+        "and 2 treat an nvme device as cpu"):format(p.offload), 2)
+    end
     if p.world_size == 0 then
-      return { world_size = p.nodes * p.gpus_per_node }
+      return { world_size = world }
     end
     return nil
   end,
@@ -139,7 +167,14 @@ return {
       zero.sub_group_size = 1e9
       zero.stage3_gather_16bit_weights_on_model_save = true
     end
-    if p.offload ~= "none" and p.zero_stage >= 1 then
+    local aio = nil
+    if (p.offload == "nvme" or p.offload == "nvme-all") and p.zero_stage == 3 then
+      -- ZeRO-Infinity: NVMe swapping exists only at stage 3 (stage3.py's
+      -- swappers; stage_1_and_2.py treats nvme as cpu), so the planner
+      -- and the profiles pick it only there. Sizes are those the memory
+      -- model (deepspeed.memory_terms) budgets for.
+      aio = require("deepspeed.memory_terms").nvme_sections(zero, p)
+    elseif p.offload ~= "none" and p.zero_stage >= 1 then
       -- pin_memory is DeepSpeed's default since v0.19.5; stated for older
       -- versions, where it defaulted to false.
       zero.offload_optimizer = { device = "cpu", pin_memory = true }
@@ -149,12 +184,25 @@ return {
       -- accepts the section and silently ignores it (seed 002's error).
       zero.offload_param = { device = "cpu", pin_memory = true }
     end
+    -- DeepSpeed divides the world by sequence_parallel_size for the batch
+    -- (runtime/config.py:710); the key only appears when it is used.
+    local sp = p.sequence_parallel_size
+    local tp = p.autotp_size
+    -- AutoTP: DeepSpeedConfig divides by nothing without an mpu (config.py:
+    -- 711-712) but by world/tp with the mpu the AutoTP tutorial passes, so
+    -- train_batch_size is left for DeepSpeed to derive from micro x
+    -- accumulation x its world size, right in both cases.
+    local train_batch = p.micro_batch_size * p.gradient_accumulation * (p.world_size // sp)
+    if tp > 1 then train_batch = nil end
     return {
+      sequence_parallel_size = sp > 1 and sp or nil,
+      tensor_parallel = tp > 1 and { autotp_size = tp } or nil,
+      aio = aio,
       train_micro_batch_size_per_gpu = p.micro_batch_size,
       gradient_accumulation_steps = p.gradient_accumulation,
       -- The data-parallel size is part of the identity (seed 004 left it
       -- out; DeepSpeed asserts TB == micro * GAS * world).
-      train_batch_size = p.micro_batch_size * p.gradient_accumulation * p.world_size,
+      train_batch_size = train_batch,
       gradient_clipping = p.max_grad_norm,
       bf16 = { enabled = bf16 },
       fp16 = fp16 and {

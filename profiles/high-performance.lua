@@ -5,7 +5,8 @@
 -- Corrections of the seed: "FusedAdam" is not an optimizer type DeepSpeed
 -- knows (it raises); "AdamW" is, and DeepSpeed runs it as FusedAdam. The
 -- seed's table ties micro batch to GPU memory (24 GB: 8, 40 GB+: 16,
--- 80 GB+: 32); the tiers follow it, each with its GPU size.
+-- 80 GB+: 32); the tiers follow it, each with its GPU size. Models too
+-- large for ZeRO-2 at that micro batch get AutoTP (prepare below).
 
 return {
   name = "high-performance",
@@ -24,6 +25,13 @@ return {
     large = { summary = "80 GB GPUs: micro 32 x 4 x 8 GPUs = 1024",
       params = { micro_batch_size = 32, gradient_accumulation = 4, gpu_mem_gb = 80 } },
   },
+  -- A model that does not fit ZeRO-2 at the tier's micro batch is split
+  -- with AutoTP (tensor_parallel.autotp_size 2, 4 or 8 within a node)
+  -- before giving up: the smallest size that fits (plan_params.autotp).
+  prepare = function(p, ctx)
+    local tp = require("deepspeed.plan_params").autotp(p, ctx)
+    return tp
+  end,
   build = function(p)
     return {
       zero_optimization = {

@@ -5,7 +5,9 @@
 -- Activation memory grows with the square of the sequence length
 -- (Korthikanti et al. 2022, the 5*a*s^2*b term), so the micro batch stays
 -- at 1 and the planner picks stage, offload and checkpointing for the
--- budget. DeepSpeed's activation_checkpointing section only applies to
+-- budget; from 32k tokens it may also use Ulysses sequence parallelism
+-- (sequence_parallel_size: the activations are split over that many GPUs
+-- and the batch identity uses world_size / sequence_parallel_size). DeepSpeed's activation_checkpointing section only applies to
 -- models that use deepspeed.checkpointing (Megatron-style); Hugging Face
 -- models use TrainingArguments(gradient_checkpointing=True), which the
 -- manifest records for each variant.
@@ -27,7 +29,10 @@ return {
   },
   prepare = function(p, ctx)
     -- (not a tail call: "nothing fits" then names this line)
-    local plan = require("deepspeed.plan_params").prepare(p, { max_micro_batch = 1 }, ctx)
+    -- from 32k tokens the planner may split each sequence over GPUs
+    -- (Ulysses sequence_parallel_size), before offloading
+    local plan = require("deepspeed.plan_params").prepare(p,
+      { max_micro_batch = 1, sp_from = 32768 }, ctx)
     return plan
   end,
   build = function(p)

@@ -4,7 +4,9 @@
 -- Correction of the seed: offload is not always on. The planner (the
 -- deepspeed plugin's memory model) decides from the model and the memory
 -- budget: it offloads only when the model states and activations do not
--- fit the GPU, and picks the largest micro batch that fits.
+-- fit the GPU, and picks the largest micro batch that fits. When the host
+-- RAM cannot hold CPU-offloaded states either, it offloads to NVMe
+-- (offload=nvme, the directory nvme_path; ZeRO-3 only).
 
 return {
   name = "small-gpu-offload",
@@ -29,7 +31,9 @@ return {
   prepare = function(p, ctx)
     -- ctx.given: what --param/--matrix fixed, which the planner keeps
     -- (not a tail call: "nothing fits" then names this line)
-    local plan = require("deepspeed.plan_params").prepare(p, nil, ctx)
+    -- nvme: when CPU RAM cannot hold the offloaded states, offload them to
+    -- NVMe at nvme_path (ZeRO-Infinity) instead of giving up
+    local plan = require("deepspeed.plan_params").prepare(p, { nvme = true }, ctx)
     return plan
   end,
   build = function(p)

@@ -49,12 +49,45 @@
 --    activation recomputation" of exactly those terms (Section 5). Default
 --    false (eager attention, the conservative estimate).
 --
+-- 5. Parallelism and long-sequence savings (options, all default off):
+--    tp (tensor-parallel size, AutoTP; Korthikanti et al. Section 4.2,
+--      Equation 2 "tensor parallel, no sequence parallel"):
+--        per layer = sbh*(10 + 24/t + 5as/(ht))
+--      The 10sbh that stay replicated are the two LayerNorm inputs, the
+--      attention and MLP inputs (8sbh of 16-bit values) and two dropout
+--      masks (2sbh); the 24sbh and the attention-score terms split over t.
+--      In general: d*(4sbh + (12sbh + 2as^2b)/t) + 2sbh + as^2b/t (the
+--      divided part rounded up). Stored layer inputs (checkpointing) and
+--      the logits are not divided (AutoTP replicates them).
+--    sp (Ulysses sequence-parallel size; S. A. Jacobs et al., "DeepSpeed
+--      Ulysses", arXiv:2309.14509, Section 3): each rank holds s/sp tokens
+--      outside attention and a/sp heads over the full sequence inside it,
+--      so every term above (34sbh, 5as^2b, the stored inputs and the logits)
+--      is divided by sp: the total is ceil(total/sp).
+--    cpu_checkpointing (DeepSpeed activation_checkpointing.cpu_checkpointing,
+--      deepspeed/runtime/activation_checkpointing/checkpointing.py: the
+--      checkpointed layer inputs are copied to the host): with
+--      checkpointing, the L stored inputs move to host memory (`host`, per
+--      GPU); the GPU keeps the recomputed layer's activations and its input.
+--    loss_tiles (Arctic Long Sequence Training, S. Bekman et al.,
+--      arXiv:2506.13996, TiledFusedLogitsLoss): the logits and loss are
+--      computed k sequence shards at a time, so 4sbv becomes ceil(4sbv/k).
+--    mlp_tiles (Arctic's TiledMLP, same paper: the MLP runs on k sequence
+--      shards inside an autograd function that keeps only its input and
+--      recomputes each shard in the backward pass): of the MLP's 19sbh
+--      (input 2sbh, two 8sbh intermediates, the 1-byte dropout mask; with
+--      tp: d*sbh + sbh + ceil(d*8sbh/t)) a layer stores only the input
+--      (d*sbh), and one layer's MLP is live a shard at a time, ceil(mlp/k),
+--      on top of the stored activations.
+--
 -- Public API
 --   M.per_layer{ seq_len, micro_batch, hidden_size, heads, dtype_bytes = 2 } -> bytes
 --   M.breakdown{ seq_len, micro_batch, hidden_size, layers, heads, vocab,
 --                checkpointing = false, dtype_bytes = 2,
---                flash_attention = false }
---        -> { per_layer, layers_bytes, logits, total }
+--                flash_attention = false, tp = 1, sp = 1,
+--                cpu_checkpointing = false, loss_tiles = 1, mlp_tiles = 1 }
+--        -> { per_layer, layers_bytes, logits, total, host }
+--        (total: per GPU; host: per GPU's process in host memory)
 --   M.bytes{ ... same ... } -> total bytes per GPU (integer)
 
 local M = {}
@@ -62,7 +95,8 @@ local M = {}
 local KEYS = {
   seq_len = true, micro_batch = true, hidden_size = true, layers = true,
   heads = true, vocab = true, checkpointing = true, dtype_bytes = true,
-  flash_attention = true,
+  flash_attention = true, tp = true, sp = true, cpu_checkpointing = true,
+  loss_tiles = true, mlp_tiles = true,
 }
 
 local function positive(opts, name, default)
@@ -90,11 +124,18 @@ local function check_keys(opts, fname)
   end
 end
 
-local function layer_bytes(s, b, h, a, d, flash)
+local function layer_bytes(s, b, h, a, d, flash, t)
   -- d*(16sbh + 2as^2b) + (2sbh + as^2b); = 34sbh + 5as^2b for d = 2 (Eq. 1)
+  -- with tensor parallelism t: d*4sbh + 2sbh + ceil((d*12sbh + (2d+1)as^2b)/t)
+  -- (= sbh(10 + 24/t + 5as/(ht)) for d = 2, Eq. 2)
   local sbh = s * b * h
   local as2b = flash and 0 or a * s * s * b
-  return d * (16 * sbh + 2 * as2b) + 2 * sbh + as2b
+  t = t or 1
+  if t == 1 then
+    return d * (16 * sbh + 2 * as2b) + 2 * sbh + as2b
+  end
+  local split = d * 12 * sbh + (2 * d + 1) * as2b
+  return d * 4 * sbh + 2 * sbh + (split + t - 1) // t
 end
 
 local function flag(opts, name)
@@ -132,20 +173,48 @@ function M.breakdown(opts)
   if type(ckpt) ~= "boolean" then
     error("deepspeed.activations: checkpointing must be a boolean, got " .. type(ckpt), 2)
   end
-  local per_layer = layer_bytes(s, b, h, a, d, flag(opts, "flash_attention"))
-  local layers_bytes
+  local t = positive(opts, "tp", 1)
+  local sp = positive(opts, "sp", 1)
+  local tiles = positive(opts, "loss_tiles", 1)
+  local cpu_ckpt = flag(opts, "cpu_checkpointing")
+  if cpu_ckpt and not ckpt then
+    error("deepspeed.activations: cpu_checkpointing needs checkpointing", 2)
+  end
+  local function div(x, k) return (x + k - 1) // k end
+  local per_layer = layer_bytes(s, b, h, a, d, flag(opts, "flash_attention"), t)
+  local mlp_tiles = positive(opts, "mlp_tiles", 1)
+  -- what a layer keeps, and what is live a moment on top of that
+  local kept, transient = per_layer, 0
+  if mlp_tiles > 1 then
+    local sbh = s * b * h
+    local mlp = d * sbh + sbh + div(d * 8 * sbh, t)
+    kept = per_layer - mlp + d * sbh
+    transient = div(mlp, mlp_tiles)
+  end
+  local layers_bytes, host = nil, 0
   if ckpt then
     -- stored layer inputs + one layer's activations during recomputation
-    layers_bytes = L * d * s * b * h + per_layer
+    local stored = L * d * s * b * h
+    if cpu_ckpt then
+      -- the inputs live on the host; the recomputed layer's comes back
+      host = div(stored, sp)
+      layers_bytes = d * s * b * h + kept + transient
+    else
+      layers_bytes = stored + kept + transient
+    end
   else
-    layers_bytes = L * per_layer
+    layers_bytes = L * kept + transient
   end
-  local logits = 4 * s * b * v
+  local logits = div(4 * s * b * v, tiles)
+  if sp > 1 then
+    per_layer, layers_bytes, logits = div(per_layer, sp), div(layers_bytes, sp), div(logits, sp)
+  end
   return {
     per_layer = per_layer,
     layers_bytes = layers_bytes,
     logits = logits,
     total = layers_bytes + logits,
+    host = host,
   }
 end
 

@@ -37,6 +37,11 @@ local function offload(cfg)
     return type(d) == "string" and d ~= "none"
   end
   local oo, op = on(z.offload_optimizer), on(z.offload_param)
+  -- NVMe (ZeRO-Infinity): the names of the offload param's values
+  local function nvme(sec) return type(sec) == "table" and sec.device == "nvme" end
+  if nvme(z.offload_optimizer) then
+    return nvme(z.offload_param) and "nvme-all" or "nvme"
+  end
   if oo and op then return "opt+param" end
   if oo then return "optimizer" end
   if op then return "param" end

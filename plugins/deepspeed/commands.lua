@@ -23,7 +23,8 @@ local estimate = {
     .. "printed as GB). With --stage: that one row. --seq-len adds the activation "
     .. "memory per GPU (Korthikanti et al. 2022), with and without activation "
     .. "checkpointing; --flash-attention 0 counts the s x s attention scores of "
-    .. "eager attention (default 1: FlashAttention/SDPA).",
+    .. "eager attention (default 1: FlashAttention/SDPA). --finetune, --tp, --sp and "
+    .. "NVMe offload use dsforge's own terms (README: Memory model and planner).",
   options = {
     { name = "model", arg = "NAME|FILE", complete = "file",
       help = "a model `dsforge models` lists (e.g. llama-2-7b, mixtral-8x7b) or a "
@@ -34,8 +35,10 @@ local estimate = {
     { name = "gpus", arg = "N", help = "GPUs per node (default 1)" },
     { name = "nodes", arg = "N", help = "nodes (default 1)" },
     { name = "stage", arg = "0|1|2|3", help = "only this ZeRO stage's row" },
-    { name = "offload-optimizer", arg = "none|cpu", help = "with --stage: optimizer offload" },
-    { name = "offload-param", arg = "none|cpu", help = "with --stage 3: parameter offload" },
+    { name = "offload-optimizer", arg = "none|cpu|nvme",
+      help = "with --stage: optimizer offload (nvme: ZeRO-Infinity, --stage 3)" },
+    { name = "offload-param", arg = "none|cpu|nvme",
+      help = "with --stage 3: parameter offload (nvme with --offload-optimizer nvme)" },
     { name = "zero-init", arg = "0|1", help = "with --stage 3: zero.Init (default 1)" },
     { name = "seq-len", arg = "N", help = "add the activation memory for this sequence length" },
     { name = "micro-batch", arg = "N", help = "micro batch per GPU for the activations (default 1)" },
@@ -44,6 +47,11 @@ local estimate = {
     { name = "ep-size", arg = "N",
       help = "expert parallel size of an MoE model (DeepSpeed MoE ep_size; default 1): "
         .. "expert parameters and their states divided over N GPUs; not with stage 3" },
+    { name = "finetune", arg = "full|lora|qlora",
+      help = "LoRA: optimizer states for the adapters only (qlora: 4-bit base weights)" },
+    { name = "lora-rank", arg = "N", help = "LoRA rank on every linear projection (default 16)" },
+    { name = "tp", arg = "N", help = "AutoTP tensor-parallel size (divides --gpus)" },
+    { name = "sp", arg = "N", help = "Ulysses sequence-parallel size (divides the activations)" },
     { name = "json", help = "bytes as JSON, with the inputs echoed" },
   },
   run = runner("estimate", "deepspeed.commands_run"),

@@ -86,12 +86,24 @@ local function estimate_table(res)
       .. "%dM in experts; expert parallel size %d.", i.experts, i.experts_per_token,
       i.active_params // 1000000, i.expert_params // 1000000, i.ep_size or 1)
   end
+  if i.trainable_params then
+    out[#out + 1] = string.format("%s r=%d: %dM trainable params, base weights in %d bits.",
+      i.finetune == "qlora" and "QLoRA" or "LoRA", i.lora_rank, i.trainable_params // 1000000,
+      i.base_bits)
+  end
+  if (i.tp or 1) > 1 then
+    out[#out + 1] = string.format("AutoTP %d: each GPU holds 1/%d of every layer.", i.tp, i.tp)
+  end
   out[#out + 1] = "  per CPU  |  per GPU |   Options"
   for _, r in ipairs(res.rows) do
     local zi = ""
     if r.zero_init ~= nil then zi = r.zero_init and " zero_init=1" or " zero_init=0" end
     out[#out + 1] = string.format("  %8s | %8s | ZeRO-%d offload_optimizer=%s offload_param=%s%s",
       r.cpu_text, r.gpu_text, r.stage, r.offload_optimizer, r.offload_param, zi)
+    if r.nvme_bytes then
+      out[#out + 1] = string.format("  NVMe per node: %sGB (ZeRO-Infinity swap files)",
+        gib(r.nvme_bytes))
+    end
   end
   if res.activation_bytes then
     out[#out + 1] = string.format("Activations per GPU: %sGB (with activation "
@@ -118,6 +130,7 @@ function M.estimate(opts, args, ctx)
     { "gpus", "gpus", 1, 1000000 }, { "nodes", "nodes", 1, 1000000 },
     { "stage", "stage", 0, 3 }, { "seq-len", "seq_len", 1, 100000000 },
     { "micro-batch", "micro_batch", 1, 1000000 }, { "ep-size", "ep_size", 1, 65536 },
+    { "lora-rank", "lora_rank", 1, 4096 }, { "tp", "tp", 1, 1024 }, { "sp", "sp", 1, 1048576 },
   }
   for _, c in ipairs(checks) do
     local ok, err, hint = num(c[1], c[2], c[3], c[4], c[5])
@@ -132,10 +145,22 @@ function M.estimate(opts, args, ctx)
   end
   for _, c in ipairs({ { "offload-optimizer", "offload_optimizer" }, { "offload-param", "offload_param" } }) do
     if opts[c[1]] ~= nil then
-      local v, err = one_of(c[1], opts[c[1]], "none", "cpu")
-      if not v then return usage(err) end
+      local v = opts[c[1]]
+      if v ~= "none" and v ~= "cpu" and v ~= "nvme" then
+        return usage(string.format("--%s must be 'none', 'cpu' or 'nvme'", c[1]))
+      end
       o[c[2]] = v
     end
+  end
+  if opts.finetune ~= nil then
+    local v = opts.finetune
+    if v ~= "full" and v ~= "lora" and v ~= "qlora" then
+      return usage("--finetune must be 'full', 'lora' or 'qlora'")
+    end
+    o.finetune = v
+  end
+  if o.lora_rank and (o.finetune or "full") == "full" then
+    return usage("--lora-rank goes with --finetune lora|qlora")
   end
   local model = opts.model
   if model then

@@ -5,7 +5,10 @@
 --   params (+ largest_layer), gpus (per node, default 1), nodes (1),
 --   stage, offload_optimizer, offload_param, zero_init, seq_len,
 --   micro_batch, flash_attention (default true: no s^2 attention term),
---   ep_size (expert parallel size, default 1; deepspeed.moe).
+--   ep_size (expert parallel size, default 1; deepspeed.moe),
+--   finetune ("full"|"lora"|"qlora"), lora_rank (16), tp, sp (1).
+-- finetune, tp and NVMe offload go through deepspeed.memory_terms (loaded
+-- only then); sp divides the activations (deepspeed.activations).
 -- Bad input is returned, not raised: { error = "...", hint = "...",
 -- code = 2 (usage) or 3 (input) }, so the CLI can pick the exit code.
 
@@ -66,6 +69,7 @@ function M.run(opts)
       gpus_per_node = n, nodes = nodes, seq_len = opts.seq_len, micro_batch = opts.micro_batch,
       ep_size = opts.ep_size, expert_params = m.expert_params, active_params = m.active_params,
       experts = m.experts, experts_per_token = m.experts_per_token,
+      tp = opts.tp, sp = opts.sp,
     },
     rows = dsforge.array{},
   }
@@ -76,8 +80,61 @@ function M.run(opts)
     if moe then return moe.estimate(o, m, ep) end
     return memory.estimate(o)
   end
+  local tp, sp = opts.tp or 1, opts.sp or 1
+  local lora = opts.finetune == "lora" or opts.finetune == "qlora"
+  local nvme = opts.offload_optimizer == "nvme" or opts.offload_param == "nvme"
+  if n % tp ~= 0 then return fail(2, ("--tp %d must divide --gpus %d"):format(tp, n)) end
+  if (n * nodes) % sp ~= 0 then
+    return fail(2, ("--sp %d must divide the GPU count %d"):format(sp, n * nodes))
+  end
+  if nvme and opts.stage ~= 3 then
+    return fail(2, "NVMe offload needs --stage 3 (DeepSpeed's stages 1 and 2 treat nvme as cpu)")
+  end
+  if moe and (lora or tp > 1 or nvme) then
+    -- (deepspeed.moe and deepspeed.memory_terms each model one of them)
+    return fail(2, "--finetune, --tp and NVMe offload are not modelled for a mixture-of-experts "
+      .. "model or --ep-size")
+  end
   local rows
-  if opts.stage ~= nil then
+  if lora or tp > 1 or nvme then
+    local terms = require("deepspeed.memory_terms")
+    local trainable, bits
+    if lora then
+      local rank = opts.lora_rank or 16
+      local ok, t = pcall(terms.lora_trainable, m, rank)
+      if not ok then return fail(2, "--finetune: " .. (tostring(t):gsub("^[^:]*:%d+: ", ""):gsub("^deepspeed%.memory_terms: ", ""))) end
+      trainable, bits = t, opts.finetune == "qlora" and 4 or 16
+      out.inputs.finetune, out.inputs.lora_rank = opts.finetune, rank
+      out.inputs.trainable_params, out.inputs.base_bits = t, bits
+    end
+    local wanted = {}
+    if opts.stage ~= nil then
+      local zi = nil
+      if opts.stage == 3 then zi = opts.zero_init ~= false end
+      wanted[1] = { stage = opts.stage, offload_optimizer = opts.offload_optimizer or "none",
+        offload_param = opts.offload_param or "none", zero_init = zi }
+    else
+      for _, w in ipairs(memory.ALL_COLD_ORDER) do
+        -- LoRA: parameter offload is not modelled
+        if not (lora and w.offload_param ~= "none") then wanted[#wanted + 1] = w end
+      end
+    end
+    rows = {}
+    for _, w in ipairs(wanted) do
+      local ok, est = pcall(terms.states, {
+        stage = w.stage, params = m.params, largest_layer = m.largest_layer,
+        gpus_per_node = n, nodes = nodes, offload_optimizer = w.offload_optimizer,
+        offload_param = w.offload_param, zero_init = w.zero_init ~= false, tp = tp,
+        trainable_params = trainable, base_bits = bits,
+        nvme = nvme and { sub_group_size = terms.NVME_SUB_GROUP_SIZE,
+          param_buffer_size = terms.param_buffer_size(m.largest_layer, n * nodes) } or nil,
+      })
+      if not ok then return fail(2, tostring(est):gsub("^[^:]*:%d+: ", "")) end
+      rows[#rows + 1] = { stage = w.stage, offload_optimizer = w.offload_optimizer,
+        offload_param = w.offload_param, zero_init = w.zero_init, gpu = est.gpu, cpu = est.cpu,
+        nvme = est.nvme > 0 and est.nvme or nil }
+    end
+  elseif opts.stage ~= nil then
     local ok, est = pcall(states, {
       stage = opts.stage, params = m.params, largest_layer = m.largest_layer,
       gpus_per_node = n, nodes = nodes,
@@ -108,6 +165,8 @@ function M.run(opts)
     local a = { seq_len = opts.seq_len, micro_batch = opts.micro_batch or 1,
       hidden_size = m.hidden_size, layers = m.layers, heads = m.heads, vocab = m.vocab,
       flash_attention = opts.flash_attention ~= false }
+    if sp > 1 then a.sp = sp end
+    if tp > 1 then a.tp = tp end
     local activations = require("deepspeed.activations")
     local ok, v = pcall(activations.bytes, a)
     if not ok then return fail(2, tostring(v):gsub("^[^:]*:%d+: ", "")) end
@@ -121,7 +180,7 @@ function M.run(opts)
   for _, r in ipairs(rows) do
     local row = { stage = r.stage, offload_optimizer = r.offload_optimizer,
       offload_param = r.offload_param, zero_init = r.zero_init,
-      gpu_bytes = r.gpu, cpu_bytes = r.cpu,
+      gpu_bytes = r.gpu, cpu_bytes = r.cpu, nvme_bytes = r.nvme,
       gpu_text = memory.format_gib(r.gpu), cpu_text = memory.format_gib(r.cpu) }
     if act_plain then
       row.gpu_total_bytes = r.gpu + act_plain

@@ -19,9 +19,14 @@
 -- planning again with the change).
 --
 -- Params read: model, world_size, gpus_per_node, gpu_mem_gb, cpu_mem_gb,
--- seq_len, global_batch, flash_attention, and optionally max_micro_batch.
--- opts: { max_micro_batch = N, margin = 0.10, min_stage = 0 } (all optional;
--- min_stage skips cheaper stages a profile does not want, e.g. 3).
+-- seq_len, global_batch, flash_attention, offload, sequence_parallel_size,
+-- finetune and lora_rank (base profile), and optionally max_micro_batch.
+-- opts: { max_micro_batch = N, margin = 0.10, min_stage = 0, nvme = false,
+-- sp_from = nil } (all optional; min_stage skips cheaper stages a profile
+-- does not want, e.g. 3; nvme lets the planner offload to NVMe at nvme_path
+-- when CPU offload does not fit; sp_from = S lets it use Ulysses sequence
+-- parallelism, every size dividing the world, when seq_len >= S).
+-- The changes returned then include sequence_parallel_size.
 
 local models = require("deepspeed.models")
 local planner = require("deepspeed.planner")
@@ -37,9 +42,11 @@ end
 
 local OFFLOAD = {
   none = { "none", "none" }, optimizer = { "cpu", "none" }, all = { "cpu", "cpu" },
+  nvme = { "nvme", "none" }, ["nvme-all"] = { "nvme", "nvme" },
 }
 
 local function offload_name(oo, op)
+  if op == "nvme" then return "nvme-all" elseif oo == "nvme" then return "nvme" end
   if op == "cpu" then return "all" elseif oo == "cpu" then return "optimizer" end
   return "none"
 end
@@ -65,8 +72,11 @@ local DROPPED = {
 }
 
 local function describe_plan(r)
-  local off = r.offload_param == "cpu" and "optimizer + parameter offload"
+  local off = r.offload_param == "nvme" and "optimizer + parameter offload to NVMe"
+    or r.offload_optimizer == "nvme" and "optimizer offload to NVMe"
+    or r.offload_param == "cpu" and "optimizer + parameter offload"
     or r.offload_optimizer == "cpu" and "optimizer offload" or "no offload"
+  if (r.sp or 1) > 1 then off = off .. (", sequence parallel %d"):format(r.sp) end
   return ("ZeRO-%d, %s, micro batch %d, checkpointing %s: %.2f of %.2f GiB per GPU"):format(
     r.stage, off, r.micro_batch, r.activation_checkpointing and "on" or "off",
     r.gpu_bytes / GIB, r.gpu_limit_bytes / GIB)
@@ -148,6 +158,31 @@ function M.prepare(p, opts, ctx)
     flash_attention = p.flash_attention == true, suggest = true,
     ep_size = p.expert_parallel_size ~= 1 and p.expert_parallel_size or nil,
   }
+  local sp_fixed = given.sequence_parallel_size and p.sequence_parallel_size or nil
+  local dp = world // (sp_fixed or 1)
+  if sp_fixed then
+    o.sp_sizes = { sp_fixed }
+  elseif opts.sp_from and p.seq_len >= opts.sp_from then
+    o.sp_sizes = {}
+    for sp = 1, world do
+      if world % sp == 0 then o.sp_sizes[#o.sp_sizes + 1] = sp end
+    end
+  end
+  local offload_nvme = p.offload == "nvme" or p.offload == "nvme-all"
+  -- (with a fixed CPU offload too: "without --param offload=..." then
+  -- considers NVMe)
+  if opts.nvme or (given.offload and offload_nvme) then
+    -- (memory_terms, loaded only when an NVMe candidate is weighed, sizes
+    -- the buffers as base.lua writes them: NVME_SUB_GROUP_SIZE and
+    -- param_buffer_size(L, world))
+    o.nvme = true
+  end
+  if p.finetune == "lora" or p.finetune == "qlora" then
+    local ok, t = pcall(require("deepspeed.memory_terms").lora_trainable, model, p.lora_rank)
+    if not ok then fail(("finetune=%s: %s"):format(p.finetune, (tostring(t):gsub("^[^:]*:%d+: ", ""):gsub("^deepspeed%.memory_terms: ", "")))) end
+    o.trainable_params = t
+    o.base_bits = p.finetune == "qlora" and 4 or 16
+  end
   -- What the command line fixed, the planner keeps.
   if given.zero_stage then o.stage = p.zero_stage end
   if given.offload then
@@ -159,30 +194,34 @@ function M.prepare(p, opts, ctx)
       fail(("offload=all (parameter offload) needs ZeRO stage 3 but zero_stage=%d was given")
         :format(p.zero_stage))
     end
+    if offload_nvme and given.zero_stage and p.zero_stage < 3 then
+      fail(("offload=%s (ZeRO-Infinity) needs ZeRO stage 3 but zero_stage=%d was given")
+        :format(p.offload, p.zero_stage))
+    end
   end
   if given.activation_checkpointing then o.activation_checkpointing = p.activation_checkpointing end
   if given.micro_batch_size and given.gradient_accumulation then
-    local gb = p.micro_batch_size * p.gradient_accumulation * world
+    local gb = p.micro_batch_size * p.gradient_accumulation * dp
     if given.global_batch and gb ~= p.global_batch then
-      fail(("micro_batch_size=%d x gradient_accumulation=%d x world_size %d = %d, but " ..
-        "global_batch=%d was given"):format(p.micro_batch_size, p.gradient_accumulation,
-        world, gb, p.global_batch))
+      fail(("micro_batch_size=%d x gradient_accumulation=%d x data-parallel size %d = %d, " ..
+        "but global_batch=%d was given"):format(p.micro_batch_size, p.gradient_accumulation,
+        dp, gb, p.global_batch))
     end
     o.global_batch = gb
     o.micro_batch = p.micro_batch_size
   elseif given.micro_batch_size then
     o.micro_batch = p.micro_batch_size
   elseif given.gradient_accumulation then
-    local per_gpu = p.global_batch // world
-    if p.global_batch % world ~= 0 or per_gpu % p.gradient_accumulation ~= 0 then
-      fail(("gradient_accumulation=%d does not divide global_batch=%d / world_size %d")
-        :format(p.gradient_accumulation, p.global_batch, world))
+    local per_gpu = p.global_batch // dp
+    if p.global_batch % dp ~= 0 or per_gpu % p.gradient_accumulation ~= 0 then
+      fail(("gradient_accumulation=%d does not divide global_batch=%d / data-parallel size %d")
+        :format(p.gradient_accumulation, p.global_batch, dp))
     end
     o.micro_batch = per_gpu // p.gradient_accumulation
   end
-  if o.micro_batch and o.global_batch % (o.micro_batch * world) ~= 0 then
-    fail(("micro_batch_size=%d x world_size %d does not divide global_batch=%d"):format(
-      o.micro_batch, world, o.global_batch))
+  if o.micro_batch and o.global_batch % (o.micro_batch * dp) ~= 0 then
+    fail(("micro_batch_size=%d x data-parallel size %d does not divide global_batch=%d"):format(
+      o.micro_batch, dp, o.global_batch))
   end
   local plan = planner.plan(o)
   if not plan.fits then
@@ -201,7 +240,44 @@ function M.prepare(p, opts, ctx)
     micro_batch_size = plan.micro_batch,
     gradient_accumulation = plan.gradient_accumulation,
     activation_checkpointing = plan.activation_checkpointing,
+    sequence_parallel_size = plan.sp,
   }
+end
+
+--- AutoTP for a profile with a fixed stage (high-performance): nil when
+--- the params fit without it (or cannot use it), else { autotp_size = tp }
+--- with the smallest tp (2, 4, 8; dividing the GPUs per node and the
+--- attention and key/value heads) whose model states (deepspeed.memory_terms)
+--- and activations (Korthikanti Eq. 2) fit GPU and host memory with the
+--- planner's margin. A command-line autotp_size is kept.
+function M.autotp(p, ctx)
+  local given = type(ctx) == "table" and type(ctx.given) == "table" and ctx.given or {}
+  if given.autotp_size or p.offload ~= "none" then return nil end
+  local model = models.get(p.model)
+  if not model then return nil end
+  local terms = require("deepspeed.memory_terms")
+  local activations = require("deepspeed.activations")
+  local margin = require("deepspeed.columns").FIT_MARGIN
+  local world = p.world_size
+  local n = math.min(p.gpus_per_node, world)
+  local nodes = math.max(1, world // n)
+  local gpu_limit = math.floor(p.gpu_mem_gb * GIB * (1 - margin))
+  local cpu_limit = math.floor(p.cpu_mem_gb * GIB * (1 - margin))
+  for _, tp in ipairs({ 1, 2, 4, 8 }) do
+    if n % tp == 0 and model.heads % tp == 0 and (model.kv_heads or model.heads) % tp == 0 then
+      local st = terms.states{ stage = p.zero_stage, params = model.params,
+        largest_layer = model.largest_layer, gpus_per_node = n, nodes = nodes, tp = tp }
+      local a = activations.bytes{ seq_len = p.seq_len, micro_batch = p.micro_batch_size,
+        hidden_size = model.hidden_size, layers = model.layers, heads = model.heads,
+        vocab = model.vocab, checkpointing = p.activation_checkpointing == true,
+        flash_attention = p.flash_attention == true, tp = tp }
+      if st.gpu + a <= gpu_limit and st.cpu <= cpu_limit then
+        if tp == 1 then return nil end
+        return { autotp_size = tp }
+      end
+    end
+  end
+  return nil
 end
 
 return M

@@ -3,23 +3,38 @@
 --
 -- Order of preference (cheapest first; the first candidate that fits wins):
 --   1. offload: none, then optimizer offload to CPU, then optimizer +
---      parameter offload to CPU. Offload moves data over PCIe every step and
---      runs the optimizer on the CPU: by far the largest slowdown.
---   2. ZeRO stage, lowest first (0, 1, 2, 3): less communication and
+--      parameter offload to CPU, then (only with nvme = true, i.e. an
+--      nvme_path) optimizer offload to NVMe, then optimizer + parameter
+--      offload to NVMe. Offload moves data over PCIe every step and runs the
+--      optimizer on the CPU: by far the largest slowdown; NVMe adds the
+--      drive's bandwidth (a few GB/s, ZeRO-Infinity) on top of that.
+--   2. sequence-parallel size, smallest first (from `sp_sizes`): Ulysses
+--      adds two all-to-alls per attention layer, cheaper than offload.
+--   3. AutoTP tensor-parallel size, smallest first (from `tp_sizes`): an
+--      all-reduce of activations in every layer, forward and backward.
+--   4. ZeRO stage, lowest first (0, 1, 2, 3): less communication and
 --      bookkeeping. (ZeRO paper: stages 1 and 2 keep plain data
 --      parallelism's communication volume but replace one all-reduce by
 --      bucketed reduce-scatter + all-gather; stage 3 all-gathers the
 --      parameters in forward and backward, 1.5x the volume.)
 --      Optimizer offload exists for stages 1-3, parameter offload only for 3.
---   3. no activation checkpointing before full activation checkpointing
+--   5. no activation checkpointing before full activation checkpointing
 --      (recomputing the forward pass costs about 1/3 more compute).
---   4. the largest micro batch (fewer gradient-accumulation steps, better
+--   6. the largest micro batch (fewer gradient-accumulation steps, better
 --      GPU utilisation).
 -- The candidates, in order: (none, ZeRO-0) (none, ZeRO-1) (none, ZeRO-2)
 -- (none, ZeRO-3) (opt, ZeRO-1) (opt, ZeRO-2) (opt, ZeRO-3) (opt+param,
--- ZeRO-3); each first without, then with activation checkpointing, each with
--- micro batches from the largest allowed down to 1. ZeRO-3 uses zero.Init
--- (zero_init = true, as the Hugging Face integration does).
+-- ZeRO-3) [(nvme, ZeRO-3) (nvme opt+param, ZeRO-3)], each offload level
+-- for every sp, then tp size; each first without, then with activation
+-- checkpointing, each with micro batches from the largest allowed down to 1.
+-- ZeRO-3 uses zero.Init (zero_init = true, as the Hugging Face integration
+-- does). NVMe, AutoTP and LoRA model states come from
+-- deepspeed.memory_terms (loaded only when a candidate needs it), sp and tp
+-- activations from deepspeed.activations. sp and tp are not combined.
+-- The data-parallel size of a candidate is world / (sp * tp): the batch
+-- identity (micro x accumulation x dp = global_batch) uses it, as DeepSpeed
+-- does (runtime/config.py:710 divides the world by sequence_parallel_size;
+-- AutoTP's mpu reports world / tp).
 --
 -- Fit test, per candidate:
 --   model states (deepspeed.memory.estimate, DeepSpeed's formulas)
@@ -28,7 +43,8 @@
 --   model-state host RAM <= floor(cpu_mem_bytes * (1 - margin))   per node
 -- dtype_bytes sizes the activations only; DeepSpeed's model-state formulas
 -- assume 16-bit (fp16/bf16) training with fp32 master weights and Adam.
--- Micro batch candidates divide global_batch / (gpus_per_node * nodes) and are
+-- With nvme, host RAM is ZeRO-Infinity's pinned buffers (memory_terms).
+-- Micro batch candidates divide global_batch / (data-parallel size) and are
 -- at most max_micro_batch; gradient_accumulation = that quotient / micro batch.
 -- Because the candidate order is fixed and every fit test is monotone in the
 -- budgets, more memory never selects a costlier candidate.
@@ -40,14 +56,20 @@
 --           seq_len, global_batch, margin = 0.10, dtype_bytes = 2,
 --           flash_attention = false (see deepspeed.activations),
 --           max_micro_batch = 64,
+--           nvme = false (also try NVMe offload), nvme_tuning = { memory_terms.nvme
+--           options: sub_group_size, param_buffer_size, ... },
+--           sp_sizes = { 1 }, tp_sizes = { 1 } (sizes the planner may use;
+--           each must divide the GPU count, tp the GPUs per node),
+--           trainable_params (LoRA: adapter parameters), base_bits = 16,
 --           -- choices fixed by the caller (a person's explicit setting); the
 --           -- planner then only considers candidates that keep them:
---           stage, offload_optimizer ("none"|"cpu"), offload_param,
+--           stage, offload_optimizer ("none"|"cpu"|"nvme"), offload_param,
 --           micro_batch, activation_checkpointing (boolean),
 --           suggest = true (compute `fixes` when nothing fits),
 --           ep_size = 1 (expert parallel size of an MoE model, deepspeed.moe:
---           > 1 leaves out the ZeRO-3 candidates) }
---     -> { fits = true, stage, offload_optimizer, offload_param, zero_init,
+--           > 1 leaves out the ZeRO-3 candidates and sp/tp) }
+--     -> { fits = true, stage, offload_optimizer, offload_param, zero_init, sp, tp,
+--          nvme_bytes (per node, with NVMe offload),
 --          micro_batch, gradient_accumulation, activation_checkpointing,
 --          gpu_bytes (states + activations, per GPU), cpu_bytes (per node),
 --          activation_bytes, model_states_gpu_bytes, gpu_limit_bytes,
@@ -64,7 +86,7 @@
 --       more GPU memory, more CPU RAM.
 --     reasons[1] is the summary (the choice, or why nothing fits); the
 --     following lines explain each cheaper candidate that was rejected.
---   M.rank(result)   -> { offload level 0-2, stage, checkpointing 0/1, -micro }
+--   M.rank(result)   -> { offload level 0-4, sp, tp, stage, checkpointing 0/1, -micro }
 --     (compare lexicographically; smaller is cheaper)
 
 local memory = require("deepspeed.memory")
@@ -74,12 +96,15 @@ local M = {}
 
 M.ORDER = table.concat({
   "1. no offload, then optimizer offload to CPU, then optimizer + parameter offload " ..
-    "to CPU (offload is PCIe-bound and runs the optimizer on the CPU: the costliest)",
-  "2. lower ZeRO stage first: 0, 1, 2, 3 (less communication; stage 3 " ..
+    "to CPU (offload is PCIe-bound and runs the optimizer on the CPU: the costliest), " ..
+    "then, with an NVMe path, optimizer and then optimizer + parameter offload to NVMe",
+  "2. smaller sequence-parallel size first (Ulysses all-to-all per attention layer)",
+  "3. smaller AutoTP tensor-parallel size first (an all-reduce per layer)",
+  "4. lower ZeRO stage first: 0, 1, 2, 3 (less communication; stage 3 " ..
     "all-gathers the parameters in forward and backward)",
-  "3. no activation checkpointing before full activation checkpointing " ..
+  "5. no activation checkpointing before full activation checkpointing " ..
     "(recomputation costs about 1/3 more compute)",
-  "4. the largest micro batch that fits (fewer gradient-accumulation steps)",
+  "6. the largest micro batch that fits (fewer gradient-accumulation steps)",
 }, "\n")
 
 M.CANDIDATES = {
@@ -93,12 +118,19 @@ M.CANDIDATES = {
   { level = 2, stage = 3, offload_optimizer = "cpu",  offload_param = "cpu" },
 }
 
+-- ZeRO-Infinity, tried after M.CANDIDATES when the plan has nvme = true.
+M.NVME_CANDIDATES = {
+  { level = 3, stage = 3, offload_optimizer = "nvme", offload_param = "none" },
+  { level = 4, stage = 3, offload_optimizer = "nvme", offload_param = "nvme" },
+}
+
 local KEYS = {
   model = true, gpus_per_node = true, nodes = true, gpu_mem_bytes = true,
   cpu_mem_bytes = true, seq_len = true, global_batch = true, margin = true,
   dtype_bytes = true, max_micro_batch = true, flash_attention = true,
   stage = true, offload_optimizer = true, offload_param = true, micro_batch = true,
-  activation_checkpointing = true, suggest = true, ep_size = true,
+  activation_checkpointing = true, suggest = true, ep_size = true, nvme = true, nvme_tuning = true,
+  sp_sizes = true, tp_sizes = true, trainable_params = true, base_bits = true,
 }
 
 local MODEL_FIELDS = { "params", "largest_layer", "hidden_size", "layers", "heads", "vocab" }
@@ -134,16 +166,31 @@ local function gib(b)
   return string.format("%.2f GiB", b / 2 ^ 30)
 end
 
+local OFFLOAD_TEXT = {
+  [0] = "no offload", "optimizer offload to CPU", "optimizer + parameter offload to CPU",
+  "optimizer offload to NVMe", "optimizer + parameter offload to NVMe",
+}
+
 local function label(c)
-  local off
-  if c.level == 0 then
-    off = "no offload"
-  elseif c.level == 1 then
-    off = "optimizer offload to CPU"
-  else
-    off = "optimizer + parameter offload to CPU"
+  local t = ("ZeRO-%d, %s"):format(c.stage, OFFLOAD_TEXT[c.level])
+  if (c.sp or 1) > 1 then t = t .. (", sequence parallel %d"):format(c.sp) end
+  if (c.tp or 1) > 1 then t = t .. (", AutoTP %d"):format(c.tp) end
+  return t
+end
+
+-- A list of allowed parallel sizes: positive integers, 1 first if absent.
+local function sizes(v, name)
+  if v == nil then return { 1 } end
+  if type(v) ~= "table" or #v == 0 then fail(name .. " must be a non-empty list of sizes") end
+  local out, seen = {}, {}
+  for _, x in ipairs(v) do
+    local i = math.tointeger(x)
+    if i == nil or i < 1 then fail(("%s: sizes must be positive whole numbers, got %s"):format(
+      name, tostring(x))) end
+    if not seen[i] then seen[i] = true; out[#out + 1] = i end
   end
-  return ("ZeRO-%d, %s"):format(c.stage, off)
+  table.sort(out)
+  return out
 end
 
 -- Divisors of n that are <= limit, largest first.
@@ -196,10 +243,17 @@ function M.plan(opts)
   end
   for _, k in ipairs({ "offload_optimizer", "offload_param" }) do
     local v = opts[k]
-    if v ~= nil and v ~= "none" and v ~= "cpu" then
-      fail(("%s must be \"none\" or \"cpu\", got %s"):format(k, tostring(v)))
+    if v ~= nil and v ~= "none" and v ~= "cpu" and v ~= "nvme" then
+      fail(("%s must be \"none\", \"cpu\" or \"nvme\", got %s"):format(k, tostring(v)))
     end
   end
+  if opts.nvme ~= nil and type(opts.nvme) ~= "boolean" then
+    fail("nvme must be a boolean, got " .. type(opts.nvme))
+  end
+  local sp_sizes, tp_sizes = sizes(opts.sp_sizes, "sp_sizes"), sizes(opts.tp_sizes, "tp_sizes")
+  local trainable = opts.trainable_params
+  if trainable ~= nil then trainable = count(trainable, "trainable_params") end
+  local base_bits = count(opts.base_bits, "base_bits", 16)
   local fixed_mb = opts.micro_batch ~= nil and count(opts.micro_batch, "micro_batch") or nil
   local fixed_ckpt = opts.activation_checkpointing
   if fixed_ckpt ~= nil and type(fixed_ckpt) ~= "boolean" then
@@ -208,14 +262,52 @@ function M.plan(opts)
   local ep = count(opts.ep_size, "ep_size", 1)
   -- an MoE model's terms (deepspeed.moe), loaded only for one
   local moe = (model.experts or ep > 1) and require("deepspeed.moe") or nil
+  local n0, nodes0 = count(opts.gpus_per_node, "gpus_per_node"), count(opts.nodes, "nodes", 1)
+  local function sp_ok(sp)
+    return (n0 * nodes0) % sp == 0 and model.heads % sp == 0 and count(opts.seq_len, "seq_len") % sp == 0
+  end
+  local function tp_ok(tp)
+    return n0 % tp == 0 and model.heads % tp == 0 and (model.kv_heads or model.heads) % tp == 0
+  end
+  local pars = {}
+  for _, sp in ipairs(sp_sizes) do
+    if sp_ok(sp) and (sp == 1 or not moe) then pars[#pars + 1] = { sp = sp, tp = 1 } end
+  end
+  for _, tp in ipairs(tp_sizes) do
+    if tp > 1 and tp_ok(tp) and not moe then pars[#pars + 1] = { sp = 1, tp = tp } end
+  end
+  local base = {}
+  for _, c in ipairs(M.CANDIDATES) do base[#base + 1] = c end
+  if (opts.nvme or opts.offload_optimizer == "nvme") and not moe then
+    for _, c in ipairs(M.NVME_CANDIDATES) do base[#base + 1] = c end
+  end
   local candidates = {}
-  for _, c in ipairs(M.CANDIDATES) do
+  local level = -1
+  local group = {}
+  local function flush()
+    for _, pr in ipairs(pars) do
+      for _, c in ipairs(group) do
+        if pr.sp == 1 and pr.tp == 1 then
+          candidates[#candidates + 1] = c
+        else
+          candidates[#candidates + 1] = { level = c.level, stage = c.stage,
+            offload_optimizer = c.offload_optimizer, offload_param = c.offload_param,
+            sp = pr.sp, tp = pr.tp }
+        end
+      end
+    end
+    group = {}
+  end
+  for _, c in ipairs(base) do
     if (fixed_stage == nil or c.stage == fixed_stage) and (ep == 1 or c.stage < 3)
         and (opts.offload_optimizer == nil or c.offload_optimizer == opts.offload_optimizer)
-        and (opts.offload_param == nil or c.offload_param == opts.offload_param) then
-      candidates[#candidates + 1] = c
+        and (opts.offload_param == nil or c.offload_param == opts.offload_param)
+        and not (trainable and c.offload_param ~= "none") then
+      if c.level ~= level then flush(); level = c.level end
+      group[#group + 1] = c
     end
   end
+  flush()
   local ckpts = fixed_ckpt == nil and { false, true } or { fixed_ckpt }
   -- the cheapest activations a candidate can have
   local ckpt_min = fixed_ckpt == nil or fixed_ckpt
@@ -242,10 +334,35 @@ function M.plan(opts)
     }
   end
   local ep_why = ep > 1 and moe.check_ep(model, ep, nil, dp)
+  -- (deepspeed.moe and deepspeed.memory_terms each model one of them)
+  if moe and (trainable or opts.offload_optimizer == "nvme" or opts.offload_param == "nvme") then
+    ep_why = "LoRA and NVMe offload are not modelled for a mixture-of-experts model"
+  end
   if ep_why then
     return { fits = false, tried = {}, fixes = {}, reasons = { "nothing fits: " .. ep_why, header } }
   end
-  if global_batch % dp ~= 0 then
+  -- A candidate's batch: its data-parallel size is world / (sp * tp).
+  local function batch_of(c)
+    local cdp = dp // ((c.sp or 1) * (c.tp or 1))
+    if global_batch % cdp ~= 0 then return nil end
+    local pg = global_batch // cdp
+    local ms = micro_candidates(pg, max_mb)
+    if fixed_mb then
+      if pg % fixed_mb ~= 0 then return nil end
+      ms = { fixed_mb }
+    end
+    return { dp = cdp, per_gpu = pg, micros = ms, smallest = ms[#ms] }
+  end
+  local valid, batches = {}, {}
+  for _, c in ipairs(candidates) do
+    local b = batch_of(c)
+    if b then valid[#valid + 1] = c; batches[c] = b end
+  end
+  local all_plain = true
+  for _, c in ipairs(candidates) do
+    if (c.sp or 1) > 1 or (c.tp or 1) > 1 then all_plain = false end
+  end
+  if #valid < #candidates and (all_plain or #valid == 0) and global_batch % dp ~= 0 then
     return {
       fits = false, tried = {}, fixes = {},
       reasons = {
@@ -259,8 +376,7 @@ function M.plan(opts)
   end
 
   local per_gpu = global_batch // dp
-  local micros = micro_candidates(per_gpu, max_mb)
-  if fixed_mb then
+  if fixed_mb and #valid < #candidates and (all_plain or #valid == 0) then
     if per_gpu % fixed_mb ~= 0 then
       return {
         fits = false, tried = {}, fixes = {},
@@ -271,17 +387,52 @@ function M.plan(opts)
         },
       }
     end
-    micros = { fixed_mb }
   end
-  local smallest_mb = micros[#micros]
+  if #valid == 0 then
+    return {
+      fits = false, tried = {}, fixes = {},
+      reasons = {
+        ("nothing fits: no allowed sequence- or tensor-parallel size gives a data-parallel " ..
+          "size that divides global_batch %d"):format(global_batch),
+        header,
+      },
+    }
+  end
+  candidates = valid
 
-  local function act(mb, ckpt)
-    return activations.bytes{
+  local function act_of(mb, ckpt, c)
+    local o = {
       seq_len = seq, micro_batch = mb, hidden_size = model.hidden_size,
       layers = model.layers, heads = model.heads, vocab = model.vocab,
       checkpointing = ckpt, dtype_bytes = dtype, flash_attention = flash or false,
-    } + (moe and moe.activation_extra{ model = model, seq_len = seq, micro_batch = mb,
-      dtype_bytes = dtype, checkpointing = ckpt } or 0)
+    }
+    if (c.sp or 1) > 1 then o.sp = c.sp end
+    if (c.tp or 1) > 1 then o.tp = c.tp end
+    return activations.bytes(o) + (moe and moe.activation_extra{ model = model, seq_len = seq,
+      micro_batch = mb, dtype_bytes = dtype, checkpointing = ckpt } or 0)
+  end
+
+  local function states_of(c)
+    if moe then -- (no sp, tp, NVMe or LoRA candidates with experts: above)
+      return moe.estimate({
+        stage = c.stage, params = params, largest_layer = model.largest_layer,
+        gpus_per_node = n, nodes = nodes, offload_optimizer = c.offload_optimizer,
+        offload_param = c.offload_param, zero_init = true,
+      }, model, ep)
+    end
+    if c.level <= 2 and (c.tp or 1) == 1 and trainable == nil then
+      return memory.estimate{
+        stage = c.stage, params = params, largest_layer = model.largest_layer,
+        gpus_per_node = n, nodes = nodes, offload_optimizer = c.offload_optimizer,
+        offload_param = c.offload_param, zero_init = true,
+      }
+    end
+    return require("deepspeed.memory_terms").states{
+      stage = c.stage, params = params, largest_layer = model.largest_layer,
+      gpus_per_node = n, nodes = nodes, offload_optimizer = c.offload_optimizer,
+      offload_param = c.offload_param, zero_init = true, tp = c.tp,
+      trainable_params = trainable, base_bits = base_bits, nvme = opts.nvme_tuning,
+    }
   end
 
   local notes = {}
@@ -296,12 +447,13 @@ function M.plan(opts)
   local best_gpu, least_cpu = nil, nil
   local best_in_cpu = nil -- smallest per-GPU need among those within the CPU budget
   for _, c in ipairs(candidates) do
-    local est = {
-      stage = c.stage, params = params, largest_layer = model.largest_layer,
-      gpus_per_node = n, nodes = nodes, offload_optimizer = c.offload_optimizer,
-      offload_param = c.offload_param, zero_init = true,
-    }
-    local states = moe and moe.estimate(est, model, ep) or memory.estimate(est)
+    local states = states_of(c)
+    local cb = batches[c]
+    local micros, smallest_mb, per_gpu = cb.micros, cb.smallest, cb.per_gpu
+    local cdp = cb.dp
+    local dp_text = cdp == dp and plural(dp, "GPU")
+      or ("%d data-parallel ranks (%s / %d)"):format(cdp, plural(dp, "GPU"), dp // cdp)
+    local function act(mb, ckpt) return act_of(mb, ckpt, c) end
     local min_need = states.gpu + act(smallest_mb, ckpt_min)
     tried[#tried + 1] = {
       label = label(c), stage = c.stage, offload_optimizer = c.offload_optimizer,
@@ -310,7 +462,7 @@ function M.plan(opts)
       cpu_over_bytes = math.max(0, states.cpu - cpu_limit),
     }
     if best_gpu == nil or min_need < best_gpu.need then
-      best_gpu = { need = min_need, cand = c, cpu = states.cpu }
+      best_gpu = { need = min_need, cand = c, cpu = states.cpu, mb = smallest_mb }
     end
     if least_cpu == nil or states.cpu < least_cpu.cpu then
       least_cpu = { cpu = states.cpu, cand = c }
@@ -340,7 +492,7 @@ function M.plan(opts)
             reasons[1] = ("chosen: %s, activation checkpointing %s, micro batch %d x " ..
               "gradient accumulation %d x %s = global batch %d; %s of %s per GPU " ..
               "(model states %s + activations %s), %s of %s CPU RAM per node"):format(
-              label(c), ckpt and "on" or "off", mb, ga, plural(dp, "GPU"), global_batch, gib(need),
+              label(c), ckpt and "on" or "off", mb, ga, dp_text, global_batch, gib(need),
               gib(gpu_limit), gib(states.gpu), gib(a), gib(states.cpu), gib(cpu_limit))
             reasons[2] = header
             for _, r in ipairs(rejected) do reasons[#reasons + 1] = r end
@@ -367,6 +519,8 @@ function M.plan(opts)
               offload_optimizer = c.offload_optimizer,
               offload_param = c.offload_param,
               zero_init = c.stage == 3 or nil,
+              sp = c.sp or 1, tp = c.tp or 1, data_parallel = cdp,
+              nvme_bytes = states.nvme,
               micro_batch = mb,
               gradient_accumulation = ga,
               activation_checkpointing = ckpt,
@@ -395,7 +549,7 @@ function M.plan(opts)
   if best_gpu.need > gpu_limit then
     summary = ("nothing fits: the smallest configuration (%s, micro batch %d, %s " ..
       "checkpointing) needs %s per GPU but only %s is usable"):format(
-      label(c), smallest_mb, ckpt_min and "activation" or "no activation",
+      label(c), best_gpu.mb, ckpt_min and "activation" or "no activation",
       gib(best_gpu.need), gib(gpu_limit))
   elseif least_cpu.cpu > cpu_limit or best_in_cpu == nil then
     summary = ("nothing fits: every configuration needs more CPU RAM per node than is " ..
@@ -405,7 +559,7 @@ function M.plan(opts)
     summary = ("nothing fits: %s with micro batch %d and activation checkpointing would fit " ..
       "the GPU (%s of %s) but needs %s of CPU RAM per node, only %s is usable; within the " ..
       "CPU budget the smallest, %s, needs %s per GPU"):format(
-      label(c), smallest_mb, gib(best_gpu.need), gib(gpu_limit), gib(best_gpu.cpu),
+      label(c), best_gpu.mb, gib(best_gpu.need), gib(gpu_limit), gib(best_gpu.cpu),
       gib(cpu_limit), label(best_in_cpu.cand), gib(best_in_cpu.need))
   end
   local reasons = { summary, header }
@@ -498,12 +652,17 @@ function M.rank(result)
     error("deepspeed.planner.rank: expected a plan with fits = true", 2)
   end
   local level = 0
-  if result.offload_param == "cpu" then
+  if result.offload_param == "nvme" then
+    level = 4
+  elseif result.offload_optimizer == "nvme" then
+    level = 3
+  elseif result.offload_param == "cpu" then
     level = 2
   elseif result.offload_optimizer == "cpu" then
     level = 1
   end
-  return { level, result.stage, result.activation_checkpointing and 1 or 0, -result.micro_batch }
+  return { level, result.sp or 1, result.tp or 1, result.stage,
+    result.activation_checkpointing and 1 or 0, -result.micro_batch }
 end
 
 return M

@@ -51,6 +51,28 @@ local function device(section)
   return "none"
 end
 
+-- Sequence- and tensor-parallel sizes a config asks for (1 when absent).
+local function parallel_sizes(cfg)
+  local v = cfg.sequence_parallel_size
+  local sp = type(v) == "number" and math.tointeger(v) or 1
+  v = type(cfg.tensor_parallel) == "table" and cfg.tensor_parallel.autotp_size or nil
+  local tp = type(v) == "number" and math.tointeger(v) or 1
+  return math.max(sp, 1), math.max(tp, 1)
+end
+
+-- Model states of NVMe, AutoTP and LoRA configs come from
+-- deepspeed.memory_terms (config_states), loaded only for them.
+local function extended_states(cfg, params, model, stage, per_node, nodes, tp)
+  local z = cfg.zero_optimization
+  local nvme = type(z) == "table" and type(z.offload_optimizer) == "table"
+    and z.offload_optimizer.device == "nvme"
+  if not (nvme or tp > 1 or params.finetune == "lora" or params.finetune == "qlora") then
+    return nil
+  end
+  return require("deepspeed.memory_terms").config_states(cfg, params, model, stage,
+    per_node, nodes, tp)
+end
+
 local function stage_of(cfg)
   local z = cfg.zero_optimization
   if type(z) ~= "table" then return 0 end
@@ -75,31 +97,42 @@ function M.memory(cfg, params)
   local oo, op = device(z.offload_optimizer), device(z.offload_param)
   if stage < 3 then op = "none" end
   if stage == 0 then oo = "none" end
-  local est = {
-    stage = stage, params = model.params, largest_layer = model.largest_layer,
-    gpus_per_node = per_node, nodes = nodes, offload_optimizer = oo,
-    offload_param = op, zero_init = true,
-  }
+  local sp, tp = parallel_sizes(cfg)
   -- an MoE model's terms (deepspeed.moe), loaded only for one
   local ep = math.tointeger(params.expert_parallel_size) or 1
   local moe = (model.experts or ep > 1) and require("deepspeed.moe") or nil
-  est = moe and moe.estimate(est, model, ep) or memory.estimate(est)
+  -- (NVMe, AutoTP and LoRA states: deepspeed.memory_terms, not for an MoE
+  -- model, which the planner and estimate refuse them for)
+  local est = not moe and extended_states(cfg, params, model, stage, per_node, nodes, tp)
+  if not est then
+    tp = 1
+    est = {
+      stage = stage, params = model.params, largest_layer = model.largest_layer,
+      gpus_per_node = per_node, nodes = nodes, offload_optimizer = oo,
+      offload_param = op, zero_init = true,
+    }
+    est = moe and moe.estimate(est, model, ep) or memory.estimate(est)
+  end
   local micro = math.tointeger(cfg.train_micro_batch_size_per_gpu)
     or math.tointeger(params.micro_batch_size) or 1
   local act = 0
   local seq = math.tointeger(params.seq_len)
   if seq and seq > 0 then
     local ckpt = params.activation_checkpointing == true or params.gradient_checkpointing == true
-    act = activations.bytes{
+    local o = {
       seq_len = seq, micro_batch = micro, hidden_size = model.hidden_size,
       layers = model.layers, heads = model.heads, vocab = model.vocab,
       checkpointing = ckpt, flash_attention = params.flash_attention == true,
-    } + (moe and moe.activation_extra{ model = model, seq_len = seq, micro_batch = micro,
-      checkpointing = ckpt } or 0)
+    }
+    if sp > 1 then o.sp = sp end
+    if tp > 1 then o.tp = tp end
+    act = activations.bytes(o) + (moe and moe.activation_extra{ model = model, seq_len = seq,
+      micro_batch = micro, checkpointing = ckpt } or 0)
   end
   local out = {
     gpu_bytes = est.gpu + act, cpu_bytes = est.cpu,
     activation_bytes = act, model_states_gpu_bytes = est.gpu,
+    nvme_bytes = est.nvme ~= nil and est.nvme > 0 and est.nvme or nil,
   }
   -- GPU memory per device against gpu_mem_gb, host memory per node
   -- against cpu_mem_gb, each keeping the planner's margin (planner.lua:
@@ -173,7 +206,9 @@ function M.variant(cfg, params, ctx)
   if micro or gas or global then
     out.batch = {
       micro = micro, accumulation = gas, global = global,
-      world = math.tointeger(params.world_size) or 1,
+      -- the data-parallel world: DeepSpeed divides the world by
+      -- sequence_parallel_size (runtime/config.py:710)
+      world = (math.tointeger(params.world_size) or 1) // (parallel_sizes(cfg)),
     }
   end
   return out

@@ -265,9 +265,11 @@ return {
   rank_orders_plans = function()
     local p = planner()
     T.eq(p.rank{ fits = true, stage = 2, offload_optimizer = "cpu", offload_param = "none",
-      activation_checkpointing = true, micro_batch = 4 }, { 1, 2, 1, -4 })
+      activation_checkpointing = true, micro_batch = 4 }, { 1, 1, 1, 2, 1, -4 })
     T.eq(p.rank{ fits = true, stage = 3, offload_optimizer = "cpu", offload_param = "cpu",
-      activation_checkpointing = false, micro_batch = 1 }, { 2, 3, 0, -1 })
+      activation_checkpointing = false, micro_batch = 1 }, { 2, 1, 1, 3, 0, -1 })
+    T.eq(p.rank{ fits = true, stage = 3, offload_optimizer = "nvme", offload_param = "none",
+      sp = 4, activation_checkpointing = true, micro_batch = 1 }, { 3, 4, 1, 3, 1, -1 })
     T.errors(function() p.rank{ fits = false } end, "expected a plan with fits = true")
   end,
 
@@ -295,8 +297,12 @@ return {
     T.errors(function() p.plan(o) end, "unknown option 'micro_batches'")
     o = base(); o.stage = 4
     T.errors(function() p.plan(o) end, "stage must be 0, 1, 2 or 3, got 4")
-    o = base(); o.offload_param = "nvme"
-    T.errors(function() p.plan(o) end, "offload_param must be \"none\" or \"cpu\"")
+    o = base(); o.offload_param = "disk"
+    T.errors(function() p.plan(o) end, "offload_param must be \"none\", \"cpu\" or \"nvme\"")
+    o = base(); o.sp_sizes = { 0 }
+    T.errors(function() p.plan(o) end, "sp_sizes: sizes must be positive whole numbers")
+    o = base(); o.nvme = "yes"
+    T.errors(function() p.plan(o) end, "nvme must be a boolean")
     o = base(); o.activation_checkpointing = 1
     T.errors(function() p.plan(o) end, "activation_checkpointing must be a boolean")
     -- margin 0 uses the whole budget
