@@ -5,7 +5,7 @@
     contrib/dsknow/coverage.py --check [--dsforge PATH]
 
 The first form traces DeepSpeed (trace.py, under dsclient's setup.sh) for
-each release record.py records, over every file of tests/conformance/
+each release record.py records (every release of releases.txt), over every file of tests/conformance/
 configs, and writes contrib/dsknow/coverage/vX_Y_Z.json and vX_Y_Z.md.
 The second needs no DeepSpeed: it renders the reports again from the
 committed trace part (which checks exist, which files trigger and pass
@@ -249,6 +249,10 @@ def main(argv):
     for release in RELEASES:
         path = os.path.join(OUT, stem(release))
         if check:
+            if not os.path.exists(path + ".json"):
+                stale.append("%s.json is missing: every release of releases.txt has a "
+                             "report (contrib/dsknow/coverage.py DS_GIT HJSON_GIT)" % stem(release))
+                continue
             with open(path + ".json", encoding="utf-8") as f:
                 committed = json.load(f)
             if committed["corpus_sha256"] != sha:

@@ -3,7 +3,7 @@
 
     contrib/dsknow/record.py DS_GIT HJSON_GIT
 
-For each release in RELEASES it prepares DeepSpeed's config code with
+For each release of contrib/dsknow/releases.txt it prepares DeepSpeed's config code with
 ../shared/tools/dsclient/setup.sh, runs dscheck (DeepSpeedConfig, world
 size 8) over every *.json in tests/conformance/configs and
 tests/conformance/todo, and writes configs' verdicts to
@@ -15,12 +15,23 @@ gives the same bytes.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 
-RELEASES = ("0.14.5", "0.16.9", "0.19.5")
 WORLD = 8
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def listed_releases():
+    """The tagged releases of releases.txt, oldest first, as "X.Y.Z"."""
+    with open(os.path.join(HERE, "releases.txt"), encoding="utf-8") as f:
+        tags = [ln.strip() for ln in f if ln.strip()]
+    out = [t[1:] for t in tags if re.match(r"^v[0-9]+\.[0-9]+\.[0-9]+$", t)]
+    return tuple(sorted(out, key=lambda v: tuple(int(x) for x in v.split("."))))
+
+
+RELEASES = listed_releases()
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 TOOLS = os.path.normpath(os.path.join(
     os.environ.get("DSF_SHARED_DIR", os.path.join(ROOT, "..", "shared")),

@@ -18,6 +18,7 @@ directory itself is there (it should then hold the tool)."""
 import json
 import os
 import pwd
+import re
 import shutil
 import subprocess
 import sys
@@ -61,6 +62,21 @@ class Committed(unittest.TestCase):
         for line in p.stdout.splitlines():
             self.assertRegex(line, r"^\d+\.\d+\.\d+: \d+ reachable, \d+ reached, "
                              r"\d+ triggered, \d+ agreed, 0 disagreed")
+
+    def test_every_covered_release_has_a_report(self):
+        with open(os.path.join(HERE, "releases.txt"), encoding="utf-8") as f:
+            tags = [ln.strip() for ln in f if re.match(r"^v\d+\.\d+\.\d+$", ln.strip())]
+        self.assertEqual(releases(), sorted(t.replace(".", "_") for t in tags))
+
+    def test_a_missing_report_is_stale(self):
+        tmp = copy_reports()
+        self.addCleanup(shutil.rmtree, tmp)
+        stem = releases()[0]
+        os.remove(os.path.join(tmp, stem + ".json"))
+        p = run_coverage(["--check", "--dsforge", dsf.DSFORGE],
+                         env={"DSKNOW_COVERAGE_DIR": tmp})
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("%s.json is missing" % stem, p.stderr)
 
     def test_summary_counts_the_checks(self):
         for stem in releases():

@@ -7,8 +7,9 @@ each with its DeepSpeed source line. For each release this runs one
 `dsforge check --format json --ds-version V --world-size 8` over the whole
 corpus and requires: DeepSpeed rejects <=> dsforge reports >= 1 error.
 A disagreement fails unless allow.json lists it (file, release, reason,
-DeepSpeed source line; at most 5 entries). CI has no DeepSpeed: this only
-replays.
+DeepSpeed source line; at most 5 entries). The releases are every one
+contrib/dsknow/releases.txt lists (test_every_covered_release_is_recorded).
+CI has no DeepSpeed: this only replays.
 """
 import json
 import os
@@ -21,6 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIGS = os.path.join(HERE, "configs")
 DSFORGE = os.environ.get("DSFORGE", "dsforge")
 MAX_ALLOWED = 5
+RELEASES_TXT = os.path.join(HERE, "..", "..", "contrib", "dsknow", "releases.txt")
 
 
 def load(name):
@@ -66,6 +68,17 @@ class Conformance(unittest.TestCase):
         for name, eng in load("engine.json").items():
             self.assertIn(name, files)
             self.assertTrue(eng["source"] and eng["code"], name)
+
+    def test_every_covered_release_is_recorded(self):
+        with open(RELEASES_TXT, encoding="utf-8") as f:
+            listed = [m.group(1) for m in (re.match(r"^v(\d+\.\d+\.\d+)$", ln.strip())
+                                           for ln in f) if m]
+        for name in ("verdicts.json", os.path.join("todo", "verdicts.json")):
+            recorded = load(name)
+            self.assertEqual(recorded["releases"], listed, "%s: re-run "
+                             "contrib/dsknow/record.py" % name)
+            for fname, per in recorded["files"].items():
+                self.assertEqual(sorted(per), sorted(listed), fname)
 
     def test_todo_is_listed_and_recorded(self):
         todo_dir = os.path.join(HERE, "todo")
