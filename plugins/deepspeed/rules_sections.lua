@@ -46,7 +46,9 @@ M.rules = {
     summary = "elasticity enabled with values ElasticityConfig rejects: micro_batch_sizes not positive"
       .. " integers, min/max_gpus below 1 or crossed, min_time below 0, a micro batch above"
       .. " max_train_batch_size, a version other than 0.1 and 0.2 (0.1 with model parallelism),"
-      .. " num_gpus_per_node not a multiple of model_parallel_size (0.2)",
+      .. " num_gpus_per_node not a multiple of model_parallel_size (0.2), and the elastic batch DeepSpeed"
+      .. " computes at the world size: the world size not among its valid GPU counts, no candidate batch,"
+      .. " a batch its batch assertion rejects (0)",
     fix = "give the elasticity values DeepSpeed's elasticity tutorial shows, or disable elasticity",
     check = on("elasticity", "elasticity-config"),
   },

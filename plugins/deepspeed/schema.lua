@@ -30,6 +30,8 @@
 --             (array: a mode="before" validator wraps a string into a list),
 --             py_float_since = "X.Y.Z" (float: from that release a
 --             mode="before" validator calls Python's float() on a string),
+--             py_float = true (float read with dict.get: the code that uses
+--             it calls Python's float() first, so a number string works),
 --             no_bool_since = "X.Y.Z" (no_bool and the finite check are a
 --             validator's from that release; pydantic's lax coercion before),
 --             range_since = "X.Y.Z" (the bounds are DeepSpeed's check from
@@ -633,7 +635,9 @@ local elasticity = Obj({
     { checked_when = "elasticity.enabled" }),
   prefer_larger_batch = B(true, "Prefer the batch size closest to max_train_batch_size.", "优先选择最接近 max_train_batch_size 的批大小。"),
   ignore_non_elastic_batch_info = B(false, "Ignore (instead of rejecting) top-level batch keys when elasticity is enabled.", "启用弹性时忽略（而不是报错）顶层的批大小键。"),
-  version = F(0.2, "Version of the elasticity logic.", "弹性算法版本。", { checked_when = "elasticity.enabled" }),
+  -- compute_elastic_config uses float(elasticity_config.version) only
+  -- (elasticity/elasticity.py:291-343 in every covered release): "0.2" works
+  version = F(0.2, "Version of the elasticity logic.", "弹性算法版本。", { checked_when = "elasticity.enabled", py_float = true }),
   -- ElasticityConfig runs only with elasticity enabled (elasticity/config.py:89
   -- and :94 for these bounds; the others are the elasticity-config rule's)
   model_parallel_size = I(1, "Model-parallel size (>= 1).", "模型并行大小（>= 1）。", { min = 1, checked_when = "elasticity.enabled" }),
