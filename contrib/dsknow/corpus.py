@@ -492,7 +492,8 @@ def corpus():
         add("section_values__offload_ratio_stage%d" % stage, with_(
             BASE, zero_optimization={"stage": stage, "offload_optimizer": {"device": "cpu", "ratio": 0.5}}))
     add("section_values__leaf_module_list", with_(BASE, zero_optimization={"stage": 3, "leaf_module": []}))
-    for key, v in (("loss_scale", True), ("loss_scale", "x"), ("hysteresis", True), ("hysteresis", 2.0),
+    for key, v in (("loss_scale", True), ("loss_scale", "x"), ("loss_scale", "inf"),
+                   ("hysteresis", True), ("hysteresis", 2.0),
                    ("loss_scale_window", 2.5), ("loss_scale_window", 0), ("loss_scale_window", True),
                    ("loss_scale_window", "x"), ("loss_scale_window", None), ("min_loss_scale", True)):
         add("section_values__fp16_%s_%s" % (key, slug(v)), with_(BASE, fp16={"enabled": True, key: v}))

@@ -19,6 +19,21 @@ local function on(section, id)
   end
 end
 
+-- scheduler.params values DeepSpeed's own schedulers take as a number or
+-- as a list with one value per param group of the optimizer
+local GROUP_LISTS = { "warmup_min_lr", "warmup_max_lr", "lr_range_test_min_lr" }
+local function group_lists(cfg, ctx)
+  local s = type(cfg) == "table" and rawget(cfg, "scheduler")
+  local p = type(s) == "table" and rawget(s, "params")
+  if type(p) ~= "table" then return end
+  for i = 1, #GROUP_LISTS do
+    if type(rawget(p, GROUP_LISTS[i])) == "table" then
+      impl = impl or require("deepspeed.sections_check")
+      return impl.check["scheduler-param-groups"](cfg, ctx)
+    end
+  end
+end
+
 M.rules = {
   {
     id = "compression-config",
@@ -59,6 +74,15 @@ M.rules = {
       .. " them, enabled or not",
     fix = "give a directory name, or remove the key (defaults autotuning_results, autotuning_exps)",
     check = on("autotuning", "autotuning-dirs"),
+  },
+  {
+    id = "scheduler-param-groups",
+    severity = "error",
+    summary = "a list for scheduler.params warmup_min_lr or warmup_max_lr (WarmupLR, WarmupDecayLR) or"
+      .. " lr_range_test_min_lr (LRRangeTest) that is not one value per param group of the optimizer (one,"
+      .. " as the engine verdicts assume): ValueError when deepspeed.initialize builds the scheduler",
+    fix = "give one number (DeepSpeed uses it for every param group), or one value per param group",
+    check = group_lists,
   },
   {
     id = "checkpoint-parallel-write",

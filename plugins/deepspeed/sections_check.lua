@@ -772,6 +772,50 @@ M.check[RULE_E] = function(cfg, ctx)
 end
 
 ---------------------------------------------------------------------------
+-- scheduler.params lists (runtime/lr_schedules.py): WarmupLR (and
+-- WarmupDecayLR, its subclass) passes warmup_min_lr and warmup_max_lr to
+-- _format_param, LRRangeTest tests lr_range_test_min_lr itself: a list
+-- must have len(optimizer.param_groups) values, else ValueError at
+-- deepspeed.initialize (_scheduler_from_config). The engine verdicts
+-- (tests/conformance/engine.json) assume one param group.
+---------------------------------------------------------------------------
+
+local GROUP_PARAMS = {
+  WarmupLR = { "warmup_min_lr", "warmup_max_lr" },
+  WarmupDecayLR = { "warmup_min_lr", "warmup_max_lr" },
+  LRRangeTest = { "lr_range_test_min_lr" },
+}
+-- the raise, per covered release: WarmupLR._format_param and
+-- LRRangeTest.__init__
+local GROUP_RAISE = {
+  WarmupLR = { ["0.14.5"] = 717, ["0.15.4"] = 717, ["0.16.5"] = 717, ["0.16.9"] = 717, ["0.17.6"] = 720,
+               ["0.18.9"] = 724, ["0.19.2"] = 724, ["0.19.5"] = 755 },
+  LRRangeTest = { ["0.14.5"] = 318, ["0.15.4"] = 324, ["0.16.5"] = 324, ["0.16.9"] = 324, ["0.17.6"] = 324,
+                  ["0.18.9"] = 328, ["0.19.2"] = 328, ["0.19.5"] = 329 },
+}
+GROUP_RAISE.WarmupDecayLR = GROUP_RAISE.WarmupLR
+
+M.check["scheduler-param-groups"] = function(cfg, ctx)
+  local s = obj(cfg) and obj(cfg.scheduler)
+  local p = s and obj(s.params)
+  local keys = s and GROUP_PARAMS[s.type]
+  if not (p and keys) then return end
+  local rel = dsversion.checked(ctx)
+  local line = GROUP_RAISE[s.type][rel.version]
+  for _, key in ipairs(keys) do
+    local v = p[key]
+    if type(v) == "table" and kind(v) == "array" and #v ~= 1 then
+      emit(ctx, "scheduler-param-groups", { "scheduler", "params", key }, "scheduler.params." .. key
+        .. " is a list of " .. #v .. ": " .. s.type .. " takes a list only with one value per param group of"
+        .. " the optimizer (one unless the training script builds groups), and raises ValueError 'expected 1"
+        .. " ...' when deepspeed.initialize builds it (runtime/lr_schedules.py"
+        .. (line and (":" .. line .. " at " .. rel.version) or "") .. ").",
+        "give one number (DeepSpeed uses it for every param group)")
+    end
+  end
+end
+
+---------------------------------------------------------------------------
 -- autotuning and checkpoint: two asserts DeepSpeedConfig runs on values
 -- it otherwise reads with dict.get
 ---------------------------------------------------------------------------

@@ -268,4 +268,27 @@ test("elasticity: the elastic batch at the world size, as DeepSpeed computes it"
   T.eq(n, 0)
 end)
 
+-- WarmupLR._format_param and LRRangeTest.__init__ take a list with one
+-- value per param group (one: the engine verdicts' optimizer); the
+-- conformance files scheduler__*_list1/_list2 hold DeepSpeed's verdicts.
+test("scheduler params: a list with one value per param group", function()
+  local function sch(t, params) return base({ scheduler = { type = t, params = params } }) end
+  T.eq(#run(sch("WarmupLR", { warmup_min_lr = array({ 0 }) })), 0)
+  local out = run(sch("WarmupLR", { warmup_min_lr = array({ 0, 0 }) }))
+  T.eq(#out, 1)
+  T.eq(out[1].id, "scheduler-param-groups")
+  T.eq(out[1].path, "scheduler.params.warmup_min_lr")
+  T.truthy(out[1].message:find("(runtime/lr_schedules.py:755 at 0.19.5)", 1, true), out[1].message)
+  out = run(sch("WarmupDecayLR", { warmup_max_lr = array({}) }), "0.17.6")
+  T.eq(#out, 1)
+  T.truthy(out[1].message:find("(runtime/lr_schedules.py:720 at 0.17.6)", 1, true), out[1].message)
+  out = run(sch("LRRangeTest", { lr_range_test_min_lr = array({ 1e-5, 1e-4 }) }), "0.14.5")
+  T.eq(#out, 1)
+  T.truthy(out[1].message:find("(runtime/lr_schedules.py:318 at 0.14.5)", 1, true), out[1].message)
+  T.eq(#run(sch("LRRangeTest", { lr_range_test_min_lr = 1e-5 })), 0)
+  -- another scheduler's params, or a torch one's: not these constructors
+  T.eq(#run(sch("OneCycle", { warmup_min_lr = array({ 0, 0 }) })), 0)
+  T.eq(#run(sch("StepLR", { warmup_min_lr = array({ 0, 0 }) })), 0)
+end)
+
 return tests
