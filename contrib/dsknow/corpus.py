@@ -498,6 +498,25 @@ def corpus():
                    ("loss_scale_window", "x"), ("loss_scale_window", None), ("min_loss_scale", True)):
         add("section_values__fp16_%s_%s" % (key, slug(v)), with_(BASE, fp16={"enabled": True, key: v}))
 
+    # gradient_allreduce_op: read from DeepSpeed's master ("next",
+    # runtime/config.py get_gradient_allreduce_op and _do_error_check);
+    # the tagged releases ignore the key
+    for what, op, extra in (("sum_stage3", "sum", {"zero_optimization": {"stage": 3}}),
+                            ("SUM_stage2", "SUM", {"zero_optimization": {"stage": 2}}),
+                            ("sum_zenflow", "sum", {"zero_optimization": {"stage": 2, "zenflow": {}}}),
+                            ("sum_deepcompile", "sum", {"compile": {"deepcompile": True}}),
+                            ("mean_stage3", "mean", {"zero_optimization": {"stage": 3}}),
+                            ("bogus", "bogus", {})):
+        add("allreduce_op__%s" % what, dict(BASE, gradient_allreduce_op=op, **extra))
+    # ZenFlow (zero_optimization.zenflow, from 0.17): its model's after
+    # validator (runtime/zenflow/zenflow_config.py validate_fields)
+    for what, zf in (("select_strategy_bogus", {"select_strategy": "bogus"}),
+                     ("select_interval_str_x", {"select_interval": "x"}),
+                     ("update_interval_str_x", {"update_interval": "x"}),
+                     ("intervals_int", {"select_interval": 4, "update_interval": 2,
+                                        "select_strategy": "step"})):
+        add("section_values__zenflow_%s" % what, with_(BASE, zero_optimization={"stage": 2, "zenflow": zf}))
+
     return out
 
 
