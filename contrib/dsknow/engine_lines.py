@@ -10,10 +10,10 @@ record.py has recorded) an entry gets X.Y.Z's line when
 
   - DeepSpeedConfig accepts the file at X.Y.Z (a parser rejection already
     decides the verdict), and
-  - the entry applies at the nearest release before X.Y.Z that it names a
-    line for and, if it names one after X.Y.Z, at that one too (an entry
-    that stops applying between two releases is not carried into the gap;
-    one added for a later release only is not carried back), and
+  - the entry applies at the covered release just before X.Y.Z and, when
+    there is one after it, at the covered release just after (an entry
+    that stopped applying earlier is not carried; one added for a later
+    release only is not carried back), and
   - the same statement is in the same file at X.Y.Z's tag (the cited line
     of the neighbour, found the same number of times; the first one of that
     text when it is there once).
@@ -70,17 +70,14 @@ def carry(entries, verdicts, release, src):
         have = e["source"]
         if release in have or verdicts[name][release]["verdict"] != "accept":
             continue
-        before = [r for r in have if vkey(r) < vkey(release)]
-        after = [r for r in have if vkey(r) > vkey(release)]
-        if not before:
-            continue
-        ref = max(before, key=vkey)
-        later = [r for r in verdicts[name] if vkey(r) > vkey(release)]
-        nxt = min(later, key=vkey) if later else None
-        if nxt is not None and nxt not in have:
-            continue   # the entry stops applying after ref
-        if after and nxt is None:
-            continue
+        recorded = sorted(verdicts[name], key=vkey)
+        earlier = [r for r in recorded if vkey(r) < vkey(release)]
+        later = [r for r in recorded if vkey(r) > vkey(release)]
+        ref = earlier[-1] if earlier else None
+        if ref not in have:
+            continue   # not at the covered release just before
+        if later and later[0] not in have:
+            continue   # nor at the one just after
         path, _, line = have[ref].rpartition(":")
         got = src.same_line(ref, int(line), release, path)
         if got is None:

@@ -66,10 +66,9 @@ class EngineLines(unittest.TestCase):
         self.assertEqual(left, [])
 
     def test_the_newest_release_follows_the_one_before(self):
-        entries = {"f.json": entry({"0.1.0": "e.py:2"})}
-        verdicts = {"f.json": accept("0.1.0", "0.2.0")}
-        carried, _ = self.mod.carry(entries, verdicts, "0.2.0", self.src)
-        self.assertEqual(carried, [("f.json", "e.py:3")])
+        entries = {"f.json": entry({"0.1.0": "e.py:2", "0.2.0": "e.py:3"})}
+        carried, _ = self.mod.carry(entries, {"f.json": accept(*self.REL)}, "0.3.0", self.src)
+        self.assertEqual(carried, [("f.json", "e.py:1")])
 
     def test_not_into_a_gap_not_back_not_over_a_parser_rejection(self):
         gap = entry({"0.1.0": "e.py:2"})             # stops applying after 0.1.0
@@ -82,6 +81,12 @@ class EngineLines(unittest.TestCase):
         self.assertEqual((carried, left), ([], []))
         for e in entries.values():
             self.assertNotIn("0.2.0", e["source"])
+
+    def test_not_to_the_newest_after_it_stopped_applying(self):
+        # applies at 0.1.0, not at 0.2.0 (recorded): 0.3.0 does not get it
+        entries = {"f.json": entry({"0.1.0": "e.py:2"})}
+        carried, left = self.mod.carry(entries, {"f.json": accept(*self.REL)}, "0.3.0", self.src)
+        self.assertEqual((carried, left), ([], []))
 
     def test_a_statement_not_found_is_left_to_the_maintainer(self):
         src = FakeSource({("0.1.0", "e.py"): ["raise X"], ("0.2.0", "e.py"): ["raise Y"]})
