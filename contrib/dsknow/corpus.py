@@ -437,6 +437,18 @@ def corpus():
                         ("version_0p1_model_parallel", {"version": 0.1, "model_parallel_size": 2}),
                         ("world_size_invalid", {"max_train_batch_size": 6, "micro_batch_sizes": [3],
                                                 "max_gpus": 2}),
+                        ("v0p1_world_size_invalid", {"version": 0.1, "max_train_batch_size": 6,
+                                                     "micro_batch_sizes": [3], "max_gpus": 2}),
+                        ("v0p1_no_valid_gpus", {"version": 0.1, "max_train_batch_size": 6,
+                                                "micro_batch_sizes": [4], "min_gpus": 2}),
+                        ("v0p2_no_valid_gpus", {"max_train_batch_size": 6, "micro_batch_sizes": [5],
+                                                "min_gpus": 2}),
+                        ("v0p2_batch_zero_prefer_smaller", {"max_train_batch_size": 6,
+                                                            "micro_batch_sizes": [4, 2, 3],
+                                                            "prefer_larger_batch": False}),
+                        ("prefer_smaller", {"max_train_batch_size": 96, "prefer_larger_batch": False}),
+                        ("v0p2_nodes", {"max_train_batch_size": 512, "num_gpus_per_node": 4,
+                                        "model_parallel_size": 2, "max_gpus": 64}),
                         ("no_micro", {"micro_batch_sizes": ABSENT}),
                         ("micro_above_max_batch", {"micro_batch_sizes": [2, 128]}),
                         ("v0p2_gpus_per_node_not_multiple", {"model_parallel_size": 2, "num_gpus_per_node": 3}),
@@ -480,10 +492,30 @@ def corpus():
         add("section_values__offload_ratio_stage%d" % stage, with_(
             BASE, zero_optimization={"stage": stage, "offload_optimizer": {"device": "cpu", "ratio": 0.5}}))
     add("section_values__leaf_module_list", with_(BASE, zero_optimization={"stage": 3, "leaf_module": []}))
-    for key, v in (("loss_scale", True), ("loss_scale", "x"), ("hysteresis", True), ("hysteresis", 2.0),
+    for key, v in (("loss_scale", True), ("loss_scale", "x"), ("loss_scale", "inf"),
+                   ("hysteresis", True), ("hysteresis", 2.0),
                    ("loss_scale_window", 2.5), ("loss_scale_window", 0), ("loss_scale_window", True),
                    ("loss_scale_window", "x"), ("loss_scale_window", None), ("min_loss_scale", True)):
         add("section_values__fp16_%s_%s" % (key, slug(v)), with_(BASE, fp16={"enabled": True, key: v}))
+
+    # gradient_allreduce_op: read from DeepSpeed's master ("next",
+    # runtime/config.py get_gradient_allreduce_op and _do_error_check);
+    # the tagged releases ignore the key
+    for what, op, extra in (("sum_stage3", "sum", {"zero_optimization": {"stage": 3}}),
+                            ("SUM_stage2", "SUM", {"zero_optimization": {"stage": 2}}),
+                            ("sum_zenflow", "sum", {"zero_optimization": {"stage": 2, "zenflow": {}}}),
+                            ("sum_deepcompile", "sum", {"compile": {"deepcompile": True}}),
+                            ("mean_stage3", "mean", {"zero_optimization": {"stage": 3}}),
+                            ("bogus", "bogus", {})):
+        add("allreduce_op__%s" % what, dict(BASE, gradient_allreduce_op=op, **extra))
+    # ZenFlow (zero_optimization.zenflow, from 0.17): its model's after
+    # validator (runtime/zenflow/zenflow_config.py validate_fields)
+    for what, zf in (("select_strategy_bogus", {"select_strategy": "bogus"}),
+                     ("select_interval_str_x", {"select_interval": "x"}),
+                     ("update_interval_str_x", {"update_interval": "x"}),
+                     ("intervals_int", {"select_interval": 4, "update_interval": 2,
+                                        "select_strategy": "step"})):
+        add("section_values__zenflow_%s" % what, with_(BASE, zero_optimization={"stage": 2, "zenflow": zf}))
 
     return out
 

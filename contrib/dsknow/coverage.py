@@ -5,7 +5,7 @@
     contrib/dsknow/coverage.py --check [--dsforge PATH]
 
 The first form traces DeepSpeed (trace.py, under dsclient's setup.sh) for
-each release record.py records, over every file of tests/conformance/
+each release record.py records (every release of releases.txt), over every file of tests/conformance/
 configs, and writes contrib/dsknow/coverage/vX_Y_Z.json and vX_Y_Z.md.
 The second needs no DeepSpeed: it renders the reports again from the
 committed trace part (which checks exist, which files trigger and pass
@@ -13,6 +13,10 @@ them) with the recorded DeepSpeed verdicts (tests/conformance/
 verdicts.json, engine.json) and dsforge's verdicts now, and exits 1 when
 a committed file differs, the corpus changed since the trace
 (corpus_sha256), or a check disagrees without an allow.json entry.
+
+With tests/conformance/next.json (DeepSpeed's master, next.txt; record.py)
+a report "next" (coverage/next.json, next.md) is traced at its commit and
+checked with dsforge at master's version.txt (the newest facts).
 
 DSKNOW_COVERAGE_DIR replaces contrib/dsknow/coverage (the reports and
 allow.json); DSCLIENT_CACHE=DIR makes dsclient's setup use DIR/vX.Y.Z per
@@ -23,8 +27,12 @@ pass it, none triggers it), "disagreed" (a file triggering it, or one of
 the passing examples, gets another verdict from dsforge than from
 DeepSpeed: DeepSpeed rejects <=> dsforge reports an error, as in
 tests/conformance/test_conformance.py), "agreed" otherwise. allow.json
-(at most 10 entries: release, check, reason, source) marks a known
-unreached, untriggered or disagreeing check "allowed".
+marks a known unreached, untriggered or disagreeing check "allowed": each
+entry is one reason at one release (release, checks: the DeepSpeed
+file:line of each check it covers, reason, source: DeepSpeed's lines and
+function), at most 10 entries per release. --check fails on a check that
+is neither agreed nor allowed, so every reachable check of every release
+is triggered and agreed on, or has its reason.
 """
 import hashlib
 import importlib.util
@@ -58,11 +66,14 @@ def corpus_files():
     return sorted(n for n in os.listdir(CONFIGS) if n.endswith(".json"))
 
 
-def corpus_sha256():
-    """Over the corpus and the recorded verdicts the report builds on."""
+def corpus_sha256(release=None):
+    """Over the corpus and the recorded verdicts the report builds on (for
+    "next", next.json too)."""
     h = hashlib.sha256()
     paths = [os.path.join(CONFIGS, n) for n in corpus_files()]
     paths += [os.path.join(CONF, "verdicts.json"), os.path.join(CONF, "engine.json")]
+    if release == NEXT:
+        paths.append(os.path.join(CONF, "next.json"))
     for p in paths:
         with open(p, "rb") as f:
             data = f.read()
@@ -70,8 +81,24 @@ def corpus_sha256():
     return h.hexdigest()
 
 
+NEXT = "next"   # DeepSpeed's master (next.txt), recorded in tests/conformance/next.json
+
+
 def stem(release):
-    return "v" + release.replace(".", "_")
+    return NEXT if release == NEXT else "v" + release.replace(".", "_")
+
+
+def next_info():
+    """next.json's (commit, version, {file: verdict}), or None."""
+    if not os.path.exists(os.path.join(CONF, "next.json")):
+        return None
+    version, files = replay.expected_next()
+    return replay.load("next.json")["commit"], version, files
+
+
+def ds_version(release):
+    """What dsforge is asked for: the release, or master's version.txt."""
+    return next_info()[1] if release == NEXT else release
 
 
 def ds_verdict(v):
@@ -80,13 +107,13 @@ def ds_verdict(v):
     return "reject %s: %s" % (v["exception"], v["message"][:100])
 
 
-def trace(ds_git, hj_git, release, files):
-    """trace.py's output for one release, in the release's environment."""
+def trace(ds_git, hj_git, release, files, rev=None):
+    """trace.py's output for one release (or commit rev), in its environment."""
     saved = os.environ.get("DSCLIENT_HOME")
     if os.environ.get("DSCLIENT_CACHE"):
-        os.environ["DSCLIENT_HOME"] = os.path.join(os.environ["DSCLIENT_CACHE"], "v" + release)
+        os.environ["DSCLIENT_HOME"] = os.path.join(os.environ["DSCLIENT_CACHE"], rev or "v" + release)
     try:
-        env = record.release_env(ds_git, hj_git, release)
+        env = record.release_env(ds_git, hj_git, release, rev)
     finally:
         if saved is None:
             os.environ.pop("DSCLIENT_HOME", None)
@@ -116,9 +143,18 @@ def trace_part(traced, expected, release):
     return checks
 
 
+def allowed_checks(allow, release):
+    """{check: allow.json entry} at release."""
+    return {c: a for a in allow if a["release"] == release for c in entry_checks(a)}
+
+
+def entry_checks(a):
+    return a.get("checks") or ([a["check"]] if a.get("check") else [])
+
+
 def render(release, checks, sha, expected, errors, allow):
     """(JSON text, markdown text) of one release's report."""
-    allowed = {a["check"]: a for a in allow if a["release"] == release}
+    allowed = allowed_checks(allow, release)
     summary = dict.fromkeys(("reachable", "reached", "triggered", "agreed",
                              "disagreed", "allowed"), 0)
     out = []
@@ -157,11 +193,15 @@ def render(release, checks, sha, expected, errors, allow):
         out.append(c)
     report = {"deepspeed": release, "world_size": record.WORLD,
               "corpus_sha256": sha, "summary": summary, "checks": out}
+    if release == NEXT:
+        report["commit"], report["version"] = next_info()[:2]
     return json.dumps(report, indent=1, sort_keys=True) + "\n", markdown(release, summary, out)
 
 
 def markdown(release, s, checks):
-    lines = ["# DeepSpeed %s: config checks the conformance corpus reaches" % release, "",
+    title = release if release != NEXT else "next (%s at %s, version %s)" % (
+        record.next_rev(), next_info()[0][:12], next_info()[1])
+    lines = ["# DeepSpeed %s: config checks the conformance corpus reaches" % title, "",
              "Generated by `contrib/dsknow/coverage.py` (contrib/dsknow/README.md); "
              "the details are in `%s.json`." % stem(release), "",
              "| reachable | reached | triggered | agreed | disagreed | allowed |",
@@ -192,7 +232,7 @@ def markdown(release, s, checks):
 
 def dsforge_errors(dsforge, release, names):
     replay.DSFORGE = dsforge
-    return replay.dsforge_errors(release, names)
+    return replay.dsforge_errors(ds_version(release), names)
 
 
 def load_allow():
@@ -216,20 +256,28 @@ def write(path, text):
 def problems(allow, reports):
     """What --check fails on besides stale files."""
     out = []
-    if len(allow) > MAX_ALLOWED:
-        out.append("allow.json has %d entries (at most %d)" % (len(allow), MAX_ALLOWED))
+    for release in sorted({a.get("release") for a in allow}, key=str):
+        n = sum(1 for a in allow if a.get("release") == release)
+        if n > MAX_ALLOWED:
+            out.append("allow.json has %d entries for %s (at most %d)" % (n, release, MAX_ALLOWED))
     for a in allow:
-        for field in ("release", "check", "reason", "source"):
+        for field in ("release", "reason", "source"):
             if not a.get(field):
                 out.append("allow.json entry %r lacks %s" % (a, field))
+        if not entry_checks(a):
+            out.append("allow.json entry %r lacks checks" % (a,))
     for release, rep in reports.items():
         by = {c["check"]: c for c in rep["checks"]}
         for c in rep["checks"]:
             if c["status"] == "disagreed" and "allowed" not in c:
                 out.append("%s %s disagrees: %s" % (release, c["check"], ", ".join(c["disagree"][:3])))
+            elif c["status"] != "agreed" and "allowed" not in c:
+                out.append("%s %s is %s: add a corpus file that triggers it (and a rule where dsforge "
+                           "disagrees), or an allow.json entry with its reason" % (release, c["check"], c["status"]))
         for a in allow:
-            if a["release"] == release and (a["check"] not in by or by[a["check"]]["status"] == "agreed"):
-                out.append("allow.json: %s %s is not an exception (remove it)" % (release, a["check"]))
+            for chk in entry_checks(a):
+                if a["release"] == release and (chk not in by or by[chk]["status"] == "agreed"):
+                    out.append("allow.json: %s %s is not an exception (remove it)" % (release, chk))
     return out
 
 
@@ -244,11 +292,22 @@ def main(argv):
         sys.exit(__doc__)
     expected = replay.expected()
     allow = load_allow()
-    sha = corpus_sha256()
     stale, reports = [], {}
-    for release in RELEASES:
+    nxt = next_info()
+    targets = list(RELEASES)
+    if nxt:
+        targets.append(NEXT)
+        for name, v in nxt[2].items():
+            expected[name][NEXT] = v
+    recorded = replay.load("verdicts.json")["files"]
+    for release in targets:
+        sha = corpus_sha256(release)
         path = os.path.join(OUT, stem(release))
         if check:
+            if not os.path.exists(path + ".json"):
+                stale.append("%s.json is missing: every release of releases.txt has a "
+                             "report (contrib/dsknow/coverage.py DS_GIT HJSON_GIT)" % stem(release))
+                continue
             with open(path + ".json", encoding="utf-8") as f:
                 committed = json.load(f)
             if committed["corpus_sha256"] != sha:
@@ -256,10 +315,13 @@ def main(argv):
                              "contrib/dsknow/coverage.py DS_GIT HJSON_GIT" % stem(release))
             checks = committed["checks"]
         else:
-            traced = trace(argv[0], argv[1], release, corpus_files())
+            traced = trace(argv[0], argv[1], release, corpus_files(),
+                           rev=nxt[0] if release == NEXT else None)
             for name, v in traced["files"].items():
                 live = "accept" if v.startswith("OK") else "reject"
-                if live != replay.load("verdicts.json")["files"][name][release]["verdict"]:
+                said = (replay.load("next.json")["files"] if release == NEXT else
+                        {n: r[release] for n, r in recorded.items()})[name]["verdict"]
+                if live != said:
                     sys.exit("coverage.py: %s %s: DeepSpeed says %s now; re-run "
                              "contrib/dsknow/record.py" % (release, name, v))
             # the engine's scheduler constructor: engine.json must list what it

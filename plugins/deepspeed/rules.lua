@@ -345,8 +345,8 @@ local function derivation_text(key, tb, mb, gas, w, res)
         .. pynum(tb) .. " // " .. pynum(mb) .. " // " .. pynum(w) .. " = "
         .. pynum(res.gradient_accumulation_steps)
     end
-    return "gradient_accumulation_steps = 1 (only one of train_batch_size and"
-      .. " train_micro_batch_size_per_gpu is given)"
+    return "gradient_accumulation_steps = 1 (only one of train_batch_size and \z
+      train_micro_batch_size_per_gpu is given)"
   elseif key == batch.MB then
     if gas ~= nil then
       return "train_micro_batch_size_per_gpu = train_batch_size // world_size // gas = "
@@ -399,29 +399,29 @@ local function dp_world(cfg, ctx)
     if dsversion.cmp(v, MESH_FROM_CONFIG_SINCE) < 0 then return w end
     local n = math.tointeger(dp)
     if n and n >= 1 then
-      return n, "data_parallel_size " .. pynum(dp) .. " (DeepSpeed builds a device mesh of"
-        .. " data_parallel_size x sequence_parallel_size and uses its data-parallel group)"
+      return n, "data_parallel_size " .. pynum(dp) .. " (DeepSpeed builds a device mesh of \z
+        data_parallel_size x sequence_parallel_size and uses its data-parallel group)"
     end
     return w
   end
   if dsversion.cmp(v, SP_DIVIDES_SINCE) < 0 then return w end
   if sp == true then sp = 1 end
   if is_num(sp) and sp ~= 0 then
-    return w / sp, string.format("world size %s / sequence_parallel_size %s (DeepSpeed %s"
-      .. " divides the world size by it)", pynum(w), pynum(sp), v)
+    return w / sp, string.format("world size %s / sequence_parallel_size %s (DeepSpeed %s \z
+      divides the world size by it)", pynum(w), pynum(sp), v)
   end
-  return 1, string.format("1: DeepSpeed %s computes world_size / sequence_parallel_size,"
-    .. " which raises for sequence_parallel_size %s, and its bare except then sets the"
-    .. " world size to 1", v, fmt(sp))
+  return 1, string.format("1: DeepSpeed %s computes world_size / sequence_parallel_size, \z
+    which raises for sequence_parallel_size %s, and its bare except then sets the \z
+    world size to 1", v, fmt(sp))
 end
 
 def {
   id = "batch-identity",
   severity = "error",
-  summary = "train_batch_size, micro batch and gradient accumulation must satisfy"
-    .. " DeepSpeed's batch derivation and train_batch_size == micro * gas * world_size",
-  fix = "make train_batch_size = train_micro_batch_size_per_gpu *"
-    .. " gradient_accumulation_steps * data-parallel world size, or give only two of them",
+  summary = "train_batch_size, micro batch and gradient accumulation must satisfy \z
+    DeepSpeed's batch derivation and train_batch_size == micro * gas * world_size",
+  fix = "make train_batch_size = train_micro_batch_size_per_gpu * \z
+    gradient_accumulation_steps * data-parallel world size, or give only two of them",
   check = function(cfg, ctx)
     if not obj(cfg) or elasticity_enabled(cfg) then return end
     local w, how = dp_world(cfg, ctx)
@@ -445,8 +445,8 @@ def {
         what = "DeepSpeed rejects the batch sizes with AssertionError '" .. msg .. "'"
       end
       if inserted then
-        what = "gradient_accumulation_steps is absent, so accelerate (used by the Hugging Face"
-          .. " Trainer) inserts \"gradient_accumulation_steps\": 1 and " .. what
+        what = "gradient_accumulation_steps is absent, so accelerate (used by the Hugging Face \z
+          Trainer) inserts \"gradient_accumulation_steps\": 1 and " .. what
       end
       local fix, edit
       if math.tointeger(w) then
@@ -455,10 +455,10 @@ def {
       else
         fix = "make sequence_parallel_size divide the world size " .. pynum(valid_world(ctx))
       end
-      emit(ctx, "batch-identity", { which }, what .. at .. ". DeepSpeed derives missing values with floor division and then"
-        .. " requires every value > 0 and train_batch_size == micro * gas * world_size;"
-        .. " the world size is the data-parallel size, so the same file can pass on one"
-        .. " GPU count and fail on another.", fix, nil, nil, edit)
+      emit(ctx, "batch-identity", { which }, what .. at .. ". DeepSpeed derives missing values with floor division and then \z
+        requires every value > 0 and train_batch_size == micro * gas * world_size; \z
+        the world size is the data-parallel size, so the same file can pass on one \z
+        GPU count and fail on another.", fix, nil, nil, edit)
       return
     end
     for _, key in ipairs(res.derived) do
@@ -489,11 +489,11 @@ def {
     if (tb ~= nil and tb ~= NULL) or (mb ~= nil and mb ~= NULL) then return end
     -- The Hugging Face Trainer only replaces "auto" (fill_match in
     -- transformers' integrations/deepspeed.py); it never adds a missing key.
-    emit(ctx, "batch-missing", { batch.MB }, "neither train_batch_size nor"
-      .. " train_micro_batch_size_per_gpu is set: DeepSpeed raises AssertionError '"
+    emit(ctx, "batch-missing", { batch.MB }, "neither train_batch_size nor \z
+      train_micro_batch_size_per_gpu is set: DeepSpeed raises AssertionError '"
       .. batch.MSG_MISSING .. "' (gradient_accumulation_steps alone is not enough)."
-      .. (ctx.target == "hf" and " The Hugging Face Trainer only replaces \"auto\" values; it"
-        .. " does not add a missing key, so write \"auto\" to let it fill the batch sizes." or ""),
+      .. (ctx.target == "hf" and " The Hugging Face Trainer only replaces \"auto\" values; it \z
+        does not add a missing key, so write \"auto\" to let it fill the batch sizes." or ""),
       batch.suggest(nil, nil, nil, valid_world(ctx) or 1))
   end,
 }
@@ -515,8 +515,8 @@ def {
       return
     end
     emit(ctx, "precision-conflict", { bkey, "enabled" }, "fp16.enabled and " .. bkey
-      .. ".enabled are both true: DeepSpeed raises AssertionError 'bfloat16 and fp16"
-      .. " modes cannot be simultaneously enabled' while reading the config.",
+      .. ".enabled are both true: DeepSpeed raises AssertionError 'bfloat16 and fp16 \z
+      modes cannot be simultaneously enabled' while reading the config.",
       "keep one: set fp16.enabled to false for bf16 training (Ampere or newer GPUs), or "
       .. bkey .. ".enabled to false for fp16 training")
   end,
@@ -525,10 +525,10 @@ def {
 def {
   id = "master-weights-stage",
   severity = "error",
-  summary = "fp16/bf16 master-weights options need ZeRO stage 1-3; bf16_optimizer_states"
-    .. " also needs bf16_master_weights_and_grads",
-  fix = "use ZeRO stage 1-3 (and bf16_master_weights_and_grads with bf16_optimizer_states),"
-    .. " or remove the option",
+  summary = "fp16/bf16 master-weights options need ZeRO stage 1-3; bf16_optimizer_states \z
+    also needs bf16_master_weights_and_grads",
+  fix = "use ZeRO stage 1-3 (and bf16_master_weights_and_grads with bf16_optimizer_states), \z
+    or remove the option",
   check = function(cfg, ctx)
     if not obj(cfg) then return end
     local stage = zero_stage(cfg)
@@ -538,8 +538,8 @@ def {
     if fp and stage == 0 and pybool(fp.fp16_master_weights_and_grads) == true
        and reads(ctx, "fp16.fp16_master_weights_and_grads") then
       emit(ctx, "master-weights-stage", { "fp16", "fp16_master_weights_and_grads" },
-        "fp16.fp16_master_weights_and_grads is true at ZeRO stage 0: DeepSpeed's config"
-        .. " check requires ZeRO stage 1-3 for it and refuses the config.",
+        "fp16.fp16_master_weights_and_grads is true at ZeRO stage 0: DeepSpeed's config \z
+        check requires ZeRO stage 1-3 for it and refuses the config.",
         "set zero_optimization.stage to 1, 2 or 3, or remove fp16_master_weights_and_grads")
     end
     local bf, bkey = bf16_section(cfg, ctx)
@@ -548,8 +548,8 @@ def {
       and reads(ctx, bkey .. ".bf16_master_weights_and_grads")
     if stage == 0 and master then
       emit(ctx, "master-weights-stage", { bkey, "bf16_master_weights_and_grads" },
-        bkey .. ".bf16_master_weights_and_grads is true at ZeRO stage 0: DeepSpeed's config"
-        .. " check requires ZeRO stage 1-3 for it and refuses the config.",
+        bkey .. ".bf16_master_weights_and_grads is true at ZeRO stage 0: DeepSpeed's config \z
+        check requires ZeRO stage 1-3 for it and refuses the config.",
         "set zero_optimization.stage to 1, 2 or 3, or remove bf16_master_weights_and_grads")
     end
     if pybool(bf.bf16_optimizer_states) == true and (stage == 0 or not master)
@@ -592,16 +592,16 @@ def {
     for _, key in ipairs(POPS_ENABLED) do
       local sec = obj(cfg[key])
       if sec and sec.enabled == nil then
-        emit(ctx, "section-shape", { key }, key .. " has no \"enabled\" key: DeepSpeed copies the"
-          .. " section and pops \"enabled\" from it, which fails with KeyError: 'enabled'.",
+        emit(ctx, "section-shape", { key }, key .. " has no \"enabled\" key: DeepSpeed copies the \z
+          section and pops \"enabled\" from it, which fails with KeyError: 'enabled'.",
           "add \"enabled\": false (or true) to " .. key .. ", or remove the section")
       end
     end
     for _, key in ipairs(KEYS_CALLED) do
       if cfg[key] == NULL then
-        emit(ctx, "section-shape", { key }, key .. " is null: DeepSpeed checks `\"type\" in"
-          .. " param_dict[\"" .. key .. "\"].keys()` once the key is present, which fails with"
-          .. " AttributeError: 'NoneType' object has no attribute 'keys'.",
+        emit(ctx, "section-shape", { key }, key .. " is null: DeepSpeed checks `\"type\" in \z
+          param_dict[\"" .. key .. "\"].keys()` once the key is present, which fails with \z
+          AttributeError: 'NoneType' object has no attribute 'keys'.",
           "remove \"" .. key .. "\" (or give an object with \"type\" and \"params\")")
       end
     end
@@ -631,8 +631,8 @@ def {
       if is_num(v) and v <= 0 then
         emit(ctx, "fp16-dynamic-scale", { "fp16", key }, "fp16." .. key .. " = " .. tostring(v)
           .. " with dynamic loss scaling (loss_scale 0): DeepSpeed " .. rel.version
-          .. " rejects it (ValueError 'fp16." .. key .. " must be > 0 when dynamic loss scaling"
-          .. " is enabled'); releases before " .. FP16_SCALE_CHECKED_SINCE
+          .. " rejects it (ValueError 'fp16." .. key .. " must be > 0 when dynamic loss scaling \z
+          is enabled'); releases before " .. FP16_SCALE_CHECKED_SINCE
           .. " accept it and the loss scaler then misbehaves.",
           "set fp16." .. key .. " to a value > 0 (DeepSpeed's default: "
           .. (key == "min_loss_scale" and "1" or "1000") .. ")")
@@ -651,8 +651,8 @@ def {
     local stage = zero_stage(cfg)
     if stage == nil or stage == 0 then return end
     emit(ctx, "amp-with-zero", { "amp", "enabled" }, "amp.enabled with ZeRO stage "
-      .. stage .. ": DeepSpeed asserts 'Amp and ZeRO are not currently compatible, please"
-      .. " use (legacy) fp16 mode which performs similar to amp opt_mode=O2'.",
+      .. stage .. ": DeepSpeed asserts 'Amp and ZeRO are not currently compatible, please \z
+      use (legacy) fp16 mode which performs similar to amp opt_mode=O2'.",
       "remove the amp section and set \"fp16\": {\"enabled\": true} (or bf16)")
   end,
 }
@@ -672,8 +672,8 @@ def {
     elseif bf and flag_on(ctx, bkey .. ".enabled", bf.enabled) then which = bkey end
     if not which then return end
     emit(ctx, "amp-with-fp16", { which, "enabled" }, "amp.enabled and " .. which
-      .. ".enabled are both on: DeepSpeed raises NotImplementedError 'Cannot enable both"
-      .. " amp with (legacy) fp16 or bfloat16 mode'.",
+      .. ".enabled are both on: DeepSpeed raises NotImplementedError 'Cannot enable both \z
+      amp with (legacy) fp16 or bfloat16 mode'.",
       "drop the amp section (DeepSpeed's " .. which .. " mode replaces it) or set "
       .. which .. ".enabled to false")
   end,
@@ -694,11 +694,11 @@ def {
     if not dev then return end
     emit(ctx, "offload-param-ignored", { "zero_optimization", "offload_param" },
       "offload_param (device " .. dev .. ") has no effect at ZeRO stage " .. stage
-      .. ": DeepSpeed accepts it, but only stage 3 partitions parameters and the stage"
-      .. " 1/2 optimizer never receives offload_param, so parameters stay on the GPU and"
-      .. " the memory this section seems to save is not saved.",
-      "set zero_optimization.stage to 3 to offload parameters, or remove offload_param"
-      .. " (offload_optimizer works at stages 1-3)")
+      .. ": DeepSpeed accepts it, but only stage 3 partitions parameters and the stage \z
+      1/2 optimizer never receives offload_param, so parameters stay on the GPU and \z
+      the memory this section seems to save is not saved.",
+      "set zero_optimization.stage to 3 to offload parameters, or remove offload_param \z
+      (offload_optimizer works at stages 1-3)")
   end,
 }
 
@@ -712,9 +712,9 @@ def {
     each_offload(cfg, function(key, _, dev)
       local need = key == "offload_param" and "3" or "1, 2 or 3"
       emit(ctx, "offload-requires-zero", { "zero_optimization", key }, key
-        .. " (device " .. dev .. ") at ZeRO stage 0: offloading is done by the ZeRO"
-        .. " optimizers, which stage 0 does not use, so this does not offload anything"
-        .. " (DeepSpeed issue #1403).",
+        .. " (device " .. dev .. ") at ZeRO stage 0: offloading is done by the ZeRO \z
+        optimizers, which stage 0 does not use, so this does not offload anything \z
+        (DeepSpeed issue #1403).",
         "set zero_optimization.stage to " .. need .. ", or remove " .. key)
     end)
   end,
@@ -741,20 +741,20 @@ def {
     if dsversion.data(rel).pydantic == 1 then
       emit(ctx, "partial-offload-stage", { "zero_optimization", "offload_optimizer", "ratio" },
         "offload_optimizer.ratio " .. pynum(ratio) .. " at ZeRO stage " .. stage
-        .. ": partial offload is a ZeRO-3 feature; DeepSpeed " .. rel.version .. " does not"
-        .. " check it (its validator reads the values dict with getattr, which always gives {})"
-        .. " and offloads every optimizer state; newer releases raise 'Partial offloading"
-        .. " only supported for ZeRO Stage 3.'",
-        "set zero_optimization.stage to 3, or remove ratio (default 1.0 offloads all"
-        .. " optimizer states)", "warning")
+        .. ": partial offload is a ZeRO-3 feature; DeepSpeed " .. rel.version .. " does not \z
+        check it (its validator reads the values dict with getattr, which always gives {}) \z
+        and offloads every optimizer state; newer releases raise 'Partial offloading \z
+        only supported for ZeRO Stage 3.'",
+        "set zero_optimization.stage to 3, or remove ratio (default 1.0 offloads all \z
+        optimizer states)", "warning")
       return
     end
     emit(ctx, "partial-offload-stage", { "zero_optimization", "offload_optimizer", "ratio" },
       "offload_optimizer.ratio " .. pynum(ratio) .. " at ZeRO stage " .. stage
-      .. ": DeepSpeed's ZeRO config validator raises 'Partial offloading only supported"
-      .. " for ZeRO Stage 3.'",
-      "set zero_optimization.stage to 3, or remove ratio (default 1.0 offloads all"
-      .. " optimizer states)")
+      .. ": DeepSpeed's ZeRO config validator raises 'Partial offloading only supported \z
+      for ZeRO Stage 3.'",
+      "set zero_optimization.stage to 3, or remove ratio (default 1.0 offloads all \z
+      optimizer states)")
   end,
 }
 
@@ -767,12 +767,12 @@ def {
     each_offload(cfg, function(key, sec, dev)
       if dev == "cpu" and pybool(sec.pin_memory) == false then
         emit(ctx, "offload-pin-memory", { "zero_optimization", key, "pin_memory" },
-          key .. " offloads to cpu with pin_memory false: host-device copies go"
-          .. " through pageable memory and are slower. (Pinned memory is the default"
-          .. " since DeepSpeed v0.19.5; it is page-locked, so it can exhaust host RAM or"
-          .. " the container's memlock limit, which is a valid reason to keep false.)",
-          "set zero_optimization." .. key .. ".pin_memory to true if host RAM and"
-          .. " `ulimit -l` allow it; otherwise keep false")
+          key .. " offloads to cpu with pin_memory false: host-device copies go \z
+          through pageable memory and are slower. (Pinned memory is the default \z
+          since DeepSpeed v0.19.5; it is page-locked, so it can exhaust host RAM or \z
+          the container's memlock limit, which is a valid reason to keep false.)",
+          "set zero_optimization." .. key .. ".pin_memory to true if host RAM and \z
+          `ulimit -l` allow it; otherwise keep false")
       end
     end)
   end,
@@ -787,11 +787,11 @@ def {
     each_offload(cfg, function(key, sec, dev)
       if dev == "cpu" and sec.pin_memory == nil then
         emit(ctx, "offload-pin-memory-default", { "zero_optimization", key },
-          key .. " offloads to cpu without pin_memory: DeepSpeed < v0.19.5 uses pageable"
-          .. " memory, v0.19.5+ pins it (page-locked host memory can exhaust host RAM or"
-          .. " the memlock limit), so the same file behaves differently across versions.",
-          "add \"pin_memory\": true (faster copies) or false (safer on memory-tight"
-          .. " hosts) to zero_optimization." .. key)
+          key .. " offloads to cpu without pin_memory: DeepSpeed < v0.19.5 uses pageable \z
+          memory, v0.19.5+ pins it (page-locked host memory can exhaust host RAM or \z
+          the memlock limit), so the same file behaves differently across versions.",
+          "add \"pin_memory\": true (faster copies) or false (safer on memory-tight \z
+          hosts) to zero_optimization." .. key)
       end
     end)
   end,
@@ -810,11 +810,11 @@ def {
     local v = get(zero_section(cfg), "reduce_bucket_size")
     if not is_num(v) or v ~= 0 then return end
     emit(ctx, "reduce-bucket-zero", { "zero_optimization", "reduce_bucket_size" },
-      "reduce_bucket_size is 0: DeepSpeed's validator accepts it (ge=0) but ZeRO divides"
-      .. " by it during backward and training crashes with ZeroDivisionError"
-      .. " (DeepSpeed issue #8260).",
-      "remove reduce_bucket_size (default 5e8 elements) or set a positive element count"
-      .. " such as hidden_size * hidden_size")
+      "reduce_bucket_size is 0: DeepSpeed's validator accepts it (ge=0) but ZeRO divides \z
+      by it during backward and training crashes with ZeroDivisionError \z
+      (DeepSpeed issue #8260).",
+      "remove reduce_bucket_size (default 5e8 elements) or set a positive element count \z
+      such as hidden_size * hidden_size")
   end,
 }
 
@@ -839,18 +839,18 @@ def {
     for _, key in ipairs(keys) do
       local v = z[key]
       if is_num(v) and not (key == "reduce_bucket_size" and v == 0) then
-        local fix = "set zero_optimization." .. key .. " between 1e6 and 2e9 elements"
-          .. " (DeepSpeed's default is " .. ((key:find("prefetch")) and "5e7" or "5e8") .. ")"
+        local fix = "set zero_optimization." .. key .. " between 1e6 and 2e9 elements \z
+          (DeepSpeed's default is " .. ((key:find("prefetch")) and "5e7" or "5e8") .. ")"
         if v < BUCKET_LOW then
           emit(ctx, "bucket-size", { "zero_optimization", key }, key .. " is "
-            .. pynum(v) .. " elements (the unit is elements, not bytes): buckets this small"
-            .. " split communication into many tiny collectives whose launch latency"
-            .. " dominates, so bandwidth is wasted.", fix)
+            .. pynum(v) .. " elements (the unit is elements, not bytes): buckets this small \z
+            split communication into many tiny collectives whose launch latency \z
+            dominates, so bandwidth is wasted.", fix)
         elseif v > BUCKET_HIGH then
           emit(ctx, "bucket-size", { "zero_optimization", key }, key .. " is "
             .. pynum(v) .. " elements: each bucket buffer takes " .. pynum(v)
-            .. " x 2 bytes (fp16/bf16) or x 4 bytes (fp32) of GPU memory, several GB,"
-            .. " and overlap_comm allocates more than one such buffer.", fix)
+            .. " x 2 bytes (fp16/bf16) or x 4 bytes (fp32) of GPU memory, several GB, \z
+            and overlap_comm allocates more than one such buffer.", fix)
         end
       end
     end
@@ -871,16 +871,16 @@ def {
       "parameter all-gather and gradient reduce-scatter"
     if pybool(v) == false then
       emit(ctx, "overlap-comm-off", { "zero_optimization", "overlap_comm" },
-        "overlap_comm is false at ZeRO stage " .. stage .. ": " .. what .. " does not"
-        .. " overlap with the backward pass, so communication time adds directly to"
-        .. " every step" .. (stage == 3 and " (stage 3 defaults it to true)" or "") .. ".",
-        "set zero_optimization.overlap_comm to true; it needs extra bucket buffers, so"
-        .. " lower reduce_bucket_size/allgather_bucket_size if GPU memory is tight")
+        "overlap_comm is false at ZeRO stage " .. stage .. ": " .. what .. " does not \z
+        overlap with the backward pass, so communication time adds directly to \z
+        every step" .. (stage == 3 and " (stage 3 defaults it to true)" or "") .. ".",
+        "set zero_optimization.overlap_comm to true; it needs extra bucket buffers, so \z
+        lower reduce_bucket_size/allgather_bucket_size if GPU memory is tight")
     elseif v == nil and stage == 2 and z then
       emit(ctx, "overlap-comm-off", { "zero_optimization", "overlap_comm" },
-        "overlap_comm is not set at ZeRO stage 2: DeepSpeed's validator defaults it to"
-        .. " (stage == 3), i.e. false, so gradient reduce-scatter does not overlap with"
-        .. " the backward pass.",
+        "overlap_comm is not set at ZeRO stage 2: DeepSpeed's validator defaults it to \z
+        (stage == 3), i.e. false, so gradient reduce-scatter does not overlap with \z
+        the backward pass.",
         "add \"overlap_comm\": true to zero_optimization (or false to make the choice explicit)",
         "note")
     end
@@ -896,9 +896,9 @@ def {
     if zero_stage(cfg) ~= 1 then return end
     if pybool(get(zero_section(cfg), "overlap_comm")) ~= true then return end
     emit(ctx, "overlap-comm-ignored", { "zero_optimization", "overlap_comm" },
-      "overlap_comm is true at ZeRO stage 1: DeepSpeed forces it to false there"
-      .. " ('Overlap and contiguous grads are meaningless in stage 1 and are ignored'),"
-      .. " so the setting does nothing.",
+      "overlap_comm is true at ZeRO stage 1: DeepSpeed forces it to false there \z
+      ('Overlap and contiguous grads are meaningless in stage 1 and are ignored'), \z
+      so the setting does nothing.",
       "remove overlap_comm, or use ZeRO stage 2 if you want gradient reduction overlapped")
   end,
 }
@@ -967,8 +967,8 @@ def {
     if not is_str(op) or op:lower() ~= "sum" or zero_stage(cfg) ~= 3 then return end
     if not allreduce_op_read(ctx) then return end
     emit(ctx, "allreduce-sum-stage3", { "gradient_allreduce_op" },
-      "gradient_allreduce_op \"" .. op .. "\" with ZeRO stage 3: DeepSpeed rejects \"sum\""
-      .. " gradient reduction at stage 3 (it only supports mean there).",
+      "gradient_allreduce_op \"" .. op .. "\" with ZeRO stage 3: DeepSpeed rejects \"sum\" \z
+      gradient reduction at stage 3 (it only supports mean there).",
       "remove gradient_allreduce_op (default \"mean\"), or use ZeRO stage 1/2 for sum reduction")
   end,
 }
@@ -986,15 +986,15 @@ def {
     local zen = get(z, "zenflow")
     if obj(zen) then
       emit(ctx, "allreduce-sum-unsupported", { "gradient_allreduce_op" },
-        "gradient_allreduce_op \"" .. op .. "\" with zero_optimization.zenflow: DeepSpeed"
-        .. " rejects sum reduction together with ZenFlow.",
+        "gradient_allreduce_op \"" .. op .. "\" with zero_optimization.zenflow: DeepSpeed \z
+        rejects sum reduction together with ZenFlow.",
         "remove gradient_allreduce_op (default \"mean\") or the zenflow section")
     end
     local comp = obj(cfg.compile)
     if comp and pybool(comp.deepcompile) == true then
       emit(ctx, "allreduce-sum-unsupported", { "gradient_allreduce_op" },
-        "gradient_allreduce_op \"" .. op .. "\" with compile.deepcompile: DeepSpeed"
-        .. " rejects sum reduction together with DeepCompile.",
+        "gradient_allreduce_op \"" .. op .. "\" with compile.deepcompile: DeepSpeed \z
+        rejects sum reduction together with DeepCompile.",
         "remove gradient_allreduce_op (default \"mean\") or set compile.deepcompile to false")
     end
   end,
@@ -1041,8 +1041,8 @@ local function check_kwargs(ctx, section, t, cls, params, allowed, skip, origin,
       for _, a in ipairs(allowed) do cands[#cands + 1] = a end
       local s = require("deepspeed.schema_check").suggest(key, cands)
       emit(ctx, "constructor-args", { section, "params", key }, string.format(
-        "%s %s: %s.__init__ (%s) has no argument %q, so deepspeed.initialize raises"
-        .. " TypeError (DeepSpeed passes %s.params as keyword arguments)%s",
+        "%s %s: %s.__init__ (%s) has no argument %q, so deepspeed.initialize raises \z
+        TypeError (DeepSpeed passes %s.params as keyword arguments)%s",
         section, t, cls, origin, key, section, s and string.format("; did you mean %q?", s) or ""),
         s and string.format("rename it to %q", s) or ("remove it; " .. cls .. " takes: " .. table.concat(allowed, ", ")))
     end
@@ -1066,8 +1066,8 @@ local function torch_only_notes(ctx, section, t, c, params)
         which, other = "torch " .. table.concat(vs, ", "), "another torch"
       end
       emit(ctx, "constructor-args", { section, "params", key }, string.format(
-        "%s %s: of the covered torch releases that have %s (%s), only %s takes %q;"
-        .. " with %s deepspeed.initialize raises TypeError",
+        "%s %s: of the covered torch releases that have %s (%s), only %s takes %q; \z
+        with %s deepspeed.initialize raises TypeError",
         section, t, c.class, table.concat(all, ", "), which, key, other),
         string.format("keep it if you run %s; otherwise remove it", which), "note")
     end
@@ -1096,8 +1096,8 @@ def {
       for _, key in ipairs(sc.required) do
         if not params or params[key] == nil then
           emit(ctx, "constructor-args", params and { "scheduler", "params" } or { "scheduler" }, string.format(
-            "scheduler %s: %s.__init__ (%s) requires %q and scheduler.params does not give it, so"
-            .. " deepspeed.initialize raises TypeError", t, sc.class, sc.origin, key),
+            "scheduler %s: %s.__init__ (%s) requires %q and scheduler.params does not give it, so \z
+            deepspeed.initialize raises TypeError", t, sc.class, sc.origin, key),
             string.format("add \"%s\" to scheduler.params", key))
         end
       end
@@ -1121,8 +1121,8 @@ def {
     for _, key in ipairs(o.required) do
       if not params or params[key] == nil then
         emit(ctx, "constructor-args", params and { "optimizer", "params" } or { "optimizer" }, string.format(
-          "optimizer %s: %s.__init__ (%s) requires %q and optimizer.params does not give it, so"
-          .. " deepspeed.initialize raises TypeError", ot, o.class, o.origin, key),
+          "optimizer %s: %s.__init__ (%s) requires %q and optimizer.params does not give it, so \z
+          deepspeed.initialize raises TypeError", ot, o.class, o.origin, key),
           string.format("add \"%s\" to optimizer.params", key))
       end
     end
@@ -1156,8 +1156,8 @@ def {
     local fix
     local torch_name = case_match(t, M.TORCH_OPTIMIZERS)
     if t:lower() == "fusedadam" or t:lower() == "deepspeedcpuadam" then
-      fix = "use \"type\": \"AdamW\" (or \"Adam\"): DeepSpeed builds FusedAdam from it,"
-        .. " or DeepSpeedCPUAdam when the optimizer is offloaded"
+      fix = "use \"type\": \"AdamW\" (or \"Adam\"): DeepSpeed builds FusedAdam from it, \z
+        or DeepSpeedCPUAdam when the optimizer is offloaded"
     elseif t:lower() == "fusedlamb" then
       fix = "use \"type\": \"Lamb\" (DeepSpeed builds FusedLamb from it)"
     elseif torch_name then
@@ -1167,10 +1167,10 @@ def {
         .. ", any case) or a torch.optim class (" .. table.concat(M.TORCH_OPTIMIZERS, ", ") .. ")"
     end
     emit(ctx, "unknown-optimizer", { "optimizer", "type" }, "optimizer type \"" .. t
-      .. "\" is not a DeepSpeed built-in (matched case-insensitively) nor a torch.optim"
-      .. " class (matched case-sensitively): DeepSpeed asserts '" .. t .. " is not a"
-      .. " supported DeepSpeed Optimizer' (or fails with AttributeError). A warning, not an"
-      .. " error, because torch.optim's contents depend on the torch version.", fix)
+      .. "\" is not a DeepSpeed built-in (matched case-insensitively) nor a torch.optim \z
+      class (matched case-sensitively): DeepSpeed asserts '" .. t .. " is not a \z
+      supported DeepSpeed Optimizer' (or fails with AttributeError). A warning, not an \z
+      error, because torch.optim's contents depend on the torch version.", fix)
   end,
 }
 
@@ -1187,12 +1187,12 @@ def {
     if not c or c.zero_supported or ONEBIT[c.name] then return end
     if pytruthy(cfg.zero_allow_untested_optimizer) then return end
     emit(ctx, "untested-optimizer", { "optimizer", "type" }, "optimizer \"" .. t
-      .. "\" (" .. c.class .. ") with ZeRO stage " .. stage .. " is not in DeepSpeed's"
-      .. " ZERO_SUPPORTED_OPTIMIZERS: DeepSpeed asserts 'You are using an untested ZeRO"
-      .. " Optimizer. Please add <\"zero_allow_untested_optimizer\": true> in the"
-      .. " configuration file to use it.'",
-      "add \"zero_allow_untested_optimizer\": true at the top level (DeepSpeed then only"
-      .. " warns), or switch to AdamW")
+      .. "\" (" .. c.class .. ") with ZeRO stage " .. stage .. " is not in DeepSpeed's \z
+      ZERO_SUPPORTED_OPTIMIZERS: DeepSpeed asserts 'You are using an untested ZeRO \z
+      Optimizer. Please add <\"zero_allow_untested_optimizer\": true> in the \z
+      configuration file to use it.'",
+      "add \"zero_allow_untested_optimizer\": true at the top level (DeepSpeed then only \z
+      warns), or switch to AdamW")
   end,
 }
 
@@ -1247,11 +1247,11 @@ def {
     local wd = params.weight_decay
     if wd == nil or wd == NULL or (is_num(wd) and wd == 0) then return end
     emit(ctx, "adam-is-adamw", { "optimizer", "type" }, "optimizer \"" .. t
-      .. "\" with weight_decay " .. fmt(wd) .. ": DeepSpeed's adam_w_mode defaults to true,"
-      .. " so \"Adam\" applies decoupled weight decay exactly like AdamW, not the L2 penalty"
-      .. " of torch.optim.Adam.",
-      "write \"type\": \"AdamW\" to say what runs, or add \"adam_w_mode\": false to"
-      .. " optimizer.params for classic Adam")
+      .. "\" with weight_decay " .. fmt(wd) .. ": DeepSpeed's adam_w_mode defaults to true, \z
+      so \"Adam\" applies decoupled weight decay exactly like AdamW, not the L2 penalty \z
+      of torch.optim.Adam.",
+      "write \"type\": \"AdamW\" to say what runs, or add \"adam_w_mode\": false to \z
+      optimizer.params for classic Adam")
   end,
 }
 
@@ -1267,11 +1267,11 @@ def {
     local opt = cfg.optimizer
     if opt ~= nil and opt ~= NULL then return end
     emit(ctx, "zero-no-optimizer", { "optimizer" }, "ZeRO stage " .. stage
-      .. " without an optimizer section: unless the training script passes an optimizer"
-      .. " to deepspeed.initialize, DeepSpeed asserts 'zero stage " .. stage
+      .. " without an optimizer section: unless the training script passes an optimizer \z
+      to deepspeed.initialize, DeepSpeed asserts 'zero stage " .. stage
       .. " requires an optimizer'.",
-      "add \"optimizer\": {\"type\": \"AdamW\", \"params\": {\"lr\": 1e-4}} (or pass"
-      .. " optimizer= to deepspeed.initialize)")
+      "add \"optimizer\": {\"type\": \"AdamW\", \"params\": {\"lr\": 1e-4}} (or pass \z
+      optimizer= to deepspeed.initialize)")
   end,
 }
 
@@ -1303,19 +1303,19 @@ def {
       local v = params[key]
       local why
       if v == nil then
-        why = "is missing: DeepSpeed calls " .. t .. "(optimizer, **params) and the"
-          .. " constructor has no default for it (TypeError)"
+        why = "is missing: DeepSpeed calls " .. t .. "(optimizer, **params) and the \z
+          constructor has no default for it (TypeError)"
       elseif v == NULL then
         why = "is null: DeepSpeed passes None to " .. t .. " and the LR arithmetic crashes"
       elseif v == "auto" and ctx.target ~= "hf" then
-        why = "is \"auto\", which only the Hugging Face Trainer replaces: plain DeepSpeed"
-          .. " passes the string to " .. t .. " and crashes"
+        why = "is \"auto\", which only the Hugging Face Trainer replaces: plain DeepSpeed \z
+          passes the string to " .. t .. " and crashes"
       end
       if why then
         local fix
         if key == "total_num_steps" then
-          fix = "set scheduler.params.total_num_steps to the number of optimizer steps"
-            .. " in the run" .. (ctx.target == "hf" and " (or \"auto\" to let the HF Trainer fill it)" or "")
+          fix = "set scheduler.params.total_num_steps to the number of optimizer steps \z
+            in the run" .. (ctx.target == "hf" and " (or \"auto\" to let the HF Trainer fill it)" or "")
         else
           fix = "set scheduler.params." .. key .. " to a learning rate (e.g. "
             .. (key == "cycle_min_lr" and "1e-5" or "1e-4") .. ")"
@@ -1345,9 +1345,9 @@ def {
         .. " or a torch.optim.lr_scheduler class (" .. table.concat(M.TORCH_SCHEDULERS, ", ") .. ")"
     end
     emit(ctx, "unknown-scheduler", { "scheduler", "type" }, "scheduler type \"" .. t
-      .. "\" is not in deepspeed.runtime.lr_schedules nor torch.optim.lr_scheduler (both"
-      .. " looked up case-sensitively): DeepSpeed asserts 'DeepSpeed does not recognize LR"
-      .. " scheduler " .. t .. "'.", fix)
+      .. "\" is not in deepspeed.runtime.lr_schedules nor torch.optim.lr_scheduler (both \z
+      looked up case-sensitively): DeepSpeed asserts 'DeepSpeed does not recognize LR \z
+      scheduler " .. t .. "'.", fix)
   end,
 }
 
@@ -1371,8 +1371,8 @@ def {
       defaulted and "total_num_steps" or "warmup_num_steps" },
       "scheduler " .. t .. ": warmup_num_steps " .. pynum(warm)
       .. (defaulted and " (the default)" or "") .. " exceeds total_num_steps "
-      .. pynum(total) .. ": DeepSpeed only logs a warning, and the run ends before the"
-      .. " warmup finishes, so the learning rate never reaches its peak nor decays.",
+      .. pynum(total) .. ": DeepSpeed only logs a warning, and the run ends before the \z
+      warmup finishes, so the learning rate never reaches its peak nor decays.",
       "set scheduler.params.warmup_num_steps below total_num_steps (commonly 1-10% of it)",
       nil, { "warmup_steps", "num_training_steps" })
   end,
@@ -1441,12 +1441,12 @@ def {
     local present = batch.present(cfg)
     if #present == 0 then return end
     emit(ctx, "elasticity-batch", { present[1] }, "elasticity is enabled and "
-      .. table.concat(present, ", ") .. (#present == 1 and " is" or " are") .. " set:"
-      .. " DeepSpeed raises ElasticityConfigError 'One or more batch related parameters"
-      .. " were found in your ds_config ... These parameters *will not be used* since"
-      .. " elastic training is enabled'.",
-      "remove " .. table.concat(present, ", ") .. ", or set"
-      .. " elasticity.ignore_non_elastic_batch_info to true to let elasticity override them")
+      .. table.concat(present, ", ") .. (#present == 1 and " is" or " are") .. " set: \z
+      DeepSpeed raises ElasticityConfigError 'One or more batch related parameters \z
+      were found in your ds_config ... These parameters *will not be used* since \z
+      elastic training is enabled'.",
+      "remove " .. table.concat(present, ", ") .. ", or set \z
+      elasticity.ignore_non_elastic_batch_info to true to let elasticity override them")
   end,
 }
 
@@ -1462,10 +1462,10 @@ def {
       -- runtime/engine.py: `(self.global_steps + 1) % self.steps_per_print() == 0`
       -- in the step path; 0 divides by zero, negatives print at wrong steps.
       emit(ctx, "steps-per-print", { "steps_per_print" }, "steps_per_print " .. pynum(v)
-        .. (v == 0 and ": DeepSpeed computes (global_steps + 1) % steps_per_print after every"
-          .. " optimizer step (runtime/engine.py), so training stops with ZeroDivisionError at the first step."
-          or ": not a positive interval; DeepSpeed takes (global_steps + 1) % steps_per_print"
-          .. " after every optimizer step (runtime/engine.py) and prints at meaningless steps."),
+        .. (v == 0 and ": DeepSpeed computes (global_steps + 1) % steps_per_print after every \z
+          optimizer step (runtime/engine.py), so training stops with ZeroDivisionError at the first step."
+          or ": not a positive interval; DeepSpeed takes (global_steps + 1) % steps_per_print \z
+          after every optimizer step (runtime/engine.py) and prints at meaningless steps."),
         "remove steps_per_print (no periodic print) or use a positive interval such as 100",
         v == 0 and "error" or "warning")
     elseif v < 10 and not (ctx.mode == "gen" and ctx.params
@@ -1474,13 +1474,13 @@ def {
       -- step by step)
       emit(ctx, "steps-per-print", { "steps_per_print" }, "steps_per_print " .. pynum(v)
         .. ": DeepSpeed logs step, learning rate and loss-scale information every "
-        .. pynum(v) .. " step(s), which floods the log and adds host work to nearly every"
-        .. " step. Since v0.15.2 the default is None (no periodic print).",
+        .. pynum(v) .. " step(s), which floods the log and adds host work to nearly every \z
+        step. Since v0.15.2 the default is None (no periodic print).",
         "use a larger interval such as 100, or remove steps_per_print")
     elseif v > 10000 and ctx.target == "deepspeed" then
       emit(ctx, "steps-per-print", { "steps_per_print" }, "steps_per_print " .. pynum(v)
-        .. ": DeepSpeed practically never prints its periodic progress line. If the aim"
-        .. " is silence, note the default is already None (no periodic print) since v0.15.2.",
+        .. ": DeepSpeed practically never prints its periodic progress line. If the aim \z
+        is silence, note the default is already None (no periodic print) since v0.15.2.",
         "remove steps_per_print for no periodic print, or use a reachable interval such as 100")
     end
   end,
@@ -1496,8 +1496,8 @@ def {
     if not is_num(v) or v >= 0 then return end
     -- runtime/engine.py and runtime/zero/*: every use is `if self.gradient_clipping() > 0`.
     emit(ctx, "gradient-clipping-negative", { "gradient_clipping" }, "gradient_clipping " .. pynum(v)
-      .. ": DeepSpeed clips only when gradient_clipping > 0 (runtime/engine.py), so this disables"
-      .. " clipping, the same as 0.0.",
+      .. ": DeepSpeed clips only when gradient_clipping > 0 (runtime/engine.py), so this disables \z
+      clipping, the same as 0.0.",
       "use 0.0 to disable clipping explicitly, or a positive norm such as 1.0")
   end,
 }
@@ -1514,10 +1514,10 @@ def {
     local k = dsversion.data(rel).keys.gradient_clipping
     local d = k and k.d
     emit(ctx, "gradient-clipping-default", { "gradient_clipping" },
-      "gradient_clipping is not set: DeepSpeed < v0.19.3 does not clip (default 0.0),"
-      .. " v0.19.3+ clips the gradient norm at 1.0, so the same file trains differently"
-      .. " across versions" .. (is_num(d) and string.format(" (DeepSpeed %s, the release checked"
-        .. " against, uses %s).", rel.version, pynum(d)) or "."),
+      "gradient_clipping is not set: DeepSpeed < v0.19.3 does not clip (default 0.0), \z
+      v0.19.3+ clips the gradient norm at 1.0, so the same file trains differently \z
+      across versions" .. (is_num(d) and string.format(" (DeepSpeed %s, the release checked \z
+        against, uses %s).", rel.version, pynum(d)) or "."),
       "add \"gradient_clipping\": 1.0 (or 0.0 to disable clipping)")
   end,
 }
@@ -1525,8 +1525,8 @@ def {
 def {
   id = "probe-config",
   severity = "warning",
-  summary = "autotuning.enabled: DeepSpeed ends the run after end_profile_step + 1 steps (a"
-    .. " probe, as gen --probe makes), so the config does not train",
+  summary = "autotuning.enabled: DeepSpeed ends the run after end_profile_step + 1 steps (a \z
+    probe, as gen --probe makes), so the config does not train",
   fix = "use the config generated without --probe for training",
   check = function(cfg, ctx)
     if not obj(cfg) then return end
@@ -1536,10 +1536,10 @@ def {
     if ctx.mode == "gen" and ctx.params and (tonumber(ctx.params.probe_steps) or 0) > 0 then return end
     local stop = at.end_profile_step
     emit(ctx, "probe-config", { "autotuning", "enabled" },
-      string.format("autotuning is enabled: DeepSpeed writes its metric file and calls exit() at"
-        .. " global step %s (end_profile_step + 1, runtime/engine.py _autotuning_exit), so a"
-        .. " training run with this config stops there; it is a probe (gen --probe), not a"
-        .. " training config", is_num(stop) and pynum(stop + 1) or "6 (end_profile_step 5 + 1)"),
+      string.format("autotuning is enabled: DeepSpeed writes its metric file and calls exit() at \z
+        global step %s (end_profile_step + 1, runtime/engine.py _autotuning_exit), so a \z
+        training run with this config stops there; it is a probe (gen --probe), not a \z
+        training config", is_num(stop) and pynum(stop + 1) or "6 (end_profile_step 5 + 1)"),
       "use the config generated without --probe for training, or remove the autotuning section")
   end,
 }
@@ -1560,10 +1560,10 @@ def{
     if not what then return end
     ctx.report{
       at = { line, col },
-      message = what .. ": the Hugging Face Trainer (and Accelerate) load the "
-        .. "DeepSpeed config with Python's json.load, which rejects it "
-        .. "(json.decoder.JSONDecodeError), though DeepSpeed's own hjson "
-        .. "reader accepts it",
+      message = what .. ": the Hugging Face Trainer (and Accelerate) load the \z
+        DeepSpeed config with Python's json.load, which rejects it \z
+        (json.decoder.JSONDecodeError), though DeepSpeed's own hjson \z
+        reader accepts it",
     }
   end,
 }

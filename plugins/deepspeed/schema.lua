@@ -30,6 +30,8 @@
 --             (array: a mode="before" validator wraps a string into a list),
 --             py_float_since = "X.Y.Z" (float: from that release a
 --             mode="before" validator calls Python's float() on a string),
+--             py_float = true (float read with dict.get: the code that uses
+--             it calls Python's float() first, so a number string works),
 --             no_bool_since = "X.Y.Z" (no_bool and the finite check are a
 --             validator's from that release; pydantic's lax coercion before),
 --             range_since = "X.Y.Z" (the bounds are DeepSpeed's check from
@@ -405,10 +407,14 @@ local scheduler = Obj({
     "学习率调度器名称：LRRangeTest、OneCycle、WarmupLR、WarmupDecayLR、WarmupCosineLR，或 torch.optim.lr_scheduler 中的类名（区分大小写）。"),
   params = Obj({
     last_batch_iteration = I(-1, "Index of the last batch; -1 starts from the beginning.", "上一次迭代的批次索引；-1 表示从头开始训练。"),
-    warmup_min_lr = F(0, "WarmupLR/WarmupDecayLR: learning rate at the start of warm-up.", "WarmupLR/WarmupDecayLR：预热开始时的学习率。",
-      { hf_auto = true }),
-    warmup_max_lr = F(nil, "WarmupLR/WarmupDecayLR: learning rate at the end of warm-up.", "WarmupLR/WarmupDecayLR：预热结束时的学习率。",
-      { hf_auto = true, default_text = { en = "the optimizer's lr (WarmupLR); 0.001 (WarmupDecayLR)", zh = "优化器的 lr（WarmupLR）；0.001（WarmupDecayLR）" } }),
+    -- WarmupLR._format_param takes a number or a list, one value per param
+    -- group (its length: the scheduler-param-groups rule)
+    warmup_min_lr = F(0, "WarmupLR/WarmupDecayLR: learning rate at the start of warm-up (or one per param group).",
+      "WarmupLR/WarmupDecayLR：预热开始时的学习率（或每个参数组一个）。",
+      { hf_auto = true, type = { "float", "array" }, items = F(nil, "Learning rate of a param group.", "一个参数组的学习率。") }),
+    warmup_max_lr = F(nil, "WarmupLR/WarmupDecayLR: learning rate at the end of warm-up (or one per param group).",
+      "WarmupLR/WarmupDecayLR：预热结束时的学习率（或每个参数组一个）。",
+      { hf_auto = true, type = { "float", "array" }, items = F(nil, "Learning rate of a param group.", "一个参数组的学习率。"), default_text = { en = "the optimizer's lr (WarmupLR); 0.001 (WarmupDecayLR)", zh = "优化器的 lr（WarmupLR）；0.001（WarmupDecayLR）" } }),
     warmup_num_steps = I(1000, "Number of warm-up steps (a positive integer; effectively at least 2).",
       "预热步数（正整数；实际至少为 2）。", { hf_auto = true, min = 1,
         -- WarmupLR.__init__ raises ValueError for a value that is not an
@@ -425,7 +431,9 @@ local scheduler = Obj({
       "WarmupDecayLR/WarmupCosineLR：总训练步数（这两种调度器必填）。", { hf_auto = true, min = 1 }),
     warmup_min_ratio = F(0, "WarmupCosineLR: starting ratio of the optimizer's lr.", "WarmupCosineLR：预热起始学习率相对优化器 lr 的比例。"),
     cos_min_ratio = F(0.0001, "WarmupCosineLR: final ratio of the optimizer's lr.", "WarmupCosineLR：余弦衰减结束时相对优化器 lr 的比例。"),
-    lr_range_test_min_lr = F(0.001, "LRRangeTest: starting learning rate.", "LRRangeTest：起始学习率。"),
+    lr_range_test_min_lr = F(0.001, "LRRangeTest: starting learning rate (or one per param group).",
+      "LRRangeTest：起始学习率（或每个参数组一个）。",
+      { type = { "float", "array" }, items = F(nil, "Learning rate of a param group.", "一个参数组的学习率。") }),
     lr_range_test_step_size = I(2000, "LRRangeTest: steps per learning-rate increase.", "LRRangeTest：每次提升学习率的步数间隔。"),
     lr_range_test_step_rate = F(1.0, "LRRangeTest: increase rate.", "LRRangeTest：学习率提升速率。"),
     lr_range_test_staircase = B(false, "LRRangeTest: staircase instead of continuous increase.", "LRRangeTest：阶梯式而非连续提升。"),
@@ -633,7 +641,9 @@ local elasticity = Obj({
     { checked_when = "elasticity.enabled" }),
   prefer_larger_batch = B(true, "Prefer the batch size closest to max_train_batch_size.", "优先选择最接近 max_train_batch_size 的批大小。"),
   ignore_non_elastic_batch_info = B(false, "Ignore (instead of rejecting) top-level batch keys when elasticity is enabled.", "启用弹性时忽略（而不是报错）顶层的批大小键。"),
-  version = F(0.2, "Version of the elasticity logic.", "弹性算法版本。", { checked_when = "elasticity.enabled" }),
+  -- compute_elastic_config uses float(elasticity_config.version) only
+  -- (elasticity/elasticity.py:291-343 in every covered release): "0.2" works
+  version = F(0.2, "Version of the elasticity logic.", "弹性算法版本。", { checked_when = "elasticity.enabled", py_float = true }),
   -- ElasticityConfig runs only with elasticity enabled (elasticity/config.py:89
   -- and :94 for these bounds; the others are the elasticity-config rule's)
   model_parallel_size = I(1, "Model-parallel size (>= 1).", "模型并行大小（>= 1）。", { min = 1, checked_when = "elasticity.enabled" }),

@@ -1164,6 +1164,11 @@ check_value = function(st, v, node, path, pinfo, key)
       end
     else
       good, res, sev, why = coerce_lenient(v, t, node)
+      -- a dict.get read the code hands to Python's float() (py_float)
+      if not good and t == "float" and node.py_float and kind(v) == "string" then
+        local n = python_float(v)
+        if n ~= nil then good, res = true, n end
+      end
     end
     if good then ok, coerced = true, res; break end
     if first_msg == nil then first_msg, first_sev, first_why = res, sev, why end

@@ -517,13 +517,302 @@ local function elasticity(ctx, e)
   end
 end
 
+-- The elastic batch DeepSpeed computes (elasticity/elasticity.py, the same
+-- file in every covered release): compute_elastic_config with the
+-- data-parallel world size, then DeepSpeedConfig.__init__ sets
+-- train_batch_size, the micro batch and gas = final // (micro * world) and
+-- runs _batch_assertion (runtime/config.py, its line per release below).
+-- Python's // and % on numbers are Lua's; int() truncates.
+local HCN_LIST = { 1, 2, 4, 6, 12, 24, 36, 48, 60, 120, 180, 240, 360, 720, 840, 1260, 1680, 2520, 5040,
+  7560, 10080, 15120, 20160, 25200, 27720, 45360, 50400, 55440, 83160, 110880, 166320, 221760, 277200,
+  332640, 498960, 554400, 665280, 720720 } -- elasticity.py:21-24 (HCN_LIST)
+
+-- runtime/config.py: the line of `assert (train_batch > 0)` in
+-- _batch_assertion per covered release (the next asserts follow at +2,
+-- +4, +6)
+local BATCH_ASSERT_LINE = { ["0.14.5"] = 921, ["0.15.4"] = 923, ["0.16.5"] = 924, ["0.16.9"] = 927,
+  ["0.17.6"] = 878, ["0.18.9"] = 880, ["0.19.2"] = 895, ["0.19.5"] = 918 }
+
+local function pyint(x)
+  local t = x >= 0 and math.floor(x) or math.ceil(x)
+  return math.tointeger(t) or t
+end
+
+local function gcd(a, b)
+  while b ~= 0 do a, b = b, a % b end
+  return a
+end
+
+-- get_candidate_batch_sizes (elasticity.py:27-39), a set as a list
+local function candidate_batch_sizes(bases, maxb)
+  local out, seen = {}, {}
+  for _, base in ipairs(bases) do
+    local c
+    if base >= maxb then
+      c = base
+    else
+      local value, index = maxb // base, 0
+      for i, h in ipairs(HCN_LIST) do
+        if h > value then index = i - 1; break end -- np.argmax: first True, 0 if none
+      end
+      c = HCN_LIST[index == 0 and #HCN_LIST or index] * base -- HCN_LIST[index - 1]
+    end
+    if not seen[c] then seen[c] = true; out[#out + 1] = c end
+  end
+  return out
+end
+
+-- get_valid_gpus (elasticity.py:42-61), sorted
+local function valid_gpus(bs, micro, lo, hi)
+  local set, out = {}, {}
+  for _, m in ipairs(micro) do
+    if bs % m == 0 then
+      local maxg = bs // m
+      if lo <= maxg and maxg <= hi then set[maxg] = true end
+      for i = 1, maxg // 2 do
+        if i > hi then break end
+        if i >= lo and maxg % i == 0 then set[i] = true end
+      end
+    end
+  end
+  for g in pairs(set) do out[#out + 1] = g end
+  table.sort(out)
+  return out
+end
+
+-- get_best_candidates (elasticity.py:64-81): the candidate with the most
+-- valid GPU counts, the largest (prefer_larger) or smallest among ties,
+-- whatever the set's order; valid is nil when none is counted
+local function best_candidate(cands, micro, lo, hi, prefer)
+  local most, valid, final = 0, nil, micro[1]
+  for _, m in ipairs(micro) do if m < final then final = m end end
+  table.sort(cands)
+  if prefer then -- the order that gives the same winner as any other
+    local r = {}
+    for i = #cands, 1, -1 do r[#r + 1] = cands[i] end
+    cands = r
+  end
+  for _, bs in ipairs(cands) do
+    local v = valid_gpus(bs, micro, lo, hi)
+    if #v > most or (#v == most and ((prefer and bs > final) or (not prefer and bs < final))) then
+      most, valid, final = #v, v, bs
+    end
+  end
+  return final, valid
+end
+
+-- _get_compatible_gpus_v01 (elasticity.py:84-125); nil, why on a raise
+local function gpus_v01(micro, maxb, lo, hi, prefer)
+  local minm, l = micro[1], micro[1]
+  for _, m in ipairs(micro) do
+    if m < minm then minm = m end
+    if m > maxb then
+      return nil, "ValueError 'All micro batches must be less than or equal to max_acceptable_batch_size: "
+        .. tostring(maxb) .. "' (elasticity/elasticity.py:109)"
+    end
+    l = l // gcd(l, m) * m
+  end
+  if lo == 0 then lo = 1 end
+  if hi == 0 then hi = maxb // minm end
+  local bases = {}
+  for _, m in ipairs(micro) do bases[#bases + 1] = m end
+  bases[#bases + 1] = l
+  return best_candidate(candidate_batch_sizes(bases, maxb), micro, lo, hi, prefer)
+end
+
+-- _get_compatible_gpus_v02 (elasticity.py:128-187): final, valid, micro
+local function gpus_v02(micro, maxb, current, lo, hi, prefer, per_node, mp)
+  local function microbatch(final)
+    local cand
+    for _, m in ipairs(micro) do
+      if final // current % m == 0 then
+        if cand == nil then cand = m end
+        if prefer and cand < m then cand = m end
+      end
+    end
+    return cand
+  end
+  local dp_node = per_node // mp
+  if dp_node < 1 or per_node % mp ~= 0 then return nil, nil end -- elasticity.py:140 raised
+  local final, valid = gpus_v01(micro, pyint(maxb / dp_node), pyint(lo / per_node), pyint(hi / per_node), prefer)
+  if final == nil then return nil, valid end
+  if valid == nil then
+    return nil, "TypeError: 'NoneType' object is not iterable (no candidate batch has a valid GPU count,"
+      .. " elasticity/elasticity.py:167)"
+  end
+  final = pyint(final) * dp_node
+  local dp_valid = {}
+  for i, g in ipairs(valid) do dp_valid[i] = g * dp_node end
+  for _, g in ipairs(dp_valid) do
+    if g == current // mp then return final, dp_valid, microbatch(final) end
+  end
+  local dp_size = (current / per_node) * dp_node
+  local best
+  for _, m in ipairs(micro) do
+    local min_bs = m * dp_size
+    local c = math.floor(maxb / (min_bs + 0.0)) * min_bs
+    if best == nil or (prefer and c > best) or (not prefer and c < best) then best = c end
+  end
+  return best, { dp_size }, microbatch(best)
+end
+
+local function elastic_batch(ctx, cfg, e)
+  local p = ctx.params
+  local world = type(p) == "table" and math.tointeger(p.world_size) or nil
+  -- the world size DeepSpeedConfig passes is the data-parallel one; a
+  -- sequence_parallel_size or data_parallel_size changes it (rules.lua
+  -- dp_world): not computed here
+  if not world or world < 1 or cfg.sequence_parallel_size ~= nil or cfg.data_parallel_size ~= nil then return end
+  local micro = {}
+  for i, m in ipairs(e.micro_batch_sizes) do micro[i] = pynumber(m) end
+  local maxb = pynumber(e.max_train_batch_size)
+  local lo = pynumber(e.min_gpus == nil and 1 or e.min_gpus)
+  local hi = pynumber(e.max_gpus == nil and 10000 or e.max_gpus)
+  local mp = pynumber(e.model_parallel_size == nil and 1 or e.model_parallel_size)
+  local per_node = pynumber(e.num_gpus_per_node == nil and 1 or e.num_gpus_per_node)
+  local ver = e.version == nil and LATEST_ELASTICITY_VERSION or pynumber(e.version) or tonumber(e.version)
+  if #micro == 0 or not (maxb and lo and hi and mp and per_node and ver) then return end
+  if math.type(maxb) ~= "integer" or math.type(lo) ~= "integer" or math.type(hi) ~= "integer"
+      or math.type(mp) ~= "integer" or math.type(per_node) ~= "integer" then
+    return -- whole numbers only: the arithmetic below is DeepSpeed's on ints
+  end
+  -- below 1 ElasticityConfig raises first (elasticity/config.py:81, :89,
+  -- :94: elasticity() and the schema's bounds say so)
+  if lo < 1 or hi < 1 or mp < 1 or per_node < 1 or maxb < 1 then return end
+  for _, m in ipairs(micro) do
+    if math.type(m) ~= "integer" or m < 1 then return end
+  end
+  local prefer = e.prefer_larger_batch == nil or pytruthy(e.prefer_larger_batch)
+  local final, valid, why
+  if ver == 0.1 then
+    final, valid = gpus_v01(micro, maxb, lo, hi, prefer)
+    if final == nil then why = valid end
+  elseif ver == 0.2 then
+    local mb
+    if per_node % mp ~= 0 then return end -- elasticity.py:140 (elasticity())
+    final, valid, mb = gpus_v02(micro, maxb, world, lo, hi, prefer, per_node, mp)
+    if final == nil then why = valid end
+  else
+    return
+  end
+  local path = { "elasticity", "max_train_batch_size" }
+  local head = "elasticity (version " .. tostring(ver) .. ", max_train_batch_size " .. tostring(maxb)
+    .. ", micro_batch_sizes " .. table.concat(micro, ", ") .. ", min_gpus " .. tostring(lo) .. ", max_gpus "
+    .. tostring(hi) .. ") at data-parallel world size " .. world
+  local fix = "choose max_train_batch_size, micro_batch_sizes and min/max_gpus so that DeepSpeed's"
+    .. " elastic batch fits this world size, or disable elasticity"
+  if why then
+    emit(ctx, RULE_E, path, head .. ": DeepSpeed raises " .. why .. ".", fix)
+    return
+  end
+  if valid == nil then
+    emit(ctx, RULE_E, path, head .. ": no candidate batch has a valid GPU count; DeepSpeed raises"
+      .. " TypeError testing the world size against None (elasticity/elasticity.py:348).", fix)
+    return
+  end
+  final = pyint(final)
+  local ok = false
+  for _, g in ipairs(valid) do if g == world then ok = true end end
+  if not ok then
+    local v = {}
+    for i, g in ipairs(valid) do v[i] = tostring(pyint(g)) end
+    emit(ctx, RULE_E, path, head .. ": the valid GPU counts are " .. table.concat(v, ", ")
+      .. "; DeepSpeed raises ElasticityIncompatibleWorldSize 'World size (" .. world .. ") is not valid"
+      .. " with the current list of valid GPU counts' (elasticity/elasticity.py:349).", fix)
+    return
+  end
+  local sorted = {}
+  for _, m in ipairs(micro) do sorted[#sorted + 1] = m end
+  table.sort(sorted, function(a, b) return a > b end)
+  local mb
+  for _, m in ipairs(sorted) do
+    if final // world % m == 0 then mb = m; break end
+  end
+  if mb == nil then
+    emit(ctx, RULE_E, path, head .. ": the elastic batch is " .. final .. " and no micro batch size divides "
+      .. final .. " // " .. world .. "; DeepSpeed asserts 'Unable to find divisible micro batch size'"
+      .. " (elasticity/elasticity.py:358).", fix)
+    return
+  end
+  -- DeepSpeedConfig.__init__: gas = final // (micro * world), then
+  -- _batch_assertion
+  local gas = final // (mb * world)
+  local rel = dsversion.checked(ctx)
+  local line = BATCH_ASSERT_LINE[rel.version]
+  local at = line and (" (runtime/config.py:%d at %s)") or ""
+  local said
+  if final <= 0 then
+    said = { "Train batch size: " .. final .. " has to be greater than 0", 0 }
+  elseif gas <= 0 then
+    said = { "Gradient accumulation steps: " .. gas .. " has to be greater than 0", 4 }
+  elseif final ~= mb * gas * world then
+    said = { "Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu *"
+      .. " gradient_acc_step * world_size", 6 }
+  end
+  if said then
+    emit(ctx, RULE_E, path, head .. ": DeepSpeed's elastic batch is train_batch_size " .. final
+      .. ", micro batch " .. mb .. ", gradient_accumulation_steps " .. final .. " // (" .. mb .. " * "
+      .. world .. ") = " .. gas .. ", and its batch assertion fails: '" .. said[1] .. "'"
+      .. (line and string.format(at, line + said[2], rel.version) or "") .. ".", fix)
+  end
+end
+
 M.check[RULE_E] = function(cfg, ctx)
   local e = obj(cfg) and obj(cfg.elasticity)
   if not e or not pytruthy(e.enabled) then return end
   -- without max_train_batch_size or micro_batch_sizes DeepSpeed stops
   -- before these checks (elasticity-missing)
   if e.max_train_batch_size == nil or e.micro_batch_sizes == nil then return end
-  elasticity(ctx, e)
+  local raised = false
+  elasticity(setmetatable({ report = function(f) raised = true; return ctx.report(f) end },
+    { __index = ctx }), e)
+  if not raised and type(e.micro_batch_sizes) == "table" and kind(e.micro_batch_sizes) == "array" then
+    elastic_batch(ctx, cfg, e)
+  end
+end
+
+---------------------------------------------------------------------------
+-- scheduler.params lists (runtime/lr_schedules.py): WarmupLR (and
+-- WarmupDecayLR, its subclass) passes warmup_min_lr and warmup_max_lr to
+-- _format_param, LRRangeTest tests lr_range_test_min_lr itself: a list
+-- must have len(optimizer.param_groups) values, else ValueError at
+-- deepspeed.initialize (_scheduler_from_config). The engine verdicts
+-- (tests/conformance/engine.json) assume one param group.
+---------------------------------------------------------------------------
+
+local GROUP_PARAMS = {
+  WarmupLR = { "warmup_min_lr", "warmup_max_lr" },
+  WarmupDecayLR = { "warmup_min_lr", "warmup_max_lr" },
+  LRRangeTest = { "lr_range_test_min_lr" },
+}
+-- the raise, per covered release: WarmupLR._format_param and
+-- LRRangeTest.__init__
+local GROUP_RAISE = {
+  WarmupLR = { ["0.14.5"] = 717, ["0.15.4"] = 717, ["0.16.5"] = 717, ["0.16.9"] = 717, ["0.17.6"] = 720,
+               ["0.18.9"] = 724, ["0.19.2"] = 724, ["0.19.5"] = 755 },
+  LRRangeTest = { ["0.14.5"] = 318, ["0.15.4"] = 324, ["0.16.5"] = 324, ["0.16.9"] = 324, ["0.17.6"] = 324,
+                  ["0.18.9"] = 328, ["0.19.2"] = 328, ["0.19.5"] = 329 },
+}
+GROUP_RAISE.WarmupDecayLR = GROUP_RAISE.WarmupLR
+
+M.check["scheduler-param-groups"] = function(cfg, ctx)
+  local s = obj(cfg) and obj(cfg.scheduler)
+  local p = s and obj(s.params)
+  local keys = s and GROUP_PARAMS[s.type]
+  if not (p and keys) then return end
+  local rel = dsversion.checked(ctx)
+  local line = GROUP_RAISE[s.type][rel.version]
+  for _, key in ipairs(keys) do
+    local v = p[key]
+    if type(v) == "table" and kind(v) == "array" and #v ~= 1 then
+      emit(ctx, "scheduler-param-groups", { "scheduler", "params", key }, "scheduler.params." .. key
+        .. " is a list of " .. #v .. ": " .. s.type .. " takes a list only with one value per param group of"
+        .. " the optimizer (one unless the training script builds groups), and raises ValueError 'expected 1"
+        .. " ...' when deepspeed.initialize builds it (runtime/lr_schedules.py"
+        .. (line and (":" .. line .. " at " .. rel.version) or "") .. ").",
+        "give one number (DeepSpeed uses it for every param group)")
+    end
+  end
 end
 
 ---------------------------------------------------------------------------

@@ -7,8 +7,12 @@ each with its DeepSpeed source line. For each release this runs one
 `dsforge check --format json --ds-version V --world-size 8` over the whole
 corpus and requires: DeepSpeed rejects <=> dsforge reports >= 1 error.
 A disagreement fails unless allow.json lists it (file, release, reason,
-DeepSpeed source line; at most 5 entries). CI has no DeepSpeed: this only
-replays.
+DeepSpeed source line; at most 5 entries). The releases are every one
+contrib/dsknow/releases.txt lists (test_every_covered_release_is_recorded),
+and DeepSpeed's master as "next" (next.json, contrib/dsknow/next.txt),
+replayed at master's version.txt, past the newest tag: dsforge checks it
+with the newest release's facts.
+CI has no DeepSpeed: this only replays.
 """
 import json
 import os
@@ -21,6 +25,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIGS = os.path.join(HERE, "configs")
 DSFORGE = os.environ.get("DSFORGE", "dsforge")
 MAX_ALLOWED = 5
+RELEASES_TXT = os.path.join(HERE, "..", "..", "contrib", "dsknow", "releases.txt")
+NEXT_TXT = os.path.join(HERE, "..", "..", "contrib", "dsknow", "next.txt")
 
 
 def load(name):
@@ -37,6 +43,23 @@ def expected():
                                     "exception": eng["exception"],
                                     "message": "engine: " + eng["message"]}
     return files
+
+
+def expected_next():
+    """(version, {file: verdict}) of next.json (DeepSpeed at next.txt's
+    branch, master), or None: engine.json's entries of the newest covered
+    release take over (the engine is read per release, not per commit)."""
+    path = os.path.join(HERE, "next.json")
+    if not os.path.exists(path):
+        return None
+    nxt = load("next.json")
+    newest = load("verdicts.json")["releases"][-1]
+    files = dict(nxt["files"])
+    for name, eng in load("engine.json").items():
+        if newest in eng["source"]:
+            files[name] = {"verdict": eng["verdict"], "exception": eng["exception"],
+                           "message": "engine: " + eng["message"]}
+    return nxt["version"], files
 
 
 def dsforge_errors(release, names):
@@ -67,6 +90,17 @@ class Conformance(unittest.TestCase):
             self.assertIn(name, files)
             self.assertTrue(eng["source"] and eng["code"], name)
 
+    def test_every_covered_release_is_recorded(self):
+        with open(RELEASES_TXT, encoding="utf-8") as f:
+            listed = [m.group(1) for m in (re.match(r"^v(\d+\.\d+\.\d+)$", ln.strip())
+                                           for ln in f) if m]
+        for name in ("verdicts.json", os.path.join("todo", "verdicts.json")):
+            recorded = load(name)
+            self.assertEqual(recorded["releases"], listed, "%s: re-run "
+                             "contrib/dsknow/record.py" % name)
+            for fname, per in recorded["files"].items():
+                self.assertEqual(sorted(per), sorted(listed), fname)
+
     def test_todo_is_listed_and_recorded(self):
         todo_dir = os.path.join(HERE, "todo")
         names = sorted(n for n in os.listdir(todo_dir) if n.endswith(".json")
@@ -95,6 +129,31 @@ class Conformance(unittest.TestCase):
         for entry in allow:
             for field in ("file", "release", "reason", "source"):
                 self.assertTrue(entry.get(field), (entry, field))
+
+    def test_next_is_recorded(self):
+        """DeepSpeed's master ("next", contrib/dsknow/next.txt) is recorded
+        over the whole corpus, at a version past the newest tag."""
+        with open(NEXT_TXT, encoding="utf-8") as f:
+            rev = f.read().split()[0]
+        nxt = load("next.json")
+        self.assertEqual(nxt["rev"], rev)
+        self.assertRegex(nxt["commit"], r"^[0-9a-f]{40}$")
+        newest = load("verdicts.json")["releases"][-1]
+        self.assertGreater(tuple(int(x) for x in nxt["version"].split(".")),
+                           tuple(int(x) for x in newest.split(".")))
+        self.assertEqual(sorted(nxt["files"]), sorted(load("verdicts.json")["files"]))
+
+    def test_dsforge_agrees_with_deepspeed_next(self):
+        """dsforge at master's version (the newest facts: no release has
+        it yet) agrees with DeepSpeed's master on every file."""
+        version, files = expected_next()
+        names = sorted(files)
+        errors = dsforge_errors(version, names)
+        bad = ["%s @ next %s: DeepSpeed %s; dsforge %s" % (
+            n, version, files[n]["verdict"], ("errors: " + " | ".join(errors[n][:2])) if errors[n]
+            else "no error") for n in names if (files[n]["verdict"] == "reject") != bool(errors[n])]
+        self.assertEqual(bad, [], "%d disagreements with DeepSpeed's master:\n%s" % (
+            len(bad), "\n".join(bad)))
 
     def test_dsforge_agrees_with_deepspeed(self):
         files = expected()

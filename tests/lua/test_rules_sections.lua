@@ -221,4 +221,74 @@ test("elasticity: micro batches above max_train_batch_size, v0.2's GPUs per node
   T.eq(#run(el({ model_parallel_size = 2, num_gpus_per_node = 4 })), 0)
 end)
 
+-- The elastic batch DeepSpeed computes (compute_elastic_config and
+-- DeepSpeedConfig's batch assertion) at world size 8: each case is a
+-- conformance file (elasticity__*) with DeepSpeed's own verdict.
+test("elasticity: the elastic batch at the world size, as DeepSpeed computes it", function()
+  -- v0.2 (default): no batch of micro 3 fits 8 GPUs under 6: train batch 0
+  local out = run(el({ max_train_batch_size = 6, micro_batch_sizes = array({ 3 }), max_gpus = 2 }))
+  T.eq(#out, 1)
+  T.eq(out[1].path, "elasticity.max_train_batch_size")
+  T.truthy(out[1].message:find("'Train batch size: 0 has to be greater than 0' (runtime/config.py:918 at 0.19.5)",
+    1, true), out[1].message)
+  out = run(el({ max_train_batch_size = 6, micro_batch_sizes = array({ 3 }), max_gpus = 2 }), "0.14.5")
+  T.truthy(out[1].message:find("(runtime/config.py:921 at 0.14.5)", 1, true), out[1].message)
+  -- v0.1: 8 is not among the valid GPU counts
+  out = run(el({ version = 0.1, max_train_batch_size = 6, micro_batch_sizes = array({ 3 }), max_gpus = 2 }))
+  T.eq(#out, 1)
+  T.truthy(out[1].message:find("the valid GPU counts are 1, 2;", 1, true), out[1].message)
+  T.truthy(out[1].message:find("ElasticityIncompatibleWorldSize", 1, true), out[1].message)
+  T.truthy(out[1].message:find("elasticity/elasticity.py:349", 1, true), out[1].message)
+  -- v0.1 with no candidate counting a GPU number: None
+  out = run(el({ version = 0.1, max_train_batch_size = 6, micro_batch_sizes = array({ 4 }), min_gpus = 2 }))
+  T.eq(#out, 1)
+  T.truthy(out[1].message:find("TypeError", 1, true), out[1].message)
+  out = run(el({ max_train_batch_size = 6, micro_batch_sizes = array({ 5 }), min_gpus = 2 }))
+  T.eq(#out, 1)
+  T.truthy(out[1].message:find("elasticity/elasticity.py:167", 1, true), out[1].message)
+  -- prefer_larger_batch false picks the smallest candidate
+  out = run(el({ max_train_batch_size = 6, micro_batch_sizes = array({ 4, 2, 3 }), prefer_larger_batch = false }))
+  T.eq(#out, 1)
+  -- batches that fit: accepted (64 over 8 GPUs; nodes of 4 with model parallel 2)
+  T.eq(#run(el({})), 0)
+  T.eq(#run(el({ version = 0.1 })), 0)
+  T.eq(#run(el({ max_train_batch_size = 96, prefer_larger_batch = false })), 0)
+  T.eq(#run(el({ max_train_batch_size = 512, num_gpus_per_node = 4, model_parallel_size = 2, max_gpus = 64 })), 0)
+  -- the world size decides: the same file fits 2 GPUs
+  local cfg = el({ version = 0.1, max_train_batch_size = 6, micro_batch_sizes = array({ 3 }), max_gpus = 2 })
+  local n = 0
+  for _, r in ipairs(require("deepspeed.rules_sections").rules) do
+    r.check(cfg, { params = { world_size = 2 }, target = "deepspeed", report = function() n = n + 1 end })
+  end
+  T.eq(n, 0)
+  -- no world size given: not computed
+  for _, r in ipairs(require("deepspeed.rules_sections").rules) do
+    r.check(cfg, { params = {}, target = "deepspeed", report = function() n = n + 1 end })
+  end
+  T.eq(n, 0)
+end)
+
+-- WarmupLR._format_param and LRRangeTest.__init__ take a list with one
+-- value per param group (one: the engine verdicts' optimizer); the
+-- conformance files scheduler__*_list1/_list2 hold DeepSpeed's verdicts.
+test("scheduler params: a list with one value per param group", function()
+  local function sch(t, params) return base({ scheduler = { type = t, params = params } }) end
+  T.eq(#run(sch("WarmupLR", { warmup_min_lr = array({ 0 }) })), 0)
+  local out = run(sch("WarmupLR", { warmup_min_lr = array({ 0, 0 }) }))
+  T.eq(#out, 1)
+  T.eq(out[1].id, "scheduler-param-groups")
+  T.eq(out[1].path, "scheduler.params.warmup_min_lr")
+  T.truthy(out[1].message:find("(runtime/lr_schedules.py:755 at 0.19.5)", 1, true), out[1].message)
+  out = run(sch("WarmupDecayLR", { warmup_max_lr = array({}) }), "0.17.6")
+  T.eq(#out, 1)
+  T.truthy(out[1].message:find("(runtime/lr_schedules.py:720 at 0.17.6)", 1, true), out[1].message)
+  out = run(sch("LRRangeTest", { lr_range_test_min_lr = array({ 1e-5, 1e-4 }) }), "0.14.5")
+  T.eq(#out, 1)
+  T.truthy(out[1].message:find("(runtime/lr_schedules.py:318 at 0.14.5)", 1, true), out[1].message)
+  T.eq(#run(sch("LRRangeTest", { lr_range_test_min_lr = 1e-5 })), 0)
+  -- another scheduler's params, or a torch one's: not these constructors
+  T.eq(#run(sch("OneCycle", { warmup_min_lr = array({ 0, 0 }) })), 0)
+  T.eq(#run(sch("StepLR", { warmup_min_lr = array({ 0, 0 }) })), 0)
+end)
+
 return tests

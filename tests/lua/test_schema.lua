@@ -1382,4 +1382,21 @@ return {
     end
     T.truthy(find(ls("1_000", "0.17.6"), "type-mismatch", { "fp16", "loss_scale" }))
   end,
+
+  -- elasticity.version is read with dict.get and used only through
+  -- float() (elasticity/elasticity.py:291-343): a number string works
+  dict_get_float_string = function()
+    for _, rel in ipairs({ "0.14.5", "0.19.5" }) do
+      for _, v in ipairs({ "0.2", " 0.1 ", "2e-1" }) do
+        local found = run({ elasticity = { enabled = true, max_train_batch_size = 64,
+          micro_batch_sizes = dsforge.array({ 2 }), version = v } }, nil, rel)
+        T.eq(find(found, "type-mismatch", { "elasticity", "version" }), nil, v .. " " .. show(found))
+      end
+      local found = run({ elasticity = { enabled = true, max_train_batch_size = 64,
+        micro_batch_sizes = dsforge.array({ 2 }), version = "v2" } }, nil, rel)
+      T.truthy(find(found, "type-mismatch", { "elasticity", "version" }), show(found))
+    end
+    -- a float read with dict.get without float() still takes no string
+    T.truthy(find(run({ gradient_clipping = "1.0" }), "type-mismatch", { "gradient_clipping" }))
+  end,
 }
