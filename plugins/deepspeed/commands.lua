@@ -45,8 +45,9 @@ local estimate = {
   run = runner("estimate", "deepspeed.commands_run"),
 }
 
-local DS_VERSION_OPT = { name = "ds-version", arg = "X.Y[.Z]",
+local DS_VERSION_OPT = {
   help = "DeepSpeed release (default: $DSFORGE_DS_VERSION, else the newest covered)" }
+for k, v in pairs(require("deepspeed.options").ds_version) do DS_VERSION_OPT[k] = v end
 
 local explain = {
   name = "explain",

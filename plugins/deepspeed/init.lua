@@ -71,13 +71,9 @@ return {
       end,
     },
   },
-  -- --ds-version (or DSFORGE_DS_VERSION) outside the covered releases
-  -- (the extracted ones, up to 0.19.6, DeepSpeed's master, which the
-  -- hand-written schema describes: schema.lua's deepspeed_version, not
-  -- loaded here): a usage error, in every command that takes the option.
-  ds_version = function(spec)
-    return require("deepspeed.dsrange").outside(spec, "0.19.6")
-  end,
+  -- The options it adds to check and gen (--ds-version, --world-size,
+  -- --strict-fit): options.lua, read when a command parses its options.
+  options = function() return require("deepspeed.options").builtin end,
   -- Per variant: estimated memory, whether it fits, HF arguments.
   summarize = function(cfg, ctx)
     return require("deepspeed.summary").variant(cfg, ctx.params or {}, ctx)

@@ -86,12 +86,12 @@ static const dsf_command *find_builtin(const char *name)
 
 /* Every command for the lists: the table, the plugins' (pc, may be
 ** NULL), then help and completion. */
-static size_t all_commands(const dsf_command **out,
-                           const dsf_plugin_cmds *pc)
+static size_t all_commands(const dsf_command **out, dsf_plugin_cmds *pc)
 {
     size_t n = 0;
     for (size_t i = 0; i < NCOMMANDS; i++)
-        out[n++] = commands[i];
+        out[n++] = pc ? dsf_plugin_cmds_builtin(pc, commands[i])
+                      : commands[i];
     for (size_t i = 0; pc && i < pc->n && n < MAX_COMMANDS - 2; i++)
         if (!find_builtin(pc->cmds[i].name))
             out[n++] = &pc->cmds[i];
@@ -100,7 +100,7 @@ static size_t all_commands(const dsf_command **out,
     return n;
 }
 
-static int unknown_command(const char *cmd, const dsf_plugin_cmds *pc)
+static int unknown_command(const char *cmd, dsf_plugin_cmds *pc)
 {
     dsf_diags d = DSF_DIAGS_INIT;
     const dsf_command *all[MAX_COMMANDS];
@@ -193,6 +193,8 @@ static int run_help(int argc, char **argv)
         c = &completion_cmd;
     dsf_plugin_cmds pc;
     dsf_plugin_cmds_load(&pc, argc, argv, true);
+    if (c && find_builtin(name))
+        c = dsf_plugin_cmds_builtin(&pc, c);
     if (!c)
         c = dsf_plugin_cmds_find(&pc, name);
     if (c)

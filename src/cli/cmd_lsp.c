@@ -9,7 +9,7 @@
 #include "cli/plugin_env.h"
 #include "cli/opts.h"
 #include "core/error.h"
-#include "plugin/ds_version.h"
+#include "cli/plugin_opts.h"
 #include "plugin/targets.h"
 #include "lsp/lsp.h"
 
@@ -70,9 +70,10 @@ static int run(int argc, char **argv)
     dsf_plugin_env pe;
     memset(&pe, 0, sizeof pe);
     int status = -1;
-    const char *ds_version = NULL; /* $DSFORGE_DS_VERSION, as check */
-    if (!rc)
-        rc = dsf_opt_ds_version(&ds_version, NULL, &d);
+    dsf_plugin_opts po; /* check's: their environment variables, as check */
+    memset(&po, 0, sizeof po);
+    dsf_plugin_opt_values pv;
+    memset(&pv, 0, sizeof pv);
     if (!rc) {
         rc = dsf_cli_env_finish(&env, &d);
         if (!rc)
@@ -81,9 +82,12 @@ static int run(int argc, char **argv)
             rc = dsf_plugins_load_rules(pe.plugins, &d);
         if (!rc) /* the targets the rules are judged at */
             rc = dsf_plugins_read_targets(pe.plugins, &d);
-        if (!rc && ds_version)
-            rc = dsf_plugins_check_ds_version(
-                pe.plugins, ds_version, dsf_opt_ds_version_from(NULL), &d);
+        if (!rc)
+            rc = dsf_plugins_read_options(pe.plugins, &d);
+        if (!rc) {
+            dsf_plugin_opts_init(&po, &dsf_cmd_check, pe.plugins);
+            rc = dsf_plugin_opts_values(&po, pe.plugins, &pv, &d);
+        }
     }
     if (!rc) {
         /* the plugins' load notices, before the session */
@@ -91,9 +95,11 @@ static int run(int argc, char **argv)
         dsf_diags_free(&pe.warnings);
         dsf_lsp_env le = {&env.profile_dirs, &env.plugin_dirs, env.limits,
                           &env.repo};
-        status = dsf_lsp_serve(pe.plugins, ds_version, &le, STDIN_FILENO,
+        status = dsf_lsp_serve(pe.plugins, pv.ctx, &le, STDIN_FILENO,
                                STDOUT_FILENO);
     }
+    dsf_plugin_opt_values_free(&pv);
+    dsf_plugin_opts_free(&po);
     dsf_plugin_env_free(&pe, &d);
     int ex = dsf_cli_finish(&env, &d, rc);
     dsf_cli_env_free(&env);

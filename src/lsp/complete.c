@@ -14,13 +14,16 @@
 ** declares the command or it fails). Borrowed. */
 static const cJSON *schema(dsf_lsp *s)
 {
-    const char *at = s->ds_version ? s->ds_version : "";
-    if (s->schema_doc && !strcmp(s->schema_at, at))
+    char *at = cJSON_PrintUnformatted(s->values);
+    if (s->schema_doc && !strcmp(s->schema_at, at)) {
+        cJSON_free(at);
         return s->schema_doc;
+    }
     cJSON_Delete(s->schema_doc);
     s->schema_doc = NULL;
     free(s->schema_at);
     s->schema_at = dsf_xstrdup(at);
+    cJSON_free(at);
     if (!s->schema)
         return NULL;
     cJSON *opts = cJSON_CreateObject();
@@ -30,7 +33,7 @@ static const cJSON *schema(dsf_lsp *s)
     int status = 0;
     dsf_diags d = DSF_DIAGS_INIT;
     if (!dsf_plugins_run_command(s->plugins, s->schema, opts, args, NULL, 0,
-                                 s->ds_version, &text, &status, &d) &&
+                                 s->values, &text, &status, &d) &&
         !status && text)
         s->schema_doc = cJSON_Parse(text);
     else

@@ -57,7 +57,7 @@ typedef struct dsf_cmd_findings {
 
 /* What a check is run with (all borrowed). */
 typedef struct dsf_cmdcheck_in {
-    const dsf_validate_opts *vo;  /* target, mode, params, ds_version */
+    const dsf_validate_opts *vo;  /* target, mode, params, values */
     const char *config_file;      /* CONFIG as named on the command line */
     const char *variant;          /* the manifest's name for CONFIG's
                                      variant, or NULL */
