@@ -43,7 +43,17 @@ return {
   -- deepspeed.initialize as is ("deepspeed", the default of a profile
   -- or file that names none), or to the Hugging Face Trainer or
   -- Accelerate, which fill its "auto" values ("hf").
-  targets = { owns = { "deepspeed", "hf" }, default = "deepspeed" },
+  targets = { owns = { "deepspeed", "hf" }, default = "deepspeed",
+    -- for the core's texts: "validate DeepSpeed config files", --target's
+    -- help, the values a target leaves for its program to fill
+    family = "DeepSpeed",
+    help = {
+      check = 'deepspeed (default): the file is given to deepspeed.initialize as is, so "auto" '
+        .. 'is an error; hf: Hugging Face Trainer/Accelerate fill "auto" on the keys they own',
+      gen = '\'hf\' keeps "auto" where Hugging Face fills it (default: deepspeed)',
+      diff = "as for gen (default: deepspeed)",
+    },
+    fills = { hf = { "auto" } } },
   -- estimate, explain, schema (commands.lua), loaded when a plugin
   -- command first runs or is listed: gen and check never load them.
   commands = function() return require("deepspeed.commands").commands end,

@@ -34,10 +34,10 @@ enum { OPT_TARGET = 1, OPT_FORMAT, OPT_STRICT, OPT_JOBS };
 #define DSF_CHECK_MAX_SHOWN 100
 
 static const dsf_opt opts[] = {
-    {"target", 0, "deepspeed|hf",
-     "deepspeed (default): the file is given to deepspeed.initialize as "
-     "is, so \"auto\" is an error; hf: Hugging Face Trainer/Accelerate fill "
-     "\"auto\" on the keys they own", OPT_TARGET, NULL},
+    {"target", 0, "TARGET",
+     "the program the file is given to, which decides what it may leave "
+     "for that program to fill (one of the targets the plugins own; "
+     "default: the one they recognise, else theirs)", OPT_TARGET, NULL},
     {"format", 0, "text|json", "output format (default text)", OPT_FORMAT,
      NULL},
     {"strict", 0, NULL, "warnings fail too (exit 1), for CI", OPT_STRICT,
@@ -50,10 +50,10 @@ static const dsf_opt opts[] = {
 static int run(int argc, char **argv);
 
 const dsf_command dsf_cmd_check = {
-    "check", "validate DeepSpeed config files",
+    "check", "validate @F config files",
     "check [options] (FILE... | CONFIG -- COMMAND...)",
-    "Validates DeepSpeed config files with the rules of every plugin "
-    "(built in: plugins/deepspeed). Prints file:line:col: severity: "
+    "Validates @F config files with the rules of every plugin "
+    "('dsforge plugins' lists them). Prints file:line:col: severity: "
     "message [rule-id] and a suggested fix for each finding. A FILE of - "
     "reads standard input (named <stdin> in the messages).\n\n"
     "With -- and a training command after it (launcher, script and "
@@ -155,7 +155,7 @@ static int check_file(const char *file, dsf_plugins *plugins,
     }
     if (!strcmp(file, "-"))
         file = "<stdin>";
-    dsf_checkdoc_duplicates(file, src, out);
+    dsf_checkdoc_duplicates(plugins, file, src, out);
     dsf_validate_opts cvo = *vo; /* with the file's, or command's, target */
     if (!cvo.target && cJSON_IsObject(doc))
         rc = dsf_plugins_recognise(plugins, doc, &cvo.target, out);
@@ -340,9 +340,10 @@ static void print_findings(bool json, int rc, dsf_diags *found,
 ** check are parsed with its own. */
 static int load_plugins(dsf_cli_env *lenv, int split, char **argv,
                         dsf_plugins **plugins, dsf_srccache *sources,
-                        dsf_diags *warnings, dsf_diags *d)
+                        dsf_diags *warnings, bool *help, dsf_diags *d)
 {
-    if (dsf_cli_prescan(lenv, split, argv)) {
+    *help = dsf_cli_prescan(lenv, split, argv);
+    if (*help) {
         lenv->offline = lenv->repo.offline = true;
         lenv->repo.progress = false;
     }
@@ -352,6 +353,8 @@ static int load_plugins(dsf_cli_env *lenv, int split, char **argv,
                               lenv->limits, warnings, d);
     if (!rc)
         rc = dsf_plugins_read_options(*plugins, d);
+    if (!rc && *help) /* the texts they give check's help */
+        rc = dsf_plugins_read_targets(*plugins, d);
     return rc;
 }
 
@@ -370,10 +373,11 @@ static int run(int argc, char **argv)
     dsf_plugins *plugins = NULL;
     dsf_srccache *sources = dsf_srccache_new();
     dsf_diags warnings = DSF_DIAGS_INIT;
+    bool help;
     int lrc = load_plugins(&lenv, split, argv, &plugins, sources, &warnings,
-                           &d);
+                           &help, &d);
     dsf_plugin_opts po;
-    dsf_plugin_opts_init(&po, &dsf_cmd_check, lrc ? NULL : plugins);
+    dsf_plugin_opts_init(&po, &dsf_cmd_check, lrc ? NULL : plugins, help);
     dsf_cli_args cl;
     dsf_cli_args_init(&cl, split, argv, &po.cmd, &env, &d);
     check_args a;

@@ -9,6 +9,7 @@
 #include "cli/opts.h"
 #include "cli/plugin_env.h"
 #include "cli/plugin_opts.h"
+#include "plugin/targets.h"
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "doc/jpath.h"
@@ -66,9 +67,9 @@ static const dsf_opt opts[] = {
     {"report", 0, "FILE.html",
      "also write the A/B report page (see 'dsforge report --help')",
      OPT_REPORT, "file"},
-    {"target", 0, "deepspeed|hf",
-     "'hf' keeps \"auto\" where Hugging Face fills it (default: deepspeed)",
-     OPT_TARGET, NULL},
+    {"target", 0, "TARGET",
+     "the program the configs are given to (one of the targets the "
+     "plugins own; default: the profile's, else theirs)", OPT_TARGET, NULL},
     {"emit", 0, "NAME[,NAME]",
      "also write the files of these emitters for every variant ('none': "
      "not the profile's default; see 'dsforge plugins')", OPT_EMIT, NULL},
@@ -107,7 +108,7 @@ static int run(int argc, char **argv);
 const dsf_command dsf_cmd_gen = {
     "gen", "generate configs for a profile's tiers or a sweep matrix",
     "gen PROFILE [options] [EDIT...]",
-    "Generates DeepSpeed configs for a profile's tiers (default: all) or a "
+    "Generates @F configs for a profile's tiers (default: all) or a "
     "sweep matrix. Every variant is computed and validated before anything "
     "is written; a failure leaves the output directory as it was. Without "
     "-o or --stdout it is a dry run: validate, print the summary, write "
@@ -476,9 +477,10 @@ static void fill_request(dsf_gen_request *r, const args *a,
 ** the environment give (offline for --help) into pe: the options they
 ** add to gen are parsed with its own, and the run uses them. */
 static int load_plugins(dsf_cli_env *lenv, int argc, char **argv,
-                        dsf_plugin_env *pe, dsf_diags *d)
+                        dsf_plugin_env *pe, bool *help, dsf_diags *d)
 {
-    if (dsf_cli_prescan(lenv, argc, argv)) {
+    *help = dsf_cli_prescan(lenv, argc, argv);
+    if (*help) {
         lenv->offline = lenv->repo.offline = true;
         lenv->repo.progress = false;
     }
@@ -487,6 +489,8 @@ static int load_plugins(dsf_cli_env *lenv, int argc, char **argv,
         rc = dsf_plugin_env_load(pe, lenv, d);
     if (!rc)
         rc = dsf_plugins_read_options(pe->plugins, d);
+    if (!rc && *help) /* the texts they give gen's help */
+        rc = dsf_plugins_read_targets(pe->plugins, d);
     return rc;
 }
 
@@ -498,9 +502,10 @@ static int run(int argc, char **argv)
     dsf_diags d = DSF_DIAGS_INIT;
     dsf_plugin_env pe;
     memset(&pe, 0, sizeof pe);
-    int lrc = load_plugins(&lenv, argc, argv, &pe, &d);
+    bool help;
+    int lrc = load_plugins(&lenv, argc, argv, &pe, &help, &d);
     dsf_plugin_opts po;
-    dsf_plugin_opts_init(&po, &dsf_cmd_gen, lrc ? NULL : pe.plugins);
+    dsf_plugin_opts_init(&po, &dsf_cmd_gen, lrc ? NULL : pe.plugins, help);
     args a;
     memset(&a, 0, sizeof a);
     dsf_gen_request r;

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "cli/plugin_opts.h"
+#include "plugin/targets.h"
 
 /* A plugin option may not take the name (or letter) of a common option
 ** or of another of its command's options: the parse would give it to one
@@ -108,8 +109,21 @@ const dsf_command *dsf_plugin_cmds_builtin(dsf_plugin_cmds *pc,
     if (pc->nbuiltins == sizeof pc->builtins / sizeof *pc->builtins)
         return c;
     dsf_plugin_opts *b = &pc->builtins[pc->nbuiltins++];
-    dsf_plugin_opts_init(b, c, pc->pe.plugins);
+    dsf_diags ignored = DSF_DIAGS_INIT;
+    bool docs = !dsf_plugins_read_targets(pc->pe.plugins, &ignored);
+    dsf_diags_free(&ignored);
+    dsf_plugin_opts_init(b, c, pc->pe.plugins, docs);
     return &b->cmd;
+}
+
+const char *dsf_plugin_cmds_family(dsf_plugin_cmds *pc)
+{
+    if (pc->rc || !pc->pe.plugins)
+        return NULL;
+    dsf_diags ignored = DSF_DIAGS_INIT;
+    int rc = dsf_plugins_read_targets(pc->pe.plugins, &ignored);
+    dsf_diags_free(&ignored);
+    return rc ? NULL : dsf_plugins_target_family(pc->pe.plugins, NULL);
 }
 
 void dsf_plugin_cmds_free(dsf_plugin_cmds *pc)

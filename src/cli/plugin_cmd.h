@@ -47,6 +47,10 @@ const dsf_command *dsf_plugin_cmds_find(const dsf_plugin_cmds *pc,
 const dsf_command *dsf_plugin_cmds_builtin(dsf_plugin_cmds *pc,
                                            const dsf_command *c);
 
+/* The config family's name the plugins' targets give (that of the
+** default target: plugin/targets.h), or NULL. */
+const char *dsf_plugin_cmds_family(dsf_plugin_cmds *pc);
+
 /* Runs c (from pc) with argv[0] its name: parses its options, calls the
 ** plugin, prints its output; returns the exit status. */
 int dsf_plugin_cmds_run(dsf_plugin_cmds *pc, const dsf_command *c, int argc,

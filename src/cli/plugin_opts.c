@@ -4,18 +4,46 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/buf.h"
 #include "core/xalloc.h"
+#include "plugin/targets.h"
+
+/* The texts of b's command from the plugins' targets (docs). */
+static void docs_from_targets(dsf_plugin_opts *b, const dsf_plugins *p,
+                              size_t own)
+{
+    const char *family = dsf_plugins_target_family(p, NULL);
+    b->summary = dsf_help_fill(b->cmd.summary, family);
+    b->cmd.summary = b->summary;
+    if (b->cmd.description) {
+        b->description = dsf_help_fill(b->cmd.description, family);
+        b->cmd.description = b->description;
+    }
+    const char **names = dsf_plugins_target_names(p);
+    dsf_buf v = DSF_BUF_INIT;
+    for (size_t i = 0; names[i]; i++)
+        dsf_buf_printf(&v, "%s%s", i ? "|" : "", names[i]);
+    free(names);
+    b->target_arg = dsf_buf_take(&v);
+    for (size_t i = 0; i < own; i++) {
+        if (strcmp(b->table[i].name, "target"))
+            continue;
+        const char *help = dsf_plugins_target_help(p, b->cmd.name);
+        if (*b->target_arg)
+            b->table[i].arg = b->target_arg;
+        if (help)
+            b->table[i].help = help;
+    }
+}
 
 void dsf_plugin_opts_init(dsf_plugin_opts *b, const dsf_command *c,
-                          const dsf_plugins *p)
+                          const dsf_plugins *p, bool docs)
 {
     memset(b, 0, sizeof *b);
     b->cmd = *c;
     if (!p)
         return;
     b->popts = dsf_plugins_options_for(p, c->name, &b->n);
-    if (!b->n)
-        return;
     size_t own = 0;
     while (c->opts && c->opts[own].id)
         own++;
@@ -32,12 +60,18 @@ void dsf_plugin_opts_init(dsf_plugin_opts *b, const dsf_command *c,
         t->complete = o->complete;
         t->id = DSF_PLUGIN_OPT_ID + (int)k;
     }
+    b->table[own + b->n].id = 0;
     b->cmd.opts = b->table;
-    b->given = dsf_xcalloc(b->n, sizeof *b->given);
+    b->given = dsf_xcalloc(b->n + 1, sizeof *b->given);
+    if (docs)
+        docs_from_targets(b, p, own);
 }
 
 void dsf_plugin_opts_free(dsf_plugin_opts *b)
 {
+    free(b->summary);
+    free(b->description);
+    free(b->target_arg);
     free(b->table);
     free(b->popts);
     free(b->given);
@@ -129,4 +163,34 @@ bool dsf_cli_prescan(dsf_cli_env *env, int argc, char **argv)
     }
     dsf_diags_free(&ignored);
     return help;
+}
+
+void dsf_plugin_opts_for_help(dsf_plugin_opts *b, dsf_plugin_env *pe,
+                              const dsf_command *c, int argc, char **argv)
+{
+    memset(pe, 0, sizeof *pe);
+    dsf_cli_env env;
+    dsf_cli_env_init(&env);
+    dsf_diags ignored = DSF_DIAGS_INIT;
+    bool loaded = false;
+    if (dsf_cli_prescan(&env, argc, argv)) {
+        env.offline = env.repo.offline = true;
+        env.repo.progress = false;
+        loaded = !dsf_cli_env_finish(&env, &ignored) &&
+                 !dsf_plugin_env_load(pe, &env, &ignored) &&
+                 !dsf_plugins_read_options(pe->plugins, &ignored) &&
+                 !dsf_plugins_read_targets(pe->plugins, &ignored);
+    }
+    dsf_plugin_opts_init(b, c, loaded ? pe->plugins : NULL, true);
+    dsf_diags_free(&ignored);
+    dsf_cli_env_free(&env);
+}
+
+void dsf_plugin_opts_help_free(dsf_plugin_opts *b, dsf_plugin_env *pe)
+{
+    dsf_diags ignored = DSF_DIAGS_INIT;
+    dsf_plugin_opts_free(b);
+    if (pe->sources)
+        dsf_plugin_env_free(pe, &ignored);
+    dsf_diags_free(&ignored);
 }

@@ -14,6 +14,7 @@
 
 #include "cli/args.h"
 #include "cli/help.h"
+#include "cli/plugin_env.h"
 #include "plugin/options.h"
 
 /* The ids of the plugins' options: DSF_PLUGIN_OPT_ID + their index (below
@@ -25,15 +26,20 @@ typedef struct dsf_plugin_opts {
     dsf_opt *table;                  /* its own options, then the plugins' */
     const dsf_plugin_option **popts; /* the plugins' (borrowed) */
     size_t n;
+    char *summary, *description;     /* cmd's, with the family's name */
+    char *target_arg;                /* --target's values ("a|b") */
     const char **given;              /* per plugins' option: the value on
                                      ** the command line (the last), "" for
                                      ** a flag, or NULL */
 } dsf_plugin_opts;
 
 /* b for the built-in command c with the options that the plugins p (NULL:
-** none; their options read) add to it. */
+** none; their options read) add to it; docs: also its texts for --help
+** (and the man page and completion) from the plugins' targets (their
+** targets read: plugin/targets.h): the family's name in the summary and
+** description (dsf_help_fill), --target's values and help. */
 void dsf_plugin_opts_init(dsf_plugin_opts *b, const dsf_command *c,
-                          const dsf_plugins *p);
+                          const dsf_plugins *p, bool docs);
 void dsf_plugin_opts_free(dsf_plugin_opts *b);
 
 /* Takes option id with its argument when it is a plugin's: true then. */
@@ -57,6 +63,16 @@ typedef struct dsf_plugin_opt_values {
 int dsf_plugin_opts_values(const dsf_plugin_opts *b, dsf_plugins *p,
                            dsf_plugin_opt_values *v, dsf_diags *d);
 void dsf_plugin_opt_values_free(dsf_plugin_opt_values *v);
+
+/* For a built-in command that parses its options without the plugins:
+** when argv[1..argc) asks for --help, loads the plugins (into pe, freed
+** with dsf_plugin_env_free; offline) for the texts they give (docs of
+** dsf_plugin_opts_init); else, or when they do not load, b is c's. */
+void dsf_plugin_opts_for_help(dsf_plugin_opts *b, dsf_plugin_env *pe,
+                              const dsf_command *c, int argc, char **argv);
+
+/* Frees what dsf_plugin_opts_for_help made. */
+void dsf_plugin_opts_help_free(dsf_plugin_opts *b, dsf_plugin_env *pe);
 
 /* Applies the common options of argv[1..argc) to env, ignoring everything
 ** else (the command's parse reports errors): where the plugins whose

@@ -111,7 +111,7 @@ static void check(dsf_lsp *s, const dsf_lsp_doc *doc, dsf_diags *out)
     dsf_jsrc *src = NULL;
     if (dsf_json_parse(&json, &src, doc->uri, doc->text, doc->len, out))
         return; /* the syntax error, at its position */
-    dsf_checkdoc_duplicates(doc->uri, src, out);
+    dsf_checkdoc_duplicates(s->plugins, doc->uri, src, out);
     const char *target = dsf_lsp_doc_target(s, json, out);
     dsf_validate_opts vo = {.target = target, .mode = "check",
                             .values = s->values, .text = doc->text,

@@ -127,6 +127,12 @@ size_t dsf_plugins_cmdcheck_count(const dsf_plugins *p)
     return p->cmdchecks.n;
 }
 
+const dsf_cmdcheck *dsf_plugins_cmdchecks(const dsf_plugins *p, size_t *n)
+{
+    *n = p->cmdchecks.n;
+    return p->cmdchecks.items;
+}
+
 /* ------------------------------------------------------------------ */
 /* Running them. */
 

@@ -78,6 +78,10 @@ void dsf_cmdchecks_free(dsf_cmdchecks *c);
 /* How many plugins declare a command check. */
 size_t dsf_plugins_cmdcheck_count(const dsf_plugins *p);
 
+/* The declared command checks (borrowed), *n of them: their `env` lists
+** for the help's environment variables. */
+const dsf_cmdcheck *dsf_plugins_cmdchecks(const dsf_plugins *p, size_t *n);
+
 /* Runs every declared command check (plugin order) on doc and in's
 ** command, appending to out (each check's findings sorted by their first
 ** argument, then path and rule) and adding the params a check learned

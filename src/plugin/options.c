@@ -262,6 +262,13 @@ const dsf_plugin_option **dsf_plugins_options_for(const dsf_plugins *p,
     return out;
 }
 
+const dsf_plugin_option *dsf_plugins_options(const dsf_plugins *p,
+                                             size_t *n)
+{
+    *n = p->noptions;
+    return p->options;
+}
+
 const char *dsf_plugin_option_help(const dsf_plugin_option *o,
                                    const char *command)
 {

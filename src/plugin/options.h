@@ -68,6 +68,10 @@ const dsf_plugin_option **dsf_plugins_options_for(const dsf_plugins *p,
                                                   const char *command,
                                                   size_t *n);
 
+/* Every option the plugins add to built-in commands (borrowed). */
+const dsf_plugin_option *dsf_plugins_options(const dsf_plugins *p,
+                                             size_t *n);
+
 /* The option's help for command (its own, else the first). */
 const char *dsf_plugin_option_help(const dsf_plugin_option *o,
                                    const char *command);

@@ -45,6 +45,33 @@ class PluginOptions(dsf.TempDirTest):
         self.assertEqual(r.rc, 2, r)
         self.assertIn("unknown option '--world-size'", r.err)
 
+    def test_the_texts_of_the_commands_come_from_the_targets(self):
+        # the family's name ("validate DeepSpeed config files"), --target's
+        # values and help are the plugins' (targets.family, targets.help):
+        # without plugins the texts name none; the same in --help, help
+        # COMMAND and the man page
+        for c in ("check", "gen", "diff"):
+            self.assertEqual(run(c, "--help").out, run("help", c).out, c)
+        self.assertIn("Validates DeepSpeed config files",
+                      run("check", "--help").out)
+        self.assertIn("--target deepspeed|hf", run("diff", "--help").out)
+        self.assertIn("check       validate DeepSpeed config files",
+                      run("--help").out)
+        self.assertIn("DSFORGE_DS_VERSION: --ds-version of check, gen",
+                      run("--help").out)
+        empty = os.path.join(self.tmp, "data")
+        os.makedirs(os.path.join(empty, "plugins"))
+        os.makedirs(os.path.join(empty, "profiles"))
+        env = {"DSFORGE_DATADIR": empty}
+        h = run("check", "--help", env=env).out
+        self.assertIn("Validates config files", h)
+        self.assertIn("--target TARGET", h)
+        self.assertNotIn("DeepSpeed", h)
+        top = run("--help", env=env).out
+        self.assertIn("check       validate config files", top)
+        self.assertNotIn("DSFORGE_DS_VERSION", top)
+        self.assertNotIn("DeepSpeed", run("__man", env=env).out)
+
     def test_their_errors_are_the_options_own(self):
         cfg = os.path.join(self.tmp, "c.json")
         with open(cfg, "w") as f:
