@@ -83,7 +83,7 @@ return {
   },
   -- The options it adds to check and gen (--ds-version, --world-size,
   -- --strict-fit): options.lua, read when a command parses its options.
-  options = function() return require("deepspeed.options").builtin end,
+  options = function() return require("deepspeed.options") end,
   -- Per variant: estimated memory, whether it fits, HF arguments.
   summarize = function(cfg, ctx)
     return require("deepspeed.summary").variant(cfg, ctx.params or {}, ctx)

@@ -97,6 +97,10 @@ static char *tail_text(dsf_plugin_cmds *pc)
     dsf_buf_puts(&b, tail_help);
     dsf_plugins *p = pc && !pc->rc ? pc->pe.plugins : NULL;
     size_t n = 0;
+    dsf_diags ignored = DSF_DIAGS_INIT;
+    if (p && dsf_plugins_read_options(p, &ignored))
+        p = NULL;
+    dsf_diags_free(&ignored);
     const dsf_plugin_option *o = p ? dsf_plugins_options(p, &n) : NULL;
     for (size_t i = 0; i < n; i++) {
         if (!o[i].env)
@@ -305,7 +309,8 @@ int dsf_cli_main(int argc, char **argv)
     dsf_plugin_cmds pc;
     dsf_plugin_cmds_load(&pc, argc - 1, argv + 1, man || comp);
     const dsf_command *all[MAX_COMMANDS];
-    size_t n = all_commands(all, &pc);
+    /* (the built-in commands' texts from the plugins: only for these) */
+    size_t n = man || comp ? all_commands(all, &pc) : 0;
     int rc;
     if (man) {
         char *tail = tail_text(&pc);

@@ -60,8 +60,6 @@ void dsf_plugin_cmds_load(dsf_plugin_cmds *pc, int argc, char **argv,
         pc->rc = dsf_plugin_env_load(&pc->pe, &pc->env, &pc->d);
     if (!pc->rc)
         pc->rc = dsf_plugins_read_commands(pc->pe.plugins, &pc->d);
-    if (!pc->rc)
-        pc->rc = dsf_plugins_read_options(pc->pe.plugins, &pc->d);
     if (pc->rc)
         return;
     pc->pcmds = dsf_plugins_commands(pc->pe.plugins, &pc->n);
@@ -109,10 +107,13 @@ const dsf_command *dsf_plugin_cmds_builtin(dsf_plugin_cmds *pc,
     if (pc->nbuiltins == sizeof pc->builtins / sizeof *pc->builtins)
         return c;
     dsf_plugin_opts *b = &pc->builtins[pc->nbuiltins++];
+    /* the options the plugins add, and their texts: read now (running a
+    ** plugin command needs neither) */
     dsf_diags ignored = DSF_DIAGS_INIT;
+    bool opts = !dsf_plugins_read_options(pc->pe.plugins, &ignored);
     bool docs = !dsf_plugins_read_targets(pc->pe.plugins, &ignored);
     dsf_diags_free(&ignored);
-    dsf_plugin_opts_init(b, c, pc->pe.plugins, docs);
+    dsf_plugin_opts_init(b, c, opts ? pc->pe.plugins : NULL, docs);
     return &b->cmd;
 }
 
