@@ -399,6 +399,10 @@ static int run(int argc, char **argv)
     if (cl.help_shown && !lrc) {
         dsf_plugin_opt_values_free(&pv);
         dsf_plugin_opts_free(&po);
+        if (!dsf_teardown_by_exit()) {
+            dsf_plugins_free(plugins);
+            dsf_srccache_free(sources);
+        }
         free(a.files);
         dsf_diags_free(&d);
         dsf_diags_free(&warnings);
