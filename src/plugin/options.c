@@ -12,12 +12,13 @@
 #include "plugin/decl.h"
 #include "plugin/plugin_internal.h"
 
+/* (in the order of the F_ numbers below) */
 static const char *const option_fields[] = {
-    "name", "short", "arg", "help", "complete", "env", "default", "param",
-    "ctx", "strict", "check", NULL};
+    "name", "short", "arg", "help", "complete", "env", "default", "strict",
+    "param", "ctx", "check", NULL};
 static const char *const builtin_fields[] = {
-    "name", "short", "arg", "help", "complete", "env", "default", "param",
-    "ctx", "strict", "check", "commands", NULL};
+    "name", "short", "arg", "help", "complete", "env", "default", "strict",
+    "param", "ctx", "check", "commands", NULL};
 
 static bool valid_name(const char *s)
 {
@@ -28,28 +29,6 @@ static bool valid_name(const char *s)
               *p == '-' || *p == '_'))
             return false;
     return true;
-}
-
-static char *str_field(lua_State *L, int t, const char *key, bool *wrong)
-{
-    lua_pushstring(L, key);
-    int ty = lua_rawget(L, t);
-    char *s = ty == LUA_TSTRING ? dsf_xstrdup(lua_tostring(L, -1)) : NULL;
-    if (ty != LUA_TSTRING && ty != LUA_TNIL)
-        *wrong = true;
-    lua_pop(L, 1);
-    return s;
-}
-
-static bool bool_field(lua_State *L, int t, const char *key, bool *wrong)
-{
-    lua_pushstring(L, key);
-    int ty = lua_rawget(L, t);
-    bool b = lua_toboolean(L, -1);
-    if (ty != LUA_TBOOLEAN && ty != LUA_TNIL)
-        *wrong = true;
-    lua_pop(L, 1);
-    return b;
 }
 
 /* commands = {NAME...} and help = TEXT | {[NAME] = TEXT}. */
@@ -96,6 +75,11 @@ static int read_commands(dsf_plugin_option *o, lua_State *L, int t)
     return rc;
 }
 
+/* The fields in one pass over the table (every key looked at once: a
+** plugin command's options are read whenever its commands are). */
+enum { F_NAME, F_SHORT, F_ARG, F_HELP, F_COMPLETE, F_ENV, F_DEFAULT,
+       F_STRICT, F_PARAM, F_CTX, F_CHECK, F_COMMANDS };
+
 int dsf_plugin_option_read(dsf_plugin_option *o, lua_State *L, int t,
                            bool builtin, const char *plugin, char *msg,
                            size_t msgsize)
@@ -103,35 +87,52 @@ int dsf_plugin_option_read(dsf_plugin_option *o, lua_State *L, int t,
     memset(o, 0, sizeof *o);
     o->check = LUA_NOREF;
     o->plugin = dsf_xstrdup(plugin);
-    const char *field = dsf_plugin_unknown_field(
-        L, t, builtin ? builtin_fields : option_fields);
-    if (field) {
-        snprintf(msg, msgsize, "unknown option field '%.60s' (known: "
-                 "name, short, arg, help, complete, env, default, param, "
-                 "ctx, strict, check%s)", field, builtin ? ", commands" : "");
+    const char *const *known = builtin ? builtin_fields : option_fields;
+    char *shrt = NULL, **strs[] = {&o->name, &shrt, &o->arg, &o->help,
+                                   &o->complete, &o->env, &o->deflt,
+                                   &o->strict};
+    bool wrong = false, unknown = false;
+    t = lua_absindex(L, t);
+    lua_pushnil(L);
+    while (!unknown && lua_next(L, t)) {
+        int f = -1;
+        if (lua_type(L, -2) == LUA_TSTRING)
+            for (int i = 0; known[i] && f < 0; i++)
+                if (!strcmp(lua_tostring(L, -2), known[i]))
+                    f = i;
+        int ty = lua_type(L, -1);
+        if (f < 0) {
+            snprintf(msg, msgsize, "unknown option field '%.60s' (known: "
+                     "name, short, arg, help, complete, env, default, "
+                     "param, ctx, strict, check%s)",
+                     lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2)
+                                                    : "(not a string)",
+                     builtin ? ", commands" : "");
+            unknown = true;
+            lua_pop(L, 1);
+        } else if (f <= F_STRICT) {
+            if (ty == LUA_TSTRING && !(builtin && f == F_HELP))
+                *strs[f] = dsf_xstrdup(lua_tostring(L, -1));
+            else if (!(builtin && f == F_HELP))
+                wrong = true;
+            lua_pop(L, 1);
+        } else if (f == F_PARAM || f == F_CTX) {
+            wrong = wrong || ty != LUA_TBOOLEAN;
+            *(f == F_PARAM ? &o->param : &o->ctx) = lua_toboolean(L, -1);
+            lua_pop(L, 1);
+        } else if (f == F_CHECK && ty == LUA_TFUNCTION) {
+            o->check = luaL_ref(L, LUA_REGISTRYINDEX); /* pops it */
+        } else {
+            wrong = wrong || f == F_CHECK;
+            lua_pop(L, 1);
+        }
+    }
+    if (unknown) {
+        lua_pop(L, 1); /* the key */
+        free(shrt);
         return -1;
     }
-    bool wrong = false;
-    o->name = str_field(L, t, "name", &wrong);
-    char *shrt = str_field(L, t, "short", &wrong);
-    o->arg = str_field(L, t, "arg", &wrong);
-    if (!builtin)
-        o->help = str_field(L, t, "help", &wrong);
-    o->complete = str_field(L, t, "complete", &wrong);
-    o->env = str_field(L, t, "env", &wrong);
-    o->deflt = str_field(L, t, "default", &wrong);
-    o->strict = str_field(L, t, "strict", &wrong);
-    o->param = bool_field(L, t, "param", &wrong);
-    o->ctx = bool_field(L, t, "ctx", &wrong);
     o->short_name = shrt && strlen(shrt) == 1 ? shrt[0] : 0;
-    lua_pushliteral(L, "check");
-    int ty = lua_rawget(L, t);
-    if (ty == LUA_TFUNCTION)
-        o->check = luaL_ref(L, LUA_REGISTRYINDEX);
-    else {
-        wrong = wrong || ty != LUA_TNIL;
-        lua_pop(L, 1);
-    }
     int rc = builtin ? read_commands(o, L, t) : 0;
     bool bad = rc || wrong || !valid_name(o->name) || !o->help ||
                (shrt && !o->short_name) || !strcmp(o->name, "help") ||
