@@ -57,7 +57,10 @@ local estimate = {
   run = runner("estimate", "deepspeed.commands_run"),
 }
 
+-- as check's (options.lua): checked by options_check.lua, ctx.ds_version
 local DS_VERSION_OPT = { name = "ds-version", arg = "X.Y[.Z]",
+  env = "DSFORGE_DS_VERSION", ctx = true,
+  check = function(v) return require("deepspeed.options_check").release(v) end,
   help = "DeepSpeed release (default: $DSFORGE_DS_VERSION, else the newest covered)" }
 
 local explain = {

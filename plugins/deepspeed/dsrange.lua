@@ -1,6 +1,6 @@
 -- plugins/deepspeed/dsrange.lua -- which DeepSpeed releases --ds-version
--- may name: the plugin's ds_version hook (init.lua; contrib/docs/plugins.md),
--- loaded only when a release is asked for.
+-- may name: the check of the plugin's --ds-version option (options_check.lua;
+-- contrib/docs/plugins.md "Options"), loaded only when a release is asked for.
 --
 --   M.outside(spec, upto) -> nil when spec lies within the covered releases
 --                            (the oldest extracted one to upto, default the

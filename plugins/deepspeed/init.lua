@@ -43,7 +43,17 @@ return {
   -- deepspeed.initialize as is ("deepspeed", the default of a profile
   -- or file that names none), or to the Hugging Face Trainer or
   -- Accelerate, which fill its "auto" values ("hf").
-  targets = { owns = { "deepspeed", "hf" }, default = "deepspeed" },
+  targets = { owns = { "deepspeed", "hf" }, default = "deepspeed",
+    -- for the core's texts: "validate DeepSpeed config files", --target's
+    -- help, the values a target leaves for its program to fill
+    family = "DeepSpeed",
+    help = {
+      check = 'deepspeed (default): the file is given to deepspeed.initialize as is, so "auto" '
+        .. 'is an error; hf: Hugging Face Trainer/Accelerate fill "auto" on the keys they own',
+      gen = '\'hf\' keeps "auto" where Hugging Face fills it (default: deepspeed)',
+      diff = "as for gen (default: deepspeed)",
+    },
+    fills = { hf = { "auto" } } },
   -- estimate, explain, schema (commands.lua), loaded when a plugin
   -- command first runs or is listed: gen and check never load them.
   commands = function() return require("deepspeed.commands").commands end,
@@ -71,13 +81,9 @@ return {
       end,
     },
   },
-  -- --ds-version (or DSFORGE_DS_VERSION) outside the covered releases
-  -- (the extracted ones, up to 0.19.6, DeepSpeed's master, which the
-  -- hand-written schema describes: schema.lua's deepspeed_version, not
-  -- loaded here): a usage error, in every command that takes the option.
-  ds_version = function(spec)
-    return require("deepspeed.dsrange").outside(spec, "0.19.6")
-  end,
+  -- The options it adds to check and gen (--ds-version, --world-size,
+  -- --strict-fit): options.lua, read when a command parses its options.
+  options = function() return require("deepspeed.options") end,
   -- Per variant: estimated memory, whether it fits, HF arguments.
   summarize = function(cfg, ctx)
     return require("deepspeed.summary").variant(cfg, ctx.params or {}, ctx)

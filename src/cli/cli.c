@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/args.h"
@@ -9,7 +10,12 @@
 #include "cli/complete.h"
 #include "cli/help.h"
 #include "cli/plugin_cmd.h"
+#include "core/buf.h"
 #include "core/error.h"
+#include "core/xalloc.h"
+#include "plugin/cmdcheck.h"
+#include "plugin/options.h"
+#include "plugin/targets.h"
 #include "lua/dsflib.h"
 
 static const dsf_command *const commands[] = {
@@ -53,7 +59,6 @@ static const char tail_help[] =
     "  (every variable dsforge reads)\n"
     "  DSFORGE_PATH, DSFORGE_PLUGIN_PATH: profile and plugin directories\n"
     "    (colon-separated), after --profile-path and --plugin-path\n"
-    "  DSFORGE_DS_VERSION: the DeepSpeed release without --ds-version\n"
     "  DSFORGE_DATADIR: where the built-in profiles and plugins are read\n"
     "  HOME, XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_STATE_HOME: the user's\n"
     "    profiles and plugins, the repository cache, the user lock file\n"
@@ -65,14 +70,62 @@ static const char tail_help[] =
     "    repository downloads\n"
     "  CURL_CA_BUNDLE, SSL_CERT_FILE, SSL_CERT_DIR: the CA certificates\n"
     "  DSFORGE_LIBCURL, DSFORGE_LIBCRYPTO: the libcurl and libcrypto to load\n"
-    "  WORLD_SIZE: check CONFIG -- COMMAND, the world size of a plain\n"
-    "    python command (read by the launch plugin)\n"
     "  DSFORGE_FULL_TEARDOWN, LD_PRELOAD: free everything at exit (when\n"
     "    set, or under valgrind) instead of leaving it to the OS\n"
     "  DSFORGE_OPEN_WAIT (seconds, default 5): how long an input that is a\n"
     "    FIFO may wait for a writer\n"
     "  DSFORGE_TEST_KILL_WORKER_AT: test only: a -j worker kills itself at\n"
     "    this variant\n";
+
+/* Adds the line of variable name to b unless listed (seen). */
+static void env_line(dsf_buf *b, dsf_buf *seen, const char *name,
+                     const char *what)
+{
+    char *key = dsf_xconcat(" ", name, " ", NULL);
+    if (!seen->data || !strstr(seen->data, key)) {
+        dsf_buf_puts(seen, key);
+        dsf_buf_printf(b, "  %s: %s\n", name, what);
+    }
+    free(key);
+}
+
+/* tail_help with the variables the plugins read (pc's; none when they
+** did not load): their options' and their command checks'. Caller frees. */
+static char *tail_text(dsf_plugin_cmds *pc)
+{
+    dsf_buf b = DSF_BUF_INIT, seen = DSF_BUF_INIT;
+    dsf_buf_puts(&b, tail_help);
+    dsf_plugins *p = pc && !pc->rc ? pc->pe.plugins : NULL;
+    size_t n = 0;
+    dsf_diags ignored = DSF_DIAGS_INIT;
+    if (p && dsf_plugins_read_options(p, &ignored))
+        p = NULL;
+    dsf_diags_free(&ignored);
+    const dsf_plugin_option *o = p ? dsf_plugins_options(p, &n) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!o[i].env)
+            continue;
+        dsf_buf w = DSF_BUF_INIT;
+        for (size_t k = 0; o[i].commands[k]; k++)
+            dsf_buf_printf(&w, "%s%s", k ? ", " : "", o[i].commands[k]);
+        char *what = dsf_xasprintf("--%s of %s without it (plugin %s)",
+                                   o[i].name, w.data, o[i].plugin);
+        env_line(&b, &seen, o[i].env, what);
+        free(what);
+        dsf_buf_free(&w);
+    }
+    const dsf_cmdcheck *cc = p ? dsf_plugins_cmdchecks(p, &n) : NULL;
+    for (size_t i = 0; cc && i < n; i++)
+        for (size_t k = 0; k < cc[i].nenv; k++) {
+            char *what = dsf_xconcat("check CONFIG -- COMMAND (read by the "
+                                     "command check of plugin ",
+                                     cc[i].plugin, ")", NULL);
+            env_line(&b, &seen, cc[i].env[k], what);
+            free(what);
+        }
+    dsf_buf_free(&seen);
+    return dsf_buf_take(&b);
+}
 
 #define MAX_COMMANDS 128
 
@@ -86,12 +139,12 @@ static const dsf_command *find_builtin(const char *name)
 
 /* Every command for the lists: the table, the plugins' (pc, may be
 ** NULL), then help and completion. */
-static size_t all_commands(const dsf_command **out,
-                           const dsf_plugin_cmds *pc)
+static size_t all_commands(const dsf_command **out, dsf_plugin_cmds *pc)
 {
     size_t n = 0;
     for (size_t i = 0; i < NCOMMANDS; i++)
-        out[n++] = commands[i];
+        out[n++] = pc ? dsf_plugin_cmds_builtin(pc, commands[i])
+                      : commands[i];
     for (size_t i = 0; pc && i < pc->n && n < MAX_COMMANDS - 2; i++)
         if (!find_builtin(pc->cmds[i].name))
             out[n++] = &pc->cmds[i];
@@ -100,7 +153,7 @@ static size_t all_commands(const dsf_command **out,
     return n;
 }
 
-static int unknown_command(const char *cmd, const dsf_plugin_cmds *pc)
+static int unknown_command(const char *cmd, dsf_plugin_cmds *pc)
 {
     dsf_diags d = DSF_DIAGS_INIT;
     const dsf_command *all[MAX_COMMANDS];
@@ -139,7 +192,9 @@ static int top_help(FILE *out, int argc, char **argv)
     dsf_plugin_cmds_load(&pc, argc, argv, true);
     const dsf_command *all[MAX_COMMANDS];
     size_t n = all_commands(all, &pc);
-    dsf_help_top(out, all, n, tail_help);
+    char *tail = tail_text(&pc);
+    dsf_help_top(out, all, n, tail, dsf_plugin_cmds_family(&pc));
+    free(tail);
     int rc = 0;
     if (pc.rc) {
         dsf_diag *g = dsf_diag_add(&pc.d, DSF_ERROR, NULL, 0, 0,
@@ -193,6 +248,8 @@ static int run_help(int argc, char **argv)
         c = &completion_cmd;
     dsf_plugin_cmds pc;
     dsf_plugin_cmds_load(&pc, argc, argv, true);
+    if (c && find_builtin(name))
+        c = dsf_plugin_cmds_builtin(&pc, c);
     if (!c)
         c = dsf_plugin_cmds_find(&pc, name);
     if (c)
@@ -252,11 +309,14 @@ int dsf_cli_main(int argc, char **argv)
     dsf_plugin_cmds pc;
     dsf_plugin_cmds_load(&pc, argc - 1, argv + 1, man || comp);
     const dsf_command *all[MAX_COMMANDS];
-    size_t n = all_commands(all, &pc);
+    /* (the built-in commands' texts from the plugins: only for these) */
+    size_t n = man || comp ? all_commands(all, &pc) : 0;
     int rc;
     if (man) {
-        dsf_help_man(stdout, all, n, dsf_common_opts, tail_help,
-                     dsf_version);
+        char *tail = tail_text(&pc);
+        dsf_help_man(stdout, all, n, dsf_common_opts, tail, dsf_version,
+                     dsf_plugin_cmds_family(&pc));
+        free(tail);
         rc = 0;
     } else if (comp) {
         rc = dsf_complete(argc - 2, argv + 2, all, n);

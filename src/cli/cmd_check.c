@@ -9,6 +9,7 @@
 #include "cli/cmds.h"
 #include "core/buf.h"
 #include "cli/opts.h"
+#include "cli/plugin_opts.h"
 #include "core/error.h"
 #include "core/teardown.h"
 #include "core/workers.h"
@@ -18,19 +19,11 @@
 #include "core/fsutil.h"
 #include "json/jsonout.h"
 #include "plugin/checkdoc.h"
-#include "plugin/ds_version.h"
 #include "plugin/findings.h"
 #include "plugin/plugin.h"
 #include "plugin/targets.h"
 
-enum {
-    OPT_WORLD = 1,
-    OPT_TARGET,
-    OPT_FORMAT,
-    OPT_STRICT,
-    OPT_DS_VERSION,
-    OPT_JOBS
-};
+enum { OPT_TARGET = 1, OPT_FORMAT, OPT_STRICT, OPT_JOBS };
 
 /* Files that pay for a worker process (a fork costs about as much as
 ** checking a few files). */
@@ -43,20 +36,14 @@ enum {
 #define DSF_CHECK_MAX_SHOWN DSF_FINDINGS_PER_GROUP
 
 static const dsf_opt opts[] = {
-    {"world-size", 0, "N",
-     "world size (processes) for the batch rules (default 1); the data-parallel size is it divided by sequence_parallel_size where DeepSpeed divides", OPT_WORLD,
-     NULL},
-    {"target", 0, "deepspeed|hf",
-     "deepspeed (default): the file is given to deepspeed.initialize as "
-     "is, so \"auto\" is an error; hf: Hugging Face Trainer/Accelerate fill "
-     "\"auto\" on the keys they own", OPT_TARGET, NULL},
+    {"target", 0, "TARGET",
+     "the program the file is given to, which decides what it may leave "
+     "for that program to fill (one of the targets the plugins own; "
+     "default: the one they recognise, else theirs)", OPT_TARGET, NULL},
     {"format", 0, "text|json", "output format (default text)", OPT_FORMAT,
      NULL},
     {"strict", 0, NULL, "warnings fail too (exit 1), for CI", OPT_STRICT,
      NULL},
-    {"ds-version", 0, "X.Y[.Z]",
-     "DeepSpeed release to check against (default: $DSFORGE_DS_VERSION, "
-     "else the newest covered)", OPT_DS_VERSION, NULL},
     {"jobs", 'j', "N",
      "check the files in N processes (default: one per CPU; 1: one "
      "process); the output is the same for any N", OPT_JOBS, NULL},
@@ -65,10 +52,10 @@ static const dsf_opt opts[] = {
 static int run(int argc, char **argv);
 
 const dsf_command dsf_cmd_check = {
-    "check", "validate DeepSpeed config files",
+    "check", "validate @F config files",
     "check [options] (FILE... | CONFIG -- COMMAND...)",
-    "Validates DeepSpeed config files with the rules of every plugin "
-    "(built in: plugins/deepspeed). Prints file:line:col: severity: "
+    "Validates @F config files with the rules of every plugin "
+    "('dsforge plugins' lists them). Prints file:line:col: severity: "
     "message [rule-id] and a suggested fix for each finding. A FILE of - "
     "reads standard input (named <stdin> in the messages).\n\n"
     "With -- and a training command after it (launcher, script and "
@@ -128,19 +115,19 @@ static int load(cJSON **doc, dsf_jsrc **src, const char **text, size_t *len,
 }
 
 /* The command's checks on file (check_file): their params join params
-** (all but keep). */
+** (all but those in keep, the params given on the command line). */
 static int command_check(dsf_check_cmd *cmd, dsf_plugins *plugins,
                          cJSON *doc, const dsf_jsrc *src, const char *file,
                          const dsf_validate_opts *vo, bool target_given,
                          dsf_diags *cmd_out, cJSON *cmd_json, cJSON *params,
-                         const char *keep, dsf_diags *out)
+                         const cJSON *keep, dsf_diags *out)
 {
     cJSON *learned = cJSON_CreateObject();
     int rc = dsf_check_cmd_run(cmd, plugins, doc, src, file, vo,
                                target_given, cmd_out, cmd_json, learned,
                                out);
     for (cJSON *m = learned->child; m; m = m->next) {
-        if (keep && !strcmp(m->string, keep))
+        if (keep && cJSON_GetObjectItemCaseSensitive(keep, m->string))
             continue;
         cJSON_DeleteItemFromObjectCaseSensitive(params, m->string);
         cJSON_AddItemToObject(params, m->string, cJSON_Duplicate(m, 1));
@@ -151,13 +138,14 @@ static int command_check(dsf_check_cmd *cmd, dsf_plugins *plugins,
 
 /* Checks file with the rules, and the command of cmd (may be NULL)
 ** against it: the command's findings go to cmd_out and cmd_json, and
-** the params the command checks learn from it (all but keep, the one the
-** user gave) join vo->params (params) before the rules run; so does the
+** the params the command checks learn from it (all but those in keep,
+** the ones the user gave) join vo->params (params) before the rules run;
+** so does the
 ** target they say the command runs the file at, unless target_given
 ** (--target, or the manifest's). */
 static int check_file(const char *file, dsf_plugins *plugins,
                       const dsf_validate_opts *vo, bool target_given,
-                      cJSON *params, const char *keep, dsf_diags *out,
+                      cJSON *params, const cJSON *keep, dsf_diags *out,
                       dsf_check_cmd *cmd, dsf_diags *cmd_out,
                       cJSON *cmd_json)
 {
@@ -170,7 +158,7 @@ static int check_file(const char *file, dsf_plugins *plugins,
         return rc;
     if (!strcmp(file, "-"))
         file = "<stdin>";
-    dsf_checkdoc_duplicates(file, src, out);
+    dsf_checkdoc_duplicates(plugins, file, src, out);
     dsf_validate_opts cvo = *vo; /* with the file's, or command's, target */
     if (!cvo.target && cJSON_IsObject(doc))
         rc = dsf_plugins_recognise(plugins, doc, &cvo.target, out);
@@ -201,7 +189,7 @@ typedef struct check_run {
     const dsf_validate_opts *vo;
     bool target_given; /* by --target or the manifest */
     cJSON *params;
-    const char *keep;
+    const cJSON *keep;
     dsf_check_cmd *cmd;
     dsf_diags *cmd_out;
     cJSON *cmd_json;
@@ -252,10 +240,9 @@ static void print_json(const dsf_diags *d, cJSON *more)
 typedef struct check_args {
     const char **files;        /* nfiles, from argv */
     size_t nfiles;
-    long long world, jobs;
+    long long jobs;
     const char *target;
-    bool json, strict, target_given, world_given;
-    const char *ds_version_arg, *ds_version;
+    bool json, strict, target_given;
 } check_args;
 
 static int take_option(check_args *a, int id, const char *arg, dsf_diags *d)
@@ -264,9 +251,6 @@ static int take_option(check_args *a, int id, const char *arg, dsf_diags *d)
     case DSF_OPT_POS:
         a->files[a->nfiles++] = arg;
         return 0;
-    case OPT_WORLD:
-        a->world_given = true;
-        return dsf_opt_int(&a->world, arg, 1, 1000000, "--world-size", d);
     case OPT_TARGET:
         a->target = arg; /* one the plugins own: checked once loaded */
         a->target_given = true;
@@ -279,9 +263,6 @@ static int take_option(check_args *a, int id, const char *arg, dsf_diags *d)
         return 0;
     case OPT_STRICT:
         a->strict = true;
-        return 0;
-    case OPT_DS_VERSION:
-        a->ds_version_arg = arg;
         return 0;
     case OPT_JOBS:
         return dsf_opt_int(&a->jobs, arg, 1, 64, "--jobs", d);
@@ -315,33 +296,23 @@ static int check_usage(const check_args *a, bool with_cmd, bool cmd_empty,
     return DSF_EUSAGE;
 }
 
-/* The plugins see --world-size as the param of the same name
-** (contrib/docs/plugins.md, "Params"): the option's name with '_' for
-** '-'. Caller frees. */
-static char *world_param_name(void)
-{
-    const char *oname = "";
-    for (size_t i = 0; opts[i].name; i++)
-        if (opts[i].id == OPT_WORLD)
-            oname = opts[i].name;
-    char *pname = dsf_xstrdup(oname);
-    for (char *c = pname; *c; c++)
-        if (*c == '-')
-            *c = '_';
-    return pname;
-}
-
-/* The params the rules see: a gen -o output's (with a command), the
-** world size given or as the default. Caller deletes. */
-static cJSON *params_of(const check_args *a, const dsf_check_cmd *cmd,
-                        const char *pname)
+/* The params the rules see: a gen -o output's (with a command), those
+** the plugins' options give (given: over the output's) or default to.
+** Caller deletes. */
+static cJSON *params_of(const dsf_check_cmd *cmd,
+                        const dsf_plugin_opt_values *v)
 {
     cJSON *params = cmd && cmd->params ? cJSON_Duplicate(cmd->params, 1)
                                        : cJSON_CreateObject();
-    if (a->world_given || !cJSON_GetObjectItemCaseSensitive(params, pname)) {
-        cJSON_DeleteItemFromObjectCaseSensitive(params, pname);
-        cJSON_AddNumberToObject(params, pname, (double)a->world);
+    for (const cJSON *m = v->params ? v->params->child : NULL; m;
+         m = m->next) {
+        cJSON_DeleteItemFromObjectCaseSensitive(params, m->string);
+        cJSON_AddItemToObject(params, m->string, cJSON_Duplicate(m, 1));
     }
+    for (const cJSON *m = v->defaults ? v->defaults->child : NULL; m;
+         m = m->next)
+        if (!cJSON_GetObjectItemCaseSensitive(params, m->string))
+            cJSON_AddItemToObject(params, m->string, cJSON_Duplicate(m, 1));
     return params;
 }
 
@@ -366,10 +337,34 @@ static void print_findings(bool json, int rc, dsf_diags *found,
     dsf_diags_free(cmd_found);
 }
 
+/* Loads the plugins on the plugin path the common options of argv and
+** the environment give (offline for --help): the options they add to
+** check are parsed with its own. */
+static int load_plugins(dsf_cli_env *lenv, int split, char **argv,
+                        dsf_plugins **plugins, dsf_srccache *sources,
+                        dsf_diags *warnings, bool *help, dsf_diags *d)
+{
+    *help = dsf_cli_prescan(lenv, split, argv);
+    if (*help) {
+        lenv->offline = lenv->repo.offline = true;
+        lenv->repo.progress = false;
+    }
+    int rc = dsf_cli_env_finish(lenv, d);
+    if (!rc)
+        rc = dsf_plugins_load(plugins, &lenv->plugin_dirs, sources,
+                              lenv->limits, warnings, d);
+    if (!rc)
+        rc = dsf_plugins_read_options(*plugins, d);
+    if (!rc && *help) /* the texts they give check's help */
+        rc = dsf_plugins_read_targets(*plugins, d);
+    return rc;
+}
+
 static int run(int argc, char **argv)
 {
-    dsf_cli_env env;
+    dsf_cli_env env, lenv; /* the parse's, and the plugins' (prescan) */
     dsf_cli_env_init(&env);
+    dsf_cli_env_init(&lenv);
     dsf_diags d = DSF_DIAGS_INIT;
     /* check CONFIG -- COMMAND...: the options end at "--", the command
     ** follows. */
@@ -377,27 +372,48 @@ static int run(int argc, char **argv)
     for (int i = 1; i < argc && split == argc; i++)
         if (!strcmp(argv[i], "--"))
             split = i;
+    dsf_plugins *plugins = NULL;
+    dsf_srccache *sources = dsf_srccache_new();
+    dsf_diags warnings = DSF_DIAGS_INIT;
+    bool help;
+    int lrc = load_plugins(&lenv, split, argv, &plugins, sources, &warnings,
+                           &help, &d);
+    dsf_plugin_opts po;
+    dsf_plugin_opts_init(&po, &dsf_cmd_check, lrc ? NULL : plugins, help);
     dsf_cli_args cl;
-    dsf_cli_args_init(&cl, split, argv, &dsf_cmd_check, &env, &d);
+    dsf_cli_args_init(&cl, split, argv, &po.cmd, &env, &d);
     check_args a;
     memset(&a, 0, sizeof a);
     a.files = dsf_xcalloc((size_t)argc + 1, sizeof *a.files);
-    a.world = 1;
     int rc = 0, id;
     const char *arg;
     while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END)
-        rc = take_option(&a, id, arg, &d);
+        if (!dsf_plugin_opts_take(&po, id, arg))
+            rc = take_option(&a, id, arg, &d);
     if (!rc)
         rc = cl.rc;
+    if (lrc) /* the plugins' error comes first */
+        rc = lrc;
+    dsf_plugin_opt_values pv;
+    memset(&pv, 0, sizeof pv);
     if (!rc && !cl.help_shown)
-        rc = dsf_opt_ds_version(&a.ds_version, a.ds_version_arg, &d);
-    if (cl.help_shown) {
+        rc = dsf_plugin_opts_values(&po, plugins, &pv, &d);
+    if (cl.help_shown && !lrc) {
+        dsf_plugin_opt_values_free(&pv);
+        dsf_plugin_opts_free(&po);
+        if (!dsf_teardown_by_exit()) {
+            dsf_plugins_free(plugins);
+            dsf_srccache_free(sources);
+        }
         free(a.files);
         dsf_diags_free(&d);
+        dsf_diags_free(&warnings);
+        dsf_cli_env_free(&lenv);
+        dsf_cli_env_free(&env);
         return 0;
     }
     bool with_cmd = split < argc;
-    if (!rc)
+    if (!rc && !cl.help_shown)
         rc = check_usage(&a, with_cmd, split + 1 == argc, &d);
     dsf_check_cmd cmd;
     memset(&cmd, 0, sizeof cmd);
@@ -411,40 +427,25 @@ static int run(int argc, char **argv)
                 a.target = cmd.target;
         }
     }
-    dsf_plugins *plugins = NULL;
-    dsf_srccache *sources = dsf_srccache_new();
-    dsf_diags warnings = DSF_DIAGS_INIT;
-    dsf_diags_move(&warnings, &mnotes); /* notes about the file */
-    if (!rc) {
-        rc = dsf_cli_env_finish(&env, &d);
-        if (!rc)
-            rc = dsf_plugins_load(&plugins, &env.plugin_dirs, sources,
-                                  env.limits, &warnings, &d);
-        if (!rc) /* which plugins judge which files */
-            rc = dsf_plugins_read_targets(plugins, &d);
-        if (!rc && a.target)
-            rc = dsf_plugins_check_target(
-                plugins, a.target, a.target_given ? "--target"
-                                                  : "the manifest's target",
-                a.target_given ? DSF_EUSAGE : DSF_EINPUT, &d);
-        /* a release no plugin covers is a usage error, before any file */
-        if (!rc && a.ds_version)
-            rc = dsf_plugins_check_ds_version(
-                plugins, a.ds_version,
-                dsf_opt_ds_version_from(a.ds_version_arg), &d);
-    }
-    char *pname = world_param_name();
-    cJSON *params = params_of(&a, with_cmd ? &cmd : NULL, pname);
+    dsf_diags_move(&mnotes, &warnings); /* notes about the file first */
+    dsf_diags_move(&warnings, &mnotes);
+    if (!rc) /* which plugins judge which files */
+        rc = dsf_plugins_read_targets(plugins, &d);
+    if (!rc && a.target)
+        rc = dsf_plugins_check_target(
+            plugins, a.target, a.target_given ? "--target"
+                                              : "the manifest's target",
+            a.target_given ? DSF_EUSAGE : DSF_EINPUT, &d);
+    cJSON *params = params_of(with_cmd ? &cmd : NULL, &pv);
     int input_error = 0;
     dsf_diags found = DSF_DIAGS_INIT;
     if (!rc) {
         dsf_validate_opts vo = {.target = a.target, .mode = "check",
-                                .params = params,
-                                .ds_version = a.ds_version,
+                                .params = params, .values = pv.ctx,
                                 .edits = a.json};
         check_run cr = {a.files, plugins, &vo, a.target_given || cmd.target,
-                        params, a.world_given ? pname : NULL,
-                        with_cmd ? &cmd : NULL, &cmd_found, cmd_json};
+                        params, pv.params, with_cmd ? &cmd : NULL,
+                        &cmd_found, cmd_json};
         /* Standard input is read once, and a command is checked with one
         ** CONFIG: those runs are serial. */
         bool stdin_file = false;
@@ -473,7 +474,8 @@ static int run(int argc, char **argv)
         dsf_srccache_free(sources);
     }
     cJSON_Delete(params);
-    free(pname);
+    dsf_plugin_opt_values_free(&pv);
+    dsf_plugin_opts_free(&po);
     cJSON_Delete(cmd_json);
     if (with_cmd)
         dsf_check_cmd_free(&cmd);
@@ -481,5 +483,6 @@ static int run(int argc, char **argv)
     free(a.files);
     int status = dsf_cli_finish(&env, &d, rc);
     dsf_cli_env_free(&env);
+    dsf_cli_env_free(&lenv);
     return status;
 }

@@ -8,6 +8,7 @@
 #include "cli/args.h"
 #include "cli/cmds.h"
 #include "cli/opts.h"
+#include "cli/plugin_opts.h"
 #include "cli/plugin_env.h"
 #include "core/error.h"
 #include "core/xalloc.h"
@@ -42,8 +43,8 @@ static const dsf_opt opts[] = {
     {"file", 'f', "FILE", "override file for both sides", OPT_FILE, "file"},
     {"a-set", 0, "PATH=VALUE", "edit side A only", OPT_A_SET, NULL},
     {"b-set", 0, "PATH=VALUE", "edit side B only", OPT_B_SET, NULL},
-    {"target", 0, "deepspeed|hf", "as for gen (default: deepspeed)",
-     OPT_TARGET, NULL},
+    {"target", 0, "TARGET", "as for gen (default: the profile's, else the "
+     "plugins' default)", OPT_TARGET, NULL},
     {NULL, 0, NULL, NULL, 0, NULL}};
 
 static int run(int argc, char **argv);
@@ -367,8 +368,11 @@ static int run(int argc, char **argv)
     args a;
     memset(&a, 0, sizeof a);
     const char *target = NULL; /* the profile's, or the default */
+    dsf_plugin_opts po; /* --help: the texts the plugins give */
+    dsf_plugin_env pe;
+    dsf_plugin_opts_for_help(&po, &pe, &dsf_cmd_diff, argc, argv);
     dsf_cli_args cl;
-    dsf_cli_args_init(&cl, argc, argv, &dsf_cmd_diff, &env, &d);
+    dsf_cli_args_init(&cl, argc, argv, &po.cmd, &env, &d);
     int rc = 0, id;
     const char *arg;
     while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END) {
@@ -419,6 +423,7 @@ static int run(int argc, char **argv)
     }
     if (!rc)
         rc = cl.rc;
+    dsf_plugin_opts_help_free(&po, &pe);
     if (cl.help_shown) {
         free_args(&a);
         dsf_cli_env_free(&env);

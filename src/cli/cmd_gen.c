@@ -7,6 +7,9 @@
 #include "cli/args.h"
 #include "cli/cmds.h"
 #include "cli/opts.h"
+#include "cli/plugin_env.h"
+#include "cli/plugin_opts.h"
+#include "plugin/targets.h"
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "doc/jpath.h"
@@ -27,8 +30,6 @@ enum {
     OPT_WHY,
     OPT_REPORT,
     OPT_TARGET,
-    OPT_STRICT_FIT,
-    OPT_DS_VERSION,
     OPT_EMIT,
     OPT_TRAIN_CMD,
     OPT_EMIT_OPT,
@@ -66,16 +67,9 @@ static const dsf_opt opts[] = {
     {"report", 0, "FILE.html",
      "also write the A/B report page (see 'dsforge report --help')",
      OPT_REPORT, "file"},
-    {"target", 0, "deepspeed|hf",
-     "'hf' keeps \"auto\" where Hugging Face fills it (default: deepspeed)",
-     OPT_TARGET, NULL},
-    {"strict-fit", 0, NULL,
-     "a variant that does not fit the declared GPU memory is an error, not "
-     "a warning", OPT_STRICT_FIT, NULL},
-    {"ds-version", 0, "X.Y[.Z]",
-     "DeepSpeed release the rules check against (default: "
-     "$DSFORGE_DS_VERSION, else the profile's ds_version param, else the "
-     "newest)", OPT_DS_VERSION, NULL},
+    {"target", 0, "TARGET",
+     "the program the configs are given to (one of the targets the "
+     "plugins own; default: the profile's, else theirs)", OPT_TARGET, NULL},
     {"emit", 0, "NAME[,NAME]",
      "also write the files of these emitters for every variant ('none': "
      "not the profile's default; see 'dsforge plugins')", OPT_EMIT, NULL},
@@ -114,7 +108,7 @@ static int run(int argc, char **argv);
 const dsf_command dsf_cmd_gen = {
     "gen", "generate configs for a profile's tiers or a sweep matrix",
     "gen PROFILE [options] [EDIT...]",
-    "Generates DeepSpeed configs for a profile's tiers (default: all) or a "
+    "Generates @F configs for a profile's tiers (default: all) or a "
     "sweep matrix. Every variant is computed and validated before anything "
     "is written; a failure leaves the output directory as it was. Without "
     "-o or --stdout it is a dry run: validate, print the summary, write "
@@ -339,7 +333,6 @@ static int add_emit_opt(args *a, const char *arg, const char *opt,
 
 /* What the command line asks for beside the request itself. */
 typedef struct extra {
-    const char *ds_version_arg;
     bool detect;
     long long detect_ms, jobs;
 } extra;
@@ -420,12 +413,6 @@ static int take_option(int id, const char *arg, int argno, args *a,
     case OPT_TARGET:
         r->target = arg; /* one the plugins own: checked once loaded */
         return 0;
-    case OPT_STRICT_FIT:
-        r->strict_fit = true;
-        return 0;
-    case OPT_DS_VERSION:
-        x->ds_version_arg = arg;
-        return 0;
     case OPT_DETECT:
         x->detect = true;
         return 0;
@@ -486,50 +473,94 @@ static void fill_request(dsf_gen_request *r, const args *a,
     r->repo = &env->repo;
 }
 
+/* Loads the plugins on the plugin path the common options of argv and
+** the environment give (offline for --help) into pe: the options they
+** add to gen are parsed with its own, and the run uses them. */
+static int load_plugins(dsf_cli_env *lenv, int argc, char **argv,
+                        dsf_plugin_env *pe, bool *help, dsf_diags *d)
+{
+    *help = dsf_cli_prescan(lenv, argc, argv);
+    if (*help) {
+        lenv->offline = lenv->repo.offline = true;
+        lenv->repo.progress = false;
+    }
+    int rc = dsf_cli_env_finish(lenv, d);
+    if (!rc)
+        rc = dsf_plugin_env_load(pe, lenv, d);
+    if (!rc)
+        rc = dsf_plugins_read_options(pe->plugins, d);
+    if (!rc && *help) /* the texts they give gen's help */
+        rc = dsf_plugins_read_targets(pe->plugins, d);
+    return rc;
+}
+
 static int run(int argc, char **argv)
 {
-    dsf_cli_env env;
+    dsf_cli_env env, lenv; /* the parse's, and the plugins' (prescan) */
     dsf_cli_env_init(&env);
+    dsf_cli_env_init(&lenv);
     dsf_diags d = DSF_DIAGS_INIT;
+    dsf_plugin_env pe;
+    memset(&pe, 0, sizeof pe);
+    bool help;
+    int lrc = load_plugins(&lenv, argc, argv, &pe, &help, &d);
+    dsf_plugin_opts po;
+    dsf_plugin_opts_init(&po, &dsf_cmd_gen, lrc ? NULL : pe.plugins, help);
     args a;
     memset(&a, 0, sizeof a);
     dsf_gen_request r;
     memset(&r, 0, sizeof r);
-    extra x = {NULL, false, 10000, 0};
+    extra x = {false, 10000, 0};
     dsf_cli_args cl;
-    dsf_cli_args_init(&cl, argc, argv, &dsf_cmd_gen, &env, &d);
+    dsf_cli_args_init(&cl, argc, argv, &po.cmd, &env, &d);
     int rc = 0, id;
     const char *arg;
     while (!rc && (id = dsf_cli_next(&cl, &arg)) != DSF_OPT_END)
         /* "gen" counts as argument #1 */
-        rc = take_option(id, arg, cl.p.arg_index + 1, &a, &r, &x, &d);
+        if (!dsf_plugin_opts_take(&po, id, arg))
+            rc = take_option(id, arg, cl.p.arg_index + 1, &a, &r, &x, &d);
     if (!rc)
         rc = cl.rc;
+    if (lrc) /* the plugins' error comes first */
+        rc = lrc;
+    dsf_plugin_opt_values pv;
+    memset(&pv, 0, sizeof pv);
     if (!rc && !cl.help_shown)
-        rc = dsf_opt_ds_version(&r.ds_version, x.ds_version_arg, &d);
-    r.ds_version_from = dsf_opt_ds_version_from(x.ds_version_arg);
-    if (cl.help_shown) {
+        rc = dsf_plugin_opts_values(&po, pe.plugins, &pv, &d);
+    if (cl.help_shown && !lrc) {
+        dsf_plugin_opts_free(&po);
         free_args(&a);
+        dsf_plugin_env_free(&pe, &d);
         dsf_cli_env_free(&env);
+        dsf_cli_env_free(&lenv);
         dsf_diags_free(&d);
         return 0;
     }
     if (!rc)
         rc = check_request(&r, &d);
-    if (!rc)
-        rc = dsf_cli_env_finish(&env, &d);
     cJSON *machine = NULL;
     if (!rc && x.detect)
         rc = detect_machine(&machine, (int)x.detect_ms, &d);
     r.machine = machine;
     if (!rc) {
-        fill_request(&r, &a, &env);
+        fill_request(&r, &a, &lenv); /* its paths, the plugins' */
+        r.color = env.color;
+        r.plugins = pe.plugins;
+        r.sources = pe.sources;
+        r.values = pv.ctx;
+        r.strict = pv.strict;
         rc = dsf_gen_run(&r, &d);
     }
+    /* the plugins' load notices, as the run's own warnings */
+    dsf_diags_move(&d, &pe.warnings);
     dsf_diags_sort(&d);
     int status = dsf_cli_finish(&env, &d, rc);
     cJSON_Delete(machine);
+    dsf_plugin_opt_values_free(&pv);
+    dsf_plugin_opts_free(&po);
+    dsf_plugin_env_free(&pe, &d);
     free_args(&a);
     dsf_cli_env_free(&env);
+    dsf_cli_env_free(&lenv);
     return status;
 }

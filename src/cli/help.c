@@ -1,7 +1,10 @@
 /* help.c -- see help.h. */
 #include "help.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "core/buf.h"
 
 #define WIDTH 78
 #define OPT_COL 24
@@ -111,12 +114,26 @@ static void print_usage(FILE *out, const char *usage)
     }
 }
 
+char *dsf_help_fill(const char *text, const char *family)
+{
+    dsf_buf b = DSF_BUF_INIT;
+    for (const char *m; (m = strstr(text, "@F ")) != NULL; text = m + 3) {
+        dsf_buf_add(&b, text, (size_t)(m - text));
+        if (family)
+            dsf_buf_printf(&b, "%s ", family);
+    }
+    dsf_buf_puts(&b, text);
+    return dsf_buf_take(&b);
+}
+
 void dsf_help_print(FILE *out, const dsf_command *c, const dsf_opt *common)
 {
     print_usage(out, c->usage);
     if (c->description && *c->description) {
         fputc('\n', out);
-        dsf_help_wrap(out, c->description, 0, WIDTH);
+        char *t = dsf_help_fill(c->description, NULL);
+        dsf_help_wrap(out, t, 0, WIDTH);
+        free(t);
     }
     if ((c->opts && c->opts->id) || !c->common) {
         fputs("\nOptions:\n", out);
@@ -135,16 +152,21 @@ void dsf_help_print(FILE *out, const dsf_command *c, const dsf_opt *common)
 }
 
 void dsf_help_top(FILE *out, const dsf_command *const *cmds, size_t n,
-                  const char *tail)
+                  const char *tail, const char *family)
 {
-    fputs("Usage: dsforge <command> [options]\n"
-          "       dsforge help <command>\n"
-          "       dsforge --version\n\n"
-          "Generates, validates and explains DeepSpeed configs from Lua "
-          "profiles.\n\nCommands:\n", out);
+    char *t = dsf_help_fill("Usage: dsforge <command> [options]\n"
+                            "       dsforge help <command>\n"
+                            "       dsforge --version\n\n"
+                            "Generates, validates and explains @F configs "
+                            "from Lua profiles.\n\nCommands:\n", family);
+    fputs(t, out);
+    free(t);
     for (size_t i = 0; i < n; i++)
-        if (!cmds[i]->plugin)
-            fprintf(out, "  %-11s %s\n", cmds[i]->name, cmds[i]->summary);
+        if (!cmds[i]->plugin) {
+            t = dsf_help_fill(cmds[i]->summary, NULL);
+            fprintf(out, "  %-11s %s\n", cmds[i]->name, t);
+            free(t);
+        }
     bool header = false;
     for (size_t i = 0; i < n; i++) {
         if (!cmds[i]->plugin)
@@ -243,23 +265,26 @@ static void roff_opts(FILE *out, const dsf_opt *opts)
 
 void dsf_help_man(FILE *out, const dsf_command *const *cmds, size_t n,
                   const dsf_opt *common, const char *tail,
-                  const char *version)
+                  const char *version, const char *family)
 {
     fputs(".TH DSFORGE 1 \"\" \"dsforge ", out);
     roff_s(out, version);
-    fputs("\" \"User Commands\"\n"
-          ".SH NAME\n"
-          "dsforge \\- generate, validate and explain DeepSpeed configs "
-          "from Lua profiles\n"
-          ".SH SYNOPSIS\n"
-          ".B dsforge\n\\fIcommand\\fR [\\fIoptions\\fR]\n"
-          ".br\n.B dsforge help\n\\fIcommand\\fR\n"
-          ".br\n.B dsforge \\-\\-version\n"
-          ".SH DESCRIPTION\n"
-          "Generates, validates and explains DeepSpeed configs from "
-          "sandboxed Lua profiles.\n"
-          "Each command below takes \\fB\\-\\-help\\fR.\n"
-          ".SH COMMANDS\n", out);
+    char *t = dsf_help_fill(
+        "\" \"User Commands\"\n"
+        ".SH NAME\n"
+        "dsforge \\- generate, validate and explain @F configs "
+        "from Lua profiles\n"
+        ".SH SYNOPSIS\n"
+        ".B dsforge\n\\fIcommand\\fR [\\fIoptions\\fR]\n"
+        ".br\n.B dsforge help\n\\fIcommand\\fR\n"
+        ".br\n.B dsforge \\-\\-version\n"
+        ".SH DESCRIPTION\n"
+        "Generates, validates and explains @F configs from "
+        "sandboxed Lua profiles.\n"
+        "Each command below takes \\fB\\-\\-help\\fR.\n"
+        ".SH COMMANDS\n", family);
+    fputs(t, out);
+    free(t);
     for (size_t i = 0; i < n; i++) {
         const dsf_command *c = cmds[i];
         fputs(".SS ", out);
@@ -280,8 +305,11 @@ void dsf_help_man(FILE *out, const dsf_command *const *cmds, size_t n,
             roff_s(out, c->plugin);
             fputs("\\fR.\n", out);
         }
-        if (c->description)
-            roff_paras(out, c->description);
+        if (c->description) {
+            t = dsf_help_fill(c->description, NULL);
+            roff_paras(out, t);
+            free(t);
+        }
         if (c->opts && c->opts->id) {
             fputs(".PP\nOptions:\n.RS\n", out);
             roff_opts(out, c->opts);

@@ -34,18 +34,26 @@ typedef struct dsf_command {
 ** with c's options. */
 void dsf_help_print(FILE *out, const dsf_command *c, const dsf_opt *common);
 
+/* text with each "@F " (the mark of the config family's name in the
+** built-in commands' texts) replaced by family and a space, or by
+** nothing when family is NULL (no plugin names one: the plugins' targets,
+** plugin/targets.h). Caller frees. */
+char *dsf_help_fill(const char *text, const char *family);
+
 /* Prints the top-level help: every command of cmds[0..n) with its
 ** summary (the built-in ones first, then those of plugins), then the text
-** tail (exit codes, environment). */
+** tail (exit codes, environment); family as for dsf_help_fill. */
 void dsf_help_top(FILE *out, const dsf_command *const *cmds, size_t n,
-                  const char *tail);
+                  const char *tail, const char *family);
 
 /* Prints the man page dsforge(1) in roff (-man): every command of
 ** cmds[0..n), the common options, then tail's paragraphs as sections
-** (each paragraph "TITLE:\nbody"). version goes in the title line. */
+** (each paragraph "TITLE:\nbody"). version goes in the title line;
+** family as for dsf_help_fill. */
 void dsf_help_man(FILE *out, const dsf_command *const *cmds, size_t n,
                   const dsf_opt *common, const char *tail,
-                  const char *version);
+                  const char *version,
+                  const char *family);
 
 /* Prints the completion script for shell ("bash", "zsh", "fish"); the
 ** script asks `dsforge __complete WORD...` for the candidates. false for

@@ -145,45 +145,6 @@ int dsf_opt_int(long long *out, const char *s, long long min, long long max,
     return 0;
 }
 
-int dsf_opt_ds_version(const char **out, const char *arg, dsf_diags *d)
-{
-    const char *from = "--ds-version";
-    if (!arg) {
-        arg = getenv("DSFORGE_DS_VERSION");
-        from = "DSFORGE_DS_VERSION";
-        if (!arg || !*arg) {
-            *out = NULL;
-            return 0;
-        }
-    }
-    const char *p = arg + (*arg == 'v');
-    int parts = 0;
-    bool ok = true;
-    while (ok) {
-        size_t n = strspn(p, "0123456789");
-        ok = n > 0 && n < 6;
-        parts++;
-        p += n;
-        if (*p != '.' || parts == 3)
-            break;
-        p++;
-    }
-    if (!ok || *p || parts < 2) {
-        dsf_diag *g = dsf_diag_add(d, DSF_ERROR, NULL, 0, 0,
-                                   "%s: '%s' is not a DeepSpeed version "
-                                   "(X.Y or X.Y.Z)", from, arg);
-        dsf_diag_set_hint(g, "e.g. --ds-version 0.16.9");
-        return DSF_EUSAGE;
-    }
-    *out = arg;
-    return 0;
-}
-
-const char *dsf_opt_ds_version_from(const char *arg)
-{
-    return arg ? "--ds-version" : "DSFORGE_DS_VERSION";
-}
-
 int dsf_opt_double(double *out, const char *s, double min, double max,
                    const char *opt, dsf_diags *d)
 {

@@ -49,16 +49,6 @@ void dsf_optparse_init(dsf_optparse *p, int argc, char **argv, int first,
 int dsf_opt_next(dsf_optparse *p, const dsf_opt *opts, const dsf_opt *common,
                  const char **arg, dsf_diags *d);
 
-/* The DeepSpeed release for the rules: arg (--ds-version), else
-** $DSFORGE_DS_VERSION, else NULL (the plugin's default). Checks the form
-** X.Y or X.Y.Z (an optional leading 'v'); DSF_EUSAGE naming where it came
-** from otherwise. *out borrows arg or the environment. */
-int dsf_opt_ds_version(const char **out, const char *arg, dsf_diags *d);
-
-/* Where dsf_opt_ds_version took the release from, for messages:
-** "--ds-version" when arg is set, else the environment variable's name. */
-const char *dsf_opt_ds_version_from(const char *arg);
-
 /* Parses a whole number in [min, max] from s; DSF_EUSAGE with a message
 ** naming opt otherwise. */
 int dsf_opt_int(long long *out, const char *s, long long min, long long max,

@@ -8,37 +8,8 @@
 #include "cli/opts.h"
 #include "core/error.h"
 #include "core/xalloc.h"
-#include "plugin/ds_version.h"
-
-/* Applies the common options of argv (ignoring everything else: the
-** command's own parse reports errors). */
-static void prescan(dsf_cli_env *env, int argc, char **argv)
-{
-    dsf_diags ignored = DSF_DIAGS_INIT;
-    for (int i = 1; i < argc; i++) {
-        const char *w = argv[i];
-        if (!strcmp(w, "--"))
-            break;
-        if (w[0] != '-' || w[1] != '-')
-            continue;
-        const char *eq = strchr(w, '=');
-        size_t n = eq ? (size_t)(eq - w - 2) : strlen(w + 2);
-        for (const dsf_opt *o = dsf_common_opts; o->id; o++) {
-            if (strlen(o->name) != n || strncmp(o->name, w + 2, n))
-                continue;
-            const char *arg = NULL;
-            if (o->arg && eq)
-                arg = eq + 1;
-            else if (o->arg && i + 1 < argc)
-                arg = argv[++i];
-            else if (o->arg)
-                break;
-            dsf_cli_env_option(env, o->id, arg, &ignored);
-            break;
-        }
-    }
-    dsf_diags_free(&ignored);
-}
+#include "cli/plugin_opts.h"
+#include "plugin/targets.h"
 
 /* A plugin option may not take the name (or letter) of a common option
 ** or of another of its command's options: the parse would give it to one
@@ -79,7 +50,7 @@ void dsf_plugin_cmds_load(dsf_plugin_cmds *pc, int argc, char **argv,
 {
     memset(pc, 0, sizeof *pc);
     dsf_cli_env_init(&pc->env);
-    prescan(&pc->env, argc, argv);
+    dsf_cli_prescan(&pc->env, argc, argv);
     if (offline) {
         pc->env.offline = pc->env.repo.offline = true;
         pc->env.repo.progress = false;
@@ -125,8 +96,41 @@ void dsf_plugin_cmds_load(dsf_plugin_cmds *pc, int argc, char **argv,
     }
 }
 
+const dsf_command *dsf_plugin_cmds_builtin(dsf_plugin_cmds *pc,
+                                           const dsf_command *c)
+{
+    if (pc->rc || !pc->pe.plugins)
+        return c;
+    for (size_t i = 0; i < pc->nbuiltins; i++)
+        if (!strcmp(pc->builtins[i].cmd.name, c->name))
+            return &pc->builtins[i].cmd;
+    if (pc->nbuiltins == sizeof pc->builtins / sizeof *pc->builtins)
+        return c;
+    dsf_plugin_opts *b = &pc->builtins[pc->nbuiltins++];
+    /* the options the plugins add, and their texts: read now (running a
+    ** plugin command needs neither) */
+    dsf_diags ignored = DSF_DIAGS_INIT;
+    bool opts = !dsf_plugins_read_options(pc->pe.plugins, &ignored);
+    bool docs = !dsf_plugins_read_targets(pc->pe.plugins, &ignored);
+    dsf_diags_free(&ignored);
+    dsf_plugin_opts_init(b, c, opts ? pc->pe.plugins : NULL, docs);
+    return &b->cmd;
+}
+
+const char *dsf_plugin_cmds_family(dsf_plugin_cmds *pc)
+{
+    if (pc->rc || !pc->pe.plugins)
+        return NULL;
+    dsf_diags ignored = DSF_DIAGS_INIT;
+    int rc = dsf_plugins_read_targets(pc->pe.plugins, &ignored);
+    dsf_diags_free(&ignored);
+    return rc ? NULL : dsf_plugins_target_family(pc->pe.plugins, NULL);
+}
+
 void dsf_plugin_cmds_free(dsf_plugin_cmds *pc)
 {
+    for (size_t i = 0; i < pc->nbuiltins; i++)
+        dsf_plugin_opts_free(&pc->builtins[i]);
     for (size_t i = 0; i < pc->n; i++)
         free(pc->opts[i]);
     free(pc->opts);
@@ -145,15 +149,27 @@ const dsf_command *dsf_plugin_cmds_find(const dsf_plugin_cmds *pc,
     return NULL;
 }
 
-/* Whether c declares the option name (a plugin command that takes
-** --ds-version gets it, or $DSFORGE_DS_VERSION, as ctx.ds_version, checked
-** as check and gen check theirs). */
-static bool declares(const dsf_command *c, const char *name)
+/* The values of the options of p that declare `ctx` (given in opts,
+** else from their environment variable), checked by their plugin, into
+** values. */
+static int ctx_values(dsf_plugin_cmds *pc, const dsf_plugin_command *p,
+                      const cJSON *opts, cJSON *values, dsf_diags *d)
 {
-    for (const dsf_opt *o = c->opts; o && o->id; o++)
-        if (!strcmp(o->name, name))
-            return true;
-    return false;
+    int rc = 0;
+    for (size_t k = 0; k < p->nopts && !rc; k++) {
+        const dsf_plugin_option *o = &p->opts[k];
+        if (!o->arg || (!o->ctx && !o->check && !o->env))
+            continue;
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(opts, o->name);
+        const char *value;
+        rc = dsf_plugins_option_value(pc->pe.plugins, o,
+                                      cJSON_IsString(g) ? g->valuestring
+                                                        : NULL,
+                                      NULL, &value, d);
+        if (!rc && value && o->ctx)
+            cJSON_AddStringToObject(values, o->key, value);
+    }
+    return rc;
 }
 
 int dsf_plugin_cmds_run(dsf_plugin_cmds *pc, const dsf_command *c, int argc,
@@ -180,26 +196,20 @@ int dsf_plugin_cmds_run(dsf_plugin_cmds *pc, const dsf_command *c, int argc,
         }
     }
     int rc = cl.rc, status = 0;
-    const char *ds_version = NULL;
-    if (!rc && !cl.help_shown && declares(c, "ds-version")) {
-        const cJSON *o = cJSON_GetObjectItemCaseSensitive(opts, "ds-version");
-        const char *given = cJSON_IsString(o) ? o->valuestring : NULL;
-        rc = dsf_opt_ds_version(&ds_version, given, &d);
-        if (!rc && ds_version)
-            rc = dsf_plugins_check_ds_version(
-                pc->pe.plugins, ds_version, dsf_opt_ds_version_from(given),
-                &d);
-    }
+    cJSON *values = cJSON_CreateObject();
+    if (!rc && !cl.help_shown)
+        rc = ctx_values(pc, p, opts, values, &d);
     if (!rc && !cl.help_shown) {
         char *out = NULL;
         rc = dsf_plugins_run_command(pc->pe.plugins, p, opts, args, argv + 1,
-                                     argc - 1, ds_version, &out, &status, &d);
+                                     argc - 1, values, &out, &status, &d);
         if (!rc)
             fputs(out, stdout);
         free(out);
     }
     cJSON_Delete(opts);
     cJSON_Delete(args);
+    cJSON_Delete(values);
     dsf_diags_move(&d, &pc->pe.warnings);
     int st = dsf_cli_finish(&env, &d, rc);
     dsf_cli_env_free(&env);

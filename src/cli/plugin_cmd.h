@@ -12,6 +12,7 @@
 #include "cli/args.h"
 #include "cli/help.h"
 #include "cli/plugin_env.h"
+#include "cli/plugin_opts.h"
 #include "plugin/commands.h"
 
 typedef struct dsf_plugin_cmds {
@@ -21,6 +22,9 @@ typedef struct dsf_plugin_cmds {
     dsf_command *cmds;               /* one per pcmds entry */
     dsf_opt **opts;                  /* their tables */
     size_t n;
+    dsf_plugin_opts builtins[16];    /* built-in commands with the
+                                     ** plugins' options (below) */
+    size_t nbuiltins;
     dsf_diags d;                     /* what loading said */
     int rc;                          /* loading's status */
 } dsf_plugin_cmds;
@@ -36,6 +40,16 @@ void dsf_plugin_cmds_free(dsf_plugin_cmds *pc);
 /* The command called name, or NULL (borrowed from pc). */
 const dsf_command *dsf_plugin_cmds_find(const dsf_plugin_cmds *pc,
                                         const char *name);
+
+/* The built-in command c with the options the plugins add to it (for
+** help, completion and the man page; borrowed from pc), or c itself when
+** the plugins did not load. */
+const dsf_command *dsf_plugin_cmds_builtin(dsf_plugin_cmds *pc,
+                                           const dsf_command *c);
+
+/* The config family's name the plugins' targets give (that of the
+** default target: plugin/targets.h), or NULL. */
+const char *dsf_plugin_cmds_family(dsf_plugin_cmds *pc);
 
 /* Runs c (from pc) with argv[0] its name: parses its options, calls the
 ** plugin, prints its output; returns the exit status. */

@@ -9,18 +9,22 @@
 #include "lsp/jcursor.h"
 #include "lsp/session.h"
 #include "lsp/utf16.h"
+#include "plugin/targets.h"
 
 /* The schema at the session's release (cached; NULL when no plugin
 ** declares the command or it fails). Borrowed. */
 static const cJSON *schema(dsf_lsp *s)
 {
-    const char *at = s->ds_version ? s->ds_version : "";
-    if (s->schema_doc && !strcmp(s->schema_at, at))
+    char *at = cJSON_PrintUnformatted(s->values);
+    if (s->schema_doc && !strcmp(s->schema_at, at)) {
+        cJSON_free(at);
         return s->schema_doc;
+    }
     cJSON_Delete(s->schema_doc);
     s->schema_doc = NULL;
     free(s->schema_at);
     s->schema_at = dsf_xstrdup(at);
+    cJSON_free(at);
     if (!s->schema)
         return NULL;
     cJSON *opts = cJSON_CreateObject();
@@ -30,7 +34,7 @@ static const cJSON *schema(dsf_lsp *s)
     int status = 0;
     dsf_diags d = DSF_DIAGS_INIT;
     if (!dsf_plugins_run_command(s->plugins, s->schema, opts, args, NULL, 0,
-                                 s->ds_version, &text, &status, &d) &&
+                                 s->values, &text, &status, &d) &&
         !status && text)
         s->schema_doc = cJSON_Parse(text);
     else
@@ -103,12 +107,13 @@ static void keys(cJSON *items, const cJSON *node, const cJSON *range)
 }
 
 /* Adds value v (kind 20, EnumMember) unless already there or a string
-** "auto" the target does not fill. */
-static void value(cJSON *items, const cJSON *v, const char *target,
-                  const cJSON *range)
+** another target than this one fills in (the plugins' targets' `fills`:
+** plugin/targets.h). */
+static void value(const dsf_lsp *s, cJSON *items, const cJSON *v,
+                  const char *target, const cJSON *range)
 {
-    if (cJSON_IsString(v) && !strcmp(v->valuestring, "auto") &&
-        strcmp(target, "hf"))
+    if (cJSON_IsString(v) &&
+        !dsf_plugins_target_fills(s->plugins, target, v->valuestring))
         return;
     char *t = json_text(v);
     const cJSON *it;
@@ -126,15 +131,15 @@ static void value(cJSON *items, const cJSON *v, const char *target,
 
 /* The values node allows by enum, const or a boolean type, also through
 ** its anyOf/oneOf branches (depth: how far down those go). */
-static void values(cJSON *items, const cJSON *node, const char *target,
+static void values(const dsf_lsp *s, cJSON *items, const cJSON *node, const char *target,
                    const cJSON *range, int depth)
 {
     const cJSON *v;
     cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(node, "enum"))
-        value(items, v, target, range);
+        value(s, items, v, target, range);
     v = cJSON_GetObjectItemCaseSensitive(node, "const");
     if (v)
-        value(items, v, target, range);
+        value(s, items, v, target, range);
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(node, "type");
     bool boolean = cJSON_IsString(type) &&
                    !strcmp(type->valuestring, "boolean");
@@ -144,8 +149,8 @@ static void values(cJSON *items, const cJSON *node, const char *target,
             (cJSON_IsString(v) && !strcmp(v->valuestring, "boolean"));
     if (boolean) {
         cJSON *t = cJSON_CreateTrue(), *f = cJSON_CreateFalse();
-        value(items, t, target, range);
-        value(items, f, target, range);
+        value(s, items, t, target, range);
+        value(s, items, f, target, range);
         cJSON_Delete(t);
         cJSON_Delete(f);
     }
@@ -155,7 +160,7 @@ static void values(cJSON *items, const cJSON *node, const char *target,
     for (int b = 0; b < 2; b++)
         cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(
                                   node, branches[b]))
-            values(items, v, target, range, depth + 1);
+            values(s, items, v, target, range, depth + 1);
 }
 
 cJSON *dsf_lsp_complete(dsf_lsp *s, const dsf_lsp_doc *doc, long line,
@@ -179,7 +184,7 @@ cJSON *dsf_lsp_complete(dsf_lsp *s, const dsf_lsp_doc *doc, long line,
     if (node && c.at == DSF_JC_KEY)
         keys(items, node, range);
     else if (node)
-        values(items, node, s->target, range, 0);
+        values(s, items, node, s->target, range, 0);
     cJSON_Delete(range);
     dsf_jcursor_free(&c);
     cJSON *r = cJSON_CreateObject();

@@ -184,7 +184,7 @@ static int request_of(made *m, const dsf_lsp *s, const cJSON *man,
     }
     r->target = str(man, "target") ? str(man, "target")
                                    : dsf_plugins_default_target(s->plugins);
-    r->ds_version = s->ds_version;
+    r->values = s->values;
     m->none[0] = "none"; /* the emitters' files are not needed */
     r->emit = m->none;
     r->nemit = 1;

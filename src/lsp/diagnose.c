@@ -86,12 +86,10 @@ static cJSON *diagnostic(const dsf_diag *g, const char *t, size_t len,
     return o;
 }
 
-const char *dsf_lsp_world_param(void)
+const char *dsf_lsp_world_param(const dsf_lsp *s)
 {
-    /* the param check's --world-size sets (cli/cmd_check.c) */
-    static char pname[] = "world-size";
-    pname[5] = '_';
-    return pname;
+    const dsf_plugin_option *o = dsf_lsp_setting_option(s, "worldSize");
+    return o && o->param ? o->key : NULL;
 }
 
 const char *dsf_lsp_doc_target(dsf_lsp *s, const cJSON *json, dsf_diags *d)
@@ -113,13 +111,15 @@ static void check(dsf_lsp *s, const dsf_lsp_doc *doc, dsf_diags *out)
     dsf_jsrc *src = NULL;
     if (dsf_json_parse(&json, &src, doc->uri, doc->text, doc->len, out))
         return; /* the syntax error, at its position */
-    dsf_checkdoc_duplicates(doc->uri, src, out);
+    dsf_checkdoc_duplicates(s->plugins, doc->uri, src, out);
     const char *target = dsf_lsp_doc_target(s, json, out);
     dsf_validate_opts vo = {.target = target, .mode = "check",
-                            .ds_version = s->ds_version, .text = doc->text,
+                            .values = s->values, .text = doc->text,
                             .text_len = doc->len, .edits = true};
     cJSON *params = cJSON_CreateObject();
-    cJSON_AddNumberToObject(params, dsf_lsp_world_param(), (double)s->world);
+    if (dsf_lsp_world_param(s))
+        cJSON_AddNumberToObject(params, dsf_lsp_world_param(s),
+                                (double)s->world);
     vo.params = params;
     dsf_checkdoc_rules(s->plugins, json, src, doc->uri, &vo, out);
     cJSON_Delete(params);

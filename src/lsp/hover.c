@@ -54,7 +54,7 @@ cJSON *dsf_lsp_hover(dsf_lsp *s, const dsf_lsp_doc *doc, long line,
     ** names a file, and may ask only of its own words) */
     char *words[] = {path};
     int rc = dsf_plugins_run_command(s->plugins, s->explain, opts, args,
-                                     words, 1, s->ds_version, &text, &status,
+                                     words, 1, s->values, &text, &status,
                                      &d);
     cJSON *result = NULL;
     if (rc && rc != DSF_ESCRIPT && d.len) {

@@ -144,8 +144,8 @@ static cJSON *params_for(dsf_lsp *s, const dsf_lsp_doc *doc)
         cJSON_DeleteItemFromObjectCaseSensitive(p, x->string);
         cJSON_AddItemToObject(p, x->string, cJSON_Duplicate(x, 1));
     }
-    const char *key = dsf_lsp_world_param();
-    if (s->world_set || !cJSON_GetObjectItemCaseSensitive(p, key)) {
+    const char *key = dsf_lsp_world_param(s);
+    if (key && (s->world_set || !cJSON_GetObjectItemCaseSensitive(p, key))) {
         cJSON_DeleteItemFromObjectCaseSensitive(p, key);
         cJSON_AddNumberToObject(p, key, (double)s->world);
     }
@@ -168,7 +168,7 @@ static cJSON *summary_of(dsf_lsp *s, const dsf_lsp_doc *doc, cJSON *cfg)
         cJSON *params = params_for(s, doc);
         dsf_validate_opts vo = {.target = dsf_lsp_doc_target(s, cfg, &d),
                                 .mode = "check", .params = params,
-                                .ds_version = s->ds_version};
+                                .values = s->values};
         dsf_variant_view view = {"", "", cfg};
         size_t ncol;
         dsf_plugins_columns(s->plugins, &ncol);

@@ -24,10 +24,11 @@ typedef struct dsf_lsp_env {
 ** notification or the end of in_fd. Returns the exit status the
 ** protocol asks for: 0 after shutdown then exit (or the input's end
 ** after shutdown), 1 otherwise. Log lines go to standard error.
-** ds_version (borrowed, or NULL: the plugins' default) is the release
-** until the client's settings choose one. env (borrowed; NULL: no
+** values (borrowed, or NULL) are those of the plugins' options of check
+** that reach the hooks' ctx (their environment variables': cli/
+** plugin_opts.h) until the client's settings change them. env (borrowed; NULL: no
 ** profiles) is where gen finds profiles and plugins. */
-int dsf_lsp_serve(dsf_plugins *plugins, const char *ds_version,
+int dsf_lsp_serve(dsf_plugins *plugins, const cJSON *values,
                   const dsf_lsp_env *env, int in_fd, int out_fd);
 
 #endif

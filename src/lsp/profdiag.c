@@ -38,7 +38,7 @@ static void gen_profile(dsf_lsp *s, const char *path, dsf_diags *out)
     memset(&r, 0, sizeof r);
     r.profile = stem;
     r.target = s->target;
-    r.ds_version = s->ds_version;
+    r.values = s->values;
     r.emit = none;
     r.nemit = 1;
     r.emit_given = true;

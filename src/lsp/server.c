@@ -303,7 +303,7 @@ static void find_commands(dsf_lsp *s)
     }
 }
 
-int dsf_lsp_serve(dsf_plugins *plugins, const char *ds_version,
+int dsf_lsp_serve(dsf_plugins *plugins, const cJSON *values,
                   const dsf_lsp_env *env, int in_fd, int out_fd)
 {
     signal(SIGPIPE, SIG_IGN); /* a closed client is a write error */
@@ -316,7 +316,7 @@ int dsf_lsp_serve(dsf_plugins *plugins, const char *ds_version,
     snprintf(s.target, sizeof s.target, "%s", def ? def : "");
     strcpy(s.lang, "en");
     s.world = 1;
-    s.ds_version = ds_version ? dsf_xstrdup(ds_version) : NULL;
+    s.values = values ? cJSON_Duplicate(values, 1) : cJSON_CreateObject();
     find_commands(&s);
     dsf_rpc_in in;
     dsf_rpc_in_init(&in, in_fd);
@@ -346,6 +346,6 @@ int dsf_lsp_serve(dsf_plugins *plugins, const char *ds_version,
     cJSON_Delete(s.schema_doc);
     cJSON_Delete(s.params);
     free(s.schema_at);
-    free(s.ds_version);
+    cJSON_Delete(s.values);
     return s.shutdown ? 0 : 1;
 }

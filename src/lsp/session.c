@@ -11,7 +11,7 @@
 #include "core/xalloc.h"
 #include "lsp/rpc.h"
 #include "lsp/utf16.h"
-#include "plugin/ds_version.h"
+#include "plugin/options.h"
 #include "plugin/targets.h"
 
 /* text with every byte that starts no valid UTF-8 sequence replaced by
@@ -100,26 +100,59 @@ static void show(dsf_lsp *s, int type, const char *text)
     dsf_lsp_notify(s, "window/showMessage", p);
 }
 
-static void set_ds_version(dsf_lsp *s, const cJSON *v)
+const dsf_plugin_option *dsf_lsp_setting_option(const dsf_lsp *s,
+                                                const char *key)
 {
+    size_t n;
+    const dsf_plugin_option **os =
+        dsf_plugins_options_for(s->plugins, "check", &n);
+    const dsf_plugin_option *found = NULL;
+    for (size_t i = 0; i < n && !found; i++) {
+        const char *a = os[i]->name, *k = key;
+        while (*a && *k) {
+            if (*a == '-' && a[1] && *k == a[1] - 'a' + 'A')
+                a += 2;
+            else if (*a == *k)
+                a++;
+            else
+                break;
+            k++;
+        }
+        if (!*a && !*k)
+            found = os[i];
+    }
+    free(os);
+    return found;
+}
+
+/* The setting key (a plugin's ctx option of check, in camelCase) to v:
+** checked as the option's value is (null or "": unset). */
+static void set_value(dsf_lsp *s, const char *key, const cJSON *v)
+{
+    const dsf_plugin_option *o = dsf_lsp_setting_option(s, key);
+    if (!o || !o->ctx)
+        return;
     if (cJSON_IsNull(v) || (cJSON_IsString(v) && !*v->valuestring)) {
-        free(s->ds_version);
-        s->ds_version = NULL;
+        cJSON_DeleteItemFromObjectCaseSensitive(s->values, o->key);
         return;
     }
-    if (!cJSON_IsString(v)) {
-        show(s, 1, "dsforge.dsVersion must be a string such as \"0.16.9\"");
-        return;
-    }
+    char *what = dsf_xconcat("dsforge.", key, NULL);
     dsf_diags d = DSF_DIAGS_INIT;
-    if (dsf_plugins_check_ds_version(s->plugins, v->valuestring,
-                                     "dsforge.dsVersion", &d)) {
-        show(s, 1, d.len ? d.items[0].message : "bad dsforge.dsVersion");
+    const char *value;
+    if (!cJSON_IsString(v)) {
+        char *msg = dsf_xconcat(what, " must be a string such as \"",
+                                o->arg ? o->arg : "", "\"", NULL);
+        show(s, 1, msg);
+        free(msg);
+    } else if (dsf_plugins_option_value(s->plugins, o, v->valuestring, what,
+                                        &value, &d)) {
+        show(s, 1, d.len ? d.items[0].message : what);
     } else {
-        free(s->ds_version);
-        s->ds_version = dsf_xstrdup(v->valuestring);
+        cJSON_DeleteItemFromObjectCaseSensitive(s->values, o->key);
+        cJSON_AddStringToObject(s->values, o->key, value);
     }
     dsf_diags_free(&d);
+    free(what);
 }
 
 /* "dsforge.target must be "a", "b" or "c"": the targets the plugins own. */
@@ -148,7 +181,7 @@ void dsf_lsp_settings(dsf_lsp *s, const cJSON *settings)
         in = settings;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(in, "dsVersion");
     if (v)
-        set_ds_version(s, v);
+        set_value(s, "dsVersion", v);
     v = cJSON_GetObjectItemCaseSensitive(in, "worldSize");
     if (v) {
         if (cJSON_IsNumber(v) && v->valuedouble >= 1 &&

@@ -11,6 +11,7 @@
 
 #include "lsp/docs.h"
 #include "lsp/lsp.h"
+#include "plugin/options.h"
 #include "plugin/commands.h"
 #include "plugin/plugin.h"
 
@@ -28,8 +29,9 @@ typedef struct dsf_lsp {
     const dsf_lsp_env *env;    /* borrowed, or NULL */
     int out_fd;
     dsf_lsp_docs docs;
-    char *ds_version;          /* the release checked at, or NULL (the
-                                  plugins' default) */
+    cJSON *values;             /* the values of the plugins' ctx options
+                                  of check (the environment's, then the
+                                  settings'): ctx fields of the hooks */
     char target[16];           /* the target set (dsforge.target), else
                                ** the plugins' default */
     bool target_given;         /* set by dsforge.target: no recogniser */
@@ -43,7 +45,7 @@ typedef struct dsf_lsp {
     bool initialized, shutdown, exit, gone;
     const dsf_plugin_command *explain, *schema; /* or NULL */
     cJSON *schema_doc;         /* the schema at schema_at, or NULL */
-    char *schema_at;           /* its ds_version ("" for the default) */
+    char *schema_at;           /* the values it was made with (JSON) */
 } dsf_lsp;
 
 /* Sends msg (deleted here) to the client; marks the session gone when
@@ -82,9 +84,15 @@ void dsf_lsp_publish_profile(dsf_lsp *s, const dsf_lsp_doc *doc);
 ** else the default; the plugins are set to serve it (diagnose.c). */
 const char *dsf_lsp_doc_target(dsf_lsp *s, const cJSON *json, dsf_diags *d);
 
-/* The param the world size is given to the rules as, as check's
-** --world-size gives it (diagnose.c; borrowed, static). */
-const char *dsf_lsp_world_param(void);
+/* The plugin option of check that the setting key names (its name in
+** camelCase: "fooBar" for --foo-bar), or NULL (session.c). */
+const dsf_plugin_option *dsf_lsp_setting_option(const dsf_lsp *s,
+                                                const char *key);
+
+/* The param the world size (dsforge.worldSize) is given to the rules as:
+** that of the plugins' param option of check the setting names, or NULL
+** when none declares one (diagnose.c; borrowed). */
+const char *dsf_lsp_world_param(const dsf_lsp *s);
 
 /* What check says about doc, sorted as published (diagnose.c). */
 void dsf_lsp_findings(dsf_lsp *s, const dsf_lsp_doc *doc, dsf_diags *out);

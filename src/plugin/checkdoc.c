@@ -5,20 +5,26 @@
 
 #include "core/error.h"
 #include "doc/jsloc.h"
+#include "plugin/targets.h"
 
-void dsf_checkdoc_duplicates(const char *file, const dsf_jsrc *src,
-                             dsf_diags *out)
+void dsf_checkdoc_duplicates(const dsf_plugins *plugins, const char *file,
+                             const dsf_jsrc *src, dsf_diags *out)
 {
     size_t nd;
     const dsf_jdup *dups = dsf_jsrc_duplicates(src, &nd);
+    const char *family = nd ? dsf_plugins_target_family(plugins, NULL)
+                            : NULL;
     for (size_t i = 0; i < nd; i++) {
         dsf_diag *g = dsf_diag_add(out, DSF_ERROR, file, dups[i].again.line,
                                    dups[i].again.col,
                                    "duplicate key '%s' (first at line %d): "
-                                   "DeepSpeed rejects duplicate keys when "
-                                   "it reads a file, and most JSON readers "
-                                   "silently keep only the last one",
-                                   dups[i].path, dups[i].first.line);
+                                   "%s%smost JSON readers silently keep "
+                                   "only the last one",
+                                   dups[i].path, dups[i].first.line,
+                                   family ? family : "",
+                                   family ? " rejects duplicate keys when "
+                                            "it reads a file, and "
+                                          : "");
         dsf_diag_set_rule(g, "duplicate-key");
         dsf_diag_set_path(g, dups[i].path);
         dsf_diag_set_hint(g, "remove one of the two keys");
@@ -30,9 +36,12 @@ int dsf_checkdoc_rules(dsf_plugins *plugins, cJSON *doc,
                        const dsf_jsrc *src, const char *file,
                        const dsf_validate_opts *vo, dsf_diags *out)
 {
-    if (!cJSON_IsObject(doc))
+    if (!cJSON_IsObject(doc)) {
+        const char *family = dsf_plugins_target_family(plugins, vo->target);
         return dsf_diag_error(out, DSF_EINPUT, file, 1, 1,
-                              "a DeepSpeed config must be a JSON object");
+                              "a %s%sconfig must be a JSON object",
+                              family ? family : "", family ? " " : "");
+    }
     dsf_findings f = DSF_FINDINGS_INIT;
     int rc = dsf_plugins_validate(plugins, doc, vo, &f, out);
     for (size_t i = 0; i < f.len; i++) {

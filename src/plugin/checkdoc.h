@@ -17,9 +17,11 @@
 #include "plugin/plugin.h"
 
 /* Appends an error to out for every duplicate key src recorded. file
-** (borrowed) names the file in the diagnostics. */
-void dsf_checkdoc_duplicates(const char *file, const dsf_jsrc *src,
-                             dsf_diags *out);
+** (borrowed) names the file in the diagnostics; the message names the
+** program that reads the config by the family the plugins' default
+** target gives (plugin/targets.h; their targets read), if any. */
+void dsf_checkdoc_duplicates(const dsf_plugins *plugins, const char *file,
+                             const dsf_jsrc *src, dsf_diags *out);
 
 /* Runs every rule of plugins on doc (parsed from src; borrowed) with vo
 ** and appends each finding to out at the position of its path in the

@@ -127,6 +127,12 @@ size_t dsf_plugins_cmdcheck_count(const dsf_plugins *p)
     return p->cmdchecks.n;
 }
 
+const dsf_cmdcheck *dsf_plugins_cmdchecks(const dsf_plugins *p, size_t *n)
+{
+    *n = p->cmdchecks.n;
+    return p->cmdchecks.items;
+}
+
 /* ------------------------------------------------------------------ */
 /* Running them. */
 
@@ -207,10 +213,7 @@ static int push_call(lua_State *L)
         dsf_json_push(L, vo->params);
         lua_setfield(L, -2, "params");
     }
-    if (vo->ds_version) {
-        lua_pushstring(L, vo->ds_version);
-        lua_setfield(L, -2, "ds_version");
-    }
+    dsf_plugin_push_values(L, -1, vo->values);
     lua_pushstring(L, a->in->config_file);
     lua_setfield(L, -2, "config_file");
     if (a->in->variant) {

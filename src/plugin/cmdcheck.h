@@ -57,7 +57,7 @@ typedef struct dsf_cmd_findings {
 
 /* What a check is run with (all borrowed). */
 typedef struct dsf_cmdcheck_in {
-    const dsf_validate_opts *vo;  /* target, mode, params, ds_version */
+    const dsf_validate_opts *vo;  /* target, mode, params, values */
     const char *config_file;      /* CONFIG as named on the command line */
     const char *variant;          /* the manifest's name for CONFIG's
                                      variant, or NULL */
@@ -77,6 +77,10 @@ void dsf_cmdchecks_free(dsf_cmdchecks *c);
 
 /* How many plugins declare a command check. */
 size_t dsf_plugins_cmdcheck_count(const dsf_plugins *p);
+
+/* The declared command checks (borrowed), *n of them: their `env` lists
+** for the help's environment variables. */
+const dsf_cmdcheck *dsf_plugins_cmdchecks(const dsf_plugins *p, size_t *n);
 
 /* Runs every declared command check (plugin order) on doc and in's
 ** command, appending to out (each check's findings sorted by their first

@@ -21,8 +21,6 @@
 static const char *const command_fields[] = {
     "name", "summary", "usage", "description", "notes", "positional",
     "options", "run", NULL};
-static const char *const option_fields[] = {"name", "short", "arg", "help",
-                                            "complete", NULL};
 
 static bool valid_name(const char *s, bool command)
 {
@@ -65,12 +63,8 @@ static void free_command(dsf_plugin_command *c)
     free(c->description);
     free(c->notes);
     free(c->positional);
-    for (size_t i = 0; i < c->nopts; i++) {
-        free(c->opts[i].name);
-        free(c->opts[i].arg);
-        free(c->opts[i].help);
-        free(c->opts[i].complete);
-    }
+    for (size_t i = 0; i < c->nopts; i++)
+        dsf_plugin_option_free(&c->opts[i]);
     free(c->opts);
 }
 
@@ -99,30 +93,10 @@ static int read_options(dsf_plugin_command *c, lua_State *L, int t,
                      "each option must be a table");
             break;
         }
-        int o = lua_gettop(L);
-        const char *field = dsf_plugin_unknown_field(L, o, option_fields);
-        bool wrong = false;
-        dsf_plugin_option *op = &c->opts[c->nopts];
-        op->name = opt_str(L, o, "name", &wrong);
-        char *shrt = opt_str(L, o, "short", &wrong);
-        op->arg = opt_str(L, o, "arg", &wrong);
-        op->help = opt_str(L, o, "help", &wrong);
-        op->complete = opt_str(L, o, "complete", &wrong);
-        op->short_name = shrt && strlen(shrt) == 1 ? shrt[0] : 0;
-        c->nopts++;
-        char msg[160];
-        if (field) {
-            snprintf(msg, sizeof msg, "unknown option field '%.60s' (known: "
-                     "name, short, arg, help, complete)", field);
+        char msg[400];
+        if (dsf_plugin_option_read(&c->opts[c->nopts++], L, lua_gettop(L),
+                                   false, c->plugin, msg, sizeof msg))
             rc = bad(d, file, c->plugin, c->name, msg);
-        } else if (wrong || !valid_name(op->name, false) || !op->help ||
-                   (shrt && !op->short_name) || !strcmp(op->name, "help")) {
-            snprintf(msg, sizeof msg, "option %zu needs a 'name' (lower-case "
-                     "letters, digits, '-'; not 'help') and a 'help' string; "
-                     "'short' is one letter", i + 1);
-            rc = bad(d, file, c->plugin, c->name, msg);
-        }
-        free(shrt);
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -246,7 +220,7 @@ typedef struct run_ctx {
     const cJSON *opts, *args;
     char *const *cmdline;
     int ncmdline;
-    const char *ds_version;
+    const cJSON *values;
     dsf_callscope scope; /* open while ctx.read_json, ctx.is_file work */
 } run_ctx;
 
@@ -361,10 +335,7 @@ static int push_run(lua_State *L)
     lua_setfield(L, -2, "json");
     lua_pushstring(L, rc->c->name);
     lua_setfield(L, -2, "command");
-    if (rc->ds_version) {
-        lua_pushstring(L, rc->ds_version);
-        lua_setfield(L, -2, "ds_version");
-    }
+    dsf_plugin_push_values(L, -1, rc->values);
     lua_call(L, 3, 2);
     return 2;
 }
@@ -409,13 +380,13 @@ static int command_error(lua_State *L, int e, const char *what, dsf_diags *d)
 int dsf_plugins_run_command(dsf_plugins *p, const dsf_plugin_command *c,
                             const cJSON *opts, const cJSON *args,
                             char *const *cmdline, int ncmdline,
-                            const char *ds_version, char **out, int *status,
+                            const cJSON *values, char **out, int *status,
                             dsf_diags *d)
 {
     lua_State *L = dsf_host_state(p->host);
     *out = NULL;
     *status = 0;
-    run_ctx rc = {c, opts, args, cmdline, ncmdline, ds_version, {0, NULL}};
+    run_ctx rc = {c, opts, args, cmdline, ncmdline, values, {0, NULL}};
     char *what = dsf_xconcat("command ", c->name, " (plugin ", c->plugin, ")",
                              NULL);
     dsf_callscope_open(&rc.scope);

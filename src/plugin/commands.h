@@ -21,17 +21,8 @@
 #include <lua.h>
 
 #include "core/diag.h"
+#include "plugin/options.h"
 #include "plugin/plugin.h"
-
-/* One option (the fields of the CLI's option tables, cli/opts.h; the
-** plugin layer does not include the CLI's headers). */
-typedef struct dsf_plugin_option {
-    char *name;          /* long name without dashes */
-    char short_name;     /* 0 when none */
-    char *arg;           /* argument name, or NULL for a flag */
-    char *help;
-    char *complete;      /* completion kind, or NULL */
-} dsf_plugin_option;
 
 typedef struct dsf_plugin_command {
     char *name;
@@ -71,14 +62,15 @@ const dsf_plugin_command *dsf_plugins_commands(const dsf_plugins *p,
 /* Runs c with opts (a JSON object: option name -> string or true) and
 ** args (a JSON array of strings); cmdline[0..ncmdline) are the command
 ** line's words, the only paths ctx.read_json and ctx.is_file accept;
-** ds_version (borrowed, or NULL) becomes ctx.ds_version. On
+** values (may be NULL: the values of its options that declare `ctx`,
+** options.h) become fields of ctx. On
 ** success *out is the text to print (caller frees; "" for none) and
 ** *status the command's exit status (0..5). Errors: the command's own
 ** (DSF_EUSAGE, DSF_EINPUT with its diagnostic), or a script error. */
 int dsf_plugins_run_command(dsf_plugins *p, const dsf_plugin_command *c,
                             const cJSON *opts, const cJSON *args,
                             char *const *cmdline, int ncmdline,
-                            const char *ds_version, char **out, int *status,
+                            const cJSON *values, char **out, int *status,
                             dsf_diags *d);
 
 /* ctx.json(value [, pretty]): the canonical JSON text of a value, as gen

@@ -129,3 +129,15 @@ int dsf_plugins_machine_params(dsf_plugins *p, const cJSON *machine,
     *params = all;
     return rc;
 }
+
+char *dsf_plugins_machine_plugins(const dsf_plugins *p)
+{
+    char *out = NULL;
+    for (size_t i = 0; i < p->machine.n; i++) {
+        char *next = dsf_xasprintf("%s%s'%s'", out ? out : "",
+                                   out ? ", " : "", p->machine.items[i].plugin);
+        free(out);
+        out = next;
+    }
+    return out;
+}

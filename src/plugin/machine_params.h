@@ -46,4 +46,8 @@ int dsf_plugins_machine_params(dsf_plugins *p, const cJSON *machine,
                                const cJSON *declared, const cJSON *given,
                                cJSON **params, dsf_diags *d);
 
+/* The loaded plugins that declare machine_params, "'a', 'b'" (caller
+** frees), or NULL for none. */
+char *dsf_plugins_machine_plugins(const dsf_plugins *p);
+
 #endif

@@ -14,17 +14,18 @@
 #include "core/buf.h"
 #include "core/xalloc.h"
 #include "lua/scriptfs.h"
+#include "plugin/options.h"
 #include "plugin/summary.h"
 
 /* The fields of a declaration (interface 1). "commands" is read by
 ** commands.c, "emitters" by emit.c, "check_command" by cmdcheck.c,
-** "machine_params" by machine_params.c, "ds_version" by ds_version.c,
+** "machine_params" by machine_params.c, "options" by options.c,
 ** "readers" and "results" by readers.c, "targets" by targets.c (when
 ** a command first needs them); the others here and in summary.c. */
 static const char *const plugin_fields[] = {
     "name",      "version",   "summary",  "interface", "rules",
     "resolvers", "summarize", "columns",  "commands",  "report",
-    "emitters",  "check_command", "machine_params", "ds_version",
+    "emitters",  "check_command", "machine_params", "options",
     "readers",   "results",   "targets",   NULL};
 
 static int decl_error(dsf_diags *d, const char *file, const char *plugin,
@@ -222,9 +223,6 @@ static int load_one(dsf_plugins *p, const char *dir, const char *name,
         rc = dsf_cmdchecks_read(&p->cmdchecks, L, t, name, file, d);
     if (!rc)
         rc = dsf_machine_hooks_read(&p->machine, L, t, name, file, d);
-    if (!rc)
-        rc = dsf_ds_version_hooks_read(&p->ds_version, L, t, p->n, name,
-                                       file, d);
     if (!rc) {
         p->items = dsf_xrealloc(p->items, (p->n + 1) * sizeof *p->items);
         dsf_plugin_info *it = &p->items[p->n++];
@@ -367,7 +365,7 @@ void dsf_plugins_free(dsf_plugins *p)
     dsf_plugin_commands_free(&p->commands);
     dsf_cmdchecks_free(&p->cmdchecks);
     dsf_machine_hooks_free(&p->machine);
-    dsf_ds_version_hooks_free(&p->ds_version);
+    dsf_plugins_options_free(p);
     dsf_targets_free(&p->targets);
     free(p->has_check);
     for (size_t i = 0; i < p->ndirs; i++)

@@ -126,8 +126,9 @@ typedef struct dsf_validate_opts {
                                 or NULL (check) */
     const char *strict;      /* a strictness class whose rules' warnings
                                 become errors, or NULL */
-    const char *ds_version;  /* --ds-version / DSFORGE_DS_VERSION, or NULL
-                                (the plugin's default: the newest) */
+    const cJSON *values;     /* the values of the plugins' options that
+                                declare `ctx` (plugin/options.h): fields
+                                of ctx; or NULL */
     const char *variant;     /* gen: the variant's file stem
                                 ("<profile>-<variant>"), or NULL */
     const char *text;        /* check: the file's text as read (borrowed;

@@ -15,7 +15,6 @@
 #include "plugin/cmdcheck.h"
 #include "plugin/commands.h"
 #include "plugin/decl.h"
-#include "plugin/ds_version.h"
 #include "plugin/machine_params.h"
 #include "plugin/plugin.h"
 #include "plugin/readers.h"
@@ -65,7 +64,9 @@ struct dsf_plugins {
     size_t nemitters;
     dsf_cmdchecks cmdchecks;       /* check_command: cmdcheck.c */
     dsf_machine_hooks machine;     /* machine_params: machine_params.c */
-    dsf_ds_version_hooks ds_version; /* ds_version: ds_version.c */
+    struct dsf_plugin_option *options; /* options: options.c */
+    size_t noptions;
+    bool options_read;             /* dsf_plugins_read_options ran */
     struct dsf_results_decl *results; /* readers and results, read by
                                       ** collect: readers.c */
     dsf_targets targets;           /* targets: targets.c */

@@ -11,7 +11,8 @@
 #include "plugin/plugin_internal.h"
 
 static const char *const target_fields[] = {"owns", "adds", "default",
-                                            "recognise", NULL};
+                                            "recognise", "family", "help",
+                                            "fills", NULL};
 
 static int bad(dsf_diags *d, const char *file, const char *plugin,
                const char *what)
@@ -82,6 +83,48 @@ static bool in(char *const *v, const char *s)
     return false;
 }
 
+/* The table field of tt: {KEY = STRING} (lists: {KEY = {STRING...}})
+** into *out as KEY, STRING pairs, NULL-terminated; -1 when it is
+** something else. */
+static int read_pairs(lua_State *L, int tt, const char *field, bool lists,
+                      char ***out)
+{
+    size_t n = 0;
+    *out = dsf_xcalloc(1, sizeof **out);
+    lua_pushstring(L, field);
+    int ty = lua_rawget(L, tt);
+    int rc = ty == LUA_TNIL || ty == LUA_TTABLE ? 0 : -1;
+    if (ty == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (!rc && lua_next(L, -2)) {
+            int vt = lua_type(L, -1);
+            size_t m = vt == LUA_TTABLE && lists ? (size_t)lua_rawlen(L, -1)
+                                                 : 1;
+            if (lua_type(L, -2) != LUA_TSTRING ||
+                (lists ? vt != LUA_TTABLE : vt != LUA_TSTRING))
+                rc = -1;
+            for (size_t k = 0; !rc && k < m; k++) {
+                if (lists && lua_rawgeti(L, -1, (lua_Integer)k + 1) !=
+                                 LUA_TSTRING)
+                    rc = -1;
+                if (!rc) {
+                    *out = dsf_xrealloc(*out, (n + 3) * sizeof **out);
+                    (*out)[n++] = dsf_xstrdup(lua_tostring(L, -2 - lists));
+                    (*out)[n++] = dsf_xstrdup(lua_tostring(L, -1));
+                    (*out)[n] = NULL;
+                }
+                if (lists)
+                    lua_pop(L, 1);
+            }
+            lua_pop(L, 1);
+        }
+        if (rc)
+            lua_pop(L, 1); /* the key */
+    }
+    lua_pop(L, 1);
+    return rc;
+}
+
 static int read_decl(dsf_plugin_targets *pt, lua_State *L, int tt,
                      const char *plugin, const char *file, dsf_diags *d)
 {
@@ -92,7 +135,7 @@ static int read_decl(dsf_plugin_targets *pt, lua_State *L, int tt,
             lua_pop(L, 1);
             return bad(d, file, plugin, "unknown field in 'targets' "
                                         "(known: owns, adds, default, "
-                                        "recognise)");
+                                        "recognise, family, help, fills)");
         }
     }
     int rc = read_names(L, tt, "owns", &pt->owns, plugin, file, d);
@@ -115,6 +158,20 @@ static int read_decl(dsf_plugin_targets *pt, lua_State *L, int tt,
     if (rc)
         lua_pop(L, 1); /* read again from the declaration at the call */
     pt->recognises = rc == 1;
+    lua_pushliteral(L, "family");
+    ty = lua_rawget(L, tt);
+    if (ty == LUA_TSTRING)
+        pt->family = dsf_xstrdup(lua_tostring(L, -1));
+    lua_pop(L, 1);
+    if (ty != LUA_TNIL && ty != LUA_TSTRING)
+        return bad(d, file, plugin, "'targets.family' must be a string");
+    rc = read_pairs(L, tt, "help", false, &pt->help);
+    if (!rc)
+        rc = read_pairs(L, tt, "fills", true, &pt->fills);
+    if (rc)
+        return bad(d, file, plugin, "'targets.help' must map commands to "
+                                    "strings, 'targets.fills' targets to "
+                                    "lists of strings");
     return 0;
 }
 
@@ -143,6 +200,9 @@ static int read_one(dsf_plugins *p, lua_State *L, int t, size_t i,
         free_strv(pt.owns);
         free_strv(pt.adds);
         free(pt.def);
+        free(pt.family);
+        free_strv(pt.help);
+        free_strv(pt.fills);
         return rc;
     }
     ts->items = dsf_xrealloc(ts->items, (ts->n + 1) * sizeof *ts->items);
@@ -190,11 +250,49 @@ void dsf_targets_free(dsf_targets *ts)
         free_strv(ts->items[i].owns);
         free_strv(ts->items[i].adds);
         free(ts->items[i].def);
+        free(ts->items[i].family);
+        free_strv(ts->items[i].help);
+        free_strv(ts->items[i].fills);
     }
     free(ts->items);
     free(ts->current);
     free(ts->serving);
     memset(ts, 0, sizeof *ts);
+}
+
+const char *dsf_plugins_target_family(const dsf_plugins *p,
+                                      const char *target)
+{
+    if (!target)
+        target = dsf_plugins_default_target(p);
+    for (size_t i = 0; target && i < p->targets.n; i++)
+        if (in(p->targets.items[i].owns, target))
+            return p->targets.items[i].family;
+    return NULL;
+}
+
+const char *dsf_plugins_target_help(const dsf_plugins *p,
+                                    const char *command)
+{
+    for (size_t i = 0; i < p->targets.n; i++)
+        for (char **h = p->targets.items[i].help; h && *h; h += 2)
+            if (!strcmp(h[0], command))
+                return h[1];
+    return NULL;
+}
+
+int dsf_plugins_target_fills(const dsf_plugins *p, const char *target,
+                             const char *value)
+{
+    int r = -1;
+    for (size_t i = 0; i < p->targets.n; i++)
+        for (char **f = p->targets.items[i].fills; f && *f; f += 2)
+            if (!strcmp(f[1], value)) {
+                if (target && !strcmp(f[0], target))
+                    return 1;
+                r = 0;
+            }
+    return r;
 }
 
 const char **dsf_plugins_target_names(const dsf_plugins *p)

@@ -24,6 +24,10 @@ typedef struct dsf_plugin_targets {
     char **adds;
     char *def;         /* `default`: one of owns, or NULL */
     bool recognises;   /* declares `recognise` (read again at the call) */
+    char *family;      /* `family`: the configs' name in prose, or NULL */
+    char **help;       /* `help`: command, --target's help, command, ...
+                       ** (NULL-terminated pairs) */
+    char **fills;      /* `fills`: target, value it fills in, ... (pairs) */
 } dsf_plugin_targets;
 
 typedef struct dsf_targets {
@@ -47,6 +51,23 @@ void dsf_targets_free(dsf_targets *ts);
 /* The targets the loaded plugins own, in plugin order (NULL-terminated,
 ** borrowed; caller frees the array only). */
 const char **dsf_plugins_target_names(const dsf_plugins *p);
+
+/* The `family` (the configs' name in prose, e.g. for "validate NAME
+** config files") of the plugin that owns target, or of the default
+** target's when target is NULL; NULL when it declares none. Borrowed. */
+const char *dsf_plugins_target_family(const dsf_plugins *p,
+                                      const char *target);
+
+/* The help of --target in command that the first plugin declaring one
+** gives (its `help` table), or NULL. Borrowed. */
+const char *dsf_plugins_target_help(const dsf_plugins *p,
+                                    const char *command);
+
+/* Whether value is one a target fills in (a plugin's `fills`, e.g. a
+** placeholder another program replaces): -1 for no target, 1 when target
+** does, 0 when only others do. */
+int dsf_plugins_target_fills(const dsf_plugins *p, const char *target,
+                             const char *value);
 
 /* Whether a loaded plugin owns target. */
 bool dsf_plugins_target_known(const dsf_plugins *p, const char *target);

@@ -368,10 +368,7 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
             lua_setfield(L, -2, "summary");
         }
     }
-    if (a->o->ds_version) {
-        lua_pushstring(L, a->o->ds_version);
-        lua_setfield(L, -2, "ds_version");
-    }
+    dsf_plugin_push_values(L, -1, a->o->values);
     if (a->o->variant) {
         lua_pushstring(L, a->o->variant);
         lua_setfield(L, -2, "variant");

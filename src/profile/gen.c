@@ -13,7 +13,6 @@
 #include "core/xalloc.h"
 #include "doc/doc.h"
 #include "core/heap.h"
-#include "plugin/ds_version.h"
 #include "plugin/targets.h"
 
 /* ------------------------------------------------------------------ */
@@ -108,9 +107,11 @@ static void run_free(run *ru)
             free(ru->edit_labels[i]);
     free(ru->edit_labels);
     free(ru->edit_layers);
-    dsf_plugins_free(ru->plugins);
+    if (!ru->r->plugins) { /* else the caller's */
+        dsf_plugins_free(ru->plugins);
+        dsf_srccache_free(ru->sources);
+    }
     dsf_profile_free(ru->profile);
-    dsf_srccache_free(ru->sources);
     dsf_diags_free(&ru->warnings);
 }
 
@@ -165,18 +166,14 @@ static int choose_target(run *ru, dsf_diags *d)
 static int evaluate(run *ru, dsf_diags *d)
 {
     const dsf_gen_request *r = ru->r;
-    ru->sources = dsf_srccache_new();
+    ru->sources = r->plugins ? r->sources : dsf_srccache_new();
+    ru->plugins = r->plugins;
     dsf_profile_ctx pc = {r->profile_dirs, r->plugin_dirs, ru->sources,
                           r->limits, &ru->warnings, r->repo};
     int rc = dsf_profile_load(&ru->profile, &pc, r->profile, d);
-    if (!rc)
+    if (!rc && !ru->plugins)
         rc = dsf_plugins_load(&ru->plugins, r->plugin_dirs, ru->sources,
                               r->limits, &ru->warnings, d);
-    /* a release no plugin covers is a usage error, before any variant */
-    if (!rc && r->ds_version)
-        rc = dsf_plugins_check_ds_version(
-            ru->plugins, r->ds_version,
-            r->ds_version_from ? r->ds_version_from : "--ds-version", d);
     if (!rc)
         rc = choose_target(ru, d);
     if (!rc) /* the summary table's columns, the manifest's layout */

@@ -14,6 +14,8 @@
 #include "doc/prov.h"
 #include "fetch/repo.h"
 #include "lua/host.h"
+#include "lua/srccache.h"
+#include "plugin/plugin.h"
 
 /* A sweep axis: --matrix KEY=V1,V2 (KEY a param, or else a config path
 ** that gets an edit per value) or --matrix-file F1,F2 (an override file
@@ -48,14 +50,19 @@ typedef struct dsf_gen_request {
     bool to_stdout;              /* --stdout */
     const char *why;             /* --why PATH, or NULL */
     const char *report;          /* --report FILE.html, or NULL */
-    const char *target;          /* "deepspeed" (default) or "hf" */
-    const char *ds_version;      /* DeepSpeed release for the rules, or NULL */
-    const char *ds_version_from; /* where ds_version came from (the option
-                                    or the environment variable), for
-                                    messages */
+    const char *target;          /* --target: one the plugins own, or
+                                    NULL (the profile's, the default) */
+    const cJSON *values;         /* the values of the plugins' options
+                                    that declare `ctx` (checked), or NULL */
+    dsf_plugins *plugins;        /* the plugins, loaded by the caller (on
+                                    plugin_dirs; with sources), or NULL:
+                                    the run loads and frees its own */
+    dsf_srccache *sources;
     const cJSON *machine;        /* --detect: the machine's facts
                                     (machine/detect.h's JSON), or NULL */
-    bool strict_fit;             /* --strict-fit: not fitting is an error */
+    const char *strict;          /* a strictness class whose rules'
+                                    warnings are errors (a plugin's
+                                    option), or NULL */
     const char **emit;           /* --emit names (comma lists split), in
                                     order; "none" turns the emitters off */
     size_t nemit;

@@ -194,15 +194,16 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
     rc = dsf_gen_apply_sweeps(ru, v, d);
     if (rc)
         return rc;
-    /* --strict-fit: the warnings of rules of strictness class "fit" are
-    ** errors (a rule declares its class; the core knows no rule). */
+    /* A plugin's strict option: the warnings of rules of its strictness
+    ** class are errors (a rule declares its class; the core knows no
+    ** rule). */
     const dsf_profile *pr = ru->profile;
     char *stem = dsf_xasprintf("%s-%s", pr->chain[pr->nchain - 1].name,
                                v->name);
     dsf_validate_opts vo = {.target = ru->target, .mode = "gen",
                             .params = v->params,
-                            .strict = r->strict_fit ? "fit" : NULL,
-                            .ds_version = r->ds_version, .variant = stem};
+                            .strict = r->strict,
+                            .values = r->values, .variant = stem};
     rc = dsf_plugins_resolve(ru->plugins, &v->doc, &vo, &v->prov, d);
     if (rc) {
         free(stem);

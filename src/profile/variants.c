@@ -235,10 +235,12 @@ static int detect_params(run *ru, const cJSON *overrides, dsf_diags *d)
                                    "gen --detect: no loaded plugin derives "
                                    "a param of profile %s from the machine",
                                    p->chain[p->nchain - 1].name);
-        dsf_diag_set_hint(g, "plugins declare machine_params (the built-in "
-                             "'launch' does, for gpus_per_node, "
-                             "gpu_mem_gb, ...); or set the params with "
-                             "--param");
+        char *which = dsf_plugins_machine_plugins(ru->plugins);
+        dsf_diag_set_hint(g, "plugins declare machine_params (loaded: "
+                             "%s; each derives the params it names); or "
+                             "set the params with --param",
+                          which ? which : "none");
+        free(which);
         rc = DSF_EINPUT;
     }
     cJSON *taken = cJSON_CreateObject(), *kept = cJSON_CreateArray();

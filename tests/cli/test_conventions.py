@@ -262,7 +262,7 @@ class ManPage(dsf.TempDirTest):
     # file; a new such call must be added here and its names to the man
     # page. cmdcheck.c reads the variables plugins declare (`env`).
     INDIRECT_GETENV = {"core/paths.c", "core/dynlib.c", "fetch/repo_opts.c",
-                       "plugin/cmdcheck.c"}
+                       "plugin/cmdcheck.c", "plugin/options.c"}
     ENV_PREFIXES = ("DSFORGE_", "XDG_", "SSL_", "CURL_")
 
     def read_names(self):
@@ -291,9 +291,12 @@ class ManPage(dsf.TempDirTest):
             for f in files:
                 if f.endswith(".lua"):
                     with open(os.path.join(root, f), encoding="utf-8") as fh:
-                        for lst in re.findall(r"\benv = \{([^}]*)\}",
-                                              fh.read()):
+                        text = fh.read()
+                        for lst in re.findall(r"\benv = \{([^}]*)\}", text):
                             names |= set(re.findall(r'"([A-Z0-9_]+)"', lst))
+                        # an option's variable (plugin/options.c)
+                        names |= set(re.findall(r'\benv = "([A-Z0-9_]+)"',
+                                                text))
         return names, indirect
 
     def test_man_page_lists_every_environment_variable_read(self):

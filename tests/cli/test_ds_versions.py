@@ -172,39 +172,77 @@ class Versions(dsf.TempDirTest):
         with open(os.path.join(out, "manifest.json")) as f:
             self.assertEqual(json.load(f)["variants"][0]["summary"]["deepspeed_release"], "0.18.9")
 
-    def test_the_plugin_hook_decides_what_is_covered(self):
-        # the core knows no release: a plugin's ds_version(spec) does
-        # (contrib/docs/plugins.md); a message is a usage error
+    def test_a_plugin_option_of_check_decides_its_values(self):
+        # the core knows no release, nor any option a plugin adds to check:
+        # the plugin's `options` declare them, with a check(value) that
+        # decides (contrib/docs/plugins.md, "Options"); a message is a
+        # usage error naming the option, a raise or another result a
+        # script error, and the value reaches the hooks as ctx.<name>
         plugins = os.path.join(self.tmp, "plugins")
         init = os.path.join(plugins, "other", "init.lua")
         os.makedirs(os.path.dirname(init))
         path = self.write({"train_micro_batch_size_per_gpu": 1})
         env = {"DSFORGE_PLUGIN_PATH": plugins}
 
-        def hook(body):
+        def option(check):
             with open(init, "w") as f:
                 f.write('return { name = "other", version = "1", '
-                        'ds_version = %s }' % body)
+                        'options = {{ name = "other-release", arg = "R", '
+                        'commands = {"check"}, ctx = true, '
+                        'env = "DSFORGE_TEST_OTHER_RELEASE", '
+                        'help = "the release of other", check = %s }}, '
+                        'rules = {{ id = "other-sees", severity = "warning", '
+                        'summary = "s", check = function(cfg, ctx) '
+                        'if ctx.other_release then ctx.report{ path = {}, '
+                        'message = "other at " .. ctx.other_release } '
+                        'end end }} }'
+                        % check)
 
-        hook('function(spec) if spec == "0.16.9" then return "not mine", '
-             '"try 0.19.5" end end')
-        r = run("check", "--ds-version", "0.16.9", path, env=env)
+        option('function(v) if v == "0.16.9" then return "not mine", '
+               '"try 0.19.5" end end')
+        r = run("check", "--other-release", "0.16.9", path, env=env)
         self.assertEqual(r.rc, 2, r)
-        self.assertIn("--ds-version: not mine", r.err)
+        self.assertIn("--other-release: not mine", r.err)
         self.assertIn("hint: try 0.19.5", r.err)
-        self.assertEqual(run("check", "--ds-version", "0.19.5", path, env=env).rc, 0)
-        # without --ds-version the hook is not asked
-        self.assertEqual(run("check", path, env=env).rc, 0)
-        hook('function() error("kaput") end')
-        r = run("check", "--ds-version", "0.19.5", path, env=env)
+        r = run("check", "--other-release", "0.19.5", path, env=env)
+        self.assertEqual(r.rc, 0, r)
+        self.assertIn("other at 0.19.5", r.err + r.out)
+        r = run("check", "--other-release=0.19.5", path, "--strict", env=env)
+        self.assertEqual(r.rc, 1, r)  # the rule's warning
+        # its environment variable, when the option is not given
+        r = run("check", path, env=dict(env, DSFORGE_TEST_OTHER_RELEASE="0.16.9"))
+        self.assertEqual(r.rc, 2, r)
+        self.assertIn("DSFORGE_TEST_OTHER_RELEASE: not mine", r.err)
+        # without either the check is not asked, and ctx has no value
+        r = run("check", path, env=env)
+        self.assertEqual(r.rc, 0, r)
+        self.assertNotIn("other at", r.err + r.out)
+        # it is in check's help
+        self.assertIn("--other-release R", run("check", "--help", env=env).out)
+        option('function() error("kaput") end')
+        r = run("check", "--other-release", "0.19.5", path, env=env)
         self.assertEqual(r.rc, 5, r)
-        self.assertIn("raised by plugin other ds_version", r.err)
-        hook('function() return 42 end')
-        self.assertEqual(run("check", "--ds-version", "0.19.5", path, env=env).rc, 5)
-        hook('"0.19.5"')
-        r = run("check", "--ds-version", "0.19.5", path, env=env)
+        self.assertIn("raised by plugin other option other-release check", r.err)
+        option('function() return 42 end')
+        self.assertEqual(run("check", "--other-release", "0.19.5", path, env=env).rc, 5)
+        option('"0.19.5"')
+        r = run("check", "--other-release", "0.19.5", path, env=env)
         self.assertEqual(r.rc, 3, r)
-        self.assertIn("'ds_version' must be a function(spec)", r.err)
+        self.assertIn("'check' a function", r.err)
+
+    def test_two_plugins_cannot_add_one_option_to_a_command(self):
+        plugins = os.path.join(self.tmp, "plugins")
+        init = os.path.join(plugins, "other", "init.lua")
+        os.makedirs(os.path.dirname(init))
+        with open(init, "w") as f:
+            f.write('return { name = "other", version = "1", options = {{ '
+                    'name = "ds-version", arg = "X", commands = {"check"}, '
+                    'help = "h" }} }')
+        path = self.write({"train_micro_batch_size_per_gpu": 1})
+        r = run("check", path, env={"DSFORGE_PLUGIN_PATH": plugins})
+        self.assertEqual(r.rc, 3, r)
+        self.assertIn("option '--ds-version' of command 'check' is already "
+                      "declared by plugin", r.err)
 
     def test_malformed_version_is_a_usage_error(self):
         path = self.write({"train_micro_batch_size_per_gpu": 1})

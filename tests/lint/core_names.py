@@ -11,7 +11,8 @@ run time --
   - the literals of one statement joined in order (dsf_xconcat("deep",
     "speed", NULL), a strcat of pieces, a format and its arguments),
   - each of those with '-' read as '_' (an option's name turned into a
-    param's: "world-size" is the param world_size),
+    param's: "world-size" is the param world_size; "--strict-fit" is
+    strict_fit),
   - in CMakeLists.txt, the whole text but comments (paths included).
 Comments are not read (they may say why the core knows nothing).
 
@@ -71,7 +72,10 @@ def names_in(text):
     """The forbidden names in text (lower-cased; '-' also read as '_')."""
     low = text.lower()
     found = set(m.group(1) for m in WORD_RE.finditer(low))
-    found |= set(m.group(1) for m in NAME_RE.finditer(low.replace("-", "_")))
+    # an option's dashes ("--strict-fit") start no name: only those
+    # inside one are read as '_'
+    opts = re.sub(r"(?<![a-z0-9])-+", " ", low)
+    found |= set(m.group(1) for m in NAME_RE.finditer(opts.replace("-", "_")))
     found |= set(w for w in WHOLE if low.strip() == w)
     # Split words read joined ("deep" "speed" -> "deepspeed").
     squeezed = re.sub(r"[^a-z0-9]", "", low)

@@ -51,6 +51,12 @@ plant "a launcher" 1 'const char *l = "torchrun";'
 plant "a scheduler" 1 'const char *l = "--slurm";'
 plant "an accelerate emitter" 1 'const char *e = "accelerate";'
 plant "the hf target" 1 'if (!strcmp(target, "hf")) return 1;'
+# issue 35: the options a plugin adds to check and gen, its texts
+plant "a plugin's option" 1 'static const char *o = "ds-version";'
+plant "a plugin's flag" 1 'const char *f = "--strict-fit";'
+plant "a ctx field" 1 'lua_setfield(L, -2, "ds_version");'
+plant "a family in a summary" 1 'const char *s = "validate DeepSpeed config files";'
+plant "a machine param in a hint" 1 'puts("for gpus_per_node, gpu_mem_gb, ...");'
 
 # CMakeLists.txt: paths count too.
 cp "$tmp/CMakeLists.txt" "$tmp/keep.txt"
