@@ -322,6 +322,12 @@ function M.plan(opts)
     name, params / 1e9, model.largest_layer / 1e6, plural(dp, "GPU"), n, plural(nodes, "node"),
     gib(gpu_limit), gib(gpu_mem), 1 - margin, gib(cpu_limit), gib(cpu_mem), 1 - margin)
 
+  -- (deepspeed.moe and deepspeed.memory_terms each model one of them)
+  if moe and (trainable or opts.offload_optimizer == "nvme" or opts.offload_param == "nvme") then
+    return { fits = false, tried = {}, fixes = {}, reasons = {
+      "nothing fits: LoRA and NVMe offload are not modelled for a mixture-of-experts model",
+      header } }
+  end
   if #candidates == 0 then
     return {
       fits = false,
@@ -334,10 +340,6 @@ function M.plan(opts)
     }
   end
   local ep_why = ep > 1 and moe.check_ep(model, ep, nil, dp)
-  -- (deepspeed.moe and deepspeed.memory_terms each model one of them)
-  if moe and (trainable or opts.offload_optimizer == "nvme" or opts.offload_param == "nvme") then
-    ep_why = "LoRA and NVMe offload are not modelled for a mixture-of-experts model"
-  end
   if ep_why then
     return { fits = false, tried = {}, fixes = {}, reasons = { "nothing fits: " .. ep_why, header } }
   end

@@ -248,5 +248,35 @@ class ExpertParallel(unittest.TestCase):
             self.assertEqual(line.split()[5], "2", line)
 
 
+class NotModelledTogether(unittest.TestCase):
+    """The MoE terms (deepspeed.moe) and the LoRA, AutoTP and NVMe terms
+    (deepspeed.memory_terms) are not combined: asked for both, estimate
+    and the planner say so instead of leaving one of them out."""
+
+    def test_estimate_refuses_lora_tp_or_nvme_with_experts(self):
+        for extra in (("--finetune", "lora"), ("--tp", "2"),
+                      ("--stage", "3", "--offload-optimizer", "nvme")):
+            with self.subTest(extra=extra):
+                res = run("estimate", "--model", "mixtral-8x7b", "--gpus", "8",
+                          *extra)
+                self.assertEqual(res.rc, 2, repr(res))
+                self.assertIn("not modelled for a mixture-of-experts", res.err)
+        plain = run("estimate", "--model", "llama-3-8b", "--gpus", "8",
+                    "--finetune", "lora")
+        self.assertEqual(plain.rc, 0, repr(plain))
+
+    def test_the_planner_says_nvme_is_not_modelled_with_experts(self):
+        res = run("gen", "small-gpu-offload", "--param", "model=mixtral-8x7b",
+                  "--param", "offload=nvme", "--param", "zero_stage=3",
+                  "--param", "gpus_per_node=8")
+        self.assertEqual(res.rc, 3, repr(res))
+        self.assertIn("LoRA and NVMe offload are not modelled for a "
+                      "mixture-of-experts model", res.err)
+        # (LoRA's adapter count is refused for it before: not llama-style)
+        lora = run("gen", "small-gpu-offload", "--param", "model=mixtral-8x7b",
+                   "--param", "finetune=lora", "--param", "gpus_per_node=8")
+        self.assertEqual(lora.rc, 3, repr(lora))
+
+
 if __name__ == "__main__":
     unittest.main()
