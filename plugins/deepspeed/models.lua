@@ -139,6 +139,20 @@ local function opt_bool(cfg, key, arch, default)
   return v
 end
 
+-- The attention head dimension: head_dim, else hidden_size h over the
+-- a attention heads (which must divide it).
+local function head_dim(cfg, arch, h, a)
+  local d = opt(cfg, "head_dim", arch, nil)
+  if d == nil then
+    if h % a ~= 0 then
+      error(("config.json (%s): hidden_size %d is not a multiple of num_attention_heads %d " ..
+        "and there is no 'head_dim'"):format(arch, h, a), 3)
+    end
+    d = h // a
+  end
+  return d
+end
+
 -- Largest of a list of {name, count}; the first wins ties (deterministic).
 local function largest(mods)
   local best, name = -1, nil
@@ -157,14 +171,7 @@ local function llama_like(cfg, arch)
   local I = req(cfg, "intermediate_size", arch)
   local V = req(cfg, "vocab_size", arch)
   local kv = opt(cfg, "num_key_value_heads", arch, a)
-  local d = opt(cfg, "head_dim", arch, nil)
-  if d == nil then
-    if h % a ~= 0 then
-      error(("config.json (%s): hidden_size %d is not a multiple of num_attention_heads %d " ..
-        "and there is no 'head_dim'"):format(arch, h, a), 2)
-    end
-    d = h // a
-  end
+  local d = head_dim(cfg, arch, h, a)
   local tie = opt_bool(cfg, "tie_word_embeddings", arch, false)
   local qkv_bias, o_bias, mlp_bias = false, false, false
   if arch == "qwen2" then
@@ -308,7 +315,8 @@ function M.from_hf_config(cfg)
   if arch == "t5" then return t5(cfg) end
   if MOE_ARCHS[arch] then
     return require("deepspeed.models_moe").count(cfg, arch, {
-      req = req, opt = opt, opt_bool = opt_bool, field = field, largest = largest })
+      req = req, opt = opt, opt_bool = opt_bool, field = field, largest = largest,
+      head_dim = head_dim })
   end
   return llama_like(cfg, arch)
 end

@@ -42,7 +42,8 @@
 
 local M = {}
 
--- r: the config readers of deepspeed.models { req, opt, opt_bool, field, largest }.
+-- r: the config readers of deepspeed.models { req, opt, opt_bool, field, largest,
+-- head_dim }.
 function M.count(cfg, arch, r)
   local req, opt, opt_bool = r.req, r.opt, r.opt_bool
   local h = req(cfg, "hidden_size", arch)
@@ -51,14 +52,7 @@ function M.count(cfg, arch, r)
   local V = req(cfg, "vocab_size", arch)
   local kv = opt(cfg, "num_key_value_heads", arch, a)
   local k = req(cfg, "num_experts_per_tok", arch)
-  local d = opt(cfg, "head_dim", arch, nil)
-  if d == nil then
-    if h % a ~= 0 then
-      error(("config.json (%s): hidden_size %d is not a multiple of num_attention_heads %d " ..
-        "and there is no 'head_dim'"):format(arch, h, a), 2)
-    end
-    d = h // a
-  end
+  local d = r.head_dim(cfg, arch, h, a)
   local tie = opt_bool(cfg, "tie_word_embeddings", arch, false)
 
   local E, I_moe, I_dense, shared_I, shared_n, shared_gate
