@@ -429,6 +429,7 @@ static int run(int argc, char **argv)
     }
     dsf_diags_move(&mnotes, &warnings); /* notes about the file first */
     dsf_diags_move(&warnings, &mnotes);
+    dsf_diags_free(&mnotes); /* (the emptied array) */
     if (!rc) /* which plugins judge which files */
         rc = dsf_plugins_read_targets(plugins, &d);
     if (!rc && a.target)
