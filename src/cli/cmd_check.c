@@ -147,7 +147,7 @@ static int check_file(const char *file, dsf_plugins *plugins,
                       const dsf_validate_opts *vo, bool target_given,
                       cJSON *params, const cJSON *keep, dsf_diags *out,
                       dsf_check_cmd *cmd, dsf_diags *cmd_out,
-                      cJSON *cmd_json)
+                      cJSON *cmd_json, bool last)
 {
     cJSON *doc;
     dsf_jsrc *src;
@@ -177,6 +177,11 @@ static int check_file(const char *file, dsf_plugins *plugins,
     cvo.text_len = len;
     if (!rc) /* else the command check failed (a script error) */
         rc = dsf_checkdoc_rules(plugins, doc, src, file, &cvo, out);
+    /* The last file of a run that exits next: its tree and positions go
+    ** back to the OS with the process (core/teardown.h), not node by
+    ** node (a million keys: 0.1 s). */
+    if (last && dsf_teardown_by_exit())
+        return rc;
     cJSON_Delete(doc);
     dsf_jsrc_free(src);
     return rc;
@@ -185,6 +190,8 @@ static int check_file(const char *file, dsf_plugins *plugins,
 /* What each file of a run is checked with (check_par.h). */
 typedef struct check_run {
     const char **files;
+    size_t nfiles;
+    bool serial;       /* one process checks every file, in order */
     dsf_plugins *plugins;
     const dsf_validate_opts *vo;
     bool target_given; /* by --target or the manifest */
@@ -200,7 +207,8 @@ static int check_one(void *ctx, size_t i, dsf_diags *found)
     const check_run *cr = ctx;
     return check_file(cr->files[i], cr->plugins, cr->vo, cr->target_given,
                       cr->params,
-                      cr->keep, found, cr->cmd, cr->cmd_out, cr->cmd_json);
+                      cr->keep, found, cr->cmd, cr->cmd_out, cr->cmd_json,
+                      cr->serial && i + 1 == cr->nfiles);
 }
 
 /* Prints d, then the command's findings (more, may be NULL), as one
@@ -444,9 +452,9 @@ static int run(int argc, char **argv)
         dsf_validate_opts vo = {.target = a.target, .mode = "check",
                                 .params = params, .values = pv.ctx,
                                 .edits = a.json};
-        check_run cr = {a.files, plugins, &vo, a.target_given || cmd.target,
-                        params, pv.params, with_cmd ? &cmd : NULL,
-                        &cmd_found, cmd_json};
+        check_run cr = {a.files, a.nfiles, false, plugins, &vo,
+                        a.target_given || cmd.target, params, pv.params,
+                        with_cmd ? &cmd : NULL, &cmd_found, cmd_json};
         /* Standard input is read once, and a command is checked with one
         ** CONFIG: those runs are serial. */
         bool stdin_file = false;
@@ -456,6 +464,7 @@ static int run(int argc, char **argv)
                             ? 1
                             : dsf_workers_count((size_t)a.jobs, a.nfiles,
                                                 MIN_FILES_PER_JOB);
+        cr.serial = n_jobs == 1;
         rc = dsf_check_par_run(a.nfiles, n_jobs, check_one, &cr, a.files,
                                &found, &input_error, &d);
     }
