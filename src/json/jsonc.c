@@ -434,18 +434,23 @@ static int parse_number(parser *ps, cJSON **out)
         while (q < ps->end && *q >= '0' && *q <= '9')
             q++;
     }
-    char *lit = dsf_json_strndup(s, (size_t)(q - s)); /* n's, below */
+    char *lit = NULL; /* n's, below */
     double v;
     const char *digits = s + (*s == '-');
     if (q == int_end && q - digits <= 15) {
         /* An integer of at most 15 digits is below 2^53: exact as a
         ** double, so this is the value strtod gives, at a fraction of
-        ** its cost (configs and manifests are mostly such numbers). */
+        ** its cost (configs and manifests are mostly such numbers). Its
+        ** literal is not kept either: every reader of a number without
+        ** one takes an integral value below 2^53 for the integer it is,
+        ** and prints it as such (jsonout.c, lua/conv.c), the same text
+        ** and value as from the literal ("-0" included: both give 0). */
         uint64_t u = 0;
         for (const char *d = digits; d < q; d++)
             u = u * 10 + (uint64_t)(*d - '0');
         v = *s == '-' ? -(double)u : (double)u;
     } else {
+        lit = dsf_json_strndup(s, (size_t)(q - s));
         errno = 0;
         v = strtod(lit, NULL);
     }
