@@ -73,7 +73,8 @@ bool dsf_jsrc_key_pos(const dsf_jsrc *s, const cJSON *node, dsf_jpos *out);
 /* Whether text nests objects and arrays deeper than DSF_JSON_MAX_DEPTH
 ** (brackets inside strings do not count). For the readers that parse
 ** with cJSON itself (whose own limit is 1000): they refuse such a text
-** before parsing it, so every reader has the one limit. Linear. */
+** before parsing it, so every reader has the one limit. Linear.
+** (jsonshape.c) */
 bool dsf_json_too_deep(const char *text, size_t len);
 
 /* The member key of the object obj, as cJSON_GetObjectItemCaseSensitive
@@ -99,7 +100,9 @@ const dsf_jdup *dsf_jsrc_duplicates(const dsf_jsrc *s, size_t *n);
 void dsf_jsrc_free(dsf_jsrc *s);
 
 /* True when a number node was written as an integer literal (no '.', 'e'
-** or 'E'), or, for nodes built in memory, holds an integral value. */
+** or 'E'), or, for nodes without a literal (built in memory, or an
+** integer of up to 15 digits, parsed), holds an integral value below
+** 2^53. (jsonshape.c) */
 bool dsf_json_is_integer_literal(const cJSON *num);
 
 #endif
