@@ -368,6 +368,19 @@ static int load_plugins(dsf_cli_env *lenv, int split, char **argv,
     return rc;
 }
 
+/* How many processes check the files: one when standard input (read
+** once) or a command (checked with one CONFIG) is among them, else -j's
+** (default one per CPU), for at least MIN_FILES_PER_JOB files each. */
+static size_t jobs_for(const check_args *a, bool with_cmd)
+{
+    bool stdin_file = false;
+    for (size_t i = 0; i < a->nfiles; i++)
+        stdin_file = stdin_file || !strcmp(a->files[i], "-");
+    if (with_cmd || stdin_file)
+        return 1;
+    return dsf_workers_count((size_t)a->jobs, a->nfiles, MIN_FILES_PER_JOB);
+}
+
 static int run(int argc, char **argv)
 {
     dsf_cli_env env, lenv; /* the parse's, and the plugins' (prescan) */
@@ -455,15 +468,7 @@ static int run(int argc, char **argv)
         check_run cr = {a.files, a.nfiles, false, plugins, &vo,
                         a.target_given || cmd.target, params, pv.params,
                         with_cmd ? &cmd : NULL, &cmd_found, cmd_json};
-        /* Standard input is read once, and a command is checked with one
-        ** CONFIG: those runs are serial. */
-        bool stdin_file = false;
-        for (size_t i = 0; i < a.nfiles; i++)
-            stdin_file = stdin_file || !strcmp(a.files[i], "-");
-        size_t n_jobs = with_cmd || stdin_file
-                            ? 1
-                            : dsf_workers_count((size_t)a.jobs, a.nfiles,
-                                                MIN_FILES_PER_JOB);
+        size_t n_jobs = jobs_for(&a, with_cmd);
         cr.serial = n_jobs == 1;
         rc = dsf_check_par_run(a.nfiles, n_jobs, check_one, &cr, a.files,
                                &found, &input_error, &d);
