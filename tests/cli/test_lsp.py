@@ -354,25 +354,10 @@ class InlayHints(dsf.TempDirTest):
         self.assertEqual(s.close(), 0)
 
 
-DEF_PROFILE = """return {
-  name = "defp",
-  summary = "go to definition",
-  params = { world_size = 1 },
-  build = function(p)
-    return {
-      train_micro_batch_size_per_gpu = 2,
-      gradient_clipping = 1.0,
-      optimizer = { type = "AdamW", params = { lr = 1e-4 } },
-      zero_optimization = { stage = 2, overlap_comm = true },
-    }
-  end,
-}
-"""
-DEF_OVERRIDE = """{
-  // the team's clipping
-  "gradient_clipping": 0.5
-}
-"""
+# tests/lsp/mkout.sh: the gen -o output of the real clients' go-to-
+# definition checks (profile defp, -f team.json, an edit), made the same
+# way here.
+MKOUT = os.path.join(dsf.SOURCE_DIR, "tests", "lsp", "mkout.sh")
 
 
 class Definition(dsf.TempDirTest):
@@ -390,6 +375,16 @@ class Definition(dsf.TempDirTest):
         self.assertNotIn("error", r)
         return r["result"]
 
+    def make_out(self):
+        """Runs mkout.sh into the test's directory: sets self.pdir, returns
+        the -f file and the output directory."""
+        r = subprocess.run(["sh", MKOUT, dsf.DSFORGE, self.tmp],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.pdir = os.path.join(self.tmp, "profiles")
+        return (os.path.join(self.tmp, "team.json"),
+                os.path.join(self.tmp, "out"))
+
     def why(self, path, *args):
         r = run("gen", "defp", "--profile-path", self.pdir, "--why", path,
                 *args)
@@ -397,13 +392,8 @@ class Definition(dsf.TempDirTest):
         return r.out
 
     def test_profile_line_file_line_and_argument(self):
-        self.pdir = self.profile("defp", DEF_PROFILE)
-        over = self.write("team.json", DEF_OVERRIDE)
-        out = os.path.join(self.tmp, "out")
-        edit = "zero_optimization.stage=1"
-        r = run("gen", "defp", "--profile-path", self.pdir, "-f", over, edit,
-                "-o", out)
-        self.assertEqual(r.rc, 0, r)
+        over, out = self.make_out()
+        edit = "zero_optimization.stage=1"  # (the one mkout.sh gives)
         with open(os.path.join(out, "manifest.json")) as f:
             v = json.load(f)["variants"][0]
         path = os.path.join(out, v["file"])
@@ -449,8 +439,8 @@ class Definition(dsf.TempDirTest):
     def test_a_sweeps_variants(self):
         # each cell of a --matrix sweep (a config path and a param) is made
         # again; a value the sweep set came from the command line: null
-        self.pdir = self.profile("defp", DEF_PROFILE)
-        out = os.path.join(self.tmp, "out")
+        self.make_out()
+        out = os.path.join(self.tmp, "sweep")
         r = run("gen", "defp", "--profile-path", self.pdir, "--matrix",
                 "zero_optimization.stage=1,2", "--matrix", "world_size=1,2",
                 "-o", out)
