@@ -17,7 +17,7 @@
 
 /* ------------------------------------------------------------------ */
 
-static int setup_layers(run *ru, dsf_diags *d)
+static int setup_layers(gen_run *ru, dsf_diags *d)
 {
     const dsf_gen_request *r = ru->r;
     const dsf_profile *p = ru->profile;
@@ -54,11 +54,11 @@ static int setup_layers(run *ru, dsf_diags *d)
     return 0;
 }
 
-static void run_free(run *ru)
+static void run_free(gen_run *ru)
 {
     const dsf_profile *p = ru->profile;
     for (size_t i = 0; i < ru->nv; i++) {
-        variant *v = &ru->v[i];
+        gen_variant *v = &ru->v[i];
         free(v->name);
         cJSON_Delete(v->params);
         cJSON_Delete(v->inputs);
@@ -117,7 +117,7 @@ static void run_free(run *ru)
 
 /* The run's target: --target, else the profile's `target`, else the
 ** plugins' default; only the plugins serving it run (plugin/targets.h). */
-static int choose_target(run *ru, dsf_diags *d)
+static int choose_target(gen_run *ru, dsf_diags *d)
 {
     const dsf_profile *p = ru->profile;
     int rc = dsf_plugins_read_targets(ru->plugins, d);
@@ -163,7 +163,7 @@ static int choose_target(run *ru, dsf_diags *d)
 }
 
 /* Loads, layers, resolves and validates every variant of ru->r. */
-static int evaluate(run *ru, dsf_diags *d)
+static int evaluate(gen_run *ru, dsf_diags *d)
 {
     const dsf_gen_request *r = ru->r;
     ru->sources = r->plugins ? r->sources : dsf_srccache_new();
@@ -219,7 +219,7 @@ static int evaluate(run *ru, dsf_diags *d)
 
 /* Whether every variant was built (has its document): a run stopped by
 ** its rules' errors, not by a failed build. */
-static bool all_built(const run *ru)
+static bool all_built(const gen_run *ru)
 {
     if (!ru->nv)
         return false;
@@ -231,7 +231,7 @@ static bool all_built(const run *ru)
 
 int dsf_gen_run(const dsf_gen_request *r, dsf_diags *d)
 {
-    run ru;
+    gen_run ru;
     memset(&ru, 0, sizeof ru);
     ru.r = r;
     int rc = evaluate(&ru, d);
@@ -275,7 +275,7 @@ int dsf_gen_run(const dsf_gen_request *r, dsf_diags *d)
 }
 
 struct dsf_gen_result {
-    run ru;
+    gen_run ru;
 };
 
 int dsf_gen_eval(dsf_gen_result **out, const dsf_gen_request *r,
@@ -301,7 +301,7 @@ size_t dsf_gen_result_count(const dsf_gen_result *res)
 void dsf_gen_result_variant(const dsf_gen_result *res, size_t i,
                             dsf_gen_variant *out)
 {
-    const variant *v = &res->ru.v[i];
+    const gen_variant *v = &res->ru.v[i];
     out->name = v->name;
     out->doc = v->doc;
     out->prov = &v->prov;

@@ -55,7 +55,7 @@ static int cmp_size(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int dsf_gen_select_emitters(run *ru, dsf_diags *d)
+int dsf_gen_select_emitters(gen_run *ru, dsf_diags *d)
 {
     const dsf_gen_request *r = ru->r;
     size_t n;
@@ -134,7 +134,7 @@ int dsf_gen_select_emitters(run *ru, dsf_diags *d)
     return rc;
 }
 
-int dsf_gen_emit_variant(run *ru, variant *v, dsf_diags *d)
+int dsf_gen_emit_variant(gen_run *ru, gen_variant *v, dsf_diags *d)
 {
     if (!ru->nemit_sel)
         return 0;
@@ -181,8 +181,8 @@ int dsf_gen_emit_variant(run *ru, variant *v, dsf_diags *d)
 static void run_variant(void *ctx, size_t i, size_t sel,
                         dsf_emit_run_variant *out)
 {
-    const run *ru = ctx;
-    const variant *v = &ru->v[i];
+    const gen_run *ru = ctx;
+    const gen_variant *v = &ru->v[i];
     out->name = v->name;
     out->tier = v->tier ? v->tier->name : "";
     out->sha256 = v->sha256;
@@ -192,7 +192,7 @@ static void run_variant(void *ctx, size_t i, size_t sel,
             out->row = v->rows[k];
 }
 
-int dsf_gen_emit_run(run *ru, dsf_diags *d)
+int dsf_gen_emit_run(gen_run *ru, dsf_diags *d)
 {
     size_t n;
     const dsf_emitter *em = dsf_plugins_emitters(ru->plugins, &n);
@@ -214,7 +214,7 @@ int dsf_gen_emit_run(run *ru, dsf_diags *d)
                                       d);
     /* The rows were for this: they go. */
     for (size_t i = 0; i < ru->nv; i++) {
-        variant *v = &ru->v[i];
+        gen_variant *v = &ru->v[i];
         for (size_t k = 0; v->rows && k < ru->nemit_sel; k++)
             free(v->rows[k]);
         free(v->rows);
@@ -223,7 +223,7 @@ int dsf_gen_emit_run(run *ru, dsf_diags *d)
     return rc;
 }
 
-cJSON *dsf_gen_run_emitted_json(const run *ru)
+cJSON *dsf_gen_run_emitted_json(const gen_run *ru)
 {
     if (!ru->nrun_emitted)
         return NULL;
@@ -249,7 +249,7 @@ static int cmp_named(const void *a, const void *b)
     return strcmp(((const named *)a)->file, ((const named *)b)->file);
 }
 
-int dsf_gen_check_emitted_names(const run *ru, dsf_diags *d)
+int dsf_gen_check_emitted_names(const gen_run *ru, dsf_diags *d)
 {
     if (!ru->nemit_sel)
         return 0;
@@ -295,7 +295,7 @@ int dsf_gen_check_emitted_names(const run *ru, dsf_diags *d)
     return rc;
 }
 
-void dsf_gen_emit_footer(const run *ru, dsf_buf *b)
+void dsf_gen_emit_footer(const gen_run *ru, dsf_buf *b)
 {
     if (!ru->nemit_sel)
         return;
@@ -310,7 +310,7 @@ void dsf_gen_emit_footer(const run *ru, dsf_buf *b)
     dsf_buf_puts(b, ")");
 }
 
-void dsf_gen_free_emitted(run *ru, variant *v)
+void dsf_gen_free_emitted(gen_run *ru, gen_variant *v)
 {
     for (size_t i = 0; i < v->nemitted; i++)
         dsf_emitted_free(&v->emitted[i]);

@@ -61,7 +61,7 @@
 #define MIN_PER_JOB 16   /* variants that pay for a fork */
 #define RECORD_END 0x44534652u
 
-size_t dsf_gen_parallel_jobs(const run *ru)
+size_t dsf_gen_parallel_jobs(const gen_run *ru)
 {
     /* --report's page draws every variant's document: one process. */
     if (!ru->stream || ru->r->report)
@@ -187,7 +187,7 @@ static bool get_record(FILE *f, record *x, size_t ncol)
 ** fails (as a serial run would). */
 static void work(void *ctx, dsf_worker *w, int stop_fd)
 {
-    run *ru = ctx;
+    gen_run *ru = ctx;
     FILE *f = w->f;
     dsf_limits_after_fork();
     dsf_heap_after_fork();
@@ -206,7 +206,7 @@ static void work(void *ctx, dsf_worker *w, int stop_fd)
             dsf_buf_clear(entries);
         dsf_heap_follow();
         int erc, rc = dsf_gen_eval_variant(ru, i, &d, &erc, &out_from);
-        variant *v = &ru->v[i];
+        gen_variant *v = &ru->v[i];
         dsf_worker_test_kill(v->name); /* (tests only: workers.h) */
         dsf_rec_put_u64(f, i);
         dsf_rec_put_u64(f, dsf_worker_stderr_mark());
@@ -259,9 +259,9 @@ static void work(void *ctx, dsf_worker *w, int stop_fd)
 
 /* Merges record x (of variant x->index) as if this process had evaluated
 ** it: returns the run's rc after it. */
-static int merge(run *ru, record *x, dsf_diags *d)
+static int merge(gen_run *ru, record *x, dsf_diags *d)
 {
-    variant *v = &ru->v[x->index];
+    gen_variant *v = &ru->v[x->index];
     bool earlier_errors = dsf_diags_count(d, DSF_ERROR) > 0;
     dsf_diags_move(d, &x->diags);
     dsf_diags_move(&ru->warnings, &x->warnings);
@@ -301,7 +301,7 @@ static int merge(run *ru, record *x, dsf_diags *d)
 /* Waits for worker w and merges its records while rc is 0; unlinks the
 ** temporary files of those it does not merge. *died is the worker's
 ** wait status when it ended otherwise than by returning from work. */
-static int collect(run *ru, dsf_worker *w, int rc, int *died, dsf_diags *d)
+static int collect(gen_run *ru, dsf_worker *w, int rc, int *died, dsf_diags *d)
 {
     dsf_worker_await_done(w);
     size_t ncol;
@@ -370,7 +370,7 @@ static void abandon_workers(void)
         out_cleanup();
 }
 
-int dsf_gen_run_parallel(run *ru, dsf_diags *d)
+int dsf_gen_run_parallel(gen_run *ru, dsf_diags *d)
 {
     int erc;
     size_t from;

@@ -14,7 +14,7 @@
 #include "json/jsonout.h"
 #include "lua/dsflib.h"
 
-void dsf_gen_print_why(run *ru, dsf_diags *d)
+void dsf_gen_print_why(gen_run *ru, dsf_diags *d)
 {
     dsf_jpath jp;
     char *err;
@@ -26,7 +26,7 @@ void dsf_gen_print_why(run *ru, dsf_diags *d)
     dsf_buf canon = DSF_BUF_INIT;
     dsf_jpath_format(&canon, &jp, jp.len);
     for (size_t i = 0; i < ru->nv; i++) {
-        variant *v = &ru->v[i];
+        gen_variant *v = &ru->v[i];
         const cJSON *now = dsf_jpath_get(v->doc, &jp);
         char *nowtxt = now ? dsf_json_print(now, false) : NULL;
         printf("%s (variant %s) = %s\n", canon.data, v->name,
@@ -64,7 +64,7 @@ static int max_int(int a, int b)
 
 /* Whether column k is shown: always, or (show = "varies") when two rows'
 ** cells differ. */
-static bool column_shown(const run *ru, const dsf_column *c, size_t k)
+static bool column_shown(const gen_run *ru, const dsf_column *c, size_t k)
 {
     if (!c->varies)
         return true;
@@ -87,7 +87,7 @@ static void put_cell(FILE *out, const char *text, int width, bool right,
         fprintf(out, "%-*s", width, text);
 }
 
-void dsf_gen_print_summary(const run *ru, FILE *out)
+void dsf_gen_print_summary(const gen_run *ru, FILE *out)
 {
     size_t ncol;
     const dsf_column *cols = dsf_plugins_columns(ru->plugins, &ncol);
@@ -117,7 +117,7 @@ void dsf_gen_print_summary(const run *ru, FILE *out)
         }
     fputc('\n', out);
     for (size_t i = 0; i < ru->nv; i++) {
-        const variant *v = &ru->v[i];
+        const gen_variant *v = &ru->v[i];
         put_cell(out, v->name, name_w, false, last == (size_t)-1);
         for (size_t k = 0; k < ncol; k++)
             if (shown[k]) {

@@ -30,7 +30,7 @@ static bool listed(const char *list, const char *name)
 /* The last --param or --matrix argument that set one of the params a
 ** finding depends on (f->params), as "argument #N" and its text; false
 ** when none did (the finding is then located by its path). */
-static bool param_argument(const run *ru, const dsf_finding *f, int *argno,
+static bool param_argument(const gen_run *ru, const dsf_finding *f, int *argno,
                            dsf_buf *text)
 {
     const dsf_gen_request *r = ru->r;
@@ -59,7 +59,7 @@ static bool param_argument(const run *ru, const dsf_finding *f, int *argno,
 ** object an edit a.b=1 made, the layer that made it; for a value a
 ** plugin's resolver set, the layer with a file that set it before); else
 ** the profile's build. A finding blamed on a command-line argument quotes it. */
-static void finding_to_diag(run *ru, const variant *v, const dsf_finding *f,
+static void finding_to_diag(gen_run *ru, const gen_variant *v, const dsf_finding *f,
                             dsf_diags *d)
 {
     dsf_buf argtext = DSF_BUF_INIT;
@@ -128,7 +128,7 @@ static cJSON *findings_json(const dsf_findings *f)
 ** the merged plugin summary), then drops the document and its
 ** provenance: a 1,000-variant sweep holds only the rendered files, not
 ** 1,000 documents (unless --why needs the provenance). */
-static void keep_summary(run *ru, variant *v)
+static void keep_summary(gen_run *ru, gen_variant *v)
 {
     if (!ru->r->why && !ru->keep) {
         cJSON_Delete(v->doc);
@@ -139,7 +139,7 @@ static void keep_summary(run *ru, variant *v)
     v->inputs = NULL;
 }
 
-static int eval_variant(run *ru, variant *v, dsf_diags *d)
+static int eval_variant(gen_run *ru, gen_variant *v, dsf_diags *d)
 {
     const dsf_gen_request *r = ru->r;
     dsf_profile_ctx pc = {r->profile_dirs, r->plugin_dirs, ru->sources,
@@ -255,10 +255,10 @@ static int eval_variant(run *ru, variant *v, dsf_diags *d)
     return 0;
 }
 
-int dsf_gen_eval_variant(run *ru, size_t i, dsf_diags *d, int *eval_rc,
+int dsf_gen_eval_variant(gen_run *ru, size_t i, dsf_diags *d, int *eval_rc,
                     size_t *out_from)
 {
-    variant *v = &ru->v[i];
+    gen_variant *v = &ru->v[i];
     int rc = *eval_rc = eval_variant(ru, v, d);
     *out_from = d->len;
     /* The emitters' files, while the document is held (a run with

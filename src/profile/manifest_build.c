@@ -10,7 +10,7 @@
 #include "doc/jsondiff.h"
 #include "lua/dsflib.h"
 
-cJSON *dsf_gen_report_layout(run *ru)
+cJSON *dsf_gen_report_layout(gen_run *ru)
 {
     /* The first plugin that declares a report layout draws the page. */
     size_t np;
@@ -22,7 +22,7 @@ cJSON *dsf_gen_report_layout(run *ru)
 }
 
 /* The files the emitters made for v: [{emitter, file, sha256}]. */
-static cJSON *emitted_json(const variant *v)
+static cJSON *emitted_json(const gen_variant *v)
 {
     cJSON *a = cJSON_CreateArray();
     for (size_t k = 0; k < v->nemitted; k++) {
@@ -35,7 +35,7 @@ static cJSON *emitted_json(const variant *v)
     return a;
 }
 
-cJSON *dsf_gen_manifest_head(run *ru)
+cJSON *dsf_gen_manifest_head(gen_run *ru)
 {
     const dsf_gen_request *r = ru->r;
     const dsf_profile *p = ru->profile;
@@ -122,7 +122,7 @@ cJSON *dsf_gen_manifest_head(run *ru)
     return m;
 }
 
-cJSON *dsf_gen_manifest_entry(run *ru, variant *v)
+cJSON *dsf_gen_manifest_entry(gen_run *ru, gen_variant *v)
 {
     const dsf_profile *p = ru->profile;
     const char *pname = p->chain[p->nchain - 1].name;
@@ -166,7 +166,7 @@ cJSON *dsf_gen_manifest_entry(run *ru, variant *v)
     return e;
 }
 
-cJSON *dsf_gen_manifest(run *ru)
+cJSON *dsf_gen_manifest(gen_run *ru)
 {
     cJSON *m = dsf_gen_manifest_head(ru);
     cJSON_AddItemToObject(m, "variants", ru->entries ? ru->entries

@@ -240,7 +240,7 @@ static size_t split_manifest(const cJSON *m, const char *pname, char **text,
 ** run's files (it is one, this process may write in it, manifest.json
 ** and --report's page are not directories), and how much free space its
 ** file system has. */
-static int check_out(run *ru, dsf_gen_out *o, dsf_diags *d)
+static int check_out(gen_run *ru, dsf_gen_out *o, dsf_diags *d)
 {
     int rc = 0;
     if (!o->stage) {
@@ -356,7 +356,7 @@ static int take_dir(dsf_gen_out *o, dsf_diags *d)
 /* The manifest's temporary file, started with what is known before any
 ** variant: the run's description, the other profiles' entries (merged
 ** from the manifest already there), up to where this run's go. */
-static int start_manifest(run *ru, dsf_gen_out *o, const char *pname,
+static int start_manifest(gen_run *ru, dsf_gen_out *o, const char *pname,
                           dsf_diags *d)
 {
     cJSON *old = NULL;
@@ -403,7 +403,7 @@ static int start_manifest(run *ru, dsf_gen_out *o, const char *pname,
     return rc;
 }
 
-int dsf_gen_out_begin(run *ru, dsf_diags *d)
+int dsf_gen_out_begin(gen_run *ru, dsf_diags *d)
 {
     const char *pname = ru->profile->chain[ru->profile->nchain - 1].name;
     dsf_gen_out *o = dsf_xcalloc(1, sizeof *o);
@@ -461,7 +461,7 @@ static int put_entry(dsf_gen_out *o, const cJSON *entry, dsf_diags *d)
     return 0;
 }
 
-void dsf_gen_out_forked(run *ru)
+void dsf_gen_out_forked(gen_run *ru)
 {
     if (!ru->out)
         return;
@@ -469,33 +469,33 @@ void dsf_gen_out_forked(run *ru)
     live_owner = false;
 }
 
-void dsf_gen_out_unlink_since(run *ru, size_t from)
+void dsf_gen_out_unlink_since(gen_run *ru, size_t from)
 {
     for (size_t i = from; ru->out && i < ru->out->nw; i++)
         if (ru->out->w[i].tmp_path)
             unlink(ru->out->w[i].tmp_path);
 }
 
-size_t dsf_gen_out_nstaged(const run *ru)
+size_t dsf_gen_out_nstaged(const gen_run *ru)
 {
     return ru->out ? ru->out->nw : 0;
 }
 
-void dsf_gen_out_staged(const run *ru, size_t k, const char **final_path,
+void dsf_gen_out_staged(const gen_run *ru, size_t k, const char **final_path,
                         const char **tmp_path)
 {
     *final_path = ru->out->w[k].final_path;
     *tmp_path = ru->out->w[k].tmp_path;
 }
 
-void dsf_gen_out_adopt(run *ru, char *final_path, char *tmp_path)
+void dsf_gen_out_adopt(gen_run *ru, char *final_path, char *tmp_path)
 {
     dsf_gen_out *o = ru->out;
     dsf_xgrow((void **)&o->w, &o->cap, o->nw + 1, sizeof *o->w);
     o->w[o->nw++] = (pending){final_path, tmp_path};
 }
 
-dsf_buf *dsf_gen_out_entries(run *ru, bool hold)
+dsf_buf *dsf_gen_out_entries(gen_run *ru, bool hold)
 {
     if (!ru->out)
         return NULL;
@@ -503,7 +503,7 @@ dsf_buf *dsf_gen_out_entries(run *ru, bool hold)
     return &ru->out->mtext;
 }
 
-int dsf_gen_out_add_entry(run *ru, const char *text, size_t len,
+int dsf_gen_out_add_entry(gen_run *ru, const char *text, size_t len,
                           dsf_diags *d)
 {
     dsf_gen_out *o = ru->out;
@@ -514,7 +514,7 @@ int dsf_gen_out_add_entry(run *ru, const char *text, size_t len,
     return 0;
 }
 
-int dsf_gen_out_variant(run *ru, variant *v, dsf_diags *d)
+int dsf_gen_out_variant(gen_run *ru, gen_variant *v, dsf_diags *d)
 {
     const dsf_gen_request *r = ru->r;
     dsf_gen_out *o = ru->out;
@@ -570,7 +570,7 @@ int dsf_gen_out_variant(run *ru, variant *v, dsf_diags *d)
 /* Adds "emitted" (the run emitters' files) as the manifest's last
 ** top-level key: in the text after this run's entries, before its
 ** closing brace. */
-static void tail_add_emitted(run *ru, dsf_gen_out *o)
+static void tail_add_emitted(gen_run *ru, dsf_gen_out *o)
 {
     cJSON *a = dsf_gen_run_emitted_json(ru);
     char *close = a ? strrchr(o->mtail, '}') : NULL;
@@ -600,7 +600,7 @@ static void tail_add_emitted(run *ru, dsf_gen_out *o)
     o->mtail = dsf_buf_take(&b);
 }
 
-int dsf_gen_out_run_files(run *ru, dsf_diags *d)
+int dsf_gen_out_run_files(gen_run *ru, dsf_diags *d)
 {
     dsf_gen_out *o = ru->out;
     if (!o)
@@ -622,7 +622,7 @@ int dsf_gen_out_run_files(run *ru, dsf_diags *d)
 
 /* Finishes manifest.json's temporary file, and stages it (and --report's
 ** page) after the variants' files. */
-static int finish_manifest(run *ru, dsf_gen_out *o, dsf_diags *d)
+static int finish_manifest(gen_run *ru, dsf_gen_out *o, dsf_diags *d)
 {
     int rc = flush_entries(o, d);
     if (!rc)
@@ -667,7 +667,7 @@ static int finish_manifest(run *ru, dsf_gen_out *o, dsf_diags *d)
 ** dir appeared meanwhile (another run made it), the files are moved in
 ** one by one instead, under dir's lock, and the manifest is merged with
 ** the one found there, as if this run had started after the other. */
-static int place_stage(run *ru, dsf_gen_out *o, dsf_diags *d)
+static int place_stage(gen_run *ru, dsf_gen_out *o, dsf_diags *d)
 {
     size_t n = strlen(o->dir);
     while (n > 1 && o->dir[n - 1] == '/')
@@ -774,7 +774,7 @@ static int place_all(dsf_gen_out *o, dsf_diags *d)
     return rc;
 }
 
-int dsf_gen_out_finish(run *ru, int rc, dsf_diags *d)
+int dsf_gen_out_finish(gen_run *ru, int rc, dsf_diags *d)
 {
     dsf_gen_out *o = ru->out;
     if (!o)

@@ -11,7 +11,7 @@
 #include "core/xalloc.h"
 #include "report/report.h"
 
-char *dsf_gen_report_page(const run *ru, const cJSON *m)
+char *dsf_gen_report_page(const gen_run *ru, const cJSON *m)
 {
     const dsf_gen_request *r = ru->r;
     cJSON **docs = dsf_xcalloc(ru->nv + 1, sizeof *docs);
@@ -39,7 +39,7 @@ char *dsf_gen_report_page(const run *ru, const cJSON *m)
     return dsf_buf_take(&page);
 }
 
-int dsf_gen_write_report(run *ru, dsf_diags *d)
+int dsf_gen_write_report(gen_run *ru, dsf_diags *d)
 {
     cJSON *m = dsf_gen_manifest(ru);
     char *page = dsf_gen_report_page(ru, m);

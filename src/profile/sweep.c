@@ -45,7 +45,7 @@ static bool is_param_axis(const dsf_profile *p, const char *key)
     return close;
 }
 
-static int setup_path(run *ru, sweep_axis *s, const dsf_matrix_axis *ax,
+static int setup_path(gen_run *ru, sweep_axis *s, const dsf_matrix_axis *ax,
                       dsf_diags *d)
 {
     s->edits = dsf_xcalloc(ax->n + 1, sizeof *s->edits);
@@ -90,7 +90,7 @@ static int setup_path(run *ru, sweep_axis *s, const dsf_matrix_axis *ax,
     return 0;
 }
 
-int dsf_gen_setup_sweeps(run *ru, dsf_diags *d)
+int dsf_gen_setup_sweeps(gen_run *ru, dsf_diags *d)
 {
     const dsf_gen_request *r = ru->r;
     ru->sweeps = dsf_xcalloc(r->nmatrix + 1, sizeof *ru->sweeps);
@@ -115,7 +115,7 @@ int dsf_gen_setup_sweeps(run *ru, dsf_diags *d)
     return rc;
 }
 
-void dsf_gen_sweep_name(const run *ru, size_t a, size_t k, dsf_buf *name)
+void dsf_gen_sweep_name(const gen_run *ru, size_t a, size_t k, dsf_buf *name)
 {
     const dsf_matrix_axis *ax = &ru->r->matrix[a];
     const sweep_axis *s = &ru->sweeps[a];
@@ -140,7 +140,7 @@ void dsf_gen_sweep_name(const run *ru, size_t a, size_t k, dsf_buf *name)
     sanitize(name, ax->values[k]);
 }
 
-int dsf_gen_apply_sweeps(run *ru, variant *v, dsf_diags *d)
+int dsf_gen_apply_sweeps(gen_run *ru, gen_variant *v, dsf_diags *d)
 {
     const dsf_gen_request *r = ru->r;
     for (size_t a = 0; a < r->nmatrix; a++) {
@@ -166,7 +166,7 @@ int dsf_gen_apply_sweeps(run *ru, variant *v, dsf_diags *d)
     return 0;
 }
 
-void dsf_gen_free_sweeps(run *ru)
+void dsf_gen_free_sweeps(gen_run *ru)
 {
     if (!ru->sweeps)
         return;

@@ -46,7 +46,7 @@ static const dsf_param *need_param(const dsf_profile *p, const char *key,
 /* Reads the JSON file a value of a `file = "json"` param names, once per
 ** value, into files[param][text], and its sha256 (of the bytes read, for
 ** the manifest) into ru->param_files[param][text]. */
-static int read_param_file(run *ru, cJSON *files, const dsf_param *par,
+static int read_param_file(gen_run *ru, cJSON *files, const dsf_param *par,
                            const char *text, dsf_diags *d)
 {
     if (!dsf_param_names_file(par, text))
@@ -100,7 +100,7 @@ static int argno_of(const dsf_gen_request *r, const char *name,
 /* The value param par has in variant v (what dsf_gen_variant_inputs
 ** puts in v->params): its --matrix value, else the command line's, else
 ** --detect's, else the tier's, else its default. */
-static const cJSON *param_value(const run *ru, const variant *v,
+static const cJSON *param_value(const gen_run *ru, const gen_variant *v,
                                 const dsf_param *par)
 {
     const dsf_gen_request *r = ru->r;
@@ -127,7 +127,7 @@ static const cJSON *param_value(const run *ru, const variant *v,
 ** argument when the command line gave it, else an input error at the
 ** profile; an error it puts in the file the value names (in_file) is an
 ** input error at that file. */
-static int check_values(run *ru, dsf_diags *d)
+static int check_values(gen_run *ru, dsf_diags *d)
 {
     const cJSON *files = ru->pfiles;
     const dsf_profile *p = ru->profile;
@@ -215,7 +215,7 @@ static bool listed(const cJSON *names, const char *name)
 /* gen --detect: the params the plugins derive from the machine, for the
 ** declared params the command line (overrides, the --matrix params) does
 ** not set, into ru->detected. */
-static int detect_params(run *ru, const cJSON *overrides, dsf_diags *d)
+static int detect_params(gen_run *ru, const cJSON *overrides, dsf_diags *d)
 {
     const dsf_gen_request *r = ru->r;
     const dsf_profile *p = ru->profile;
@@ -273,7 +273,7 @@ static int detect_params(run *ru, const cJSON *overrides, dsf_diags *d)
     return rc;
 }
 
-void dsf_gen_print_detected(const run *ru, FILE *out)
+void dsf_gen_print_detected(const gen_run *ru, FILE *out)
 {
     if (!ru->detected)
         return;
@@ -320,7 +320,7 @@ static int cmp_named_at(const void *a, const void *b)
 /* Two variants with one name (repeated matrix values) is DSF_EUSAGE,
 ** reported for the first variant (in order) that repeats an earlier
 ** one's name; sorted, not pairwise: a sweep has up to 100,000. */
-static int check_unique_names(const run *ru, dsf_diags *d)
+static int check_unique_names(const gen_run *ru, dsf_diags *d)
 {
     named_at *all = dsf_xcalloc(ru->nv + 1, sizeof *all);
     for (size_t i = 0; i < ru->nv; i++)
@@ -362,7 +362,7 @@ static int unknown_tier(const dsf_profile *p, const char *name, dsf_diags *d)
 
 /* The selected tiers (--tier, else all; a profile without tiers has one
 ** variant, "default": a NULL tier) into tiers[0..*nt). */
-static int select_tiers(const run *ru, const dsf_tier **tiers, size_t *nt,
+static int select_tiers(const gen_run *ru, const dsf_tier **tiers, size_t *nt,
                         dsf_diags *d)
 {
     const dsf_gen_request *r = ru->r;
@@ -388,7 +388,7 @@ static int select_tiers(const run *ru, const dsf_tier **tiers, size_t *nt,
 
 /* --param values into overrides (and the documents file params name into
 ** files). */
-static int parse_overrides(run *ru, cJSON *overrides, cJSON *files,
+static int parse_overrides(gen_run *ru, cJSON *overrides, cJSON *files,
                            dsf_diags *d)
 {
     const dsf_gen_request *r = ru->r;
@@ -419,7 +419,7 @@ static int parse_overrides(run *ru, cJSON *overrides, cJSON *files,
 /* --matrix axis a's values into axes[a] (a param axis; a path or files
 ** axis is sweep.c's), and *cells times its length (at most
 ** DSF_MAX_VARIANTS in all). */
-static int parse_axis(run *ru, size_t a, const cJSON *overrides,
+static int parse_axis(gen_run *ru, size_t a, const cJSON *overrides,
                       cJSON *files, cJSON **axes, size_t *cells,
                       dsf_diags *d)
 {
@@ -465,7 +465,7 @@ static int parse_axis(run *ru, size_t a, const cJSON *overrides,
 }
 
 /* ru->v: every tier times every matrix cell, named. */
-static void lay_out(run *ru, const dsf_tier **tiers, size_t nt, size_t cells)
+static void lay_out(gen_run *ru, const dsf_tier **tiers, size_t nt, size_t cells)
 {
     const dsf_gen_request *r = ru->r;
     /* A sweep's array and names take megabytes of new heap: faulted in
@@ -476,7 +476,7 @@ static void lay_out(run *ru, const dsf_tier **tiers, size_t nt, size_t cells)
     for (size_t ti = 0; ti < nt; ti++) {
         for (size_t c = 0; c < cells; c++) {
             dsf_heap_follow();
-            variant *v = &ru->v[ru->nv++];
+            gen_variant *v = &ru->v[ru->nv++];
             v->tier = tiers[ti];
             dsf_buf name = DSF_BUF_INIT;
             dsf_buf_puts(&name, v->tier ? v->tier->name : "default");
@@ -496,7 +496,7 @@ static void lay_out(run *ru, const dsf_tier **tiers, size_t nt, size_t cells)
     }
 }
 
-int dsf_gen_make_variants(run *ru, dsf_diags *d)
+int dsf_gen_make_variants(gen_run *ru, dsf_diags *d)
 {
     const dsf_gen_request *r = ru->r;
     const dsf_profile *p = ru->profile;
@@ -527,7 +527,7 @@ int dsf_gen_make_variants(run *ru, dsf_diags *d)
     return rc;
 }
 
-void dsf_gen_variant_inputs(run *ru, variant *v)
+void dsf_gen_variant_inputs(gen_run *ru, gen_variant *v)
 {
     const dsf_gen_request *r = ru->r;
     const dsf_profile *p = ru->profile;
@@ -577,7 +577,7 @@ void dsf_gen_variant_inputs(run *ru, variant *v)
     }
 }
 
-void dsf_gen_free_variant_inputs(run *ru)
+void dsf_gen_free_variant_inputs(gen_run *ru)
 {
     for (size_t a = 0; ru->axes && a < ru->r->nmatrix; a++)
         cJSON_Delete(ru->axes[a]);
