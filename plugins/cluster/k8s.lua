@@ -85,8 +85,12 @@ end
 -- and PyYAML's 1.1: the escapes \" \\ \n \t \uXXXX), made by the C side;
 -- but for the characters a YAML reader refuses raw or folds (C1 controls,
 -- U+2028, U+2029, U+FEFF), which JSON leaves as they are: quote.yaml.
+-- (A plain find for each lead byte first: a config is mostly ASCII, and a
+-- pattern is tried at every byte of a text of kilobytes.)
 local function yaml_text(ctx, s)
-  if s:find("\194[\128-\159]") or s:find("\226\128[\168\169]") or s:find("\239\187\191", 1, true) then
+  if (s:find("\194", 1, true) and s:find("\194[\128-\159]"))
+    or (s:find("\226\128", 1, true) and s:find("\226\128[\168\169]"))
+    or s:find("\239\187\191", 1, true) then
     return quote.yaml(s)
   end
   return ctx.json(s)
@@ -99,9 +103,9 @@ function M.row(v, ctx)
     fail(string.format("variant %s asks for %d nodes: at most %d fit a TrainJob's"
       .. " pod names (63 characters)", tostring(v.name), n, M.MAX_NODES))
   end
-  -- The bytes gen writes (the ConfigMap's copy has the file's sha256), as
-  -- a YAML double-quoted scalar, made here once.
-  return { nodes = n, gpus = g, json = yaml_text(ctx, ctx.json(v.config, true)), args = out }
+  -- The bytes gen writes (v.text: the ConfigMap's copy has the file's
+  -- sha256), as a YAML double-quoted scalar, made here once.
+  return { nodes = n, gpus = g, json = yaml_text(ctx, v.text), args = out }
 end
 
 -- s is made of the characters of class `inner`, with an alphanumeric

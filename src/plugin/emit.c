@@ -364,7 +364,7 @@ void dsf_emit_push_common_ctx(lua_State *L, int t, const cJSON *options)
 }
 
 /* (view) -> v = {profile, name, tier, file, dir, config, params,
-** summary},
+** summary, sha256, text},
 ** ctx = {target, params, train_cmd, cache, json, options} (protected:
 ** allocates). */
 static int push_args(lua_State *L)
@@ -397,6 +397,10 @@ static int push_args(lua_State *L)
     if (view->sha256) {
         lua_pushstring(L, view->sha256);
         lua_setfield(L, 1, "sha256");
+    }
+    if (view->text) {
+        lua_pushlstring(L, view->text, view->text_len);
+        lua_setfield(L, 1, "text");
     }
     lua_createtable(L, 0, 5);
     lua_pushstring(L, view->target);

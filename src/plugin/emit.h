@@ -45,6 +45,8 @@ typedef struct dsf_emit_view {
     const cJSON *summary;      /* the merged plugin summary, or NULL */
     const char *sha256;        /* of the variant's JSON bytes (as -o would
                                ** write them, also in a dry run) */
+    const char *text;          /* those bytes (borrowed) */
+    size_t text_len;
     const char *target;
     const char *train_cmd;     /* --train-cmd, or NULL */
     const cJSON *options;      /* --emit-opt KEY=VALUE: an object of

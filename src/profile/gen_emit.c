@@ -143,17 +143,19 @@ int dsf_gen_emit_variant(gen_run *ru, gen_variant *v, dsf_diags *d)
     char *file = dsf_xasprintf("%s-%s.json", pname, v->name);
     /* The JSON's sha256: made with its bytes (-o, --report), else here
     ** (a dry run), from the same bytes gen would write. */
-    if (!v->sha256[0]) {
-        dsf_buf b = DSF_BUF_INIT;
-        dsf_json_write(&b, v->doc, true);
-        dsf_sha256_hex(v->sha256, b.data ? b.data : "", b.len);
-        dsf_buf_free(&b);
+    dsf_buf dry = DSF_BUF_INIT;
+    if (!v->bytes) {
+        dsf_json_write(&dry, v->doc, true);
+        if (!v->sha256[0])
+            dsf_sha256_hex(v->sha256, dry.data ? dry.data : "", dry.len);
     }
+    const char *text = v->bytes ? v->bytes : dsf_buf_str(&dry);
     dsf_emit_view view = {pname,          v->name,
                           v->tier ? v->tier->name : "",
                           file,           ru->r->outdir,
                           v->doc,         v->params,
                           v->extra,       v->sha256,
+                          text,           strlen(text),
                           ru->target,
                           ru->r->train_cmd,
                           ru->r->emit_options,
@@ -174,6 +176,7 @@ int dsf_gen_emit_variant(gen_run *ru, gen_variant *v, dsf_diags *d)
         }
     }
     free(file);
+    dsf_buf_free(&dry);
     return rc;
 }
 

@@ -272,6 +272,31 @@ class EmitterContract(dsf.TempDirTest):
         self.assertExit(res, 3)
         self.assertIn("SHA %s %s" % (first["name"], first["sha256"]), res.err)
 
+    def test_v_text_is_the_json_files_bytes_with_or_without_o(self):
+        # an emitter that copies v.text, and one that reports its hash by
+        # failing (a dry run renders the same bytes, then drops them)
+        text = plugin("txt", """{ { name = "txt", summary = "s",
+            file = "{profile}-{variant}.copy.json",
+            emit = function(v) return v.text end },
+          { name = "txtfail", summary = "s", file = "{profile}-{variant}.x.txt",
+            emit = function(v) dsforge.fail("LEN " .. v.name .. " " .. #v.text) end } }""")
+        out = os.path.join(self.tmp, "out")
+        res = self.gen("--emit", "txt", "-o", out, plugins=("txt",),
+                       texts={"txt": text})
+        self.assertExit(res, 0)
+        m = load(os.path.join(out, "manifest.json"))
+        for v in m["variants"]:
+            with open(os.path.join(out, v["file"]), "rb") as f:
+                want = f.read()
+            with open(os.path.join(out, "p-%s.copy.json" % v["name"]), "rb") as f:
+                self.assertEqual(f.read(), want)
+        first = m["variants"][0]
+        with open(os.path.join(out, first["file"]), "rb") as f:
+            size = len(f.read())
+        res = self.gen("--emit", "txtfail", plugins=("txt",), texts={"txt": text})
+        self.assertExit(res, 3)
+        self.assertIn("LEN %s %d" % (first["name"], size), res.err)
+
     def test_fail_is_an_input_error(self):
         self.failing('dsforge.fail("no such cluster")', 3, "no such cluster",
                      "emitter boom (plugin bad)")

@@ -25,7 +25,8 @@ local function run_of(names, c)
   local run = { profile = "8xa100", digest = string.rep("ab", 32), variants = {} }
   for i, name in ipairs(names) do
     local v = { profile = "8xa100", name = name, tier = "small", file = "8xa100-" .. name .. ".json",
-      config = { train_micro_batch_size_per_gpu = i }, params = PARAMS }
+      config = { train_micro_batch_size_per_gpu = i }, params = PARAMS,
+      text = string.format('{\n  "train_micro_batch_size_per_gpu": %d\n}\n', i) }
     c.cache = {} -- (one variant's)
     run.variants[i] = { name = name, tier = "small", file = v.file,
       sha256 = string.format("%064x", i), row = k8s.row(v, c) }
@@ -49,7 +50,8 @@ return {
     local c = ctx()
     c.cache = {}
     local r = require("cluster.k8s").row({ profile = "p", name = "v", file = "p-v.json",
-      config = { train_micro_batch_size_per_gpu = 2 }, params = PARAMS }, c)
+      config = { train_micro_batch_size_per_gpu = 2 }, params = PARAMS,
+      text = '{\n  "train_micro_batch_size_per_gpu": 2\n}\n' }, c)
     T.eq(r.nodes, 2)
     T.eq(r.gpus, 8)
   end,
@@ -61,6 +63,7 @@ return {
     T.errors(function()
       k8s.row({ profile = "p", name = "v", file = "p-v.json",
         config = { train_micro_batch_size_per_gpu = 2 },
+        text = '{\n  "train_micro_batch_size_per_gpu": 2\n}\n',
         params = { world_size = k8s.MAX_NODES + 1, gpus_per_node = 1 } }, c)
     end, "at most 100000")
   end,
