@@ -48,7 +48,7 @@ M.MAX_NODES = 100000
 -- spread over as many as needed, each with at most this many data bytes.
 M.CONFIGMAP_BYTES = 900 * 1024
 
-local function fail(msg) dsforge.fail("k8s: " .. msg, 2) end
+local function fail(msg) dsforge.fail("k8s: " .. msg, 0) end
 
 -- 64-bit FNV-1a (Lua's integers wrap at 2^64), its first 12 hex digits:
 -- a short stable tag for names. 48 bits: the names of a 10,000-variant

@@ -123,19 +123,19 @@ function M.emit(v, ctx)
   local n, g = cv.nodes, cv.gpus
   if p.nodes ~= nil and p.nodes ~= n then
     dsforge.fail(string.format("param 'nodes' = %s, but world_size %d over"
-      .. " gpus_per_node %d is %d node(s)", tostring(p.nodes), p.world_size or 1, g, n), 2)
+      .. " gpus_per_node %d is %d node(s)", tostring(p.nodes), p.world_size or 1, g, n), 0)
   end
   local acc, why = M.accelerators(v.summary, v.config, g)
-  if not acc then dsforge.fail(why, 2) end
+  if not acc then dsforge.fail(why, 0) end
   local dir = v.dir and v.dir:gsub("/+$", "")
   local here = dir == nil and v.file or ((dir == "" and "/" or dir .. "/") .. v.file)
   if utf8.len(here) == nil then
     dsforge.fail("the -o directory is not valid UTF-8, and a SkyPilot task (YAML) can name"
-      .. " only UTF-8 paths: write to a directory with a UTF-8 name", 2)
+      .. " only UTF-8 paths: write to a directory with a UTF-8 name", 0)
   end
   if here:find("$", 1, true) then
     dsforge.fail("the -o directory holds a '$', which SkyPilot replaces by a task"
-      .. " variable in file_mounts: write to a directory without one", 2)
+      .. " variable in file_mounts: write to a directory without one", 0)
   end
   local remote = REMOTE_DIR .. v.file
   local hf = "--deepspeed " .. quote.sh(remote)

@@ -45,7 +45,7 @@ local string, table, ipairs, tostring, pcall, math, type =
 
 local M = {}
 
-local function fail(msg) dsforge.fail("slurm-array: " .. msg, 2) end
+local function fail(msg) dsforge.fail("slurm-array: " .. msg, 0) end
 
 -- What sbatch reads on an #SBATCH line: no shell, so no quoting exists;
 -- only characters that need none.

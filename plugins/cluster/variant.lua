@@ -5,7 +5,7 @@
 --   M.of(v, ctx) -> { nodes =, gpus =, words = { Trainer arguments but
 --                     --deepspeed FILE } }; a layout the params cannot
 --                     make, or Trainer arguments they cannot give, is the
---                     user's error (dsforge.fail, exit 2)
+--                     user's error (dsforge.fail, exit 3)
 
 local render = require("launch.render")
 local trainer = require("launch.trainer")
@@ -19,9 +19,9 @@ function M.of(v, ctx, who)
   if c.cluster then return c.cluster end
   local p = v.params or {}
   local ok, n, g = pcall(render.layout, { params = p })
-  if not ok then dsforge.fail(who .. ": " .. (tostring(n):gsub("^.-launch%.render: ", "")), 2) end
+  if not ok then dsforge.fail(who .. ": " .. (tostring(n):gsub("^.-launch%.render: ", "")), 0) end
   local args, err = trainer.training_args({ config = v.config, params = p, deepspeed_file = v.file })
-  if not args then dsforge.fail(who .. ": " .. err, 2) end
+  if not args then dsforge.fail(who .. ": " .. err, 0) end
   local words = render.hf_args_words({ args = args })
   local out = {}
   for i = 1, #words do

@@ -45,7 +45,7 @@ local function variant_of(v, ctx)
     file = path(v.file) }
   local args, err = lazy.trainer.training_args({ config = rv.config, params = rv.params,
     deepspeed_file = rv.file })
-  if not args then dsforge.fail(err, 2) end
+  if not args then dsforge.fail(err, 0) end
   rv.args = args
   rv.path = path
   c.variant = rv
@@ -59,7 +59,7 @@ local function stem(v) return v.profile .. "-" .. v.name end
 local function utf8_path(rv, file_kind)
   if utf8.len(rv.file) == nil then
     dsforge.fail("the -o directory is not valid UTF-8, and " .. file_kind
-      .. " can name only UTF-8 paths: write to a directory with a UTF-8 name", 2)
+      .. " can name only UTF-8 paths: write to a directory with a UTF-8 name", 0)
   end
 end
 
@@ -84,7 +84,7 @@ local function launch_opts(v, ctx, rv)
   }
   local ok, n = pcall(lazy.render.layout, rv, opts)
   if not ok then
-    dsforge.fail((tostring(n):gsub("^.-launch%.render: ", "")), 2)
+    dsforge.fail((tostring(n):gsub("^.-launch%.render: ", "")), 0)
   end
   -- Several nodes: the deepspeed launcher reads a hostfile (its default
   -- path unless the profile's hostfile param names one).
@@ -133,7 +133,7 @@ return {
         local opts, n = launch_opts(v, ctx, rv)
         if n > 1 and not opts.master_addr then
           dsforge.fail("a multi-node accelerate config needs the"
-            .. " first node's address: declare a master_addr param in the profile", 2)
+            .. " first node's address: declare a master_addr param in the profile", 0)
         end
         return lazy.render.accelerate_yaml(rv, opts)
       end,

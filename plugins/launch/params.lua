@@ -71,7 +71,7 @@ function M.check(p)
     local x = p[name]
     if x ~= nil and not check[1](x) then
       dsforge.fail(("param '%s' = %s: the launch files need %s"):format(name,
-        shown(x), check[2]), 2)
+        shown(x), check[2]), 0)
     end
   end
 end

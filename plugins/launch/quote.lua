@@ -109,13 +109,13 @@ function M.train_command(text, param, who)
   if text == nil and param ~= nil then text, from = param, "the train_cmd param" end
   if text == nil then
     dsforge.fail(who .. " needs the training command (the script and its arguments):"
-      .. " gen --train-cmd 'train.py --my-flag', or a train_cmd param in the profile", 2)
+      .. " gen --train-cmd 'train.py --my-flag', or a train_cmd param in the profile", 0)
   end
   text = tostring(text)
   if last_cmd.text == text then return last_cmd.words, last_cmd.quoted end
   local words, err = M.split(text)
-  if not words then dsforge.fail(from .. ": " .. err, 2) end
-  if #words == 0 then dsforge.fail(from .. " is empty", 2) end
+  if not words then dsforge.fail(from .. ": " .. err, 0) end
+  if #words == 0 then dsforge.fail(from .. " is empty", 0) end
   last_cmd = { text = text, words = words, quoted = M.sh_words(words) }
   return words, last_cmd.quoted
 end

@@ -351,10 +351,13 @@ static int l_fail(lua_State *L)
 {
     const char *msg = luaL_checkstring(L, 1);
     /* like error(msg, level): 1 (the default) blames the caller, 2 its
-    ** caller (a helper failing on behalf of the profile that called it) */
+    ** caller (a helper failing on behalf of the profile that called it),
+    ** 0 no line (the input at fault is the command line or a param, which
+    ** no line of a script holds) */
     int level = (int)luaL_optinteger(L, 2, 1);
-    luaL_argcheck(L, level >= 1 && level <= 16, 2, "level must be 1 to 16");
-    return dsf_errobj_raise(L, level, DSF_ERR_INPUT, "%s", msg);
+    luaL_argcheck(L, level >= 0 && level <= 16, 2, "level must be 0 to 16");
+    return dsf_errobj_raise(L, level ? level : DSF_ERROBJ_NOWHERE,
+                            DSF_ERR_INPUT, "%s", msg);
 }
 
 int dsf_open_dsforge(lua_State *L, dsf_diags *warnings)

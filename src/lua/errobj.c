@@ -46,7 +46,8 @@ void dsf_errobj_push(lua_State *L, int level, enum dsf_errkind kind,
     /* The innermost Lua frame with a line: a tail call (return
     ** dsforge.fail(...)) leaves no line at level 1. */
     lua_Debug ar;
-    for (int lv = level; lv < level + 8 && lua_getstack(L, lv, &ar); lv++) {
+    for (int lv = level; lv >= 0 && lv < level + 8 && lua_getstack(L, lv, &ar);
+         lv++) {
         if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
             if (ar.source[0] == '@' || ar.source[0] == '=')
                 lua_pushstring(L, ar.source + 1);

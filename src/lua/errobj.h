@@ -28,7 +28,9 @@ void dsf_errobj_setup(lua_State *L) DSF_LJMP;
 /* Pushes a new error object with message msg located at the innermost
 ** Lua function at or above stack level level that has a line (1 = the
 ** function that called the running C function; 0 = the running function,
-** for hooks). DSF_LJMP */
+** for hooks; DSF_ERROBJ_NOWHERE = no line at all: the input at fault is
+** not a script's). DSF_LJMP */
+#define DSF_ERROBJ_NOWHERE (-1)
 void dsf_errobj_push(lua_State *L, int level, enum dsf_errkind kind,
                      const char *msg) DSF_LJMP;
 

@@ -110,17 +110,19 @@ static char *trace_of(const char *text)
 static int report_object(lua_State *L, const dsf_errinfo *e,
                          const char *what, dsf_diags *d)
 {
+    /* dsforge.fail: the script judged its input, it did not break; unless
+    ** a limit was hit on the way. Without a line (dsforge.fail(msg, 0)),
+    ** the hint names who reported it: the message needs no prefix. */
+    bool input = e->kind == DSF_ERR_INPUT &&
+                 dsf_limits_hit(L) == DSF_HIT_NONE;
     char *msg = dsf_xstrndup(e->message, strnlen(e->message, MAX_MESSAGE));
     dsf_diag *g = e->source
                       ? dsf_diag_add(d, DSF_ERROR, e->source, e->line, 0, "%s",
                                      msg)
-                      : dsf_diag_add(d, DSF_ERROR, NULL, 0, 0, "%s: %s", what,
-                                     msg);
+                  : input ? dsf_diag_add(d, DSF_ERROR, NULL, 0, 0, "%s", msg)
+                          : dsf_diag_add(d, DSF_ERROR, NULL, 0, 0, "%s: %s",
+                                         what, msg);
     free(msg);
-    /* dsforge.fail: the script judged its input, it did not break; unless
-    ** a limit was hit on the way. */
-    bool input = e->kind == DSF_ERR_INPUT &&
-                 dsf_limits_hit(L) == DSF_HIT_NONE;
     if (e->kind == DSF_ERR_LIMIT || dsf_limits_hit(L) != DSF_HIT_NONE)
         limit_hint(g, L, what);
     if (input) {

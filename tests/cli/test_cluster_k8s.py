@@ -43,6 +43,11 @@ class K8sEmitter(dsf.TempDirTest):
                 self.assertIn(res.rc, (2, 3), repr(res))
                 self.assertIn(msg, res.err)
                 self.assertNotIn("a bug in the plugin", res.err)
+                # the command line is at fault, not a line of the plugin:
+                # the message alone, the hint naming the emitter
+                self.assertRegex(res.err, r"^dsforge: error: ", repr(res))
+                self.assertNotIn(".lua:", res.err)
+                self.assertIn("reported by emitter k8s (plugin cluster)", res.err)
                 self.assertFalse(os.path.exists(self.out))
 
     def test_same_inputs_same_bytes_and_a_changed_config_renames_the_job(self):

@@ -161,6 +161,9 @@ local function helper(p)
   if p.n > 3 then
     dsforge.fail("n is too large", 2)
   end
+  if p.m > 3 then
+    dsforge.fail("m is too large for this machine", 0)
+  end
 end
 return {
   params = { n = 1, m = 1 },
@@ -189,7 +192,17 @@ class Context(dsf.TempDirTest):
         d = self.profile("ctxp", CTX_PROFILE)
         res = run("gen", "ctxp", "--profile-path", d, "--param", "n=5")
         self.assertEqual(res.rc, 3, res)
-        self.assertRegex(res.err, r"ctxp\.lua:10: error: n is too large")
+        self.assertRegex(res.err, r"ctxp\.lua:13: error: n is too large")
+
+    def test_fail_at_level_0_names_no_line(self):
+        # a param given on the command line: no line of the profile holds
+        # it, so the message stands alone and the hint says who judged it
+        d = self.profile("ctxp", CTX_PROFILE)
+        res = run("gen", "ctxp", "--profile-path", d, "--param", "m=5")
+        self.assertEqual(res.rc, 3, res)
+        self.assertRegex(res.err, r"^dsforge: error: m is too large for this machine\n")
+        self.assertNotIn("ctxp.lua:", res.err)
+        self.assertIn("hint: reported by", res.err)
 
 
 # llama-3.2-1b's config.json, as on the Hugging Face Hub
