@@ -67,13 +67,27 @@ end
 local ESC = { ["\\"] = "\\\\", ['"'] = '\\"', ["\n"] = "\\n", ["\t"] = "\\t",
   ["\r"] = "\\r", ["\0"] = "\\0" }
 
+local yaml_cache, yaml_cached = {}, 0
+
 function M.yaml(s)
+  local q = yaml_cache[s]
+  if q then return q end
   if type(s) ~= "string" then
     error("launch.quote.yaml: expected a string, got " .. type(s), 2)
   end
   -- Printable ASCII without \ and ": as it is (most values). One scan: the
   -- set is ] to ~, space, !, # to [ (a leading ] is literal in a set).
-  if s:find("^[]-~ !#-[]*$") then return '"' .. s .. '"' end
+  -- Short ones are remembered as sh's words are: a sweep's files repeat
+  -- the same flags and names variant after variant.
+  if s:find("^[]-~ !#-[]*$") then
+    q = '"' .. s .. '"'
+    if #s <= 64 then
+      if yaml_cached >= 4096 then yaml_cache, yaml_cached = {}, 0 end
+      yaml_cache[s] = q
+      yaml_cached = yaml_cached + 1
+    end
+    return q
+  end
   -- ASCII whose only control characters are \n, \t and \r (a JSON text):
   -- those and \ and " escaped in one pass.
   if not s:find("[\0-\8\11\12\14-\31\127-\255]") then
