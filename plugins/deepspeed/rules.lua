@@ -9,7 +9,9 @@
 --
 -- Exported: M.rules (the rule list the C core runs), plus the helpers
 -- M.zero_stage, M.pybool, M.classify_optimizer, M.DS_SCHEDULERS,
--- M.TORCH_SCHEDULERS, M.DS_OPTIMIZERS, M.TORCH_OPTIMIZERS.
+-- M.TORCH_SCHEDULERS, M.DS_OPTIMIZERS, M.TORCH_OPTIMIZERS, and
+-- M.helpers (what rules_optim.lua, the optimizer and scheduler rules'
+-- checks, shares with this file).
 
 local batch = require("deepspeed.batch")
 local dsversion = require("deepspeed.dsversion")
@@ -1002,74 +1004,20 @@ def {
 
 -- optimizer ------------------------------------------------------------------
 
-local function optimizer_type(cfg)
-  local opt = obj(get(obj(cfg), "optimizer"))
-  local t = get(opt, "type")
-  if is_str(t) then return t, opt end
-  return nil, opt
-end
-
--- optimizer.params.max_grad_norm is reported by schema_check (rejected-key).
-
--- scheduler.params / optimizer.params are passed to the constructor as
--- keyword arguments (runtime/engine.py): an unknown one is a TypeError at
--- deepspeed.initialize. The constructors per release come from
--- dsdata/ (contrib/dsknow/extract.py).
--- origin: where the signature comes from ("DeepSpeed 0.19.5", or "torch
--- 1.13.1, 2.6.0, 2.14.1; torch/optim/sgd.py:29 in 2.14.1": for a torch
--- class, allowed is every argument any covered torch release takes).
--- The set of a constructor's argument names: made once per list when the
--- list is the release data's (the same for every variant of a run; kept:
--- true), else for this call (a list made for it).
-local names_of = setmetatable({}, { __mode = "k" })
-local function arg_names(allowed, kept)
-  local names = kept and names_of[allowed]
-  if not names then
-    names = {}
-    for _, a in ipairs(allowed) do names[a] = true end
-    if kept then names_of[allowed] = names end
-  end
-  return names
-end
-
-local function check_kwargs(ctx, section, t, cls, params, allowed, skip, origin, kept)
-  local names = arg_names(allowed, kept)
-  for _, key in ipairs(dsforge.sorted_keys(params)) do
-    if type(key) == "string" and not names[key] and not skip[key] then
-      -- (the candidates only for a finding)
-      local cands = dsforge.array {}
-      for _, a in ipairs(allowed) do cands[#cands + 1] = a end
-      local s = require("deepspeed.schema_check").suggest(key, cands)
-      emit(ctx, "constructor-args", { section, "params", key }, string.format(
-        "%s %s: %s.__init__ (%s) has no argument %q, so deepspeed.initialize raises \z
-        TypeError (DeepSpeed passes %s.params as keyword arguments)%s",
-        section, t, cls, origin, key, section, s and string.format("; did you mean %q?", s) or ""),
-        s and string.format("rename it to %q", s) or ("remove it; " .. cls .. " takes: " .. table.concat(allowed, ", ")))
-    end
-  end
-end
-
--- A keyword only some covered torch releases take (ctor's `only`): valid
--- with those, a TypeError with the others. The user names no torch
--- release, so this is a note naming them, never an error.
-local function torch_only_notes(ctx, section, t, c, params)
-  if not c.only then return end
-  for _, key in ipairs(dsforge.sorted_keys(params)) do
-    local vs = type(key) == "string" and c.only[key]
-    if vs then
-      local all, which, other = c.releases, nil, nil
-      if vs[#vs] == all[#all] then
-        which, other = "torch >= " .. vs[1], "an older torch"
-      elseif vs[1] == all[1] then
-        which, other = "torch <= " .. vs[#vs], "a newer torch"
-      else
-        which, other = "torch " .. table.concat(vs, ", "), "another torch"
+-- The optimizer and scheduler rules' checks are in rules_optim.lua, loaded
+-- only when a config has one of those sections: most real configs have
+-- neither (the Hugging Face Trainer builds both), and then the checks cost
+-- no start-up. Each check there returns at once without its section, so
+-- this gate changes no finding.
+local optim
+local function optim_on(sections, id)
+  return function(cfg, ctx)
+    if type(cfg) ~= "table" then return end
+    for i = 1, #sections do
+      if cfg[sections[i]] ~= nil then
+        optim = optim or require("deepspeed.rules_optim")
+        return optim.check[id](cfg, ctx)
       end
-      emit(ctx, "constructor-args", { section, "params", key }, string.format(
-        "%s %s: of the covered torch releases that have %s (%s), only %s takes %q; \z
-        with %s deepspeed.initialize raises TypeError",
-        section, t, c.class, table.concat(all, ", "), which, key, other),
-        string.format("keep it if you run %s; otherwise remove it", which), "note")
     end
   end
 end
@@ -1079,182 +1027,50 @@ def {
   severity = "error",
   summary = "scheduler.params / optimizer.params keys that the chosen type's constructor (torch.optim's too) does not take, or a required argument missing (TypeError at deepspeed.initialize)",
   fix = "use the constructor's argument names (did-you-mean in the message), remove the key, or add the missing argument",
-  check = function(cfg, ctx)
-    local rel = release(ctx)
-    local data = dsversion.data(rel)
-    local sch = obj(get(obj(cfg), "scheduler"))
-    local t = get(sch, "type")
-    local raw = get(sch, "params")
-    local params = obj(raw)
-    local sc = obj(cfg) and require("deepspeed.ctor").scheduler(cfg, rel)
-    if sc and params then
-      check_kwargs(ctx, "scheduler", t, sc.class, params, sc.args, {}, sc.origin, true)
-      torch_only_notes(ctx, "scheduler", t, sc, params)
-    end
-    -- torch's required arguments (DeepSpeed's: scheduler-missing-param)
-    if sc and sc.torch and (raw == nil or raw == NULL or params) then
-      for _, key in ipairs(sc.required) do
-        if not params or params[key] == nil then
-          emit(ctx, "constructor-args", params and { "scheduler", "params" } or { "scheduler" }, string.format(
-            "scheduler %s: %s.__init__ (%s) requires %q and scheduler.params does not give it, so \z
-            deepspeed.initialize raises TypeError", t, sc.class, sc.origin, key),
-            string.format("add \"%s\" to scheduler.params", key))
-        end
-      end
-    end
-    -- the class the engine builds from optimizer.type (deepspeed.ctor)
-    local ot, opt = optimizer_type(cfg)
-    local o = obj(cfg) and require("deepspeed.ctor").optimizer(cfg, rel)
-    if not o then return end
-    raw = get(opt, "params")
-    params = obj(raw)
-    if params then
-      local allowed = {}
-      for _, a in ipairs(o.args) do allowed[#allowed + 1] = a end
-      for _, a in ipairs(o.popped) do allowed[#allowed + 1] = a end
-      -- max_grad_norm: schema_check's rejected-key says why
-      check_kwargs(ctx, "optimizer", ot, o.class, params, allowed, { max_grad_norm = true }, o.origin)
-      torch_only_notes(ctx, "optimizer", ot, o, params)
-    end
-    -- a required argument missing (params absent or null: none given)
-    if raw ~= nil and raw ~= NULL and not params then return end
-    for _, key in ipairs(o.required) do
-      if not params or params[key] == nil then
-        emit(ctx, "constructor-args", params and { "optimizer", "params" } or { "optimizer" }, string.format(
-          "optimizer %s: %s.__init__ (%s) requires %q and optimizer.params does not give it, so \z
-          deepspeed.initialize raises TypeError", ot, o.class, o.origin, key),
-          string.format("add \"%s\" to optimizer.params", key))
-      end
-    end
-  end,
+  check = optim_on({ "optimizer", "scheduler" }, "constructor-args"),
 }
-
--- optimizer.params.amsgrad with a class whose constructor raises for it
--- (FusedAdam, FusedLamb, 1-bit Adam/Lamb, 0/1 Adam): rules_steps.lua,
--- loaded when amsgrad is truthy.
 def {
   id = "optimizer-amsgrad",
   severity = "error",
   summary = "optimizer.params.amsgrad true with an optimizer DeepSpeed builds without AMSGrad (FusedAdam, FusedLamb, 1-bit Adam/Lamb, 0/1 Adam): RuntimeError at deepspeed.initialize",
   fix = "remove amsgrad, offload the optimizer (DeepSpeedCPUAdam takes it) or set torch_adam: true",
-  check = function(cfg, ctx)
-    local ot, opt = optimizer_type(cfg)
-    local params = obj(get(opt, "params"))
-    if not params or not pytruthy(params.amsgrad) then return end
-    require("deepspeed.rules_steps").amsgrad(cfg, ctx, release(ctx), ot, params)
-  end,
+  check = optim_on({ "optimizer" }, "optimizer-amsgrad"),
 }
-
 def {
   id = "unknown-optimizer",
   severity = "warning",
   summary = "optimizer.type is neither a DeepSpeed built-in nor a torch.optim class",
   fix = "use a DeepSpeed optimizer name (Adam, AdamW, Lamb, Lion, Adagrad, ...) or a torch.optim class name",
-  check = function(cfg, ctx)
-    local t = optimizer_type(cfg)
-    if not t or t == "auto" or M.classify_optimizer(t) then return end
-    local fix
-    local torch_name = case_match(t, M.TORCH_OPTIMIZERS)
-    if t:lower() == "fusedadam" or t:lower() == "deepspeedcpuadam" then
-      fix = "use \"type\": \"AdamW\" (or \"Adam\"): DeepSpeed builds FusedAdam from it, \z
-        or DeepSpeedCPUAdam when the optimizer is offloaded"
-    elseif t:lower() == "fusedlamb" then
-      fix = "use \"type\": \"Lamb\" (DeepSpeed builds FusedLamb from it)"
-    elseif torch_name then
-      fix = "use \"type\": \"" .. torch_name .. "\" (torch.optim names are case-sensitive)"
-    else
-      fix = "use one of DeepSpeed's built-ins (" .. table.concat(M.DS_OPTIMIZERS, ", ")
-        .. ", any case) or a torch.optim class (" .. table.concat(M.TORCH_OPTIMIZERS, ", ") .. ")"
-    end
-    emit(ctx, "unknown-optimizer", { "optimizer", "type" }, "optimizer type \"" .. t
-      .. "\" is not a DeepSpeed built-in (matched case-insensitively) nor a torch.optim \z
-      class (matched case-sensitively): DeepSpeed asserts '" .. t .. " is not a \z
-      supported DeepSpeed Optimizer' (or fails with AttributeError). A warning, not an \z
-      error, because torch.optim's contents depend on the torch version.", fix)
-  end,
+  check = optim_on({ "optimizer" }, "unknown-optimizer"),
 }
-
 def {
   id = "untested-optimizer",
   severity = "error",
   summary = "ZeRO with an optimizer outside ZERO_SUPPORTED_OPTIMIZERS needs zero_allow_untested_optimizer",
   fix = "add \"zero_allow_untested_optimizer\": true, or use a ZeRO-tested optimizer (Adam/AdamW/Adagrad/Lion)",
-  check = function(cfg, ctx)
-    local stage = zero_stage(cfg)
-    if stage == nil or stage == 0 then return end
-    local t = optimizer_type(cfg)
-    local c = M.classify_optimizer(t)
-    if not c or c.zero_supported or ONEBIT[c.name] then return end
-    if pytruthy(cfg.zero_allow_untested_optimizer) then return end
-    emit(ctx, "untested-optimizer", { "optimizer", "type" }, "optimizer \"" .. t
-      .. "\" (" .. c.class .. ") with ZeRO stage " .. stage .. " is not in DeepSpeed's \z
-      ZERO_SUPPORTED_OPTIMIZERS: DeepSpeed asserts 'You are using an untested ZeRO \z
-      Optimizer. Please add <\"zero_allow_untested_optimizer\": true> in the \z
-      configuration file to use it.'",
-      "add \"zero_allow_untested_optimizer\": true at the top level (DeepSpeed then only \z
-      warns), or switch to AdamW")
-  end,
+  check = optim_on({ "optimizer" }, "untested-optimizer"),
 }
-
 def {
   id = "onebit-with-zero",
   severity = "error",
   summary = "1-bit Adam, 0/1 Adam and 1-bit Lamb cannot be used with ZeRO",
   fix = "use ZeRO stage 0 with these optimizers, or switch to Adam/AdamW/Lamb",
-  check = function(cfg, ctx)
-    local stage = zero_stage(cfg)
-    if stage == nil or stage == 0 then return end
-    local t = optimizer_type(cfg)
-    local text = t and ONEBIT[t:lower()]
-    if not text then return end
-    emit(ctx, "onebit-with-zero", { "optimizer", "type" }, "optimizer \"" .. t
-      .. "\" with ZeRO stage " .. stage .. ": DeepSpeed asserts '" .. text .. "'.",
-      "set zero_optimization.stage to 0 to keep " .. t .. ", or use AdamW with ZeRO")
-  end,
+  check = optim_on({ "optimizer" }, "onebit-with-zero"),
 }
-
 def {
   id = "lamb-static-loss-scale",
   severity = "error",
   summary = "Lamb / OneBitLamb require dynamic fp16 loss scaling",
   fix = "set fp16.loss_scale to 0 (dynamic)",
-  check = function(cfg, ctx)
-    local t = optimizer_type(cfg)
-    if not t then return end
-    local low = t:lower()
-    if low ~= "lamb" and low ~= "onebitlamb" then return end
-    local fp = obj(cfg.fp16)
-    if not fp or pybool(fp.enabled) ~= true then return end
-    local ls = fp.loss_scale
-    if not is_num(ls) or ls == 0 then return end
-    emit(ctx, "lamb-static-loss-scale", { "fp16", "loss_scale" }, "optimizer \"" .. t
-      .. "\" with a static fp16.loss_scale " .. pynum(ls) .. ": DeepSpeed asserts 'DeepSpeed "
-      .. low .. " optimizer requires dynamic loss scaling'.",
-      "set fp16.loss_scale to 0 (dynamic loss scaling)")
-  end,
+  check = optim_on({ "optimizer" }, "lamb-static-loss-scale"),
 }
-
 def {
   id = "adam-is-adamw",
   severity = "note",
   summary = "DeepSpeed's \"Adam\" applies decoupled (AdamW) weight decay unless adam_w_mode is false",
   fix = "write \"AdamW\", or set optimizer.params.adam_w_mode to false for L2-style Adam",
-  check = function(cfg, ctx)
-    local t, opt = optimizer_type(cfg)
-    if not t or t:lower() ~= "adam" then return end
-    local params = obj(get(opt, "params"))
-    if not params or params.adam_w_mode ~= nil then return end
-    local wd = params.weight_decay
-    if wd == nil or wd == NULL or (is_num(wd) and wd == 0) then return end
-    emit(ctx, "adam-is-adamw", { "optimizer", "type" }, "optimizer \"" .. t
-      .. "\" with weight_decay " .. fmt(wd) .. ": DeepSpeed's adam_w_mode defaults to true, \z
-      so \"Adam\" applies decoupled weight decay exactly like AdamW, not the L2 penalty \z
-      of torch.optim.Adam.",
-      "write \"type\": \"AdamW\" to say what runs, or add \"adam_w_mode\": false to \z
-      optimizer.params for classic Adam")
-  end,
+  check = optim_on({ "optimizer" }, "adam-is-adamw"),
 }
-
 def {
   id = "zero-no-optimizer",
   severity = "warning",
@@ -1274,134 +1090,34 @@ def {
       optimizer= to deepspeed.initialize)")
   end,
 }
-
--- scheduler ----------------------------------------------------------------
-
-local SCHED_REQUIRED = {
-  OneCycle = { "cycle_min_lr", "cycle_max_lr" },
-  WarmupDecayLR = { "total_num_steps" },
-  WarmupCosineLR = { "total_num_steps" },
-}
-
 def {
   id = "scheduler-missing-param",
   severity = "error",
   summary = "OneCycle needs cycle_min_lr/cycle_max_lr; WarmupDecayLR/WarmupCosineLR need total_num_steps",
   fix = "add the required scheduler.params entries",
-  check = function(cfg, ctx)
-    local sch = obj(get(obj(cfg), "scheduler"))
-    local t = get(sch, "type")
-    if not is_str(t) then return end
-    local ctor = dsversion.data(release(ctx)).schedulers[t]
-    local required = ctor and ctor.required or SCHED_REQUIRED[t]
-    if not required then return end
-    local params = sch.params
-    if params == nil or params == NULL then params = {} end
-    params = obj(params)
-    if not params then return end
-    for _, key in ipairs(required) do
-      local v = params[key]
-      local why
-      if v == nil then
-        why = "is missing: DeepSpeed calls " .. t .. "(optimizer, **params) and the \z
-          constructor has no default for it (TypeError)"
-      elseif v == NULL then
-        why = "is null: DeepSpeed passes None to " .. t .. " and the LR arithmetic crashes"
-      elseif v == "auto" and ctx.target ~= "hf" then
-        why = "is \"auto\", which only the Hugging Face Trainer replaces: plain DeepSpeed \z
-          passes the string to " .. t .. " and crashes"
-      end
-      if why then
-        local fix
-        if key == "total_num_steps" then
-          fix = "set scheduler.params.total_num_steps to the number of optimizer steps \z
-            in the run" .. (ctx.target == "hf" and " (or \"auto\" to let the HF Trainer fill it)" or "")
-        else
-          fix = "set scheduler.params." .. key .. " to a learning rate (e.g. "
-            .. (key == "cycle_min_lr" and "1e-5" or "1e-4") .. ")"
-        end
-        emit(ctx, "scheduler-missing-param", { "scheduler", "params", key },
-          "scheduler " .. t .. ": params." .. key .. " " .. why .. ".", fix)
-      end
-    end
-  end,
+  check = optim_on({ "scheduler" }, "scheduler-missing-param"),
 }
-
 def {
   id = "unknown-scheduler",
   severity = "error",
   summary = "scheduler.type is neither a DeepSpeed lr_schedules class nor a torch.optim.lr_scheduler class",
   fix = "use WarmupLR, WarmupDecayLR, WarmupCosineLR, OneCycle, LRRangeTest or a torch.optim.lr_scheduler class",
-  check = function(cfg, ctx)
-    local sch = obj(get(obj(cfg), "scheduler"))
-    local t = get(sch, "type")
-    if not is_str(t) or t == "auto" or DS_SCHED[t] or TORCH_SCHED[t] then return end
-    local fix
-    local m = case_match(t, M.DS_SCHEDULERS) or case_match(t, M.TORCH_SCHEDULERS)
-    if m then
-      fix = "use \"type\": \"" .. m .. "\" (scheduler names are case-sensitive)"
-    else
-      fix = "use one of DeepSpeed's " .. table.concat(M.DS_SCHEDULERS, ", ")
-        .. " or a torch.optim.lr_scheduler class (" .. table.concat(M.TORCH_SCHEDULERS, ", ") .. ")"
-    end
-    emit(ctx, "unknown-scheduler", { "scheduler", "type" }, "scheduler type \"" .. t
-      .. "\" is not in deepspeed.runtime.lr_schedules nor torch.optim.lr_scheduler (both \z
-      looked up case-sensitively): DeepSpeed asserts 'DeepSpeed does not recognize LR \z
-      scheduler " .. t .. "'.", fix)
-  end,
+  check = optim_on({ "scheduler" }, "unknown-scheduler"),
 }
-
 def {
   id = "scheduler-warmup-exceeds-total",
   severity = "warning",
   summary = "warmup_num_steps larger than total_num_steps in WarmupDecayLR/WarmupCosineLR",
   fix = "make warmup_num_steps smaller than total_num_steps",
-  check = function(cfg, ctx)
-    local sch = obj(get(obj(cfg), "scheduler"))
-    local t = get(sch, "type")
-    if t ~= "WarmupDecayLR" and t ~= "WarmupCosineLR" then return end
-    local params = obj(sch.params)
-    local total = get(params, "total_num_steps")
-    if not is_num(total) then return end
-    local warm = get(params, "warmup_num_steps")
-    local defaulted = false
-    if warm == nil then warm, defaulted = 1000, true end
-    if not is_num(warm) or warm <= total then return end
-    emit(ctx, "scheduler-warmup-exceeds-total", { "scheduler", "params",
-      defaulted and "total_num_steps" or "warmup_num_steps" },
-      "scheduler " .. t .. ": warmup_num_steps " .. pynum(warm)
-      .. (defaulted and " (the default)" or "") .. " exceeds total_num_steps "
-      .. pynum(total) .. ": DeepSpeed only logs a warning, and the run ends before the \z
-      warmup finishes, so the learning rate never reaches its peak nor decays.",
-      "set scheduler.params.warmup_num_steps below total_num_steps (commonly 1-10% of it)",
-      nil, { "warmup_steps", "num_training_steps" })
-  end,
+  check = optim_on({ "scheduler" }, "scheduler-warmup-exceeds-total"),
 }
-
--- A scheduler's step counts its constructor rejects, per release
--- (rules_steps.lua, loaded for a float warmup_num_steps, OneCycle and
--- LRRangeTest).
-local WARMUP_SCHEDULERS = { WarmupLR = true, WarmupDecayLR = true, WarmupCosineLR = true }
-
 def {
   id = "scheduler-step-count",
   severity = "error",
   summary = "a scheduler step count the constructor rejects: warmup_num_steps not an integer (from 0.19.3), OneCycle cycle_first_step_size <= 0 or its cycle of 0 steps, LRRangeTest lr_range_test_step_size 0 (or not an integer > 0 from 0.19.4)",
   fix = "give whole positive step counts (write 100, not 100.0)",
-  check = function(cfg, ctx)
-    local sch = obj(get(obj(cfg), "scheduler"))
-    local t = get(sch, "type")
-    local params = obj(get(sch, "params"))
-    if not params or not is_str(t) then return end
-    if WARMUP_SCHEDULERS[t] then
-      if math.type(params.warmup_num_steps) ~= "float" then return end
-    elseif t ~= "OneCycle" and t ~= "LRRangeTest" then
-      return
-    end
-    require("deepspeed.rules_steps").scheduler(ctx, release(ctx), t, params)
-  end,
+  check = optim_on({ "scheduler" }, "scheduler-step-count"),
 }
-
 -- misc -----------------------------------------------------------------------
 
 -- elasticity/config.py ElasticityConfig.__init__: with elasticity enabled,
@@ -1569,5 +1285,14 @@ def{
 }
 
 M.rules = rules
+
+-- What rules_optim.lua's checks share with the rules here (read when
+-- that module loads).
+M.helpers = {
+  obj = obj, get = get, is_num = is_num, is_str = is_str, pybool = pybool,
+  pytruthy = pytruthy, zero_stage = zero_stage, emit = emit, release = release,
+  fmt = fmt, case_match = case_match, ONEBIT = ONEBIT, DS_SCHED = DS_SCHED,
+  TORCH_SCHED = TORCH_SCHED,
+}
 
 return M

@@ -89,6 +89,39 @@ return {
     T.truthy(seen["batch-derived"] and seen["batch-identity"] and seen["batch-missing"])
   end,
 
+  -- rules.lua runs the optimizer and scheduler rules' checks (rules_optim)
+  -- only for a config with one of those sections: each check must then
+  -- find nothing without them, whatever else the config holds, at either
+  -- target and any release.
+  optimizer_and_scheduler_checks_find_nothing_without_their_sections = function()
+    local checks = require("deepspeed.rules_optim").check
+    local n = 0
+    for _, name in ipairs(fixtures.real_names()) do
+      local cfg = fixtures.real(name)
+      cfg.optimizer, cfg.scheduler = nil, nil
+      for _, target in ipairs({ "hf", "deepspeed" }) do
+        for _, v in ipairs({ "0.14.5", "0.19.5" }) do
+          for id, check in pairs(checks) do
+            local ctx = { params = { world_size = 8 }, target = target, ds_version = v }
+            ctx.report = function(rep)
+              T.fail(id .. " reported on " .. name .. " without optimizer or scheduler: "
+                .. tostring(rep.message))
+            end
+            check(cfg, ctx)
+            n = n + 1
+          end
+        end
+      end
+    end
+    T.truthy(n >= 7 * 2 * 2 * 11, "checks run: " .. n)
+    -- and with the sections, the gate runs them: an unknown optimizer is found
+    local cfg = fixtures.real("axolotl__zero1")
+    cfg.optimizer = { type = "NoSuchOptim" }
+    T.truthy(has(run(cfg, "deepspeed", 8), "unknown-optimizer"))
+    cfg.optimizer, cfg.scheduler = nil, { type = "NoSuchSched" }
+    T.truthy(has(run(cfg, "deepspeed", 8), "unknown-scheduler"))
+  end,
+
   realworld_configs_have_no_errors_at_target_hf = function()
     local names = fixtures.real_names()
     T.eq(#names, 7)
