@@ -94,6 +94,20 @@ local function torch_only_notes(ctx, section, t, c, params)
   end
 end
 
+-- The required arguments of constructor c (ctor.lua's) that section's
+-- params (a table, or nil when none are given) lack: a TypeError at
+-- deepspeed.initialize each.
+local function missing_args(ctx, section, t, c, params)
+  for _, key in ipairs(c.required) do
+    if not params or params[key] == nil then
+      emit(ctx, "constructor-args", params and { section, "params" } or { section }, string.format(
+        "%s %s: %s.__init__ (%s) requires %q and %s.params does not give it, so \z
+        deepspeed.initialize raises TypeError", section, t, c.class, c.origin, key, section),
+        string.format("add \"%s\" to %s.params", key, section))
+    end
+  end
+end
+
 C["constructor-args"] = function(cfg, ctx)
   local rel = release(ctx)
   local data = dsversion.data(rel)
@@ -108,14 +122,7 @@ C["constructor-args"] = function(cfg, ctx)
   end
   -- torch's required arguments (DeepSpeed's: scheduler-missing-param)
   if sc and sc.torch and (raw == nil or raw == NULL or params) then
-    for _, key in ipairs(sc.required) do
-      if not params or params[key] == nil then
-        emit(ctx, "constructor-args", params and { "scheduler", "params" } or { "scheduler" }, string.format(
-          "scheduler %s: %s.__init__ (%s) requires %q and scheduler.params does not give it, so \z
-          deepspeed.initialize raises TypeError", t, sc.class, sc.origin, key),
-          string.format("add \"%s\" to scheduler.params", key))
-      end
-    end
+    missing_args(ctx, "scheduler", t, sc, params)
   end
   -- the class the engine builds from optimizer.type (deepspeed.ctor)
   local ot, opt = optimizer_type(cfg)
@@ -133,14 +140,7 @@ C["constructor-args"] = function(cfg, ctx)
   end
   -- a required argument missing (params absent or null: none given)
   if raw ~= nil and raw ~= NULL and not params then return end
-  for _, key in ipairs(o.required) do
-    if not params or params[key] == nil then
-      emit(ctx, "constructor-args", params and { "optimizer", "params" } or { "optimizer" }, string.format(
-        "optimizer %s: %s.__init__ (%s) requires %q and optimizer.params does not give it, so \z
-        deepspeed.initialize raises TypeError", ot, o.class, o.origin, key),
-        string.format("add \"%s\" to optimizer.params", key))
-    end
-  end
+  missing_args(ctx, "optimizer", ot, o, params)
 end
 
 -- optimizer.params.amsgrad with a class whose constructor raises for it

@@ -29,10 +29,20 @@ local type, error, string, table, utf8, ipairs, math = type, error, string, tabl
 local M = {}
 
 -- Quoted words, kept: the same flags and paths recur in every variant.
-local sh_cache, sh_cached = {}, 0
+-- Bounded memories of quoted words: full, one starts again (the recent
+-- words are the ones that recur: a variant's paths in its several files,
+-- a sweep's flags variant after variant).
+local function memory() return { t = {}, n = 0 } end
+local function remember(m, k, v)
+  if m.n >= 4096 then m.t, m.n = {}, 0 end
+  m.t[k] = v
+  m.n = m.n + 1
+end
+
+local sh_memory = memory()
 
 function M.sh(word)
-  local q = sh_cache[word]
+  local q = sh_memory.t[word]
   if q then return q end
   if type(word) ~= "string" then
     if type(word) == "number" then word = string.format(math.type(word) == "integer"
@@ -48,13 +58,7 @@ function M.sh(word)
   -- per character as a search for the complement does.)
   if word:find("^[%w_@%%+=:,./-]+$") then q = word
   else q = "'" .. word:gsub("'", "'\\''") .. "'" end
-  if #word <= 256 then
-    -- Bounded: full, it starts again (the recent words are the ones that
-    -- recur: a variant's paths in its several files).
-    if sh_cached >= 4096 then sh_cache, sh_cached = {}, 0 end
-    sh_cache[word] = q
-    sh_cached = sh_cached + 1
-  end
+  if #word <= 256 then remember(sh_memory, word, q) end
   return q
 end
 
@@ -67,25 +71,19 @@ end
 local ESC = { ["\\"] = "\\\\", ['"'] = '\\"', ["\n"] = "\\n", ["\t"] = "\\t",
   ["\r"] = "\\r", ["\0"] = "\\0" }
 
-local yaml_cache, yaml_cached = {}, 0
+local yaml_memory = memory()
 
 function M.yaml(s)
-  local q = yaml_cache[s]
+  local q = yaml_memory.t[s]
   if q then return q end
   if type(s) ~= "string" then
     error("launch.quote.yaml: expected a string, got " .. type(s), 2)
   end
   -- Printable ASCII without \ and ": as it is (most values). One scan: the
   -- set is ] to ~, space, !, # to [ (a leading ] is literal in a set).
-  -- Short ones are remembered as sh's words are: a sweep's files repeat
-  -- the same flags and names variant after variant.
   if s:find("^[]-~ !#-[]*$") then
     q = '"' .. s .. '"'
-    if #s <= 64 then
-      if yaml_cached >= 4096 then yaml_cache, yaml_cached = {}, 0 end
-      yaml_cache[s] = q
-      yaml_cached = yaml_cached + 1
-    end
+    if #s <= 64 then remember(yaml_memory, s, q) end
     return q
   end
   -- ASCII whose only control characters are \n, \t and \r (a JSON text):
