@@ -176,18 +176,11 @@ static int read_entry(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
     return read_one(&p->commands, L, r, plugin, file, d);
 }
 
-static int read_decl(dsf_plugins *p, lua_State *L, int t, size_t i,
-                     dsf_diags *d)
-{
-    return dsf_plugin_read_lazy_list(p, L, t, "commands", read_entry,
-                                     p->items[i].name, p->decls[i].file, d);
-}
-
 int dsf_plugins_read_commands(dsf_plugins *p, dsf_diags *d)
 {
     if (p->commands_read)
         return 0;
-    int rc = dsf_plugins_each_decl(p, read_decl, d);
+    int rc = dsf_plugins_each_list(p, "commands", read_entry, d);
     if (rc) { /* nothing half-read is kept */
         dsf_plugin_commands_free(&p->commands);
         return rc;

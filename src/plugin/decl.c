@@ -117,8 +117,10 @@ int dsf_plugin_read_items(struct dsf_plugins *p, lua_State *L, int lt,
     return rc;
 }
 
-int dsf_plugins_each_decl(dsf_plugins *p, dsf_plugin_decl_fn fn,
-                          dsf_diags *d)
+/* Each declaration in turn: fn on it, or (fn NULL) its lazy list field
+** read with item. */
+static int each(dsf_plugins *p, dsf_plugin_decl_fn fn, const char *field,
+                dsf_plugin_item_fn item, dsf_diags *d)
 {
     lua_State *L = dsf_host_state(p->host);
     dsf_host_gc_loading(p->host, true);
@@ -126,11 +128,26 @@ int dsf_plugins_each_decl(dsf_plugins *p, dsf_plugin_decl_fn fn,
     for (size_t i = 0; i < p->n && !rc; i++) {
         lua_rawgeti(L, LUA_REGISTRYINDEX, p->decls[i].ref);
         int t = lua_gettop(L);
-        rc = fn(p, L, t, i, d);
+        rc = fn ? fn(p, L, t, i, d)
+                : dsf_plugin_read_lazy_list(p, L, t, field, item,
+                                            p->items[i].name,
+                                            p->decls[i].file, d);
         lua_settop(L, t - 1);
     }
     dsf_host_gc_loading(p->host, false);
     return rc;
+}
+
+int dsf_plugins_each_decl(dsf_plugins *p, dsf_plugin_decl_fn fn,
+                          dsf_diags *d)
+{
+    return each(p, fn, NULL, NULL, d);
+}
+
+int dsf_plugins_each_list(dsf_plugins *p, const char *field,
+                          dsf_plugin_item_fn item, dsf_diags *d)
+{
+    return each(p, NULL, field, item, d);
 }
 
 int dsf_plugin_optional_function(lua_State *L, int t, const char *field,

@@ -221,18 +221,11 @@ static int read_entry(dsf_plugins *p, lua_State *L, int r, lua_Integer i,
     return 0;
 }
 
-static int read_decl(dsf_plugins *p, lua_State *L, int t, size_t i,
-                     dsf_diags *d)
-{
-    return dsf_plugin_read_lazy_list(p, L, t, "options", read_entry,
-                                     p->items[i].name, p->decls[i].file, d);
-}
-
 int dsf_plugins_read_options(dsf_plugins *p, dsf_diags *d)
 {
     if (p->options_read)
         return 0;
-    int rc = dsf_plugins_each_decl(p, read_decl, d);
+    int rc = dsf_plugins_each_list(p, "options", read_entry, d);
     if (rc) { /* nothing half-read is kept */
         dsf_plugins_options_free(p);
         return rc;

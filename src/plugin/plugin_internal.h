@@ -90,6 +90,12 @@ typedef int (*dsf_plugin_decl_fn)(dsf_plugins *p, lua_State *L, int t,
 int dsf_plugins_each_decl(dsf_plugins *p, dsf_plugin_decl_fn fn,
                           dsf_diags *d);
 
+/* The same for a declaration field that is only a list (or a function
+** returning one): dsf_plugin_read_lazy_list of field with item, for each
+** plugin in turn (commands.c, options.c). */
+int dsf_plugins_each_list(dsf_plugins *p, const char *field,
+                          dsf_plugin_item_fn item, dsf_diags *d);
+
 /* Frees the columns read (summary.c). */
 void dsf_plugin_free_columns(dsf_plugins *p);
 

@@ -79,6 +79,30 @@ def shared(*parts):
     return path if os.path.exists(path) else None
 
 
+def git_dir(name):
+    """A mirror's git directory ("deepspeedai+DeepSpeed" or
+    "hjson+hjson-py"): DS_GIT/HJSON_GIT from the environment, else the
+    machine's mirror beside the checkout; None when there is none."""
+    env = {"deepspeedai+DeepSpeed": "DS_GIT", "hjson+hjson-py": "HJSON_GIT"}[name]
+    cands = [os.environ.get(env, "")]
+    for up in ("..", os.path.join("..", "..")):
+        cands.append(os.path.join(SOURCE_DIR, up, ".mirror", name, "repo"))
+    for c in cands:
+        if c and os.path.isfile(os.path.join(c, "HEAD")):
+            return os.path.abspath(c)
+    return None
+
+
+def dsclient_dir():
+    """../shared/tools/dsclient (DeepSpeed's config code without torch),
+    the folder holding its setup.sh, or None."""
+    for up in ("..", os.path.join("..", "..")):
+        p = os.path.join(SOURCE_DIR, up, "shared", "tools", "dsclient")
+        if os.path.isfile(os.path.join(p, "setup.sh")):
+            return os.path.abspath(p)
+    return None
+
+
 def check_config(test, cfg, *args, text=None):
     """Writes cfg (or text) to test.tmp/c.json and runs check --format
     json on it: (exit code, findings); an exit other than 0 or 1 fails."""

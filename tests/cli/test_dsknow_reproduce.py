@@ -22,34 +22,13 @@ def newest_tag():
         return f.read().split()[-1]
 
 
-def git_dir(name):
-    """DS_GIT/HJSON_GIT from the environment, else the machine's mirror."""
-    env = {"deepspeedai+DeepSpeed": "DS_GIT", "hjson+hjson-py": "HJSON_GIT"}[name]
-    cands = [os.environ.get(env, "")]
-    for up in ("..", os.path.join("..", "..")):
-        cands.append(os.path.join(dsf.SOURCE_DIR, up, ".mirror", name, "repo"))
-    for c in cands:
-        if c and os.path.isfile(os.path.join(c, "HEAD")):
-            return os.path.abspath(c)
-    return None
-
-
-def dsclient_setup():
-    """The dsclient setup script reproduce.sh runs, or None."""
-    for up in ("..", os.path.join("..", "..")):
-        p = os.path.join(dsf.SOURCE_DIR, up, "shared", "tools", "dsclient",
-                         "setup.sh")
-        if os.path.isfile(p):
-            return os.path.abspath(p)
-    return None
-
-
 TAG = newest_tag()
 # ctest points HOME at the build tree: the cache is the user's real one
 CACHE = os.environ.get("DSCLIENT_HOME") or os.path.join(
     pwd.getpwuid(os.getuid()).pw_dir, ".cache", "dsclient", TAG)
-DS_GIT, HJSON_GIT = git_dir("deepspeedai+DeepSpeed"), git_dir("hjson+hjson-py")
-SETUP = dsclient_setup()
+DS_GIT, HJSON_GIT = dsf.git_dir("deepspeedai+DeepSpeed"), dsf.git_dir("hjson+hjson-py")
+DSCLIENT = dsf.dsclient_dir()
+SETUP = DSCLIENT and os.path.join(DSCLIENT, "setup.sh")
 READY = bool(DS_GIT and HJSON_GIT and SETUP)
 
 

@@ -16,28 +16,8 @@ from dsf import run
 
 TAG = "v0.19.5"
 
-
-def git_dir(name):
-    env = {"deepspeedai+DeepSpeed": "DS_GIT", "hjson+hjson-py": "HJSON_GIT"}[name]
-    cands = [os.environ.get(env, "")]
-    for up in ("..", os.path.join("..", "..")):
-        cands.append(os.path.join(dsf.SOURCE_DIR, up, ".mirror", name, "repo"))
-    for c in cands:
-        if c and os.path.isfile(os.path.join(c, "HEAD")):
-            return os.path.abspath(c)
-    return None
-
-
-def dsclient_dir():
-    for up in ("..", os.path.join("..", "..")):
-        p = os.path.join(dsf.SOURCE_DIR, up, "shared", "tools", "dsclient")
-        if os.path.isfile(os.path.join(p, "setup.sh")):
-            return os.path.abspath(p)
-    return None
-
-
-DS_GIT, HJSON_GIT = git_dir("deepspeedai+DeepSpeed"), git_dir("hjson+hjson-py")
-DSCLIENT = dsclient_dir()
+DS_GIT, HJSON_GIT = dsf.git_dir("deepspeedai+DeepSpeed"), dsf.git_dir("hjson+hjson-py")
+DSCLIENT = dsf.dsclient_dir()
 READY = bool(DS_GIT and HJSON_GIT and DSCLIENT)
 
 # Loads DeepSpeed's config code through dscheck.py and, for each FILE WORLD
