@@ -103,6 +103,12 @@ def dsclient_dir():
     return None
 
 
+def dsclient_setup():
+    """dsclient's setup.sh (what contrib/dsknow's scripts run), or None."""
+    d = dsclient_dir()
+    return d and os.path.join(d, "setup.sh")
+
+
 def check_config(test, cfg, *args, text=None):
     """Writes cfg (or text) to test.tmp/c.json and runs check --format
     json on it: (exit code, findings); an exit other than 0 or 1 fails."""

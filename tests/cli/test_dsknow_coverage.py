@@ -30,8 +30,7 @@ import dsf
 HERE = os.path.join(dsf.SOURCE_DIR, "contrib", "dsknow")
 COVERAGE = os.path.join(HERE, "coverage.py")
 REPORTS = os.path.join(HERE, "coverage")
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_dsknow_reproduce import dsclient_setup, git_dir  # noqa: E402
+dsclient_setup, git_dir = dsf.dsclient_setup, dsf.git_dir
 
 
 def releases():

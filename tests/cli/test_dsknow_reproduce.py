@@ -27,8 +27,7 @@ TAG = newest_tag()
 CACHE = os.environ.get("DSCLIENT_HOME") or os.path.join(
     pwd.getpwuid(os.getuid()).pw_dir, ".cache", "dsclient", TAG)
 DS_GIT, HJSON_GIT = dsf.git_dir("deepspeedai+DeepSpeed"), dsf.git_dir("hjson+hjson-py")
-DSCLIENT = dsf.dsclient_dir()
-SETUP = DSCLIENT and os.path.join(DSCLIENT, "setup.sh")
+SETUP = dsf.dsclient_setup()
 READY = bool(DS_GIT and HJSON_GIT and SETUP)
 
 
