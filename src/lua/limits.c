@@ -89,6 +89,8 @@ void *dsf_limiter_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 
 const dsf_limits *dsf_limits_of(lua_State *L) { return &limiter_of(L)->limits; }
 
+size_t dsf_limits_memory_used(lua_State *L) { return limiter_of(L)->mem_used; }
+
 size_t dsf_limits_memory_left(lua_State *L)
 {
     const dsf_limiter *h = limiter_of(L);

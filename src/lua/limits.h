@@ -39,9 +39,11 @@ void dsf_limiter_free(dsf_limiter *lim);
 ** against limits.memory, together with what dsf_limits_charge charged. */
 void *dsf_limiter_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 
-/* The limits of L's state, and what is left of its memory. */
+/* The limits of L's state, what is left of its memory, and the bytes its
+** heap holds now (the host's data included). */
 const dsf_limits *dsf_limits_of(lua_State *L);
 size_t dsf_limits_memory_left(lua_State *L);
+size_t dsf_limits_memory_used(lua_State *L);
 
 /* Counts bytes the host keeps for the script outside the Lua state (its
 ** warnings) against the memory budget, for the state's lifetime. False,

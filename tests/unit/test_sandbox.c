@@ -796,6 +796,80 @@ static void test_gc_loading_pause(void **state)
     dsf_srccache_free(src);
 }
 
+/* Runs code (a chunk returning one value) in h and leaves the value on the
+** stack; fails the test on an error. */
+static void run_keep(dsf_host *h, const char *code)
+{
+    dsf_diags d = DSF_DIAGS_INIT;
+    int rc = dsf_host_load(h, CHUNK, code, strlen(code), &d);
+    if (!rc)
+        rc = dsf_host_call(h, 0, 1, "floor", &d);
+    if (rc)
+        dsf_diags_print(&d, stderr, false);
+    dsf_diags_free(&d);
+    assert_int_equal(rc, 0);
+}
+
+/* The collector's floor (host.h, DSF_GC_FLOOR): a new state's collector
+** waits until its heap holds the floor (a quarter of the memory limit when
+** that is less), the first protected call that finds it there restarts
+** it, and while it waits the memory budget holds as before: garbage far
+** beyond the budget is collected when the budget refuses an allocation. */
+static void test_gc_floor(void **state)
+{
+    (void)state;
+    dsf_srccache *src = dsf_srccache_new();
+    dsf_limits lim = small_limits(); /* 8 MiB: the floor is 2 MiB */
+    lim.instructions = UINT64_C(10000000000);
+    dsf_host *h = host_new(src, lim);
+    lua_State *L = dsf_host_state(h);
+    assert_int_equal(lua_gc(L, LUA_GCISRUNNING), 0);
+    /* 3 MiB kept alive (on the stack): over the floor. The call that made
+    ** it found the heap under the floor; the next one restarts. */
+    run_keep(h, "local t = {}\n"
+                "for i = 1, 3072 do t[i] = string.rep('x', 1000) .. i end\n"
+                "return t\n");
+    assert_true(dsf_limits_memory_used(L) >= (2u << 20));
+    assert_int_equal(lua_gc(L, LUA_GCISRUNNING), 0);
+    run_keep(h, "return 1\n");
+    lua_pop(L, 1);
+    assert_int_not_equal(lua_gc(L, LUA_GCISRUNNING), 0);
+    /* From there Lua's own pace: garbage is collected as it goes. */
+    run_keep(h, "local n = 0\n"
+                "for i = 1, 200000 do n = n + #{i, i, i, i} end\n"
+                "return n\n");
+    assert_int_equal(lua_tointeger(L, -1), 800000);
+    lua_settop(L, 0);
+    dsf_host_free(h);
+
+    /* Under the floor, garbage of 25 MiB and more in one call: collected
+    ** when the budget refuses an allocation, the collector still held. */
+    h = host_new(src, lim);
+    L = dsf_host_state(h);
+    run_keep(h, "local n = 0\n"
+                "for i = 1, 200000 do n = n + #{i, i, i, i} end\n"
+                "return n\n");
+    assert_int_equal(lua_tointeger(L, -1), 800000);
+    assert_int_equal(lua_gc(L, LUA_GCISRUNNING), 0);
+    lua_settop(L, 0);
+    dsf_host_free(h);
+
+    /* With the default limit (64 MiB) the floor is DSF_GC_FLOOR itself. */
+    lim.memory = 64u << 20;
+    h = host_new(src, lim);
+    L = dsf_host_state(h);
+    run_keep(h, "local t = {}\n"
+                "for i = 1, 1024 do t[i] = string.rep('x', 1000) .. i end\n"
+                "return t\n");
+    assert_true(dsf_limits_memory_used(L) >= (2u << 20));
+    run_keep(h, "return 1\n");
+    assert_true(dsf_limits_memory_used(L) < DSF_GC_FLOOR);
+    assert_int_equal(lua_gc(L, LUA_GCISRUNNING), 0);
+    lua_settop(L, 0);
+    dsf_host_free(h);
+    dsf_srccache_free(src);
+}
+
 static void test_unbounded_recursion(void **state)
 {
     (void)state;
@@ -1573,6 +1647,7 @@ int main(void)
         cmocka_unit_test(test_print_goes_to_stderr),
         cmocka_unit_test(test_environment_walk),
         cmocka_unit_test(test_gc_loading_pause),
+        cmocka_unit_test(test_gc_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
