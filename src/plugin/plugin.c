@@ -383,6 +383,7 @@ void dsf_plugins_free(dsf_plugins *p)
     free(p->summarize_what);
     free(p->summarize_refs);
     free(p->held);
+    free(p->held_params);
     free(p->rules_refs);
     if (p->decls)
         for (size_t i = 0; i < p->n; i++)

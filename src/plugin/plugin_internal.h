@@ -79,6 +79,12 @@ struct dsf_plugins {
     ** which its rules get (summary.c, validate.c), or LUA_NOREF. */
     const cJSON *held_doc;
     int *held;
+    /* Between dsf_plugins_begin_variant and dsf_plugins_release_variant:
+    ** the variant's params (NULL: none), and per plugin a registry
+    ** reference to the ctx.params table made from them for its first hook
+    ** of the variant, which its later hooks get, or LUA_NOREF. */
+    const cJSON *held_params_of;
+    int *held_params;
 };
 
 /* Calls fn for each loaded plugin, in plugin order, with its declaration
@@ -132,7 +138,15 @@ typedef struct dsf_push_cfg_args {
     int held;                 /* LUA_NOREF, or the plugin's held tables
                               ** (cfg, ctx.params and ctx.summary from
                               ** there, not from doc, o and summary) */
+    int *params_ref;          /* NULL, or the plugin's ctx.params table
+                              ** of the variant (LUA_NOREF: not made yet,
+                              ** made and kept there): params_slot */
 } dsf_push_cfg_args;
+
+/* Where plugin pi's ctx.params table made from params is kept for the
+** variant begun (dsf_plugins_begin_variant), or NULL when params are not
+** that variant's: the caller then makes a table of its own. */
+int *dsf_plugins_params_slot(dsf_plugins *p, size_t pi, const cJSON *params);
 
 int dsf_plugin_push_cfg_ctx(lua_State *L);
 

@@ -67,6 +67,16 @@ static bool param_set(const cJSON *params, const char *name)
     return true;
 }
 
+/* The ctx.params slot of the plugin named name (variant_tables.h). */
+static int *params_slot_of(dsf_plugins *p, const char *name,
+                           const cJSON *params)
+{
+    for (size_t pi = 0; pi < p->n; pi++)
+        if (!strcmp(p->items[pi].name, name))
+            return dsf_plugins_params_slot(p, pi, params);
+    return NULL;
+}
+
 int dsf_plugins_resolve(dsf_plugins *p, cJSON **doc,
                         const dsf_validate_opts *o, dsf_prov *prov,
                         dsf_diags *d)
@@ -81,7 +91,8 @@ int dsf_plugins_resolve(dsf_plugins *p, cJSON **doc,
         if ((rv->when && !param_set(o->params, rv->when)) ||
             !dsf_plugins_serves_name(p, rv->plugin))
             continue; /* (the config is not even handed over) */
-        dsf_push_cfg_args args = {*doc, o, &c, NULL, false, LUA_NOREF};
+        dsf_push_cfg_args args = {*doc, o, &c, NULL, false, LUA_NOREF,
+                                  params_slot_of(p, rv->plugin, o->params)};
         lua_rawgeti(L, LUA_REGISTRYINDEX, rv->ref);
         rc = dsf_host_cpcall(p->host, dsf_plugin_push_cfg_ctx, &args, 2, rv->label, d);
         if (rc) {

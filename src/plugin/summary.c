@@ -301,28 +301,6 @@ static int hold_tables(lua_State *L)
     return 0;
 }
 
-void dsf_plugins_hold_variant(dsf_plugins *p, const cJSON *doc)
-{
-    dsf_plugins_release_variant(p);
-    if (!p->held && p->n) {
-        p->held = dsf_xmalloc(p->n * sizeof *p->held);
-        for (size_t i = 0; i < p->n; i++)
-            p->held[i] = LUA_NOREF;
-    }
-    p->held_doc = doc;
-}
-
-void dsf_plugins_release_variant(dsf_plugins *p)
-{
-    /* (luaL_unref only writes existing slots: it cannot raise) */
-    lua_State *L = dsf_host_state(p->host);
-    for (size_t i = 0; p->held && i < p->n; i++) {
-        luaL_unref(L, LUA_REGISTRYINDEX, p->held[i]);
-        p->held[i] = LUA_NOREF;
-    }
-    p->held_doc = NULL;
-}
-
 static int run_plugin(dsf_plugins *p, size_t pi, const dsf_variant_view *v,
                       const dsf_validate_opts *o, cJSON *per_plugin,
                       cJSON *merged, cJSON *owners, char **cells,
@@ -340,7 +318,8 @@ static int run_plugin(dsf_plugins *p, size_t pi, const dsf_variant_view *v,
     const char *what = p->summarize_what[pi];
     dsf_findings none = DSF_FINDINGS_INIT;
     dsf_collector c = {p, &none, NULL, NULL, {0, NULL}, false};
-    dsf_push_cfg_args args = {v->doc, o, &c, NULL, false, LUA_NOREF};
+    dsf_push_cfg_args args = {v->doc, o, &c, NULL, false, LUA_NOREF,
+                              dsf_plugins_params_slot(p, pi, o->params)};
     dsf_callscope_open(&c.scope);
     int rc = dsf_host_cpcall(p->host, dsf_plugin_push_cfg_ctx, &args, 2,
                              what, d);

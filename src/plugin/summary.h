@@ -60,16 +60,5 @@ int dsf_plugins_summarize(dsf_plugins *p, const dsf_variant_view *v,
                           const dsf_validate_opts *o, cJSON **per_plugin,
                           cJSON **merged, char **cells, dsf_diags *d);
 
-/* One variant's summaries and rules on the same tables. Between these two
-** calls, dsf_plugins_summarize of doc keeps the cfg and ctx.params tables
-** each plugin's summarize and columns got, and the summary table it
-** returned; dsf_plugins_validate of doc then gives that plugin's rules
-** those tables (cfg, ctx.params, ctx.summary) instead of new copies made
-** from the same JSON: one conversion of the config per plugin and
-** variant, not two. A plugin never sees another's tables. doc must live
-** until the release, which drops the tables (and is a no-op when nothing
-** is held). */
-void dsf_plugins_hold_variant(dsf_plugins *p, const cJSON *doc);
-void dsf_plugins_release_variant(dsf_plugins *p);
 
 #endif

@@ -359,8 +359,15 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
         lua_setfield(L, 2, "summary");
         lua_pop(L, 1);
     } else {
-        if (a->o->params) {
+        if (a->o->params && a->params_ref && *a->params_ref != LUA_NOREF) {
+            lua_rawgeti(L, LUA_REGISTRYINDEX, *a->params_ref);
+            lua_setfield(L, -2, "params");
+        } else if (a->o->params) {
             dsf_json_push(L, a->o->params);
+            if (a->params_ref) { /* for the plugin's later hooks */
+                lua_pushvalue(L, -1);
+                *a->params_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+            }
             lua_setfield(L, -2, "params");
         }
         if (a->summary && !cJSON_IsNull(a->summary)) {
@@ -482,7 +489,7 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
     lua_State *L = dsf_host_state(p->host);
     size_t first = out->len;
     dsf_collector c = {p, out, NULL, o->strict, {0, NULL}, o->edits};
-    dsf_push_cfg_args args = {doc, o, &c, NULL, true, LUA_NOREF};
+    dsf_push_cfg_args args = {doc, o, &c, NULL, true, LUA_NOREF, NULL};
     size_t wlen = strlen("validation");
     for (size_t i = 0; i < p->nrules; i++)
         if (strlen(p->rules[i].what) > wlen)
@@ -501,6 +508,7 @@ int dsf_plugins_validate(dsf_plugins *p, const cJSON *doc,
                            : NULL;
         /* The tables its summarize had for this doc, when held. */
         args.held = p->held && p->held_doc == doc ? p->held[pi] : LUA_NOREF;
+        args.params_ref = dsf_plugins_params_slot(p, pi, o->params);
         /* One copy of the config per plugin (new, or the one its
         ** summarize had), and its checks. */
         b.plugin = p->items[pi].name;

@@ -13,6 +13,7 @@
 #include "doc/jsondiff.h"
 #include "doc/merge.h"
 #include "json/jsonout.h"
+#include "plugin/variant_tables.h"
 
 /* Whether name is one of the comma-separated names of list. */
 static bool listed(const char *list, const char *name)
@@ -204,8 +205,10 @@ static int eval_variant(gen_run *ru, gen_variant *v, dsf_diags *d)
                             .params = v->params,
                             .strict = r->strict,
                             .values = r->values, .variant = stem};
+    dsf_plugins_begin_variant(ru->plugins, v->params);
     rc = dsf_plugins_resolve(ru->plugins, &v->doc, &vo, &v->prov, d);
     if (rc) {
+        dsf_plugins_release_variant(ru->plugins);
         free(stem);
         return rc;
     }
@@ -216,7 +219,8 @@ static int eval_variant(gen_run *ru, gen_variant *v, dsf_diags *d)
     v->cells = dsf_xcalloc(ncol + 1, sizeof *v->cells);
     dsf_variant_view view = {v->name, v->tier ? v->tier->name : "", v->doc};
     cJSON *per_plugin = NULL;
-    /* Each plugin's rules get the tables its summarize had (summary.h). */
+    /* Each plugin's rules get the tables its summarize had
+    ** (variant_tables.h). */
     dsf_plugins_hold_variant(ru->plugins, v->doc);
     rc = dsf_plugins_summarize(ru->plugins, &view, &vo, &per_plugin,
                                &v->extra, v->cells, d);

@@ -127,11 +127,17 @@ class Contract(dsf.TempDirTest):
     def test_a_plugins_rules_get_the_tables_its_summarize_had(self):
         """On one variant a plugin's summarize, columns and rules share
         cfg, ctx.params and the returned summary (one conversion of the
-        config per plugin); the next variant gets new tables."""
-        body = """  rules = {{ id = 'px-same', severity = 'warning', summary = 's',
+        config per plugin), and its resolver's ctx.params is that table
+        too; the next variant gets new tables."""
+        body = """  resolvers = {{ name = 'px-look', run = function(cfg, ctx)
+    seen.resolver_prev, seen.resolver_params = seen.resolver_params, ctx.params
+  end }},
+  rules = {{ id = 'px-same', severity = 'warning', summary = 's',
     check = function(cfg, ctx)
       local same = cfg == seen.cfg and ctx.params == seen.params
         and ctx.summary == seen.summary and seen.cfg ~= seen.prev
+        and ctx.params == seen.resolver_params
+        and seen.resolver_params ~= seen.resolver_prev
       ctx.report{ path = 'train_batch_size', message = 'same ' .. tostring(same)
         .. ' ' .. tostring(ctx.summary and ctx.summary.px_n) .. ' '
         .. cfg.train_batch_size }
