@@ -26,8 +26,6 @@ struct dsf_host {
     dsf_limiter *limiter;
     dsf_srccache *sources;
     dsf_sandbox_config sandbox; /* the state keeps a pointer to it */
-    size_t gc_floor;            /* heap bytes the collector waits for, or
-                                ** 0 once it runs (host.h, DSF_GC_FLOOR) */
 };
 
 #define MAX_MESSAGE 2000
@@ -198,10 +196,6 @@ int dsf_host_call(dsf_host *h, int nargs, int nres, const char *what,
                   dsf_diags *d)
 {
     lua_State *L = h->L;
-    if (h->gc_floor && dsf_limits_memory_used(L) >= h->gc_floor) {
-        h->gc_floor = 0;
-        lua_gc(L, LUA_GCRESTART);
-    }
     int base = lua_gettop(L) - nargs; /* index of the function */
     if (!lua_checkstack(L, nres + 8))
         return dsf_diag_error(d, DSF_ESCRIPT, NULL, 0, 0,
@@ -384,11 +378,13 @@ int dsf_host_new(dsf_host **out, const dsf_host_config *cfg, dsf_diags *d)
                               "low?)");
     }
     lua_atpanic(h->L, panic);
-    h->gc_floor = DSF_GC_FLOOR < cfg->limits.memory / 4
-                      ? DSF_GC_FLOOR
-                      : cfg->limits.memory / 4;
-    if (h->gc_floor)
-        lua_gc(h->L, LUA_GCSTOP); /* until the floor (host.h) */
+    /* The floor (host.h): LUA_GCSTEP adds its argument, in KiB, to the
+    ** collector's debt (lapi.c, every 5.4 release); a negative one leaves
+    ** it that far below zero, where no step runs. */
+    size_t floor = DSF_GC_FLOOR < cfg->limits.memory / 4
+                       ? DSF_GC_FLOOR
+                       : cfg->limits.memory / 4;
+    lua_gc(h->L, LUA_GCSTEP, -(int)(floor >> 10));
     dsf_limits_start_backstop();
     int rc = dsf_host_cpcall(h, dsf_sandbox_setup, &h->sandbox, 0,
                              "sandbox set-up", d);

@@ -56,22 +56,21 @@ lua_State *dsf_host_state(dsf_host *h);
 ** the stack. */
 int dsf_host_renew(dsf_host *h, dsf_diags *d);
 
-/* The collector's floor: a new state runs no collection until its heap
-** first holds DSF_GC_FLOOR bytes (a quarter of the memory limit when that
-** is less), as Go's collector does nothing below its 4 MB minimum heap.
-** Lua's own pace starts a cycle each time the heap has doubled from a few
-** kilobytes, so a short run (check of one file, gen of three tiers, whose
-** states stay under 4 MiB) marked the plugins' tables again and again to
-** free little; with the floor it marks nothing, and pays only Lua's check
-** of a stopped collector every 2,000 bytes allocated. The heap is compared
-** with the floor at every protected call (dsf_host_call); the first call
-** that finds it reached restarts the collector, whose pace from then on is
-** Lua's (below). Memory limits are unchanged: an allocation past the
-** budget is retried after a full collection, stopped collector or not.
-** Measured (contrib/bench/README.md): check of a real config -7 %
-** instructions, explain -5 %, gen of three tiers -4.7 %; a 2,000-variant
-** sweep's peak RSS from 9.7 to 14.9 MB (the floor, once per state; at
-** 8 MiB it was 22 MB for nothing more saved).
+/* The collector's floor: a new state runs no collection until DSF_GC_FLOOR
+** bytes (a quarter of the memory limit when that is less) have been
+** allocated in it, as Go's collector does nothing below its 4 MB minimum
+** heap. Lua's own pace starts a cycle each time the heap has doubled from
+** a few kilobytes, so a short run (check of one file, gen of three tiers,
+** whose states allocate less than 4 MiB) marked the plugins' tables again
+** and again to free little; with the floor it marks nothing. The state is
+** created with the collector's debt that many bytes below zero (where Lua
+** takes no step; dsf_host_new); past the floor Lua's pace applies (below).
+** Nothing is stopped: memory limits are unchanged (an allocation past the
+** budget is retried after a full collection). Measured
+** (contrib/bench/README.md): check of a real config -8 % instructions,
+** explain -6 %, gen of three tiers -5 %; a 2,000-variant sweep's peak RSS
+** from 9.7 to 15.2 MB (the floor, once per state; at 8 MiB it was 22 MB
+** for nothing more saved).
 **
 ** The collector's pause while the host loads what lives as long as it
 ** does (plugin modules, rule lists) and after. Loading allocates mostly

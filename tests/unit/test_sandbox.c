@@ -796,76 +796,92 @@ static void test_gc_loading_pause(void **state)
     dsf_srccache_free(src);
 }
 
-/* Runs code (a chunk returning one value) in h and leaves the value on the
-** stack; fails the test on an error. */
-static void run_keep(dsf_host *h, const char *code)
+static int finalized;
+
+static int count_finalized(lua_State *L)
 {
-    dsf_diags d = DSF_DIAGS_INIT;
-    int rc = dsf_host_load(h, CHUNK, code, strlen(code), &d);
-    if (!rc)
-        rc = dsf_host_call(h, 0, 1, "floor", &d);
-    if (rc)
-        dsf_diags_print(&d, stderr, false);
-    dsf_diags_free(&d);
-    assert_int_equal(rc, 0);
+    (void)L;
+    finalized++;
+    return 0;
 }
 
-/* The collector's floor (host.h, DSF_GC_FLOOR): a new state's collector
-** waits until its heap holds the floor (a quarter of the memory limit when
-** that is less), the first protected call that finds it there restarts
-** it, and while it waits the memory budget holds as before: garbage far
-** beyond the budget is collected when the budget refuses an allocation. */
+/* Pushes and drops n strings of 1,000 bytes (long strings: each one a new
+** object), from C: the allocation the collector's pace is charged for. */
+static void allocate_garbage(lua_State *L, int n)
+{
+    char block[1000];
+    for (int i = 0; i < n; i++) {
+        memset(block, 'a' + i % 26, sizeof block);
+        lua_pushlstring(L, block, sizeof block);
+        lua_pop(L, 1);
+    }
+}
+
+/* Leaves one table with a finalizer (counting into finalized) as garbage:
+** it is finalized by the first collection cycle that ends after this. */
+static void drop_finalizable(lua_State *L)
+{
+    lua_newtable(L);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, count_finalized);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    lua_pop(L, 1);
+}
+
+/* The collector's floor (host.h, DSF_GC_FLOOR): a new state collects
+** nothing until that many bytes have been allocated in it (a quarter of
+** the memory limit when that is less); past it, Lua's pace; and under it
+** the memory budget holds as before: garbage far beyond the budget is
+** collected when the budget refuses an allocation. */
 static void test_gc_floor(void **state)
 {
     (void)state;
     dsf_srccache *src = dsf_srccache_new();
-    dsf_limits lim = small_limits(); /* 8 MiB: the floor is 2 MiB */
+    dsf_limits lim = small_limits();
+    lim.memory = 64u << 20; /* the floor is DSF_GC_FLOOR, 4 MiB */
     lim.instructions = UINT64_C(10000000000);
     dsf_host *h = host_new(src, lim);
     lua_State *L = dsf_host_state(h);
-    assert_int_equal(lua_gc(L, LUA_GCISRUNNING), 0);
-    /* 3 MiB kept alive (on the stack): over the floor. The call that made
-    ** it found the heap under the floor; the next one restarts. */
-    run_keep(h, "local t = {}\n"
-                "for i = 1, 3072 do t[i] = string.rep('x', 1000) .. i end\n"
-                "return t\n");
-    assert_true(dsf_limits_memory_used(L) >= (2u << 20));
-    assert_int_equal(lua_gc(L, LUA_GCISRUNNING), 0);
-    run_keep(h, "return 1\n");
-    lua_pop(L, 1);
-    assert_int_not_equal(lua_gc(L, LUA_GCISRUNNING), 0);
-    /* From there Lua's own pace: garbage is collected as it goes. */
-    run_keep(h, "local n = 0\n"
-                "for i = 1, 200000 do n = n + #{i, i, i, i} end\n"
-                "return n\n");
-    assert_int_equal(lua_tointeger(L, -1), 800000);
-    lua_settop(L, 0);
+    assert_int_not_equal(lua_gc(L, LUA_GCISRUNNING), 0); /* not stopped */
+    finalized = 0;
+    drop_finalizable(L);
+    size_t before = dsf_limits_memory_used(L);
+    allocate_garbage(L, 2048); /* 2 MiB: under the floor */
+    assert_int_equal(finalized, 0);
+    assert_true(dsf_limits_memory_used(L) >= before + (2000u << 10));
+    allocate_garbage(L, 8192); /* 8 MiB more: past it, cycles run */
+    assert_int_equal(finalized, 1);
+    assert_true(dsf_limits_memory_used(L) < before + (6u << 20));
     dsf_host_free(h);
 
-    /* Under the floor, garbage of 25 MiB and more in one call: collected
-    ** when the budget refuses an allocation, the collector still held. */
+    /* With a limit of 8 MiB the floor is 2 MiB. */
+    lim.memory = 8u << 20;
     h = host_new(src, lim);
     L = dsf_host_state(h);
-    run_keep(h, "local n = 0\n"
-                "for i = 1, 200000 do n = n + #{i, i, i, i} end\n"
-                "return n\n");
-    assert_int_equal(lua_tointeger(L, -1), 800000);
-    assert_int_equal(lua_gc(L, LUA_GCISRUNNING), 0);
-    lua_settop(L, 0);
+    finalized = 0;
+    drop_finalizable(L);
+    allocate_garbage(L, 1024);
+    assert_int_equal(finalized, 0);
+    allocate_garbage(L, 4096);
+    assert_int_equal(finalized, 1);
     dsf_host_free(h);
 
-    /* With the default limit (64 MiB) the floor is DSF_GC_FLOOR itself. */
-    lim.memory = 64u << 20;
+    /* Under the floor, garbage of 25 MiB and more in one call of a script
+    ** with an 8 MiB budget: collected when the budget refuses an
+    ** allocation, not refused. */
     h = host_new(src, lim);
     L = dsf_host_state(h);
-    run_keep(h, "local t = {}\n"
-                "for i = 1, 1024 do t[i] = string.rep('x', 1000) .. i end\n"
-                "return t\n");
-    assert_true(dsf_limits_memory_used(L) >= (2u << 20));
-    run_keep(h, "return 1\n");
-    assert_true(dsf_limits_memory_used(L) < DSF_GC_FLOOR);
-    assert_int_equal(lua_gc(L, LUA_GCISRUNNING), 0);
-    lua_settop(L, 0);
+    dsf_diags d = DSF_DIAGS_INIT;
+    const char *garbage = "local n = 0\n"
+                          "for i = 1, 200000 do n = n + #{i, i, i, i} end\n"
+                          "return n\n";
+    int rc = dsf_host_load(h, CHUNK, garbage, strlen(garbage), &d);
+    if (!rc)
+        rc = dsf_host_call(h, 0, 1, "garbage", &d);
+    assert_int_equal(rc, 0);
+    assert_int_equal(lua_tointeger(L, -1), 800000);
+    dsf_diags_free(&d);
     dsf_host_free(h);
     dsf_srccache_free(src);
 }
