@@ -115,6 +115,10 @@ local function merge(kind, name)
       newest.file, newest.line, vers[#vers]) }
 end
 
+-- (shared, never written: rules_optim.lua keeps a set per list)
+local NONE_POPPED = {}
+local ADAM_POPPED = { "torch_adam", "adam_w_mode" }
+
 local function torch_class(name, popped, scheduler)
   local kind = scheduler and "schedulers" or "optimizers"
   local m = merged[kind][name]
@@ -124,7 +128,7 @@ local function torch_class(name, popped, scheduler)
   end
   if not m then return nil end
   return { class = (scheduler and "torch.optim.lr_scheduler." or "torch.optim.") .. name,
-    args = m.args, required = m.required, popped = popped or {}, torch = true,
+    args = m.args, required = m.required, popped = popped or NONE_POPPED, torch = true,
     only = m.only, releases = m.releases, origin = m.origin }
 end
 
@@ -141,7 +145,7 @@ function M.scheduler(cfg, rel)
 end
 
 local function ds_class(b, rel, popped)
-  return { class = b.class, args = b.args, required = b.required, popped = popped or b.engine or {},
+  return { class = b.class, args = b.args, required = b.required, popped = popped or b.engine or NONE_POPPED,
     origin = "DeepSpeed " .. rel.version }
 end
 
@@ -154,7 +158,7 @@ function M.optimizer(cfg, rel)
   if not DS_NAMES[low] then return torch_class(t) end
   local b = dsversion.data(rel).optimizers[low]
   if low == "adam" or low == "adamw" then
-    local popped = { "torch_adam", "adam_w_mode" }
+    local popped = ADAM_POPPED
     if truthy(rawget(params, "torch_adam")) then
       local awm = rawget(params, "adam_w_mode")
       local w = low == "adamw" or awm == nil or truthy(awm)

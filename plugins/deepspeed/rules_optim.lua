@@ -10,7 +10,7 @@ local R = require("deepspeed.rules")
 local dsversion = require("deepspeed.dsversion")
 local batch = require("deepspeed.batch")
 
-local type, ipairs, math, string, table = type, ipairs, math, string, table
+local type, ipairs, pairs, math, string, table = type, ipairs, pairs, math, string, table
 local dsforge = dsforge
 
 local h = R.helpers
@@ -38,24 +38,46 @@ end
 -- origin: where the signature comes from ("DeepSpeed 0.19.5", or "torch
 -- 1.13.1, 2.6.0, 2.14.1; torch/optim/sgd.py:29 in 2.14.1": for a torch
 -- class, allowed is every argument any covered torch release takes).
--- The set of a constructor's argument names: made once per list when the
--- list is the release data's (the same for every variant of a run; kept:
--- true), else for this call (a list made for it).
+-- The set of a constructor's argument names, made once per list (the
+-- lists are the release data's, the same for every variant of a run, or
+-- constants of deepspeed.ctor's; weak keys all the same).
 local names_of = setmetatable({}, { __mode = "k" })
-local function arg_names(allowed, kept)
-  local names = kept and names_of[allowed]
+local function arg_names(list)
+  local names = names_of[list]
   if not names then
     names = {}
-    for _, a in ipairs(allowed) do names[a] = true end
-    if kept then names_of[allowed] = names end
+    for _, a in ipairs(list) do names[a] = true end
+    names_of[list] = names
   end
   return names
 end
 
-local function check_kwargs(ctx, section, t, cls, params, allowed, skip, origin, kept)
-  local names = arg_names(allowed, kept)
+local NO_NAMES = {}
+local SKIP_OPTIMIZER = { max_grad_norm = true }
+
+-- Whether key is a keyword check_kwargs reports: a string neither list
+-- names nor skip holds.
+local function unknown(key, names, more, skip)
+  return type(key) == "string" and not names[key] and not more[key] and not skip[key]
+end
+
+-- params' keys that args (and more, when given: the keywords the engine
+-- pops before calling the constructor) do not name, each a finding. The
+-- usual config has none: that is found with pairs, and only a config with
+-- one pays for the sorted keys (the findings' order) and the candidates.
+local function check_kwargs(ctx, section, t, cls, params, args, more, skip, origin)
+  local names = arg_names(args)
+  local more_names = more and arg_names(more) or NO_NAMES
+  local any = false
+  for key in pairs(params) do
+    if unknown(key, names, more_names, skip) then any = true break end
+  end
+  if not any then return end
+  local allowed = {}
+  for _, a in ipairs(args) do allowed[#allowed + 1] = a end
+  for _, a in ipairs(more or NO_NAMES) do allowed[#allowed + 1] = a end
   for _, key in ipairs(dsforge.sorted_keys(params)) do
-    if type(key) == "string" and not names[key] and not skip[key] then
+    if unknown(key, names, more_names, skip) then
       -- (the candidates only for a finding)
       local cands = dsforge.array {}
       for _, a in ipairs(allowed) do cands[#cands + 1] = a end
@@ -117,7 +139,7 @@ C["constructor-args"] = function(cfg, ctx)
   local params = obj(raw)
   local sc = obj(cfg) and require("deepspeed.ctor").scheduler(cfg, rel)
   if sc and params then
-    check_kwargs(ctx, "scheduler", t, sc.class, params, sc.args, {}, sc.origin, true)
+    check_kwargs(ctx, "scheduler", t, sc.class, params, sc.args, nil, NO_NAMES, sc.origin)
     torch_only_notes(ctx, "scheduler", t, sc, params)
   end
   -- torch's required arguments (DeepSpeed's: scheduler-missing-param)
@@ -131,11 +153,8 @@ C["constructor-args"] = function(cfg, ctx)
   raw = get(opt, "params")
   params = obj(raw)
   if params then
-    local allowed = {}
-    for _, a in ipairs(o.args) do allowed[#allowed + 1] = a end
-    for _, a in ipairs(o.popped) do allowed[#allowed + 1] = a end
     -- max_grad_norm: schema_check's rejected-key says why
-    check_kwargs(ctx, "optimizer", ot, o.class, params, allowed, { max_grad_norm = true }, o.origin)
+    check_kwargs(ctx, "optimizer", ot, o.class, params, o.args, o.popped, SKIP_OPTIMIZER, o.origin)
     torch_only_notes(ctx, "optimizer", ot, o, params)
   end
   -- a required argument missing (params absent or null: none given)
