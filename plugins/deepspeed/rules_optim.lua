@@ -22,11 +22,19 @@ local pynum = batch.pynum
 
 local C = {}
 
+-- optimizer.type (a string, else nil) and the optimizer section (an
+-- object, else nil). Seven checks ask it of one config in turn: the last
+-- config's answer is kept (the rules get one cfg table per variant, and
+-- the reference keeps that table from being collected and its address
+-- reused while it is compared).
+local last_cfg, last_type, last_opt
 local function optimizer_type(cfg)
-  local opt = obj(get(obj(cfg), "optimizer"))
-  local t = get(opt, "type")
-  if is_str(t) then return t, opt end
-  return nil, opt
+  if cfg ~= last_cfg then
+    local opt = obj(get(obj(cfg), "optimizer"))
+    local t = get(opt, "type")
+    last_cfg, last_type, last_opt = cfg, is_str(t) and t or nil, opt
+  end
+  return last_type, last_opt
 end
 
 -- optimizer.params.max_grad_norm is reported by schema_check (rejected-key).
