@@ -97,43 +97,10 @@ function M.run(opts)
   end
   local rows
   if lora or tp > 1 or nvme then
-    local terms = require("deepspeed.memory_terms")
-    local trainable, bits
-    if lora then
-      local rank = opts.lora_rank or 16
-      local ok, t = pcall(terms.lora_trainable, m, rank)
-      if not ok then return fail(2, "--finetune: " .. (tostring(t):gsub("^[^:]*:%d+: ", ""):gsub("^deepspeed%.memory_terms: ", ""))) end
-      trainable, bits = t, opts.finetune == "qlora" and 4 or 16
-      out.inputs.finetune, out.inputs.lora_rank = opts.finetune, rank
-      out.inputs.trainable_params, out.inputs.base_bits = t, bits
-    end
-    local wanted = {}
-    if opts.stage ~= nil then
-      local zi = nil
-      if opts.stage == 3 then zi = opts.zero_init ~= false end
-      wanted[1] = { stage = opts.stage, offload_optimizer = opts.offload_optimizer or "none",
-        offload_param = opts.offload_param or "none", zero_init = zi }
-    else
-      for _, w in ipairs(memory.ALL_COLD_ORDER) do
-        -- LoRA: parameter offload is not modelled
-        if not (lora and w.offload_param ~= "none") then wanted[#wanted + 1] = w end
-      end
-    end
-    rows = {}
-    for _, w in ipairs(wanted) do
-      local ok, est = pcall(terms.states, {
-        stage = w.stage, params = m.params, largest_layer = m.largest_layer,
-        gpus_per_node = n, nodes = nodes, offload_optimizer = w.offload_optimizer,
-        offload_param = w.offload_param, zero_init = w.zero_init ~= false, tp = tp,
-        trainable_params = trainable, base_bits = bits,
-        nvme = nvme and { sub_group_size = terms.NVME_SUB_GROUP_SIZE,
-          param_buffer_size = terms.param_buffer_size(m.largest_layer, n * nodes) } or nil,
-      })
-      if not ok then return fail(2, tostring(est):gsub("^[^:]*:%d+: ", "")) end
-      rows[#rows + 1] = { stage = w.stage, offload_optimizer = w.offload_optimizer,
-        offload_param = w.offload_param, zero_init = w.zero_init, gpu = est.gpu, cpu = est.cpu,
-        nvme = est.nvme > 0 and est.nvme or nil }
-    end
+    -- (dsforge's own terms: estimate_terms.lua, loaded only for them)
+    local why
+    rows, why = require("deepspeed.estimate_terms").rows(m, opts, n, nodes, tp, lora, nvme, out)
+    if not rows then return fail(2, why) end
   elseif opts.stage ~= nil then
     local ok, est = pcall(states, {
       stage = opts.stage, params = m.params, largest_layer = m.largest_layer,
