@@ -206,81 +206,6 @@ local function llama_like(cfg, arch)
   }
 end
 
-local function gpt2(cfg)
-  local arch = "gpt2"
-  local h = req(cfg, "n_embd", arch, "hidden_size")
-  local L = req(cfg, "n_layer", arch, "num_hidden_layers")
-  local a = req(cfg, "n_head", arch, "num_attention_heads")
-  local P = req(cfg, "n_positions", arch, "max_position_embeddings")
-  local V = req(cfg, "vocab_size", arch)
-  local I = opt(cfg, "n_inner", arch, 4 * h)
-  local tie = opt_bool(cfg, "tie_word_embeddings", arch, true)
-  if opt_bool(cfg, "add_cross_attention", arch, false) then
-    error("config.json (gpt2): add_cross_attention = true is not supported", 2)
-  end
-  if h % a ~= 0 then
-    error(("config.json (gpt2): n_embd %d is not a multiple of n_head %d"):format(h, a), 2)
-  end
-  local c_attn = h * 3 * h + 3 * h
-  local attn_proj = h * h + h
-  local c_fc = h * I + I
-  local mlp_proj = I * h + h
-  local layer = 2 * h + c_attn + attn_proj + 2 * h + c_fc + mlp_proj
-  local wte, wpe = V * h, P * h
-  local params = wte + wpe + L * layer + 2 * h + (tie and 0 or V * h)
-  local big, big_name = largest({
-    { "transformer.wte", wte }, { "lm_head", V * h }, { "transformer.wpe", wpe },
-    { "attn.c_attn", c_attn }, { "attn.c_proj", attn_proj }, { "mlp.c_fc", c_fc },
-    { "mlp.c_proj", mlp_proj }, { "ln_f", 2 * h },
-  })
-  return {
-    arch = arch, params = params, largest_layer = big, largest_layer_name = big_name,
-    hidden_size = h, layers = L, heads = a, kv_heads = a, head_dim = h // a,
-    intermediate_size = I, vocab = V, context = P, tie_word_embeddings = tie,
-  }
-end
-
-local function t5(cfg)
-  local arch = "t5"
-  local dm = req(cfg, "d_model", arch)
-  local F = req(cfg, "d_ff", arch)
-  local dk = req(cfg, "d_kv", arch)
-  local H = req(cfg, "num_heads", arch)
-  local Le = req(cfg, "num_layers", arch)
-  local Ld = opt(cfg, "num_decoder_layers", arch, Le)
-  local V = req(cfg, "vocab_size", arch)
-  local B = opt(cfg, "relative_attention_num_buckets", arch, 32)
-  local ffp = field(cfg, "feed_forward_proj") or "relu"
-  if type(ffp) ~= "string" then
-    error("config.json (t5): 'feed_forward_proj' must be a string, got " .. tostring(ffp), 2)
-  end
-  local gated = ffp:sub(1, 6) == "gated-"
-  local tie = opt_bool(cfg, "tie_word_embeddings", arch, true)
-  local inner = H * dk
-  local attn = 3 * dm * inner + inner * dm
-  local wi = dm * F
-  local ff = (gated and 2 or 1) * wi + F * dm
-  local rel = B * H
-  local enc_layer = attn + ff + 2 * dm
-  local dec_layer = 2 * attn + ff + 3 * dm
-  local shared = V * dm
-  local params = shared + Le * enc_layer + rel + dm + Ld * dec_layer + rel + dm +
-    (tie and 0 or V * dm)
-  local big, big_name = largest({
-    { "shared", shared }, { "lm_head", V * dm },
-    { "SelfAttention.q", dm * inner }, { "SelfAttention.o", inner * dm },
-    { gated and "DenseReluDense.wi_0" or "DenseReluDense.wi", wi },
-    { "DenseReluDense.wo", F * dm }, { "relative_attention_bias", rel },
-    { "layer_norm", dm },
-  })
-  return {
-    arch = arch, params = params, largest_layer = big, largest_layer_name = big_name,
-    hidden_size = dm, layers = Le + Ld, encoder_layers = Le, decoder_layers = Ld,
-    heads = H, kv_heads = H, head_dim = dk, intermediate_size = F, vocab = V,
-    context = opt(cfg, "n_positions", arch, 512), tie_word_embeddings = tie,
-  }
-end
-
 local function detect_arch(cfg)
   local mt = field(cfg, "model_type")
   if mt ~= nil then
@@ -311,12 +236,12 @@ function M.from_hf_config(cfg)
       type(cfg), 2)
   end
   local arch = detect_arch(cfg)
-  if arch == "gpt2" then return gpt2(cfg) end
-  if arch == "t5" then return t5(cfg) end
-  if MOE_ARCHS[arch] then
-    return require("deepspeed.models_moe").count(cfg, arch, {
-      req = req, opt = opt, opt_bool = opt_bool, field = field, largest = largest,
-      head_dim = head_dim })
+  if arch == "gpt2" or arch == "t5" or MOE_ARCHS[arch] then
+    -- (models_enc.lua and models_moe.lua, loaded only for those)
+    local helpers = { req = req, opt = opt, opt_bool = opt_bool, field = field,
+      largest = largest, head_dim = head_dim }
+    local mod = MOE_ARCHS[arch] and "deepspeed.models_moe" or "deepspeed.models_enc"
+    return require(mod).count(cfg, arch, helpers)
   end
   return llama_like(cfg, arch)
 end
@@ -409,76 +334,16 @@ function M.names()
   return t
 end
 
--- Levenshtein distance over bytes.
-local function distance(a, b)
-  local la, lb = #a, #b
-  if la == 0 then return lb end
-  if lb == 0 then return la end
-  local prev, cur = {}, {}
-  for j = 0, lb do prev[j] = j end
-  for i = 1, la do
-    cur[0] = i
-    local ca = a:byte(i)
-    for j = 1, lb do
-      local cost = (ca == b:byte(j)) and 0 or 1
-      local x = prev[j] + 1
-      local y = cur[j - 1] + 1
-      local z = prev[j - 1] + cost
-      if y < x then x = y end
-      if z < x then x = z end
-      cur[j] = x
-    end
-    prev, cur = cur, prev
-  end
-  return prev[lb]
+-- The edit distance and the suggestions: models_suggest.lua, loaded for
+-- a name the catalog does not have.
+function M.edit_distance(a, b)
+  return require("deepspeed.models_suggest").distance(a, b)
 end
 
-M.edit_distance = distance
-
--- Hub spellings the catalog keys leave out: "meta-" in front, a variant suffix.
-local VARIANT_SUFFIXES = { "-instruct", "-chat", "-hf", "-base", "-it" }
-
-local function normalise(q)
-  if q:sub(1, 5) == "meta-" then q = q:sub(6) end
-  local changed = true
-  while changed do
-    changed = false
-    for _, suf in ipairs(VARIANT_SUFFIXES) do
-      if #q > #suf and q:sub(-#suf) == suf then
-        q = q:sub(1, #q - #suf)
-        changed = true
-      end
-    end
-  end
-  return q
-end
-
---- Up to 3 catalog names close to `name`, nearest first, ties by name.
---- Closeness is the edit distance to the lower-cased name, or to the name
---- without an "org/" prefix, a "meta-" prefix and "-instruct"/"-chat"/"-hf"/
---- "-base"/"-it" suffixes, whichever is smaller; names farther than
---- max(3, #name // 3) are not suggested unless they start with `name`.
+--- Up to 3 catalog names close to `name`, nearest first, ties by name
+--- (models_suggest.lua).
 function M.suggest(name)
-  if type(name) ~= "string" then return {} end
-  local q = name:lower()
-  -- a Hub id "org/Model-Name" is compared by its model part
-  local slash = q:find("/[^/]*$")
-  if slash then q = q:sub(slash + 1) end
-  local nq = normalise(q)
-  local limit = math.max(3, #q // 3)
-  local cands = {}
-  for _, n in ipairs(NAMES) do
-    local d = math.min(distance(q, n), distance(nq, n))
-    local prefix = #q >= 2 and n:sub(1, #q) == q
-    if d <= limit or prefix then cands[#cands + 1] = { n, d } end
-  end
-  table.sort(cands, function(x, y)
-    if x[2] ~= y[2] then return x[2] < y[2] end
-    return x[1] < y[1]
-  end)
-  local out = {}
-  for i = 1, math.min(3, #cands) do out[i] = cands[i][1] end
-  return out
+  return require("deepspeed.models_suggest").suggest(name, NAMES)
 end
 
 return M
