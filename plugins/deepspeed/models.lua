@@ -22,7 +22,8 @@
 --                 per parameter, see deepspeed.memory).
 -- Buffers (rotary inv_freq, GPT-2's causal-mask `attn.bias`) are not parameters.
 --
--- Architectures (parameter shapes as in transformers' modeling files):
+-- Architectures (parameter shapes as in transformers' modeling files;
+-- gpt2 and t5 are counted in models_enc.lua, loaded only for them):
 --   llama / mistral / qwen2  token embedding V*h; per layer q_proj h*(a*d),
 --       k_proj and v_proj h*(kv*d) (GQA via num_key_value_heads, default a),
 --       o_proj (a*d)*h, gated MLP gate/up h*I and down I*h, two RMSNorms h;
@@ -53,6 +54,7 @@
 --                             (case-insensitive) or the Hub id, e.g. "gpt2-xl",
 --                             "meta-llama/Llama-2-7b-hf"
 --   M.suggest(name)        -> up to 3 catalog names closest by edit distance
+--                             (models_suggest.lua, loaded then)
 --   M.names()              -> sorted list of catalog keys
 --   M.from_hf_config(cfg)  -> entry-shaped table from a decoded config.json
 --   M.register(name, cfg)  -> entry; M.get(name) then returns it (a config.json
