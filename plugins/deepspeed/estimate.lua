@@ -109,7 +109,7 @@ function M.run(opts)
       offload_param = opts.offload_param or "none",
       zero_init = opts.zero_init ~= false,
     })
-    if not ok then return fail(2, tostring(est):gsub("^[^:]*:%d+: ", "")) end
+    if not ok then return fail(2, (tostring(est):gsub("^[^:]*:%d+: ", ""))) end
     -- (not `stage == 3 and zi or nil`: that drops zero_init = false)
     local zi = nil
     if opts.stage == 3 then zi = opts.zero_init ~= false end
@@ -136,7 +136,7 @@ function M.run(opts)
     if tp > 1 then a.tp = tp end
     local activations = require("deepspeed.activations")
     local ok, v = pcall(activations.bytes, a)
-    if not ok then return fail(2, tostring(v):gsub("^[^:]*:%d+: ", "")) end
+    if not ok then return fail(2, (tostring(v):gsub("^[^:]*:%d+: ", ""))) end
     local extra = { model = m, seq_len = a.seq_len, micro_batch = a.micro_batch }
     act_plain = v + (moe and moe.activation_extra(extra) or 0)
     a.checkpointing, extra.checkpointing = true, true

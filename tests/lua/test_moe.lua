@@ -90,6 +90,20 @@ return {
     T.eq(#all.rows, 5)
   end,
 
+  -- A model error is a usage error with the message alone (gsub's count
+  -- never becomes the hint), in each of estimate's branches.
+  estimate_errors_carry_no_count_as_hint = function()
+    local est = require("deepspeed.estimate")
+    for _, o in ipairs({
+      { params = 7000000000, stage = 1, offload_param = "cpu" },   -- memory.estimate
+      { params = 7000000000, finetune = "lora" },                 -- estimate_terms
+      { model = "llama-2-7b", seq_len = 4096, micro_batch = 1.5 }, -- activations
+    }) do
+      local r = est.run(o)
+      T.eq({ r.code, type(r.error), r.hint }, { 2, "string", nil })
+    end
+  end,
+
   estimate_activations_add_the_moe_term = function()
     local est = require("deepspeed.estimate")
     local act = require("deepspeed.activations")
