@@ -56,10 +56,19 @@ def snapshot(path):
 
 
 def dead_pid():
-    """The id of a process that has ended (and been reaped)."""
-    p = subprocess.Popen(["true"])
-    p.wait()
-    return p.pid
+    """A process id no process has. Linux gives out ids below
+    /proc/sys/kernel/pid_max, so that one is never alive. (The id of a
+    child just reaped was used before: once the ids wrap around, which a
+    ctest -j8 run that spawns thousands of processes makes happen on a
+    pid_max of 32768, another process can get it before dsforge looks,
+    and its files are then rightly kept.)"""
+    try:
+        with open("/proc/sys/kernel/pid_max") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        p = subprocess.Popen(["true"])
+        p.wait()
+        return p.pid
 
 
 def as_other_user():
