@@ -24,17 +24,19 @@ local C = {}
 
 -- optimizer.type (a string, else nil) and the optimizer section (an
 -- object, else nil). Seven checks ask it of one config in turn: the last
--- config's answer is kept (the rules get one cfg table per variant, and
--- the reference keeps that table from being collected and its address
--- reused while it is compared).
-local last_cfg, last_type, last_opt
+-- config's answer is kept (the rules get one cfg table per variant). The
+-- memory holds the tables weakly: it never keeps a config alive (a large
+-- one checked before another would stay in the state's budget), and a
+-- collected config's entry is cleared, so a new table at its address is
+-- never taken for it.
+local last = setmetatable({}, { __mode = "v" })
 local function optimizer_type(cfg)
-  if cfg ~= last_cfg then
+  if cfg ~= last.cfg then
     local opt = obj(get(obj(cfg), "optimizer"))
     local t = get(opt, "type")
-    last_cfg, last_type, last_opt = cfg, is_str(t) and t or nil, opt
+    last.cfg, last.type, last.opt = cfg, is_str(t) and t or nil, opt
   end
-  return last_type, last_opt
+  return last.type, last.opt
 end
 
 -- optimizer.params.max_grad_norm is reported by schema_check (rejected-key).

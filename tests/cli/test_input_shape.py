@@ -164,6 +164,26 @@ class FindingsBound(dsf.TempDirTest):
         self.assertEqual(res.err.count(": warning: "), MAX_SHOWN)
         self.assertIn("999,900 more warnings not shown", res.err)
 
+    def test_two_large_configs_with_an_optimizer_one_after_the_other(self):
+        # each is the host's data while it is checked, and garbage after:
+        # nothing a rule keeps (rules_optim.lua's memory of the last
+        # config's optimizer) may hold the first alive in the state while
+        # the second is checked, where it would count against the 64 MiB
+        path = []
+        for n in (1, 2):
+            path.append(os.path.join(self.tmp, "big%d.json" % n))
+            with open(path[-1], "w") as f:
+                f.write('{"train_micro_batch_size_per_gpu": 1, '
+                        '"gradient_accumulation_steps": 1, '
+                        '"optimizer": {"type": "AdamW", "params": {}}')
+                for i in range(300000):
+                    f.write(', "k%06d": {"a": %d, "b": "v%d"}' % (i, i, i))
+                f.write("}\n")
+        res = run("check", "-j", "1", path[0], path[1], timeout=GENEROUS)
+        self.assertExit(res, 0)
+        self.assertNotIn("memory limit", res.err)
+        self.assertEqual(res.err.count("more warnings not shown"), 2)
+
 
 class LargeObjects(dsf.TempDirTest):
     """Readers whose per-key work is small: 100,000 or 200,000 keys in one
