@@ -75,7 +75,7 @@ struct dsf_plugins {
     size_t has_check_rules;        /* ... this many rules read */
     /* Between dsf_plugins_hold_variant and dsf_plugins_release_variant:
     ** the document held (NULL: none), and per plugin a registry reference
-    ** to { cfg, params, summary } as its summarize and columns saw them,
+    ** to { cfg, summary } as its summarize and columns saw them,
     ** which its rules get (summary.c, validate.c), or LUA_NOREF. */
     const cJSON *held_doc;
     int *held;
@@ -136,8 +136,8 @@ typedef struct dsf_push_cfg_args {
     const cJSON *summary;     /* ctx.summary, or NULL */
     bool identities;          /* ctx.identity too (for rules) */
     int held;                 /* LUA_NOREF, or the plugin's held tables
-                              ** (cfg, ctx.params and ctx.summary from
-                              ** there, not from doc, o and summary) */
+                              ** (cfg and ctx.summary from there, not
+                              ** from doc and summary) */
     int *params_ref;          /* NULL, or the plugin's ctx.params table
                               ** of the variant (LUA_NOREF: not made yet,
                               ** made and kept there): params_slot */

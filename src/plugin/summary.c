@@ -285,18 +285,17 @@ static void blame(dsf_diags *d, const char *what)
                              "the config", what);
 }
 
-/* (ud: the reference's slot, cfg, ctx, summary): keeps { cfg,
-** ctx.params, summary } for the plugin's rules. */
+/* (ud: the reference's slot, cfg, ctx, summary): keeps { cfg, summary }
+** for the plugin's rules (its ctx.params is kept for the whole variant
+** already: variant_tables.h). */
 static int hold_tables(lua_State *L)
 {
     int *slot = lua_touserdata(L, 1);
-    lua_createtable(L, 3, 0);
+    lua_createtable(L, 2, 0);
     lua_pushvalue(L, 2);
     lua_rawseti(L, -2, 1);
-    lua_getfield(L, 3, "params");
-    lua_rawseti(L, -2, 2);
     lua_pushvalue(L, 4);
-    lua_rawseti(L, -2, 3);
+    lua_rawseti(L, -2, 2);
     *slot = luaL_ref(L, LUA_REGISTRYINDEX);
     return 0;
 }

@@ -351,29 +351,25 @@ int dsf_plugin_push_cfg_ctx(lua_State *L)
     lua_setfield(L, -2, "target");
     lua_pushstring(L, a->o->mode);
     lua_setfield(L, -2, "mode");
+    if (a->o->params && a->params_ref && *a->params_ref != LUA_NOREF) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, *a->params_ref);
+        lua_setfield(L, -2, "params");
+    } else if (a->o->params) {
+        dsf_json_push(L, a->o->params);
+        if (a->params_ref) { /* for the plugin's later hooks */
+            lua_pushvalue(L, -1);
+            *a->params_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        }
+        lua_setfield(L, -2, "params");
+    }
     if (a->held != LUA_NOREF) {
         lua_rawgeti(L, LUA_REGISTRYINDEX, a->held);
         lua_rawgeti(L, -1, 2);
-        lua_setfield(L, 2, "params");
-        lua_rawgeti(L, -1, 3);
         lua_setfield(L, 2, "summary");
         lua_pop(L, 1);
-    } else {
-        if (a->o->params && a->params_ref && *a->params_ref != LUA_NOREF) {
-            lua_rawgeti(L, LUA_REGISTRYINDEX, *a->params_ref);
-            lua_setfield(L, -2, "params");
-        } else if (a->o->params) {
-            dsf_json_push(L, a->o->params);
-            if (a->params_ref) { /* for the plugin's later hooks */
-                lua_pushvalue(L, -1);
-                *a->params_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-            }
-            lua_setfield(L, -2, "params");
-        }
-        if (a->summary && !cJSON_IsNull(a->summary)) {
-            dsf_json_push(L, a->summary);
-            lua_setfield(L, -2, "summary");
-        }
+    } else if (a->summary && !cJSON_IsNull(a->summary)) {
+        dsf_json_push(L, a->summary);
+        lua_setfield(L, -2, "summary");
     }
     dsf_plugin_push_values(L, -1, a->o->values);
     if (a->o->variant) {
