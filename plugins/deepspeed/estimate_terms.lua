@@ -13,7 +13,6 @@ local terms = require("deepspeed.memory_terms")
 local M = {}
 
 function M.rows(m, opts, n, nodes, tp, lora, nvme, out)
-  local rows
   local trainable, bits
   if lora then
     local rank = opts.lora_rank or 16
@@ -35,7 +34,7 @@ function M.rows(m, opts, n, nodes, tp, lora, nvme, out)
       if not (lora and w.offload_param ~= "none") then wanted[#wanted + 1] = w end
     end
   end
-  rows = {}
+  local rows = {}
   for _, w in ipairs(wanted) do
     local ok, est = pcall(terms.states, {
       stage = w.stage, params = m.params, largest_layer = m.largest_layer,

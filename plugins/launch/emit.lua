@@ -5,13 +5,13 @@
 
 local tostring, pcall = tostring, pcall
 local dsforge = dsforge
-local require = require
 
-local lazy = setmetatable({}, { __index = function(t, name)
-  local m = require("launch." .. name)
-  t[name] = m
-  return m
-end })
+-- (every emitter here renders with them: loaded with this module, which
+-- init.lua loads only when gen emits a launch file)
+local render = require("launch.render")
+local trainer = require("launch.trainer")
+local quote = require("launch.quote")
+local params = require("launch.params")
 
 -- The variant as launch.render takes it, with its TrainingArguments:
 -- computed once per variant (ctx.cache is shared by this plugin's
@@ -27,7 +27,7 @@ local function variant_of(v, ctx)
   end
   local rv = { config = v.config, params = v.params or {}, name = v.profile .. "-" .. v.name,
     file = path(v.file) }
-  local args, err = lazy.trainer.training_args({ config = rv.config, params = rv.params,
+  local args, err = trainer.training_args({ config = rv.config, params = rv.params,
     deepspeed_file = rv.file })
   if not args then dsforge.fail(err, 0) end
   rv.args = args
@@ -58,7 +58,7 @@ end
 local function launch_opts(v, ctx, rv)
   local c = ctx.cache
   if c.opts then return c.opts, c.nodes end
-  local p = lazy.params.given(rv.params)
+  local p = params.given(rv.params)
   local opts = {
     master_addr = p.master_addr, master_port = p.master_port, hostfile = p.hostfile,
     partition = p.slurm_partition, time = p.slurm_time, account = p.slurm_account,
@@ -66,7 +66,7 @@ local function launch_opts(v, ctx, rv)
     accelerate_config = rv.path(stem(v) .. ".accelerate.yaml"),
     job_name = job_name(stem(v)),
   }
-  local ok, n = pcall(lazy.render.layout, rv, opts)
+  local ok, n = pcall(render.layout, rv, opts)
   if not ok then
     dsforge.fail((tostring(n):gsub("^.-launch%.render: ", "")), 0)
   end
@@ -78,7 +78,7 @@ local function launch_opts(v, ctx, rv)
 end
 
 local function train_cmd(v, ctx)
-  return lazy.quote.train_command(ctx.train_cmd, v.params and v.params.train_cmd,
+  return quote.train_command(ctx.train_cmd, v.params and v.params.train_cmd,
     "the launch emitter")
 end
 
@@ -87,7 +87,7 @@ local M = {}
 function M.hf_args(v, ctx)
   local rv = variant_of(v, ctx)
   utf8_path(rv, "the Trainer arguments (JSON)")
-  return { lazy.render.hf_args_json(rv), lazy.render.hf_args_sh(rv) }
+  return { render.hf_args_json(rv), render.hf_args_sh(rv) }
 end
 
 function M.accelerate(v, ctx)
@@ -98,14 +98,14 @@ function M.accelerate(v, ctx)
     dsforge.fail("a multi-node accelerate config needs the"
       .. " first node's address: declare a master_addr param in the profile", 0)
   end
-  return lazy.render.accelerate_yaml(rv, opts)
+  return render.accelerate_yaml(rv, opts)
 end
 
 function M.launch(v, ctx)
   local rv = variant_of(v, ctx)
   local opts = launch_opts(v, ctx, rv)
   opts.train_cmd, opts.train_quoted = train_cmd(v, ctx)
-  return lazy.render.launch_sh(rv, opts)
+  return render.launch_sh(rv, opts)
 end
 
 return M

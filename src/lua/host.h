@@ -67,8 +67,8 @@ int dsf_host_renew(dsf_host *h, dsf_diags *d);
 ** takes no step; dsf_host_new); past the floor Lua's pace applies (below).
 ** Nothing is stopped: memory limits are unchanged (an allocation past the
 ** budget is retried after a full collection). Measured
-** (contrib/bench/README.md): check of a real config -8 % instructions,
-** explain -6 %, gen of three tiers -5 %; a 2,000-variant sweep's peak RSS
+** (contrib/bench/README.md): check of a real config -7 % instructions,
+** explain -5 %, gen of three tiers -5 %; a 2,000-variant sweep's peak RSS
 ** from 9.7 to 15.2 MB (the floor, once per state; at 8 MiB it was 22 MB
 ** for nothing more saved).
 **
