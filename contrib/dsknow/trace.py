@@ -28,11 +28,16 @@ Per check and file, the verdict is:
            line) and the raise did not.
 A file that triggers nothing in a check it reaches passes it.
 
+Whether a config value decides a check at all (or the machine, the
+environment, DeepSpeed's own state) is dataflow.py's: "decided" is
+"config", "other" or "gate", with "why" in words.
+
 Output: {"deepspeed": VERSION, "world_size": N, "files": {FILE: VERDICT},
 "engine": {FILE: VERDICT of the scheduler's constructor},
 "checks": [{"check": "deepspeed/...:LINE", "kind": "raise"|"assert",
-"function": QUALNAME, "code": FIRST_LINE, "trigger": [FILE...],
-"pass": [FILE...]}...]} with FILE as given, sorted, deterministic.
+"function": QUALNAME, "code": FIRST_LINE, "decided": KIND, "why": TEXT,
+"trigger": [FILE...], "pass": [FILE...]}...]} with FILE as given, sorted,
+deterministic.
 """
 import ast
 import inspect
@@ -43,6 +48,8 @@ import os
 import sys
 
 DSCLIENT = os.environ.get("DSCLIENT_DIR", "")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dataflow  # noqa: E402 - beside this file
 
 
 def load_dscheck():
@@ -63,6 +70,7 @@ class Recorder:
         self.functions = set()   # (file, co_firstlineno, co_name)
         self.lines = set()       # (file, line)
         self.asserted = set()    # (file, line): AssertionError raised in that frame there
+        self.edges = {}          # callee (file, first line, name): {(file, line) of the call, or None}
         self._mine = {}
 
     def reset(self):
@@ -81,7 +89,12 @@ class Recorder:
         code = frame.f_code
         if not self.ours(code):
             return None
-        self.functions.add((code.co_filename, code.co_firstlineno, code.co_name))
+        key = (code.co_filename, code.co_firstlineno, code.co_name)
+        self.functions.add(key)
+        up = frame.f_back
+        self.edges.setdefault(key, set()).add(
+            (up.f_code.co_filename, up.f_lineno) if up is not None and self.ours(up.f_code)
+            else dataflow.EXTERNAL)
         return self.local_trace
 
     def local_trace(self, frame, event, arg):
@@ -294,7 +307,17 @@ def main(argv):
         if built is not None:
             engine[name] = built[1]
         per_file[name] = (rec.lines, rec.asserted)
+    checks = find_checks(rec, ds_root, files, per_file)
+    out = {"deepspeed": dscheck.DS_VERSION, "world_size": world,
+           "files": verdicts, "engine": engine, "checks": checks}
+    sys.stdout.write(json.dumps(out, indent=1, sort_keys=True) + "\n")
+    return 0
 
+
+def find_checks(rec, ds_root, files, per_file):
+    """The checks of the functions rec saw called (and what they call),
+    each with the files that trigger and pass it and what decides it
+    (dataflow.py); per_file: {file: (lines, asserted)} of each run."""
     root = os.path.realpath(ds_root)
     trees = {}
 
@@ -303,7 +326,7 @@ def main(argv):
             with open(fname, encoding="utf-8") as f:
                 text = f.read()
             tree = ast.parse(text, fname)
-            trees[fname] = (function_nodes(tree), qualnames(tree), text.splitlines())
+            trees[fname] = (function_nodes(tree), qualnames(tree), text.splitlines(), tree)
         return trees[fname]
 
     # The functions the parses called, then what those call by name and
@@ -331,6 +354,23 @@ def main(argv):
             nxt = (c.co_filename, c.co_firstlineno, c.co_name)
             if nxt not in reach:
                 todo.append(nxt)
+
+    # Which of them a config value decides (dataflow.py).
+    modules = {}
+    for mod in list(sys.modules.values()):
+        f = getattr(mod, "__file__", None)
+        if f and os.path.realpath(f).startswith(rec.prefix):
+            modules[f] = mod
+            modules.setdefault(os.path.realpath(f), mod)
+    functions = {}
+    for key, node in reach.items():
+        fn, owner, mod = live.get(key, (None, None, None))
+        functions[key] = (node, fn, owner, mod if mod is not None else modules.get(key[0]))
+    executed = set()
+    for lines, _ in per_file.values():
+        executed |= lines
+    decided = dataflow.decisions(functions, rec.edges, lambda f: parsed(f)[3], modules,
+                                 lambda f: parsed(f)[2], executed)
 
     checks, seen = [], set()
     for key in sorted(reach):
@@ -361,12 +401,11 @@ def main(argv):
                            "function": quals.get(id(func), func.name),
                            "called": key in called,
                            "code": src[node.lineno - 1].strip()[:160],
+                           "decided": decided[(fname, node.lineno)][0],
+                           "why": decided[(fname, node.lineno)][1],
                            "trigger": trig, "pass": passed})
     checks.sort(key=lambda c: (c["check"].rsplit(":", 1)[0], int(c["check"].rsplit(":", 1)[1])))
-    out = {"deepspeed": dscheck.DS_VERSION, "world_size": world,
-           "files": verdicts, "engine": engine, "checks": checks}
-    sys.stdout.write(json.dumps(out, indent=1, sort_keys=True) + "\n")
-    return 0
+    return checks
 
 
 if __name__ == "__main__":

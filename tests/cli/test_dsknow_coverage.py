@@ -101,8 +101,18 @@ class Committed(unittest.TestCase):
             with open(os.path.join(REPORTS, stem + ".json"), encoding="utf-8") as f:
                 rep = json.load(f)
             s, checks = rep["summary"], rep["checks"]
-            self.assertEqual(s["reachable"], len(checks))
-            self.assertEqual(s["reached"], sum(1 for c in checks if c["trigger"] or c["pass"]))
+            # (a raise or assert no config value decides is listed apart,
+            # with the test that decides it; none is triggered by a file)
+            outside = [c for c in checks if c["status"] == "outside"]
+            self.assertEqual(s["outside"], len(outside))
+            self.assertEqual(s["reachable"], len(checks) - len(outside))
+            for c in outside:
+                self.assertIn(c["decided"], ("other", "gate"), c)
+                self.assertTrue(c["why"], c)
+                self.assertEqual(c["trigger"], [], c)
+                self.assertNotIn("allowed", c)
+            self.assertEqual(s["reached"], sum(1 for c in checks if (c["trigger"] or c["pass"])
+                                               and c["status"] != "outside"))
             self.assertEqual(s["agreed"], sum(1 for c in checks if c["status"] == "agreed"))
             for c in checks:
                 self.assertRegex(c["check"], r"^[\w/.]+\.py:\d+$")
@@ -125,7 +135,8 @@ class Committed(unittest.TestCase):
         for stem in reports():
             with open(os.path.join(REPORTS, stem + ".json"), encoding="utf-8") as f:
                 rep = json.load(f)
-            gaps = [c["check"] for c in rep["checks"] if c["status"] != "agreed" and "allowed" not in c]
+            gaps = [c["check"] for c in rep["checks"]
+                    if c["status"] not in ("agreed", "outside") and "allowed" not in c]
             self.assertEqual(gaps, [], stem)
 
     def test_a_gap_allow_json_does_not_list_fails(self):
@@ -159,6 +170,28 @@ class Committed(unittest.TestCase):
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
         self.assertIn("%s.json is not what the corpus and dsforge give now" % stem, p.stderr)
         self.assertIn("%s.md is not what" % stem, p.stderr)
+
+    def test_a_triggered_check_the_analysis_calls_not_the_configs_fails(self):
+        # dataflow.py is checked against the corpus: a check no config value
+        # decides cannot be triggered by a config file.
+        tmp = copy_reports()
+        self.addCleanup(shutil.rmtree, tmp)
+        stem = releases()[-1]
+        path = os.path.join(tmp, stem + ".json")
+        with open(path, encoding="utf-8") as f:
+            rep = json.load(f)
+        outside = [c for c in rep["checks"] if c["status"] == "outside"]
+        self.assertTrue(outside)
+        agreed = next(c for c in rep["checks"] if c["status"] == "agreed")
+        outside[0]["trigger"] = agreed["trigger"][:1]
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(json.dumps(rep, indent=1, sort_keys=True) + "\n")
+        p = run_coverage(["--check", "--dsforge", dsf.DSFORGE],
+                         env={"DSKNOW_COVERAGE_DIR": tmp})
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("%s %s is triggered by %s, but dataflow.py finds no config value" % (
+            release_of(stem), outside[0]["check"], agreed["trigger"][0]), p.stderr)
+        self.assertIn("the analysis is wrong", p.stderr)
 
     def test_a_dsforge_without_errors_disagrees(self):
         tmp = copy_reports()

@@ -1,0 +1,166 @@
+"""contrib/dsknow/dataflow.py tells a check of the config from a raise or
+assert the config does not decide (issue 28), on a small package shaped
+like DeepSpeed's config code, traced by trace.py's own Recorder as the
+coverage report traces DeepSpeed: every kind of flow the analysis follows
+(a parameter passed on, a helper's return value, self's attributes, a
+container filled in a loop, a closure, super().__init__, a module
+constant, the environment, the backend's global), each with the verdict
+it must get. No DeepSpeed needed."""
+import os
+import shutil
+import sys
+import tempfile
+import textwrap
+import unittest
+
+import dsf
+
+DSKNOW = os.path.join(dsf.SOURCE_DIR, "contrib", "dsknow")
+
+PACKAGE = '''
+import os
+
+cdb = None                      # the backend: nothing of the config
+VERSION = "1.0"
+
+
+def get_rank():
+    assert cdb is None or cdb.ready(), "backend not set"            # @backend
+    return 0
+
+
+def check_version(v):
+    if v < "0.5":
+        raise ValueError("too old")                                  # @version
+
+
+def env_gated(cfg):
+    if "FAKEDS_ELASTIC" in os.environ:
+        if cfg.get("a") != os.environ["FAKEDS_ELASTIC"]:
+            raise ValueError("changed")                              # @env
+    return cfg
+
+
+def helper(d, key):
+    return d.get(key)
+
+
+def to_optimizer(opt):
+    if isinstance(opt, list):
+        return opt
+    raise TypeError("not an optimizer")                              # @optimizer
+
+
+class Base:
+    def __init__(self, config, mpu=None):
+        self.base_size = helper(config, "base")
+
+
+class Config(Base):
+    def __init__(self, config, mpu=None):
+        super().__init__(config, mpu)
+        self.world = mpu.world() if mpu else 1
+        self.size = helper(config, "size")
+        get_rank()
+        check_version(VERSION)
+        env_gated(config)
+        to_optimizer(mpu or [])
+        keys = []
+        for k in config:
+            keys.append(k)
+        if not keys:
+            raise ValueError("empty")                                # @loop
+        assert self.size != 0, "size is 0"                           # @attr
+        if self.world < 0:
+            raise ValueError("negative world")                       # @world
+
+        def inner():
+            if config.get("z"):
+                raise ValueError("z set")                            # @closure
+        inner()
+        self.check()
+
+    def check(self):
+        if self.base_size == 3:
+            raise ValueError("base is 3")                            # @super
+'''
+
+EXPECTED = {
+    "backend": "other", "version": "other", "optimizer": "other", "world": "other",
+    "env": "gate",
+    "loop": "config", "attr": "config", "closure": "config", "super": "config",
+}
+CONFIGS = {"plain": {"size": 1}, "zero": {"size": 0}, "empty": {}, "z": {"size": 2, "z": 1},
+           "base3": {"size": 1, "base": 3}}
+
+
+class DataFlow(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="dsknow-dataflow-")
+        pkg = os.path.join(cls.tmp, "fakeds")
+        os.mkdir(pkg)
+        with open(os.path.join(pkg, "__init__.py"), "w", encoding="utf-8") as f:
+            f.write(textwrap.dedent(PACKAGE))
+        sys.path.insert(0, cls.tmp)
+        import importlib.util
+        spec = importlib.util.spec_from_file_location(   # (not the standard library's trace)
+            "dsknow_trace", os.path.join(DSKNOW, "trace.py"))
+        tr = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(tr)
+        import fakeds
+        cls.lines = PACKAGE.splitlines()
+        os.environ.pop("FAKEDS_ELASTIC", None)
+        rec = tr.Recorder(pkg)
+        per_file, cls.verdicts = {}, {}
+        for name, cfg in sorted(CONFIGS.items()):
+            rec.reset()
+            sys.settrace(rec.global_trace)
+            try:
+                fakeds.Config(cfg)
+                cls.verdicts[name] = "accept"
+            except (ValueError, AssertionError, TypeError) as e:
+                cls.verdicts[name] = "reject: %s" % e
+            finally:
+                sys.settrace(None)
+            per_file[name] = (rec.lines, rec.asserted)
+        cls.checks = {c["code"].split("# @")[-1].strip(): c
+                      for c in tr.find_checks(rec, pkg, sorted(CONFIGS), per_file)}
+
+    @classmethod
+    def tearDownClass(cls):
+        sys.path.remove(cls.tmp)
+        sys.path.remove(DSKNOW)   # (trace.py puts its folder first, for dataflow)
+        for m in ("fakeds", "dataflow"):
+            sys.modules.pop(m, None)
+        shutil.rmtree(cls.tmp)
+
+    def test_every_check_is_found(self):
+        self.assertEqual(sorted(self.checks), sorted(EXPECTED))
+
+    def test_each_gets_its_verdict(self):
+        for tag, kind in sorted(EXPECTED.items()):
+            with self.subTest(tag):
+                c = self.checks[tag]
+                self.assertEqual(c["decided"], kind, c["why"])
+                self.assertEqual(c["why"] == "", kind == "config", c["why"])
+
+    def test_a_check_the_corpus_triggers_is_the_configs(self):
+        for c in self.checks.values():
+            if c["trigger"]:
+                self.assertEqual(c["decided"], "config", c)
+        self.assertEqual(sorted(t for t, c in self.checks.items() if c["trigger"]),
+                         ["attr", "closure", "loop", "super"])
+
+    def test_the_reason_names_the_test_and_its_line(self):
+        why = self.checks["env"]["why"]
+        self.assertIn("`'FAKEDS_ELASTIC' in os.environ`", why)
+        self.assertIn("held in no run of the corpus", why)
+        line = next(i for i, s in enumerate(self.lines, 1) if "FAKEDS_ELASTIC\" in" in s)
+        self.assertIn("(line %d)" % line, why)
+        self.assertIn("`cdb is None or cdb.ready()`", self.checks["backend"]["why"])
+        self.assertIn("statements before it", self.checks["optimizer"]["why"])
+
+
+if __name__ == "__main__":
+    unittest.main()
