@@ -13,6 +13,12 @@
 #
 # Target (exit 1 and say so if missed): with/without <= 1.10 (wall-clock
 # means): the job files are per run, their cost is not per variant.
+#
+# It also measures the floor any emitter that writes a file per variant
+# (skypilot: one task YAML per variant, as issue 31 asks) cannot go below:
+# a plugin made here whose emitter returns one constant 900-byte text per
+# variant, so the run pays for creating and writing the files and nothing
+# else (FLOOR=0 skips it).
 # Builds nothing. Knobs: DSFORGE (default ./build/dsforge), EMIT, RUNS
 # (5), WARMUP (1), PYTHON (python3), TMPDIR (where the outputs go).
 set -euo pipefail
@@ -74,12 +80,32 @@ echo "  (checked: 10,000 variants; $plain files without, $emitted with;" \
 rm -rf "$tmp/check-plain" "$tmp/check-emit"
 echo
 
-echo "rm -rf '$tmp/plain' '$tmp/emit'" > "$tmp/fresh.sh"
+echo "rm -rf '$tmp/plain' '$tmp/emit' '$tmp/floor'" > "$tmp/fresh.sh"
 echo "== 10,000 variants written (hyperfine -N, warmup $WARMUP, runs $RUNS)"
+floor=()
+if [[ ${FLOOR:-1} != 0 ]]; then
+    mkdir -p "$tmp/plugins/filefloor"
+    cat >"$tmp/plugins/filefloor/init.lua" <<'LUA'
+-- One constant 900-byte file per variant: what writing a file per
+-- variant costs, with no work to make it (contrib/bench/cluster.sh).
+local text = string.rep("#", 899) .. "\n"
+return {
+  name = "filefloor", interface = 1, version = "1.0.0",
+  summary = "a constant file per variant (the benchmark's floor)",
+  targets = { adds = { "deepspeed", "hf" } },
+  emitters = { { name = "filefloor", summary = "a constant file per variant",
+    file = "{profile}-{variant}.floor.yaml", emit = function() return text end } },
+}
+LUA
+    floor=(-n "gen -o --emit filefloor"
+           "$DSFORGE gen 8xa100 $MATRIX --emit filefloor -o $tmp/floor")
+fi
+DSFORGE_PLUGIN_PATH=$tmp/plugins${DSFORGE_PLUGIN_PATH:+:$DSFORGE_PLUGIN_PATH} \
 hyperfine -N --warmup "$WARMUP" --runs "$RUNS" --export-json "$tmp/written.json" \
     --prepare "bash $tmp/fresh.sh" \
     -n "gen -o" "$DSFORGE gen 8xa100 $MATRIX -o $tmp/plain" \
-    -n "gen -o --emit $EMIT" "$DSFORGE gen 8xa100 $MATRIX $OPTS -o $tmp/emit"
+    -n "gen -o --emit $EMIT" "$DSFORGE gen 8xa100 $MATRIX $OPTS -o $tmp/emit" \
+    "${floor[@]}"
 echo
 
 "$PYTHON" - "$tmp/written.json" "$TARGET" "$EMIT" <<'EOF'
@@ -90,6 +116,10 @@ wall = r[1]["mean"] / r[0]["mean"]
 cpu = (r[1]["user"] + r[1]["system"]) / (r[0]["user"] + r[0]["system"])
 print("gen -o %.3f s, with --emit %s %.3f s: %.3fx wall-clock, %.3fx CPU"
       % (r[0]["mean"], sys.argv[3], r[1]["mean"], wall, cpu))
+if len(r) > 2:
+    print("floor: a constant file per variant (--emit filefloor) %.3f s: %.3fx wall-clock,"
+          " %.3fx CPU" % (r[2]["mean"], r[2]["mean"] / r[0]["mean"],
+                          (r[2]["user"] + r[2]["system"]) / (r[0]["user"] + r[0]["system"])))
 if wall > target:
     print("MISSED: the cluster emitters add %.1f%% (target <= %.0f%%)"
           % ((wall - 1) * 100, (target - 1) * 100))
