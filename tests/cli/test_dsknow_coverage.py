@@ -154,43 +154,44 @@ class Committed(unittest.TestCase):
         self.assertIn("%s %s is " % (dropped["release"], dropped["checks"][0]), p.stderr)
         self.assertIn("add a corpus file that triggers it", p.stderr)
 
-    def test_a_report_edited_by_hand_is_stale(self):
+    def check_edited(self, edit):
+        """coverage.py --check on a copy of the reports whose newest
+        release's report edit(report) changed: (stem, its result)."""
         tmp = copy_reports()
         self.addCleanup(shutil.rmtree, tmp)
         stem = releases()[-1]
         path = os.path.join(tmp, stem + ".json")
         with open(path, encoding="utf-8") as f:
             rep = json.load(f)
-        agreed = [c for c in rep["checks"] if c["status"] == "agreed"]
-        agreed[0]["trigger"] = []          # as if no file triggered it
+        edit(rep)
         with open(path, "w", encoding="utf-8") as f:
             f.write(json.dumps(rep, indent=1, sort_keys=True) + "\n")
         p = run_coverage(["--check", "--dsforge", dsf.DSFORGE],
                          env={"DSKNOW_COVERAGE_DIR": tmp})
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        return stem, p
+
+    def test_a_report_edited_by_hand_is_stale(self):
+        def untrigger(rep):   # as if no file triggered an agreed check
+            next(c for c in rep["checks"] if c["status"] == "agreed")["trigger"] = []
+        stem, p = self.check_edited(untrigger)
         self.assertIn("%s.json is not what the corpus and dsforge give now" % stem, p.stderr)
         self.assertIn("%s.md is not what" % stem, p.stderr)
 
     def test_a_triggered_check_the_analysis_calls_not_the_configs_fails(self):
         # dataflow.py is checked against the corpus: a check no config value
         # decides cannot be triggered by a config file.
-        tmp = copy_reports()
-        self.addCleanup(shutil.rmtree, tmp)
-        stem = releases()[-1]
-        path = os.path.join(tmp, stem + ".json")
-        with open(path, encoding="utf-8") as f:
-            rep = json.load(f)
-        outside = [c for c in rep["checks"] if c["status"] == "outside"]
-        self.assertTrue(outside)
-        agreed = next(c for c in rep["checks"] if c["status"] == "agreed")
-        outside[0]["trigger"] = agreed["trigger"][:1]
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(json.dumps(rep, indent=1, sort_keys=True) + "\n")
-        p = run_coverage(["--check", "--dsforge", dsf.DSFORGE],
-                         env={"DSKNOW_COVERAGE_DIR": tmp})
-        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        edited = {}
+
+        def trigger(rep):
+            outside = [c for c in rep["checks"] if c["status"] == "outside"]
+            self.assertTrue(outside)
+            agreed = next(c for c in rep["checks"] if c["status"] == "agreed")
+            outside[0]["trigger"] = agreed["trigger"][:1]
+            edited.update(check=outside[0]["check"], file=agreed["trigger"][0])
+        stem, p = self.check_edited(trigger)
         self.assertIn("%s %s is triggered by %s, but dataflow.py finds no config value" % (
-            release_of(stem), outside[0]["check"], agreed["trigger"][0]), p.stderr)
+            release_of(stem), edited["check"], edited["file"]), p.stderr)
         self.assertIn("the analysis is wrong", p.stderr)
 
     def test_a_dsforge_without_errors_disagrees(self):
