@@ -39,8 +39,11 @@ Taint, flow-insensitive and context-insensitive (it errs towards "config"):
 
 A check is "config" unless its deciding test (an assert's test; for a
 raise, the innermost enclosing if/elif/while test or for iterable, or the
-try body of its except clause) is untainted ("other"), or some enclosing
-test further out is untainted ("gate"). A raise with no enclosing test
+try body of its except clause) is untainted ("other"), or it or a test
+further out tests a parameter every call gives one constant that makes
+it false ("other": `if return_microbatch:` where no call passes it), or
+some enclosing test further out is untainted and the corpus ran it but
+never got past it ("gate"). A raise with no enclosing test
 is decided by its function being called: "config". The classification is
 checked against the corpus by coverage.py: a check some config file
 triggers is "config", or the analysis is wrong.
@@ -93,6 +96,7 @@ class Func:
             self.globals, self.locals = self.locals | self.globals, set()
         self.tainted = set()      # names
         self.returns = False      # its return value is tainted
+        self.const = {}           # parameter: the one constant every call gives it
 
 
 def own_nodes(node):
@@ -450,6 +454,37 @@ class Program:
                 elif id(f) not in explained.get(c, ()):
                     self.mark_all(f)
 
+    def constants(self, resolved, explained):
+        """f.const: {parameter: value} of each parameter every call leaves
+        at its constant default or passes one and the same constant, where
+        every call the trace saw is one of those calls (none from outside
+        DeepSpeed) and the function never assigns the parameter."""
+        sites = {}
+        for call, _enc, (g, shift) in resolved:
+            sites.setdefault(id(g), []).append((call, shift))
+        for key, f in sorted(self.funcs.items()):
+            callers = self.edges.get(key)
+            if not callers or EXTERNAL in callers or not sites.get(id(f)) or \
+                    any(id(f) not in explained.get(c, ()) for c in callers):
+                continue
+            a = f.node.args
+            positional = a.posonlyargs + a.args
+            defaults = dict(zip([x.arg for x in positional[len(positional) - len(a.defaults):]],
+                                a.defaults))
+            defaults.update((x.arg, d) for x, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
+            for name in f.positional + [x.arg for x in a.kwonlyargs]:
+                if name in f.locals or name in ("self", "cls"):
+                    continue
+                values = set()
+                for call, shift in sites[id(f)]:
+                    v = _bound(call, f, shift, name, defaults.get(name))
+                    if not isinstance(v, ast.Constant):
+                        break
+                    values.add(repr(v.value))
+                else:
+                    if len(values) == 1:
+                        f.const[name] = ast.literal_eval(values.pop())
+
     def solve(self):
         self.index()
         everyone = [f for f in {id(f): f for f in self.by_node.values()}.values()
@@ -472,6 +507,7 @@ class Program:
                     seen.add(id(call))
                     resolved.append((call, enc, r))
         self.sources(explained)
+        self.constants(resolved, explained)
         rounds = 0
         while self.changed:
             self.changed = False
@@ -546,6 +582,15 @@ class Program:
         if not self.tested(f, deciding[0]):
             return "other", "the test that decides it, `%s` (line %d), reads no value derived from the config" % (
                 _text(deciding, lines), deciding[1])
+        # A test of a parameter every call gives the same constant, which
+        # makes it false: nothing reaches the check.
+        for gate in [deciding] + gates:
+            held = _constant(gate[0], f.const)
+            if held is not None and not held:
+                name = ", ".join(sorted(n.id for n in ast.walk(gate[0]) if isinstance(n, ast.Name)))
+                return "other", "it is reached only when `%s` (line %d) holds, and every call of" \
+                    " %s gives %s the same constant, which makes it false" % (
+                        _text(gate, lines), gate[1], getattr(f.node, "name", "it"), name)
         # An untainted test further out decides whether it is reached. That
         # alone proves nothing (world_size > 0 holds on every machine): only
         # when the corpus ran that test and never got past it to this check.
@@ -557,6 +602,36 @@ class Program:
                     " value derived from the config and held in no run of the corpus" % (
                         _text(gate, lines), gate[1])
         return "config", ""
+
+
+def _bound(call, g, shift, name, default):
+    """The expression call passes g's parameter name (its default when it
+    passes none), or None when a *args or **kwargs may pass it."""
+    if any(isinstance(x, ast.Starred) for x in call.args) or \
+            any(k.arg is None for k in call.keywords):
+        return None
+    pos = g.positional[shift:]
+    if name in pos and pos.index(name) < len(call.args):
+        return call.args[pos.index(name)]
+    for k in call.keywords:
+        if k.arg == name:
+            return k.value
+    return default
+
+
+def _constant(test, const):
+    """The truth of test when it is a constant or a parameter's constant
+    (or `not` of one), else None."""
+    if isinstance(test, list):
+        return None
+    if isinstance(test, ast.Constant):
+        return bool(test.value)
+    if isinstance(test, ast.Name) and test.id in const:
+        return bool(const[test.id])
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _constant(test.operand, const)
+        return None if inner is None else not inner
+    return None
 
 
 class _Opaque:

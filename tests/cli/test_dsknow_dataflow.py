@@ -4,8 +4,8 @@ like DeepSpeed's config code, traced by trace.py's own Recorder as the
 coverage report traces DeepSpeed: every kind of flow the analysis follows
 (a parameter passed on, a helper's return value, self's attributes, a
 container filled in a loop, a closure, super().__init__, a module
-constant, the environment, the backend's global), each with the verdict
-it must get. No DeepSpeed needed."""
+constant, a parameter every call leaves at its default, the environment,
+the backend's global), each with the verdict it must get. No DeepSpeed needed."""
 import os
 import shutil
 import sys
@@ -45,6 +45,17 @@ def helper(d, key):
     return d.get(key)
 
 
+def pick(cfg, world, return_small=False):
+    if world > 0:
+        if cfg.get("w") == world:
+            raise ValueError("world as w")                           # @pick
+        return 1
+    if return_small:
+        if cfg.get("small") is None:
+            raise ValueError("no small")                             # @constant
+    return 2
+
+
 def to_optimizer(opt):
     if isinstance(opt, list):
         return opt
@@ -65,6 +76,7 @@ class Config(Base):
         check_version(VERSION)
         env_gated(config)
         to_optimizer(mpu or [])
+        pick(config, self.world)
         keys = []
         for k in config:
             keys.append(k)
@@ -87,11 +99,11 @@ class Config(Base):
 
 EXPECTED = {
     "backend": "other", "version": "other", "optimizer": "other", "world": "other",
-    "env": "gate",
+    "env": "gate", "constant": "other", "pick": "config",
     "loop": "config", "attr": "config", "closure": "config", "super": "config",
 }
 CONFIGS = {"plain": {"size": 1}, "zero": {"size": 0}, "empty": {}, "z": {"size": 2, "z": 1},
-           "base3": {"size": 1, "base": 3}}
+           "base3": {"size": 1, "base": 3}, "w1": {"size": 1, "w": 1}}
 
 
 class DataFlow(unittest.TestCase):
@@ -150,7 +162,7 @@ class DataFlow(unittest.TestCase):
             if c["trigger"]:
                 self.assertEqual(c["decided"], "config", c)
         self.assertEqual(sorted(t for t, c in self.checks.items() if c["trigger"]),
-                         ["attr", "closure", "loop", "super"])
+                         ["attr", "closure", "loop", "pick", "super"])
 
     def test_the_reason_names_the_test_and_its_line(self):
         why = self.checks["env"]["why"]
@@ -160,6 +172,8 @@ class DataFlow(unittest.TestCase):
         self.assertIn("(line %d)" % line, why)
         self.assertIn("`cdb is None or cdb.ready()`", self.checks["backend"]["why"])
         self.assertIn("statements before it", self.checks["optimizer"]["why"])
+        self.assertIn("every call of pick gives return_small the same constant, which makes"
+                      " it false", self.checks["constant"]["why"])
 
 
 if __name__ == "__main__":
