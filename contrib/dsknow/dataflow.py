@@ -155,12 +155,12 @@ class Program:
             tree = self.parse(fname)
             if tree is None:
                 continue
-            self._walk(fname, tree, self.module_func(fname), None)
+            self._walk(fname, tree, self.module_func(fname))
 
-    def _walk(self, fname, node, enclosing, cls):
+    def _walk(self, fname, node, enclosing):
         for child in ast.iter_child_nodes(node):
             self.parents[id(child)] = node
-            inner, inner_cls = enclosing, cls
+            inner = enclosing
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 f = self.by_node.get(id(child))
                 if f is None:
@@ -173,7 +173,7 @@ class Program:
                 # (every line it spans: a frame's line at a call of several)
                 for line in range(child.lineno, (child.end_lineno or child.lineno) + 1):
                     self.calls.setdefault((fname, line), []).append((child, enclosing))
-            self._walk(fname, child, inner, inner_cls)
+            self._walk(fname, child, inner)
 
     # -- taint -------------------------------------------------------------
 
