@@ -70,8 +70,8 @@ def _unwrap(obj):
 class Func:
     """One function (or a module's body: node is the Module) and its taint."""
 
-    def __init__(self, key, node, fn, owner, mod, parent):
-        self.key, self.node, self.fn, self.owner, self.mod = key, node, fn, owner, mod
+    def __init__(self, key, node, owner, mod, parent):
+        self.key, self.node, self.owner, self.mod = key, node, owner, mod
         self.parent = parent
         self.modname = getattr(mod, "__name__", "?")
         a = node.args if not isinstance(node, ast.Module) else None
@@ -119,17 +119,17 @@ class Program:
         self.edges, self.parse, self.modules = edges, parse, modules
         self.funcs = {}
         self.by_node = {}
-        for key, (node, fn, owner, mod) in functions.items():
-            self._add(key, node, fn, owner, mod)
+        for key, (node, _fn, owner, mod) in functions.items():
+            self._add(key, node, owner, mod)
         self.attr_tainted, self.attr_assigned = set(), set()
         self.global_tainted = set()
         self.changed = True
 
-    def _add(self, key, node, fn, owner, mod):
+    def _add(self, key, node, owner, mod):
         if id(node) in self.by_node:
             self.funcs[key] = self.by_node[id(node)]
             return
-        f = Func(key, node, fn, owner, mod, None)
+        f = Func(key, node, owner, mod, None)
         self.funcs[key] = f
         self.by_node[id(node)] = f
 
@@ -137,7 +137,7 @@ class Program:
         tree = self.parse(fname)
         f = self.by_node.get(id(tree))
         if f is None:
-            f = Func((fname, 0, "<module>"), tree, None, None, self.modules.get(fname), None)
+            f = Func((fname, 0, "<module>"), tree, None, self.modules.get(fname), None)
             self.by_node[id(tree)] = f
         return f
 
