@@ -654,10 +654,10 @@ def _text(guard, lines):
 
 
 def decisions(functions, edges, parse, modules, sources, executed):
-    """{(file, line): (kind, why)} of every raise/assert in functions'
-    own bodies (functions, edges, parse, modules: as Program takes;
-    sources(file) -> its lines; executed: the (file, line)s any run of
-    the corpus executed)."""
+    """({(file, line): (kind, why)} of every raise/assert in functions'
+    own bodies, the solved Program) (functions, edges, parse, modules: as
+    Program takes; sources(file) -> its lines; executed: the (file,
+    line)s any run of the corpus executed)."""
     p = Program(functions, edges, parse, modules)
     p.solve()
     dbg = os.environ.get("DATAFLOW_DEBUG")
@@ -673,4 +673,4 @@ def decisions(functions, edges, parse, modules, sources, executed):
         for n in own_nodes(node):
             if isinstance(n, (ast.Raise, ast.Assert)):
                 out[(key[0], n.lineno)] = p.decide(f, n, sources(key[0]), executed)
-    return out
+    return out, p

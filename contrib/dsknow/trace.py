@@ -30,7 +30,9 @@ A file that triggers nothing in a check it reaches passes it.
 
 Whether a config value decides a check at all (or the machine, the
 environment, DeepSpeed's own state) is dataflow.py's: "decided" is
-"config", "other" or "gate", with "why" in words.
+"config", "other" or "gate", with "why" in words; "preempted" when
+preempt.py proves that no config can fail it (something earlier fails
+first on every value that would).
 
 Output: {"deepspeed": VERSION, "world_size": N, "files": {FILE: VERDICT},
 "engine": {FILE: VERDICT of the scheduler's constructor},
@@ -50,6 +52,7 @@ import sys
 DSCLIENT = os.environ.get("DSCLIENT_DIR", "")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dataflow  # noqa: E402 - beside this file
+import preempt  # noqa: E402 - beside this file
 
 
 def load_dscheck():
@@ -369,8 +372,11 @@ def find_checks(rec, ds_root, files, per_file):
     executed = set()
     for lines, _ in per_file.values():
         executed |= lines
-    decided = dataflow.decisions(functions, rec.edges, lambda f: parsed(f)[3], modules,
-                                 lambda f: parsed(f)[2], executed)
+    decided, program = dataflow.decisions(functions, rec.edges, lambda f: parsed(f)[3], modules,
+                                          lambda f: parsed(f)[2], executed)
+    # Which of those no config can fail (preempt.py).
+    decided = preempt.refine(program, decided,
+                             rel=lambda f: os.path.relpath(os.path.realpath(f), root))
 
     checks, seen = [], set()
     for key in sorted(reach):

@@ -1,0 +1,218 @@
+"""contrib/dsknow/preempt.py proves which config checks no config can
+fail (issue 28), on a small package shaped like DeepSpeed's config code,
+traced by trace.py's own Recorder as the coverage report traces DeepSpeed.
+
+Each way a check is pre-empted gets "preempted": the caller's test
+(elasticity_enabled before compute_elastic_config), the same test of the
+same value earlier (ElasticityConfig before DeepSpeedConfig), `x > 0`
+before `assert x` (_batch_assertion before _do_error_check), a NameError
+before it (get_eigenvalue_config). Each way the proof must fail keeps
+"config", and the corpus triggers every one of those, which shows the walk
+would have been wrong to claim them: a call it cannot follow that changes
+the value, a loop's second turn, a `try` that swallows the earlier check,
+a second call site without the caller's test. No DeepSpeed needed."""
+import os
+import shutil
+import sys
+import tempfile
+import textwrap
+import unittest
+
+import dsf
+
+DSKNOW = os.path.join(dsf.SOURCE_DIR, "contrib", "dsknow")
+
+# A module outside the package: the walk cannot follow a call into it.
+EXTERNAL = '''
+def touch(d):
+    d["sec"]["n"] = 0
+'''
+
+PACKAGE = '''
+import fakeext
+
+
+def enabled(cfg):
+    if "sec" not in cfg:
+        return False
+    return cfg["sec"].get("on", False)
+
+
+def compute(cfg):
+    if "sec" not in cfg:
+        raise ValueError("no section")                               # @guarded
+    sec = cfg["sec"]
+    if not sec.get("on", False):
+        raise ValueError("off")                                      # @guarded_on
+    part = Part(sec)
+    return part.n
+
+
+def need_sec(cfg):
+    if "sec" not in cfg:
+        raise ValueError("need sec")                                 # @two_sites
+
+
+def eigen(cfg):
+    if cfg.get("q"):
+        cfg = cfg[QUANT]
+        assert not cfg.get("e"), "e set"                             # @dead
+    return 0
+
+
+class Part:
+    def __init__(self, d):
+        self.n = d.get("n", 1)
+        if self.n < 1:
+            raise ValueError("n below 1")                            # @first
+        self.items = []
+        self.items.extend(d.get("list", []))
+
+
+class Config:
+    def __init__(self, config):
+        self.d = config
+        self.on = enabled(self.d)
+        if self.on:
+            n = compute(self.d)
+            sec = self.d["sec"]
+            if sec.get("n", 1) < 1:
+                raise ValueError("n again")                          # @same_test
+            need_sec(self.d)
+            fakeext.touch(self.d)
+            if sec.get("n", 1) < 1:
+                raise ValueError("n after touch")                    # @after_opaque
+        if self.d.get("force"):
+            need_sec(self.d)
+        eigen(self.d)
+        self.micro = self.d.get("micro")
+        self.fill()
+        self.assert_batch()
+        self.error_check()
+        total = self.d.get("total", 1)
+        assert total > 0, "total"                                    # @total
+        for k in list(self.d):
+            total = total - 1
+        assert total, "total spent"                                  # @after_loop
+        try:
+            assert self.d.get("t", 1) > 0, "t"                       # @in_try
+        except AssertionError:
+            pass
+        assert self.d.get("t", 1), "t zero"                          # @after_try
+        count = self.d.get("count", 1)
+        assert count > 0, "count"                                    # @count
+        for k in list(self.d):
+            assert count > 0, "count in loop"                        # @in_loop
+            count = count - 1
+
+    def fill(self):
+        if self.micro is None:
+            self.micro = 1
+
+    def assert_batch(self):
+        micro = self.micro
+        assert micro > 0, "micro"                                    # @positive
+
+    def error_check(self):
+        assert self.micro, "micro unset"                             # @implied
+'''
+
+PREEMPTED = ("guarded", "guarded_on", "same_test", "dead", "implied")
+CONFIG = ("first", "two_sites", "after_opaque", "positive", "total", "after_loop",
+          "in_try", "after_try", "count", "in_loop")
+CONFIGS = {"plain": {}, "on": {"sec": {"on": True, "n": 2}},
+           "n0": {"sec": {"on": True, "n": 0}}, "micro0": {"micro": 0},
+           "spent": {"total": 1}, "force": {"force": True},
+           "q": {"q": True}, "total0": {"total": 0}, "t0": {"t": 0, "total": 3},
+           "count0": {"count": 0, "total": 5}, "loop2": {"count": 1, "a": 1, "total": 5}}
+
+
+class Preempt(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="dsknow-preempt-")
+        pkg = os.path.join(cls.tmp, "fakeds2")
+        os.mkdir(pkg)
+        with open(os.path.join(pkg, "__init__.py"), "w", encoding="utf-8") as f:
+            f.write(textwrap.dedent(PACKAGE))
+        with open(os.path.join(cls.tmp, "fakeext.py"), "w", encoding="utf-8") as f:
+            f.write(textwrap.dedent(EXTERNAL))
+        sys.path.insert(0, cls.tmp)
+        import importlib.util
+        spec = importlib.util.spec_from_file_location(   # (not the standard library's trace)
+            "dsknow_trace", os.path.join(DSKNOW, "trace.py"))
+        tr = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(tr)
+        import fakeds2
+        cls.lines = PACKAGE.splitlines()
+        rec = tr.Recorder(pkg)
+        per_file, cls.verdicts = {}, {}
+        for name, cfg in sorted(CONFIGS.items()):
+            rec.reset()
+            sys.settrace(rec.global_trace)
+            try:
+                fakeds2.Config(cfg)
+                cls.verdicts[name] = "accept"
+            except Exception as e:   # (NameError too: DeepSpeed's own bug, as at 0.14.5)
+                cls.verdicts[name] = "reject: %s: %s" % (type(e).__name__, e)
+            finally:
+                sys.settrace(None)
+            per_file[name] = (rec.lines, rec.asserted)
+        cls.checks = {c["code"].split("# @")[-1].strip(): c
+                      for c in tr.find_checks(rec, pkg, sorted(CONFIGS), per_file)}
+
+    @classmethod
+    def tearDownClass(cls):
+        sys.path.remove(cls.tmp)
+        sys.path.remove(DSKNOW)   # (trace.py puts its folder first, for dataflow)
+        for m in ("fakeds2", "fakeext", "dataflow", "preempt"):
+            sys.modules.pop(m, None)
+        shutil.rmtree(cls.tmp)
+
+    def line(self, tag):
+        return next(i for i, s in enumerate(self.lines, 1) if s.rstrip().endswith("# @" + tag))
+
+    def test_every_check_is_found(self):
+        self.assertEqual(sorted(self.checks), sorted(PREEMPTED + CONFIG))
+
+    def test_what_no_config_can_fail_is_preempted(self):
+        for tag in PREEMPTED:
+            with self.subTest(tag):
+                c = self.checks[tag]
+                self.assertEqual(c["decided"], "preempted", c["why"])
+                self.assertEqual(c["trigger"], [])
+
+    def test_what_the_walk_cannot_prove_stays_the_configs(self):
+        for tag in CONFIG:
+            with self.subTest(tag):
+                self.assertEqual(self.checks[tag]["decided"], "config", self.checks[tag]["why"])
+
+    def test_the_corpus_triggers_what_stays_the_configs(self):
+        # Each case the proof must refuse is one a config really fails: had
+        # the walk claimed it, coverage.py --check would catch it.
+        for tag in CONFIG:
+            with self.subTest(tag):
+                self.assertNotEqual(self.checks[tag]["trigger"], [], tag)
+        self.assertEqual(self.checks["after_opaque"]["trigger"], ["on"])
+        self.assertEqual(self.checks["after_try"]["trigger"], ["t0"])
+        self.assertEqual(self.checks["two_sites"]["trigger"], ["force"])
+        self.assertEqual(self.checks["after_loop"]["trigger"], ["spent"])
+        self.assertEqual(self.checks["in_loop"]["trigger"], ["loop2"])
+        self.assertIn("NameError", self.verdicts["q"])
+
+    def test_the_reason_names_the_earlier_test_and_its_line(self):
+        why = self.checks["same_test"]["why"]
+        self.assertIn("`sec.get('n', 1) < 1` (line %d)" % (self.line("same_test") - 1), why)
+        self.assertIn("the test `self.n < 1` at __init__.py:%d" % (self.line("first") - 1), why)
+        why = self.checks["guarded"]["why"]
+        self.assertIn("the test `'sec' not in cfg` at __init__.py:", why)
+        why = self.checks["implied"]["why"]
+        self.assertIn("`self.micro` holds on every path to it", why)
+        self.assertIn("the assert `micro > 0` at __init__.py:%d" % self.line("positive"), why)
+        why = self.checks["dead"]["why"]
+        self.assertIn("`QUANT` is not defined", why)
+        self.assertIn("NameError (line %d)" % (self.line("dead") - 1), why)
+
+
+if __name__ == "__main__":
+    unittest.main()
