@@ -183,37 +183,35 @@ class Committed(unittest.TestCase):
         self.assertIn("%s.json is not what the corpus and dsforge give now" % stem, p.stderr)
         self.assertIn("%s.md is not what" % stem, p.stderr)
 
-    def test_a_triggered_check_the_analysis_calls_not_the_configs_fails(self):
-        # dataflow.py is checked against the corpus: a check no config value
-        # decides cannot be triggered by a config file.
+    def trigger_listed_apart(self, status):
+        """--check on the reports with a file of an agreed check made to
+        trigger the first check of status: (release, check, file, stderr)."""
         edited = {}
 
         def trigger(rep):
-            outside = [c for c in rep["checks"] if c["status"] == "outside"]
-            self.assertTrue(outside)
+            apart = [c for c in rep["checks"] if c["status"] == status]
+            self.assertTrue(apart)
             agreed = next(c for c in rep["checks"] if c["status"] == "agreed")
-            outside[0]["trigger"] = agreed["trigger"][:1]
-            edited.update(check=outside[0]["check"], file=agreed["trigger"][0])
+            apart[0]["trigger"] = agreed["trigger"][:1]
+            edited.update(check=apart[0]["check"], file=agreed["trigger"][0])
         stem, p = self.check_edited(trigger)
+        return release_of(stem), edited["check"], edited["file"], p.stderr
+
+    def test_a_triggered_check_the_analysis_calls_not_the_configs_fails(self):
+        # dataflow.py is checked against the corpus: a check no config value
+        # decides cannot be triggered by a config file.
+        release, check, name, err = self.trigger_listed_apart("outside")
         self.assertIn("%s %s is triggered by %s, but dataflow.py finds no config value" % (
-            release_of(stem), edited["check"], edited["file"]), p.stderr)
-        self.assertIn("the analysis is wrong", p.stderr)
+            release, check, name), err)
+        self.assertIn("the analysis is wrong", err)
 
     def test_a_triggered_check_the_walk_calls_preempted_fails(self):
         # preempt.py is checked against the corpus the same way: a check no
         # config can fail is triggered by no config file.
-        edited = {}
-
-        def trigger(rep):
-            preempted = [c for c in rep["checks"] if c["status"] == "preempted"]
-            self.assertTrue(preempted)
-            agreed = next(c for c in rep["checks"] if c["status"] == "agreed")
-            preempted[0]["trigger"] = agreed["trigger"][:1]
-            edited.update(check=preempted[0]["check"], file=agreed["trigger"][0])
-        stem, p = self.check_edited(trigger)
+        release, check, name, err = self.trigger_listed_apart("preempted")
         self.assertIn("%s %s is triggered by %s, but preempt.py proves no config can fail it" % (
-            release_of(stem), edited["check"], edited["file"]), p.stderr)
-        self.assertIn("the walk is wrong", p.stderr)
+            release, check, name), err)
+        self.assertIn("the walk is wrong", err)
 
     def test_a_dsforge_without_errors_disagrees(self):
         tmp = copy_reports()

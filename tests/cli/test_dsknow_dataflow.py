@@ -7,15 +7,9 @@ container filled in a loop, a closure, super().__init__, a module
 constant, a parameter every call leaves at its default, the environment,
 the backend's global), each with the verdict it must get. No DeepSpeed needed."""
 import os
-import shutil
-import sys
-import tempfile
-import textwrap
 import unittest
 
-import dsf
-
-DSKNOW = os.path.join(dsf.SOURCE_DIR, "contrib", "dsknow")
+import dsknow_fake
 
 PACKAGE = '''
 import os
@@ -109,43 +103,14 @@ CONFIGS = {"plain": {"size": 1}, "zero": {"size": 0}, "empty": {}, "z": {"size":
 class DataFlow(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="dsknow-dataflow-")
-        pkg = os.path.join(cls.tmp, "fakeds")
-        os.mkdir(pkg)
-        with open(os.path.join(pkg, "__init__.py"), "w", encoding="utf-8") as f:
-            f.write(textwrap.dedent(PACKAGE))
-        sys.path.insert(0, cls.tmp)
-        import importlib.util
-        spec = importlib.util.spec_from_file_location(   # (not the standard library's trace)
-            "dsknow_trace", os.path.join(DSKNOW, "trace.py"))
-        tr = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(tr)
-        import fakeds
-        cls.lines = PACKAGE.splitlines()
         os.environ.pop("FAKEDS_ELASTIC", None)
-        rec = tr.Recorder(pkg)
-        per_file, cls.verdicts = {}, {}
-        for name, cfg in sorted(CONFIGS.items()):
-            rec.reset()
-            sys.settrace(rec.global_trace)
-            try:
-                fakeds.Config(cfg)
-                cls.verdicts[name] = "accept"
-            except (ValueError, AssertionError, TypeError) as e:
-                cls.verdicts[name] = "reject: %s" % e
-            finally:
-                sys.settrace(None)
-            per_file[name] = (rec.lines, rec.asserted)
-        cls.checks = {c["code"].split("# @")[-1].strip(): c
-                      for c in tr.find_checks(rec, pkg, sorted(CONFIGS), per_file)}
+        cls.fake = dsknow_fake.Traced("fakeds", PACKAGE, CONFIGS)
+        cls.checks, cls.verdicts = cls.fake.checks, cls.fake.verdicts
+        cls.lines = PACKAGE.splitlines()
 
     @classmethod
     def tearDownClass(cls):
-        sys.path.remove(cls.tmp)
-        sys.path.remove(DSKNOW)   # (trace.py puts its folder first, for dataflow)
-        for m in ("fakeds", "dataflow"):
-            sys.modules.pop(m, None)
-        shutil.rmtree(cls.tmp)
+        cls.fake.close()
 
     def test_every_check_is_found(self):
         self.assertEqual(sorted(self.checks), sorted(EXPECTED))

@@ -11,16 +11,9 @@ before it (get_eigenvalue_config). Each way the proof must fail keeps
 would have been wrong to claim them: a call it cannot follow that changes
 the value, a loop's second turn, a `try` that swallows the earlier check,
 a second call site without the caller's test. No DeepSpeed needed."""
-import os
-import shutil
-import sys
-import tempfile
-import textwrap
 import unittest
 
-import dsf
-
-DSKNOW = os.path.join(dsf.SOURCE_DIR, "contrib", "dsknow")
+import dsknow_fake
 
 # A module outside the package: the walk cannot follow a call into it.
 EXTERNAL = '''
@@ -130,44 +123,13 @@ CONFIGS = {"plain": {}, "on": {"sec": {"on": True, "n": 2}},
 class Preempt(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="dsknow-preempt-")
-        pkg = os.path.join(cls.tmp, "fakeds2")
-        os.mkdir(pkg)
-        with open(os.path.join(pkg, "__init__.py"), "w", encoding="utf-8") as f:
-            f.write(textwrap.dedent(PACKAGE))
-        with open(os.path.join(cls.tmp, "fakeext.py"), "w", encoding="utf-8") as f:
-            f.write(textwrap.dedent(EXTERNAL))
-        sys.path.insert(0, cls.tmp)
-        import importlib.util
-        spec = importlib.util.spec_from_file_location(   # (not the standard library's trace)
-            "dsknow_trace", os.path.join(DSKNOW, "trace.py"))
-        tr = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(tr)
-        import fakeds2
+        cls.fake = dsknow_fake.Traced("fakeds2", PACKAGE, CONFIGS, modules={"fakeext": EXTERNAL})
+        cls.checks, cls.verdicts = cls.fake.checks, cls.fake.verdicts
         cls.lines = PACKAGE.splitlines()
-        rec = tr.Recorder(pkg)
-        per_file, cls.verdicts = {}, {}
-        for name, cfg in sorted(CONFIGS.items()):
-            rec.reset()
-            sys.settrace(rec.global_trace)
-            try:
-                fakeds2.Config(cfg)
-                cls.verdicts[name] = "accept"
-            except Exception as e:   # (NameError too: DeepSpeed's own bug, as at 0.14.5)
-                cls.verdicts[name] = "reject: %s: %s" % (type(e).__name__, e)
-            finally:
-                sys.settrace(None)
-            per_file[name] = (rec.lines, rec.asserted)
-        cls.checks = {c["code"].split("# @")[-1].strip(): c
-                      for c in tr.find_checks(rec, pkg, sorted(CONFIGS), per_file)}
 
     @classmethod
     def tearDownClass(cls):
-        sys.path.remove(cls.tmp)
-        sys.path.remove(DSKNOW)   # (trace.py puts its folder first, for dataflow)
-        for m in ("fakeds2", "fakeext", "dataflow", "preempt"):
-            sys.modules.pop(m, None)
-        shutil.rmtree(cls.tmp)
+        cls.fake.close()
 
     def line(self, tag):
         return next(i for i, s in enumerate(self.lines, 1) if s.rstrip().endswith("# @" + tag))
