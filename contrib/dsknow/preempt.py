@@ -12,7 +12,11 @@ failed on every value that would fail them:
   when elasticity_enabled() returned true, which needs the section and
   its `enabled`, so compute_elastic_config's own tests of them cannot fail;
 - a statement every path runs first that cannot succeed: a name the
-  module does not define (NameError).
+  module does not define (NameError);
+- a type: a value a JSON parser gave (or a dict) that has been read by a
+  string key or .get is a dict (compute_elastic_config's not-a-dict
+  raise); a pydantic model's field whose type is an int or str enum holds
+  one of its values (ZeroStageEnum: the stage is at most 3).
 
 This module proves that by walking DeepSpeed's code symbolically, from
 every function something outside DeepSpeed calls (the trace's edges), with
@@ -46,6 +50,7 @@ None); `x > 0` is taken to make x true, which holds for those.
 """
 import ast
 import builtins
+import enum
 import os
 import sys
 import inspect
@@ -181,6 +186,37 @@ def negate(node):
     return normalize(ast.UnaryOp(op=ast.Not(), operand=node))
 
 
+def _enum_field(cls, name):
+    """The values a field of a pydantic model class holds when its type is
+    an int or str enum (every member compares as its value), or None."""
+    if not (inspect.isclass(cls) and any(k.__name__ == "BaseModel" for k in cls.__mro__)):
+        return None
+    fields = getattr(cls, "model_fields", None)   # pydantic 2
+    if isinstance(fields, dict) and name in fields:
+        kind, default = fields[name].annotation, fields[name].default
+    else:
+        old = getattr(cls, "__fields__", {}).get(name)   # pydantic 1
+        if old is None:
+            return None
+        kind, default = getattr(old, "outer_type_", None), getattr(old, "default", None)
+    if not (inspect.isclass(kind) and issubclass(kind, enum.Enum)):
+        return None
+    values = tuple(sorted({m.value for m in kind}, key=repr))
+    if not values or any(type(x) not in (int, str) or not isinstance(m, type(m.value))
+                         for m in kind for x in (m.value,)):
+        return None
+    d = default.value if isinstance(default, enum.Enum) else default
+    if d not in values:   # (a default pydantic 1 does not validate)
+        return None
+    return values
+
+
+def _isdict(v):
+    """The fact `isinstance(v, dict)`, as the walk writes it."""
+    return ast.Call(func=ast.Name(id="@builtins.isinstance", ctx=ast.Load()),
+                    args=[v, ast.Name(id="@builtins.dict", ctx=ast.Load())], keywords=[])
+
+
 def _number(node):
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
         return node.value
@@ -209,6 +245,7 @@ class Walk:
         self.effects = []       # ("forget", symbols) / ("attr", key), in walk order
         self.rel = None
         self.cls_of = {}        # symbol: the class of the object it names
+        self.json = set()       # symbols of values a JSON parser gave (or dicts)
 
     # -- symbols and forgetting ------------------------------------------------
 
@@ -321,11 +358,16 @@ class Walk:
         return None
 
     def _compare_implied(self, st, node):
-        """`x > c` by `x > d`, d >= c; `not x < c` by `not x < d`, d >= c."""
+        """`x > c` by `x > d`, d >= c; `not x < c` by `not x < d`, d >= c;
+        x compared with a number by `x in (numbers)` every one of which
+        passes."""
         neg = isinstance(node, ast.UnaryOp)
         cmp = node.operand if neg else node
         if not isinstance(cmp, ast.Compare) or len(cmp.ops) != 1:
             return None
+        member = self._member_implied(st, cmp, neg)
+        if member is not None:
+            return member
         c = _number(cmp.comparators[0])
         op = type(cmp.ops[0])
         if c is None or (neg and op is not ast.Lt) or (not neg and op not in (ast.Gt, ast.GtE)):
@@ -341,6 +383,22 @@ class Walk:
             d = _number(fc.comparators[0])
             if d is not None and d >= c:
                 return f
+        return None
+
+    def _member_implied(self, st, cmp, neg):
+        c = _number(cmp.comparators[0])
+        test = {ast.Lt: lambda x: x < c, ast.LtE: lambda x: x <= c,
+                ast.Gt: lambda x: x > c, ast.GtE: lambda x: x >= c}.get(type(cmp.ops[0]))
+        if c is None or test is None:
+            return None
+        left = _text(cmp.left)
+        for f in st.facts.values():
+            n = f.node
+            if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.In) \
+                    and _text(n.left) == left and isinstance(n.comparators[0], ast.Tuple):
+                xs = [_number(e) for e in n.comparators[0].elts]
+                if xs and None not in xs and all(test(x) != neg for x in xs):
+                    return f
         return None
 
     def add(self, st, node, where):
@@ -404,10 +462,10 @@ class Walk:
         out.facts = {k: out.facts[k] for k in sorted(keep)}
         for k in sorted(set().union(*(s.attrs for s in states))):
             vals = [s.attrs.get(k) for s in states]
-            out.attrs[k] = self._same(vals)
+            out.attrs[k] = self._same(vals, states)
         for i, fr in enumerate(out.frames):
             for k in sorted(set().union(*(s.frames[i] for s in states))):
-                fr[k] = self._same([s.frames[i].get(k) for s in states])
+                fr[k] = self._same([s.frames[i].get(k) for s in states], states)
         for r in list(out.rets):
             if any(r not in s.rets or len(s.rets[r]) != len(out.rets[r]) for s in states):
                 del out.rets[r]
@@ -423,7 +481,7 @@ class Walk:
             out.rets[r] = paths
         return out
 
-    def _same(self, vals):
+    def _same(self, vals, states):
         texts = {_text(v) if v is not None else None for v in vals}
         if len(texts) == 1 and None not in texts:
             return vals[0]
@@ -431,7 +489,20 @@ class Walk:
         for v in vals:
             if v is not None:
                 like |= denoted(v)
-        return self.fresh(like=like)
+        out = self.fresh(like=like)
+        if all(v is not None and self.mapping(s, v) for v, s in zip(vals, states)):
+            self.json.add(out.id)
+        return out
+
+    def mapping(self, st, v):
+        """v is a JSON value or a dict, on this path."""
+        return _sym(v) in self.json or _text(_isdict(v)) in st.facts
+
+    def read_key(self, st, v, where):
+        """v[str] or v.get(...) is evaluated: a JSON value that allows it
+        is a dict."""
+        if self.mapping(st, v):
+            self.add(st, _isdict(v), where)
 
     # -- expressions ---------------------------------------------------------------
 
@@ -453,6 +524,9 @@ class Walk:
     def literal(obj, label):
         if obj is None or type(obj) in (str, int, float, bool):
             return ast.Constant(value=obj)
+        if isinstance(obj, enum.Enum) and type(obj.value) in (int, str) and \
+                isinstance(obj, type(obj.value)):
+            return ast.Constant(value=obj.value)   # (an int or str enum compares as its value)
         if isinstance(obj, tuple) and all(x is None or type(x) in (str, int, float, bool) for x in obj):
             return ast.Tuple(elts=[ast.Constant(value=x) for x in obj], ctx=ast.Load())
         return ast.Name(id=label, ctx=ast.Load())
@@ -507,6 +581,14 @@ class Walk:
                         return self.fresh()   # code runs to read it
                 if key not in st.attrs:
                     st.attrs[key] = ast.Attribute(value=v, attr=node.attr, ctx=ast.Load())
+                    values = _enum_field(cls, node.attr) if cls is not None else None
+                    if values is not None:
+                        self.add(st, ast.Compare(
+                            left=st.attrs[key], ops=[ast.In()],
+                            comparators=[ast.Tuple(elts=[ast.Constant(value=x) for x in values],
+                                                   ctx=ast.Load())]),
+                            "the type of %s.%s, an enum of %s" % (
+                                cls.__name__, node.attr, ", ".join(map(repr, values))))
                 return st.attrs[key]
             if isinstance(v, ast.Name) and v.id.startswith("@"):
                 obj = self.runtime(f, node)
@@ -514,8 +596,11 @@ class Walk:
                     return self.literal(obj, v.id + "." + node.attr)
             return ast.Attribute(value=v, attr=node.attr, ctx=ast.Load())
         if t is ast.Subscript:
-            return ast.Subscript(value=self.ev(st, f, node.value),
-                                 slice=self.ev(st, f, node.slice), ctx=ast.Load())
+            v, k = self.ev(st, f, node.value), self.ev(st, f, node.slice)
+            if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                self.read_key(st, v, "the read `%s` at %s (of a JSON value, which only a dict"
+                              " allows)" % (_short(node), self.where(f, node)))
+            return ast.Subscript(value=v, slice=k, ctx=ast.Load())
         if t is ast.Compare:
             left = self.ev(st, f, node.left)
             return ast.Compare(left=left, ops=node.ops,
@@ -608,6 +693,13 @@ class Walk:
                 return True
         return False
 
+    def loads_json(self, f, func):
+        """func is json's or hjson's load or loads."""
+        obj = self.runtime(f, func)
+        mod = getattr(obj, "__module__", None) or ""
+        return getattr(obj, "__name__", None) in ("load", "loads") and \
+            (mod.split(".")[0] in ("json", "hjson"))
+
     def pure_callee(self, f, func):
         """A call of func changes nothing it is given (or holds)."""
         if isinstance(func, ast.Attribute) and func.attr in PURE_METHODS:
@@ -645,9 +737,20 @@ class Walk:
         given = set()
         for v in args + [k.value for k in kws] + ([recv] if recv is not None else []):
             given |= denoted(v)
+        if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Call) and \
+                isinstance(node.func.value.func, ast.Name) and node.func.value.func.id == "super" \
+                and "self" in st.frames[-1]:
+            given |= denoted(st.frames[-1]["self"])   # super().m(): m may change self
         pure = self.pure_callee(f, node.func) and not any(
             self.mutating(f, a) for a in node.args if isinstance(a, ast.Lambda))
         if pure:
+            if recv is not None and node.func.attr == "get":
+                self.read_key(st, recv, "the call `%s` at %s (on a JSON value, which only a"
+                              " dict allows)" % (_short(node), self.where(f, node)))
+            if self.loads_json(f, node.func):
+                out = self.fresh("j", like=given)   # a new JSON value
+                self.json.add(out.id)
+                return out
             return ast.Call(func=fn, args=args, keywords=kws)
         if recv is not None and node.func.attr in STORE_METHODS:
             # lst.append(x), d.update(x): the object changes and holds x
@@ -1014,13 +1117,11 @@ class Walk:
     def because(self, fact, s):
         if fact is None:
             return ""
-        return "`%s` holds on every path to it: each has passed %s first" % (
-            _short(s.test), fact.where)
+        return "`%s` holds on every path to it, given %s" % (_short(s.test), fact.where)
 
     def ruled_out(self, against, truth, s):
-        return "it is reached only when `%s` (line %d) is %s, which %s has ruled out on" \
-            " every path to it" % (_short(s.test), s.lineno, "true" if truth else "false",
-                                   against.where)
+        return "it is reached only when `%s` (line %d) is %s, which no path to it allows," \
+            " given %s" % (_short(s.test), s.lineno, "true" if truth else "false", against.where)
 
     # -- entry -------------------------------------------------------------------------
 

@@ -3,25 +3,70 @@ fail (issue 28), on a small package shaped like DeepSpeed's config code,
 traced by trace.py's own Recorder as the coverage report traces DeepSpeed.
 
 Each way a check is pre-empted gets "preempted": the caller's test
-(elasticity_enabled before compute_elastic_config), the same test of the
+(elasticity_enabled before compute_elastic_config, the key it read that
+only a dict allows before isinstance(ds_config, dict)), the same test of the
 same value earlier (ElasticityConfig before DeepSpeedConfig), `x > 0`
 before `assert x` (_batch_assertion before _do_error_check), a NameError
 before it (get_eigenvalue_config). Each way the proof must fail keeps
 "config", and the corpus triggers every one of those, which shows the walk
 would have been wrong to claim them: a call it cannot follow that changes
 the value, a loop's second turn, a `try` that swallows the earlier check,
-a second call site without the caller's test. No DeepSpeed needed."""
+a second call site without the caller's test, a key read of an object no
+JSON parser made, a model field whose type is not an enum. A model field
+whose type is an enum (ZeroStageEnum) holds only the enum's values. No DeepSpeed needed."""
 import unittest
 
 import dsknow_fake
 
 # A module outside the package: the walk cannot follow a call into it.
 EXTERNAL = '''
+import enum
+
+
 def touch(d):
     d["sec"]["n"] = 0
+
+
+class Box:
+    def __init__(self, d):
+        self.d = d
+
+    def __getitem__(self, key):
+        return self.d.get(key)
+
+
+def box(d):
+    return Box(d)
+
+
+class Stage(int, enum.Enum):
+    off = 0
+    one = 1
+    two = 2
+    max_stage = 2
+
+
+class FieldInfo:
+    def __init__(self, annotation, default):
+        self.annotation, self.default = annotation, default
+
+
+class BaseModel:
+    """What a pydantic 2 model shows the walk: model_fields, and values
+    its constructor has validated."""
+    model_fields = {}
+
+    def __init__(self, **data):
+        for name, field in type(self).model_fields.items():
+            value = data.get(name, field.default)
+            if issubclass(field.annotation, enum.Enum):
+                value = field.annotation(value).value
+            setattr(self, name, value)
 '''
 
 PACKAGE = '''
+import json
+
 import fakeext
 
 
@@ -32,6 +77,8 @@ def enabled(cfg):
 
 
 def compute(cfg):
+    if not isinstance(cfg, dict):
+        raise TypeError("not a dict")                                # @guarded_dict
     if "sec" not in cfg:
         raise ValueError("no section")                               # @guarded
     sec = cfg["sec"]
@@ -53,6 +100,16 @@ def eigen(cfg):
     return 0
 
 
+class ConfigModel(fakeext.BaseModel):
+    def __init__(self, **data):
+        super().__init__(**data)
+
+
+class ZeroCfg(ConfigModel):
+    model_fields = {"stage": fakeext.FieldInfo(fakeext.Stage, 0),
+                    "size": fakeext.FieldInfo(int, 0)}
+
+
 class Part:
     def __init__(self, d):
         self.n = d.get("n", 1)
@@ -64,7 +121,10 @@ class Part:
 
 class Config:
     def __init__(self, config):
-        self.d = config
+        if isinstance(config, dict):
+            self.d = config
+        else:
+            self.d = json.loads(config)
         self.on = enabled(self.d)
         if self.on:
             n = compute(self.d)
@@ -97,6 +157,15 @@ class Config:
         for k in list(self.d):
             assert count > 0, "count in loop"                        # @in_loop
             count = count - 1
+        if self.d.get("boxed"):
+            b = fakeext.box(self.d)
+            b["boxed"]
+            if not isinstance(b, dict):
+                raise ValueError("not JSON")                         # @not_json
+        self.zero = ZeroCfg(**self.d.get("zero", {}))
+        if self.zero.stage > 0:
+            assert self.zero.stage <= fakeext.Stage.max_stage, "stage"  # @enum_field
+        assert self.zero.size <= 3, "size"                           # @plain_field
 
     def fill(self):
         if self.micro is None:
@@ -110,14 +179,18 @@ class Config:
         assert self.micro, "micro unset"                             # @implied
 '''
 
-PREEMPTED = ("guarded", "guarded_on", "same_test", "dead", "implied")
+PREEMPTED = ("guarded_dict", "guarded", "guarded_on", "same_test", "dead", "implied",
+             "enum_field")
 CONFIG = ("first", "two_sites", "after_opaque", "positive", "total", "after_loop",
-          "in_try", "after_try", "count", "in_loop")
+          "in_try", "after_try", "count", "in_loop", "not_json", "plain_field")
 CONFIGS = {"plain": {}, "on": {"sec": {"on": True, "n": 2}},
            "n0": {"sec": {"on": True, "n": 0}}, "micro0": {"micro": 0},
            "spent": {"total": 1}, "force": {"force": True},
            "q": {"q": True}, "total0": {"total": 0}, "t0": {"t": 0, "total": 3},
-           "count0": {"count": 0, "total": 5}, "loop2": {"count": 1, "a": 1, "total": 5}}
+           "count0": {"count": 0, "total": 5}, "loop2": {"count": 1, "a": 1, "total": 5},
+           "boxed": {"boxed": True, "total": 5, "count": 5},
+           "stage2": {"zero": {"stage": 2}, "total": 5, "count": 5},
+           "size5": {"zero": {"size": 5}, "total": 5, "count": 5}}
 
 
 class Preempt(unittest.TestCase):
@@ -168,6 +241,11 @@ class Preempt(unittest.TestCase):
         self.assertIn("the test `self.n < 1` at __init__.py:%d" % (self.line("first") - 1), why)
         why = self.checks["guarded"]["why"]
         self.assertIn("the test `'sec' not in cfg` at __init__.py:", why)
+        why = self.checks["guarded_dict"]["why"]
+        self.assertIn("the read `cfg['sec']` at __init__.py:", why)
+        self.assertIn("which only a dict allows", why)
+        why = self.checks["enum_field"]["why"]
+        self.assertIn("given the type of ZeroCfg.stage, an enum of 0, 1, 2", why)
         why = self.checks["implied"]["why"]
         self.assertIn("`self.micro` holds on every path to it", why)
         self.assertIn("the assert `micro > 0` at __init__.py:%d" % self.line("positive"), why)
