@@ -5,7 +5,8 @@
 
 Writes N (default 600) random configs aimed at what the pre-empted checks
 test (batch sizes, the elasticity section, the ZeRO stage, quantize
-training), mostly valid with a wrong value here and there, and traces
+training, a file that is no JSON object), mostly valid with a wrong value
+here and there, and traces
 DeepSpeed over them at each release (default: every release of
 releases.txt) as coverage.py does. Prints, per release, how many checks
 are pre-empted and how many files DeepSpeed accepts, and exits 1 if any
@@ -59,10 +60,13 @@ def configs(n, seed=11):
                 del e["enabled"]
             c["elasticity"] = e
         if rnd.random() < 0.3:
-            c["zero_optimization"] = {"stage": pick([0, 1, 2, 3], 0.3)}
+            c["zero_optimization"] = {"stage": pick([0, 1, 2, 3], 0.2) if rnd.random() < 0.8
+                                      else rnd.choice([4, 5, -1, "3", 3.0])}
         if rnd.random() < 0.15:
             c["quantize_training"] = {"enabled": rnd.choice([True, False]),
                                       "eigenvalue": {"enabled": rnd.choice([True, False])}}
+        if rnd.random() < 0.03:   # a file that is JSON but no object
+            c = rnd.choice([["elasticity"], "elasticity", [{"elasticity": {"enabled": True}}]])
         out.append(c)
     return out
 
