@@ -54,9 +54,10 @@ import enum
 import os
 import sys
 import inspect
-import re
 
 from dataflow import EXTERNAL, own_nodes
+from preempt_facts import (Fact, State, add, denoted, enum_field_values, implied, isdict,
+                           negate, short, sym_of, syms_of, text_of)
 
 MAX_DEPTH = 24
 # PREEMPT_DEBUG=FILE:LINE,... (a prefix: deepspeed/runtime/config.py:7) prints, for
@@ -83,7 +84,7 @@ STORE_METHODS = frozenset(("append", "extend", "insert", "update", "add", "setde
 PURE_MODULES = ("math", "numpy", "json", "hjson", "copy", "re", "posixpath", "os.path",
                 "logging", "packaging", "operator", "functools", "itertools", "enum",
                 "typing", "base64")
-SYM = re.compile(r"\$[A-Za-z_][A-Za-z_0-9]*")
+
 
 
 class Ended(Exception):
@@ -92,138 +93,6 @@ class Ended(Exception):
     def __init__(self, why):
         super().__init__(why)
         self.why = why
-
-
-class Fact:
-    __slots__ = ("node", "text", "syms", "where")
-
-    def __init__(self, node, where):
-        self.node = node
-        self.text = ast.unparse(node)
-        self.syms = frozenset(SYM.findall(self.text))
-        self.where = where
-
-
-class State:
-    """What one path knows: facts {text: Fact}, attrs {"$obj.name": value},
-    frames [{local: value}] (the walk's call stack), rets {symbol: [(facts,
-    value)]} (the return paths of a call whose result is that symbol)."""
-
-    def __init__(self):
-        self.facts, self.attrs, self.frames, self.rets = {}, {}, [], {}
-
-    def copy(self):
-        s = State()
-        s.facts, s.attrs = dict(self.facts), dict(self.attrs)
-        s.frames = [dict(f) for f in self.frames]
-        s.rets = {k: list(v) for k, v in self.rets.items()}
-        return s
-
-
-def _text(node):
-    return ast.unparse(node) if node is not None else "?"
-
-
-def _syms(node):
-    return set(SYM.findall(_text(node)))
-
-
-def _sym(node):
-    return node.id if isinstance(node, ast.Name) and node.id.startswith("$") else None
-
-
-# Calls whose value is a new int, float, str or bool: it shares nothing.
-SCALAR_CALLS = frozenset(("int", "float", "str", "bool", "len", "isinstance", "issubclass",
-                          "abs", "round", "hasattr", "repr", "format", "callable", "id",
-                          "hash", "any", "all", "divmod", "pow", "chr", "ord", "type"))
-
-
-def denoted(v):
-    """The symbols whose objects v may be, or be part of: what a callee
-    given v could change."""
-    t = type(v)
-    if t is ast.Name:
-        return {v.id} if v.id.startswith("$") else set()
-    if t in (ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare):
-        return set()
-    if t in (ast.Subscript, ast.Attribute, ast.Starred):
-        return denoted(v.value)
-    if t in (ast.BoolOp,):
-        return set().union(*(denoted(x) for x in v.values))
-    if t is ast.IfExp:
-        return denoted(v.body) | denoted(v.orelse)
-    if t in (ast.Tuple, ast.List, ast.Set):
-        return set().union(set(), *(denoted(x) for x in v.elts))
-    if t is ast.Dict:
-        return set().union(set(), *(denoted(x) for x in v.values))
-    if t is ast.Call:
-        fn = v.func
-        name = fn.id if isinstance(fn, ast.Name) else ""
-        if name.startswith("@builtins.") and name[len("@builtins."):] in SCALAR_CALLS:
-            return set()
-        if name == "@copy.deepcopy":
-            return set()
-        if isinstance(fn, ast.Attribute) and fn.attr in ("get", "copy", "keys", "values", "items"):
-            return denoted(fn.value) | set().union(set(), *(denoted(a) for a in v.args[1:]))
-    return _syms(v)
-
-
-def normalize(node):
-    """not not x -> x; not (a in b) -> a not in b, and the like."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        inner = node.operand
-        if isinstance(inner, ast.UnaryOp) and isinstance(inner.op, ast.Not):
-            return normalize(inner.operand)
-        if isinstance(inner, ast.Compare) and len(inner.ops) == 1:
-            flip = {ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot,
-                    ast.IsNot: ast.Is, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}.get(type(inner.ops[0]))
-            if flip is not None:
-                return ast.Compare(left=inner.left, ops=[flip()], comparators=inner.comparators)
-    return node
-
-
-def negate(node):
-    return normalize(ast.UnaryOp(op=ast.Not(), operand=node))
-
-
-def _enum_field(cls, name):
-    """The values a field of a pydantic model class holds when its type is
-    an int or str enum (every member compares as its value), or None."""
-    if not (inspect.isclass(cls) and any(k.__name__ == "BaseModel" for k in cls.__mro__)):
-        return None
-    fields = getattr(cls, "model_fields", None)   # pydantic 2
-    if isinstance(fields, dict) and name in fields:
-        kind, default = fields[name].annotation, fields[name].default
-    else:
-        old = getattr(cls, "__fields__", {}).get(name)   # pydantic 1
-        if old is None:
-            return None
-        kind, default = getattr(old, "outer_type_", None), getattr(old, "default", None)
-    if not (inspect.isclass(kind) and issubclass(kind, enum.Enum)):
-        return None
-    values = tuple(sorted({m.value for m in kind}, key=repr))
-    if not values or any(type(x) not in (int, str) or not isinstance(m, type(m.value))
-                         for m in kind for x in (m.value,)):
-        return None
-    d = default.value if isinstance(default, enum.Enum) else default
-    if d not in values:   # (a default pydantic 1 does not validate)
-        return None
-    return values
-
-
-def _isdict(v):
-    """The fact `isinstance(v, dict)`, as the walk writes it."""
-    return ast.Call(func=ast.Name(id="@builtins.isinstance", ctx=ast.Load()),
-                    args=[v, ast.Name(id="@builtins.dict", ctx=ast.Load())], keywords=[])
-
-
-def _number(node):
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        v = _number(node.operand)
-        return -v if v is not None else None
-    return None
 
 
 class Walk:
@@ -298,7 +167,7 @@ class Walk:
             del st.attrs[k]
 
         def stale(v):
-            return _sym(v) is None and bool(_syms(v) & gone)
+            return sym_of(v) is None and bool(syms_of(v) & gone)
         for k, v in list(st.attrs.items()):
             if stale(v):
                 st.attrs[k] = self.fresh(part_of=denoted(v))
@@ -317,110 +186,15 @@ class Walk:
             syms |= f.syms
         for k, v in st.attrs.items():
             syms.add(k.split(".", 1)[0])
-            syms |= _syms(v)
+            syms |= syms_of(v)
         self.forget(st, syms)
-
-    # -- facts -----------------------------------------------------------------
-
-    def implied(self, st, node):
-        """(the fact that makes node true, or None)."""
-        node = normalize(node)
-        f = st.facts.get(_text(node))
-        if f is not None:
-            return f
-        if isinstance(node, ast.BoolOp):
-            got = [self.implied(st, v) for v in node.values]
-            if isinstance(node.op, ast.And):
-                return got[0] if all(got) else None
-            return next((g for g in got if g), None)
-        if isinstance(node, ast.Constant):
-            return Fact(node, "a constant") if node.value else None
-        if isinstance(node, (ast.Compare, ast.UnaryOp)):
-            return self._compare_implied(st, node)
-        # x is true when a fact says x > 0, x >= 1, not x < 1, x == a true constant
-        text = _text(node)
-        for f in st.facts.values():
-            n = f.node
-            if isinstance(n, ast.Compare) and len(n.ops) == 1 and _text(n.left) == text:
-                c = _number(n.comparators[0])
-                op = type(n.ops[0])
-                if c is not None and ((op is ast.Gt and c >= 0) or (op is ast.GtE and c > 0)):
-                    return f
-                if op is ast.Eq and isinstance(n.comparators[0], ast.Constant) \
-                        and n.comparators[0].value:
-                    return f
-            if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not) and \
-                    isinstance(n.operand, ast.Compare) and len(n.operand.ops) == 1 and \
-                    isinstance(n.operand.ops[0], ast.Lt) and _text(n.operand.left) == text:
-                c = _number(n.operand.comparators[0])
-                if c is not None and c > 0:
-                    return f
-        return None
-
-    def _compare_implied(self, st, node):
-        """`x > c` by `x > d`, d >= c; `not x < c` by `not x < d`, d >= c;
-        x compared with a number by `x in (numbers)` every one of which
-        passes."""
-        neg = isinstance(node, ast.UnaryOp)
-        cmp = node.operand if neg else node
-        if not isinstance(cmp, ast.Compare) or len(cmp.ops) != 1:
-            return None
-        member = self._member_implied(st, cmp, neg)
-        if member is not None:
-            return member
-        c = _number(cmp.comparators[0])
-        op = type(cmp.ops[0])
-        if c is None or (neg and op is not ast.Lt) or (not neg and op not in (ast.Gt, ast.GtE)):
-            return None
-        left = _text(cmp.left)
-        for f in st.facts.values():
-            n = f.node
-            fneg = isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)
-            fc = n.operand if fneg else n
-            if fneg != neg or not isinstance(fc, ast.Compare) or len(fc.ops) != 1 \
-                    or type(fc.ops[0]) is not op or _text(fc.left) != left:
-                continue
-            d = _number(fc.comparators[0])
-            if d is not None and d >= c:
-                return f
-        return None
-
-    def _member_implied(self, st, cmp, neg):
-        c = _number(cmp.comparators[0])
-        test = {ast.Lt: lambda x: x < c, ast.LtE: lambda x: x <= c,
-                ast.Gt: lambda x: x > c, ast.GtE: lambda x: x >= c}.get(type(cmp.ops[0]))
-        if c is None or test is None:
-            return None
-        left = _text(cmp.left)
-        for f in st.facts.values():
-            n = f.node
-            if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.In) \
-                    and _text(n.left) == left and isinstance(n.comparators[0], ast.Tuple):
-                xs = [_number(e) for e in n.comparators[0].elts]
-                if xs and None not in xs and all(test(x) != neg for x in xs):
-                    return f
-        return None
-
-    def add(self, st, node, where):
-        node = normalize(node)
-        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
-            for v in node.values:
-                self.add(st, v, where)
-            return
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and \
-                isinstance(node.operand, ast.BoolOp) and isinstance(node.operand.op, ast.Or):
-            for v in node.operand.values:
-                self.add(st, negate(v), where)
-            return
-        f = Fact(node, where)
-        st.facts.setdefault(f.text, f)
 
     def branch(self, st, test, truth, where):
         """The state a branch starts in, or (None, the fact that rules it
         out)."""
-        s = _sym(test)
+        s = sym_of(test)
         neg = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
-        if neg and _sym(test.operand) in st.rets:
+        if neg and sym_of(test.operand) in st.rets:
             return self.branch(st, test.operand, not truth, where)
         if s in st.rets:
             live = []
@@ -437,14 +211,14 @@ class Walk:
             for t in sorted(common):
                 out.facts.setdefault(t, live[0][0][t])
             if len(live) == 1 and live[0][1] is not None:
-                self.add(out, live[0][1] if truth else negate(live[0][1]), where)
+                add(out.facts, live[0][1] if truth else negate(live[0][1]), where)
             return out, None
         cond = test if truth else negate(test)
-        against = self.implied(st, negate(cond))
+        against = implied(st.facts, negate(cond))
         if against is not None:
             return None, against
         out = st.copy()
-        self.add(out, cond, where)
+        add(out.facts, cond, where)
         return out, None
 
     # -- merging -----------------------------------------------------------------
@@ -476,13 +250,13 @@ class Walk:
                 for s in states[1:]:
                     keep &= set(s.rets[r][i][0])
                 same = all(s.rets[r][i][1] is not None and v is not None and
-                           _text(s.rets[r][i][1]) == _text(v) for s in states)
+                           text_of(s.rets[r][i][1]) == text_of(v) for s in states)
                 paths.append(({k: facts[k] for k in sorted(keep)}, v if same else None))
             out.rets[r] = paths
         return out
 
     def _same(self, vals, states):
-        texts = {_text(v) if v is not None else None for v in vals}
+        texts = {text_of(v) if v is not None else None for v in vals}
         if len(texts) == 1 and None not in texts:
             return vals[0]
         like = set()
@@ -496,13 +270,13 @@ class Walk:
 
     def mapping(self, st, v):
         """v is a JSON value or a dict, on this path."""
-        return _sym(v) in self.json or _text(_isdict(v)) in st.facts
+        return sym_of(v) in self.json or text_of(isdict(v)) in st.facts
 
     def read_key(self, st, v, where):
         """v[str] or v.get(...) is evaluated: a JSON value that allows it
         is a dict."""
         if self.mapping(st, v):
-            self.add(st, _isdict(v), where)
+            add(st.facts, isdict(v), where)
 
     # -- expressions ---------------------------------------------------------------
 
@@ -571,7 +345,7 @@ class Walk:
             return self.lookup(st, f, node.id)
         if t is ast.Attribute:
             v = self.ev(st, f, node.value)
-            s = _sym(v)
+            s = sym_of(v)
             if s is not None:
                 key = s + "." + node.attr
                 cls = self.cls_of.get(s)
@@ -581,9 +355,9 @@ class Walk:
                         return self.fresh()   # code runs to read it
                 if key not in st.attrs:
                     st.attrs[key] = ast.Attribute(value=v, attr=node.attr, ctx=ast.Load())
-                    values = _enum_field(cls, node.attr) if cls is not None else None
+                    values = enum_field_values(cls, node.attr) if cls is not None else None
                     if values is not None:
-                        self.add(st, ast.Compare(
+                        add(st.facts, ast.Compare(
                             left=st.attrs[key], ops=[ast.In()],
                             comparators=[ast.Tuple(elts=[ast.Constant(value=x) for x in values],
                                                    ctx=ast.Load())]),
@@ -599,7 +373,7 @@ class Walk:
             v, k = self.ev(st, f, node.value), self.ev(st, f, node.slice)
             if isinstance(k, ast.Constant) and isinstance(k.value, str):
                 self.read_key(st, v, "the read `%s` at %s (of a JSON value, which only a dict"
-                              " allows)" % (_short(node), self.where(f, node)))
+                              " allows)" % (short(node), self.where(f, node)))
             return ast.Subscript(value=v, slice=k, ctx=ast.Load())
         if t is ast.Compare:
             left = self.ev(st, f, node.left)
@@ -675,7 +449,7 @@ class Walk:
         st.facts = {k: x for k, x in st.facts.items() if key not in k}
         for r, paths in list(st.rets.items()):
             st.rets[r] = [({t: x for t, x in facts.items() if key not in t},
-                           None if v is None or key in _text(v) else v) for facts, v in paths]
+                           None if v is None or key in text_of(v) else v) for facts, v in paths]
 
     def opaque_syms(self, st, f, node):
         syms = set()
@@ -683,7 +457,7 @@ class Walk:
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
                 fr = st.frames[-1]
                 if n.id in fr:
-                    syms |= _syms(fr[n.id])
+                    syms |= syms_of(fr[n.id])
         return syms
 
     def mutating(self, f, node):
@@ -746,7 +520,7 @@ class Walk:
         if pure:
             if recv is not None and node.func.attr == "get":
                 self.read_key(st, recv, "the call `%s` at %s (on a JSON value, which only a"
-                              " dict allows)" % (_short(node), self.where(f, node)))
+                              " dict allows)" % (short(node), self.where(f, node)))
             if self.loads_json(f, node.func):
                 out = self.fresh("j", like=given)   # a new JSON value
                 self.json.add(out.id)
@@ -776,7 +550,7 @@ class Walk:
             out |= {x for x in fact.syms if x.startswith("$g_")}
         for fr in st.frames:
             for v in fr.values():
-                out |= {x for x in _syms(v) if x.startswith("$g_")}
+                out |= {x for x in syms_of(v) if x.startswith("$g_")}
         return out
 
     def inline(self, st, f, node, g, shift):
@@ -863,7 +637,7 @@ class Walk:
         st.facts, st.attrs, st.frames, st.rets = merged.facts, merged.attrs, merged.frames, merged.rets
         if result_obj is not None:
             return result_obj
-        texts = {_text(v) for _s, v in returns}
+        texts = {text_of(v) for _s, v in returns}
         if len(texts) == 1:
             v = returns[0][1]
             return v
@@ -884,7 +658,7 @@ class Walk:
             st.frames[-1][target.id] = v
         elif t is ast.Attribute:
             obj = self.ev(st, f, target.value)
-            s = _sym(obj)
+            s = sym_of(obj)
             if s is None:
                 self.forget(st, denoted(obj), deep=False)
                 return
@@ -968,11 +742,11 @@ class Walk:
             return st
         if t is ast.Assert:
             test = self.ev(st, f, s.test)
-            fact = self.implied(st, test)
+            fact = implied(st.facts, test)
             self.record(f, s, fact is not None, self.because(fact, s))
             if isinstance(test, ast.Constant) and not test.value:
-                raise Ended("`assert %s`" % _text(s.test))
-            self.add(st, test, "the assert `%s` at %s" % (_short(s.test), self.where(f, s)))
+                raise Ended("`assert %s`" % text_of(s.test))
+            add(st.facts, test, "the assert `%s` at %s" % (short(s.test), self.where(f, s)))
             return st
         if t is ast.Raise:
             if s.exc is not None:
@@ -987,8 +761,8 @@ class Walk:
             test = self.ev(st, f, s.test)
             if DEBUG and any(("%s:%d" % (self.p_rel(f.key[0]), s.lineno)).startswith(d) for d in DEBUG):
                 print("preempt: %s:%d `%s` with %s" % (self.p_rel(f.key[0]), s.lineno,
-                      _text(test), sorted(st.facts)), file=sys.stderr)
-            where = "the test `%s` at %s" % (_short(s.test), self.where(f, s.test))
+                      text_of(test), sorted(st.facts)), file=sys.stderr)
+            where = "the test `%s` at %s" % (short(s.test), self.where(f, s.test))
             ends = []
             for truth, body in ((True, s.body), (False, s.orelse)):
                 start, against = self.branch(st, test, truth, where)
@@ -1050,12 +824,12 @@ class Walk:
                         obj = self.ev(st.copy(), f, n.value)
                     except Ended:
                         continue
-                    if _sym(obj):
-                        key = _sym(obj) + "." + n.attr
+                    if sym_of(obj):
+                        key = sym_of(obj) + "." + n.attr
                         self.drop_attr(st, key)
                         st.attrs[key] = self.fresh()
                     else:
-                        self.forget(st, _syms(obj))
+                        self.forget(st, syms_of(obj))
 
     def effects_of(self, st, f, body):
         """What walking body (any number of times) may forget: walked once,
@@ -1117,11 +891,11 @@ class Walk:
     def because(self, fact, s):
         if fact is None:
             return ""
-        return "`%s` holds on every path to it, given %s" % (_short(s.test), fact.where)
+        return "`%s` holds on every path to it, given %s" % (short(s.test), fact.where)
 
     def ruled_out(self, against, truth, s):
         return "it is reached only when `%s` (line %d) is %s, which no path to it allows," \
-            " given %s" % (_short(s.test), s.lineno, "true" if truth else "false", against.where)
+            " given %s" % (short(s.test), s.lineno, "true" if truth else "false", against.where)
 
     # -- entry -------------------------------------------------------------------------
 
@@ -1145,11 +919,6 @@ class Walk:
 
 def st_locals(f):
     return getattr(f, "locals", set()) | getattr(f, "params", set())
-
-
-def _short(node):
-    text = _text(node)
-    return text if len(text) <= 100 else text[:97] + "..."
 
 
 def refine(program, decided, rel=None):

@@ -57,6 +57,6 @@ class Traced:
     def close(self):
         sys.path.remove(self.tmp)
         sys.path.remove(DSKNOW)   # (trace.py puts its folder first, for dataflow)
-        for m in [self.name, "dataflow", "preempt"] + self.modules:
+        for m in [self.name, "dataflow", "preempt", "preempt_facts"] + self.modules:
             sys.modules.pop(m, None)
         shutil.rmtree(self.tmp)
