@@ -199,7 +199,7 @@ class Walk:
         if s in st.rets:
             live = []
             for facts, value in st.rets[s]:
-                if value is not None and isinstance(value, ast.Constant) and bool(value.value) != truth:
+                if isinstance(value, ast.Constant) and bool(value.value) != truth:
                     continue
                 live.append((facts, value))
             if not live:
@@ -301,7 +301,8 @@ class Walk:
         if isinstance(obj, enum.Enum) and type(obj.value) in (int, str) and \
                 isinstance(obj, type(obj.value)):
             return ast.Constant(value=obj.value)   # (an int or str enum compares as its value)
-        if isinstance(obj, tuple) and all(x is None or type(x) in (str, int, float, bool) for x in obj):
+        if isinstance(obj, tuple) and all(x is None or type(x) in (str, int, float, bool)
+                                          for x in obj):
             return ast.Tuple(elts=[ast.Constant(value=x) for x in obj], ctx=ast.Load())
         return ast.Name(id=label, ctx=ast.Load())
 
@@ -349,10 +350,9 @@ class Walk:
             if s is not None:
                 key = s + "." + node.attr
                 cls = self.cls_of.get(s)
-                if cls is not None and not isinstance(
-                        inspect.getattr_static(cls, node.attr, None), (type(None), int, float, str, bool)):
-                    if isinstance(inspect.getattr_static(cls, node.attr, None), property):
-                        return self.fresh()   # code runs to read it
+                if cls is not None and isinstance(inspect.getattr_static(cls, node.attr, None),
+                                                  property):
+                    return self.fresh()   # code runs to read it
                 if key not in st.attrs:
                     st.attrs[key] = ast.Attribute(value=v, attr=node.attr, ctx=ast.Load())
                     values = enum_field_values(cls, node.attr) if cls is not None else None
@@ -481,7 +481,8 @@ class Walk:
         if isinstance(func, ast.Name) and func.id in st_locals(f):
             return False
         obj = self.runtime(f, func)
-        if isinstance(func, ast.Name) and obj is not None and obj is getattr(builtins, func.id, None):
+        if isinstance(func, ast.Name) and obj is not None and \
+                obj is getattr(builtins, func.id, None):
             return func.id in PURE_BUILTINS
         root = func
         while isinstance(root, ast.Attribute):
@@ -490,7 +491,8 @@ class Walk:
             if o is None:
                 continue
             mod = o.__name__ if inspect.ismodule(o) else getattr(o, "__module__", None)
-            if isinstance(mod, str) and any(mod == m or mod.startswith(m + ".") for m in PURE_MODULES):
+            if isinstance(mod, str) and any(mod == m or mod.startswith(m + ".")
+                                            for m in PURE_MODULES):
                 return True
         return False
 
@@ -634,7 +636,8 @@ class Walk:
         for s, _v in returns:
             s.frames.pop()
         merged = self.merge([s for s, _v in returns])
-        st.facts, st.attrs, st.frames, st.rets = merged.facts, merged.attrs, merged.frames, merged.rets
+        st.facts, st.attrs = merged.facts, merged.attrs
+        st.frames, st.rets = merged.frames, merged.rets
         if result_obj is not None:
             return result_obj
         texts = {text_of(v) for _s, v in returns}
@@ -759,9 +762,10 @@ class Walk:
             return None
         if t is ast.If:
             test = self.ev(st, f, s.test)
-            if DEBUG and any(("%s:%d" % (self.p_rel(f.key[0]), s.lineno)).startswith(d) for d in DEBUG):
-                print("preempt: %s:%d `%s` with %s" % (self.p_rel(f.key[0]), s.lineno,
-                      text_of(test), sorted(st.facts)), file=sys.stderr)
+            here = "%s:%d" % (self.p_rel(f.key[0]), s.lineno)
+            if DEBUG and any(here.startswith(d) for d in DEBUG):
+                print("preempt: %s `%s` with %s" % (here, text_of(test), sorted(st.facts)),
+                      file=sys.stderr)
             where = "the test `%s` at %s" % (short(s.test), self.where(f, s.test))
             ends = []
             for truth, body in ((True, s.body), (False, s.orelse)):
