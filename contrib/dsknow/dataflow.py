@@ -467,12 +467,8 @@ class Program:
             if not callers or EXTERNAL in callers or not sites.get(id(f)) or \
                     any(id(f) not in explained.get(c, ()) for c in callers):
                 continue
-            a = f.node.args
-            positional = a.posonlyargs + a.args
-            defaults = dict(zip([x.arg for x in positional[len(positional) - len(a.defaults):]],
-                                a.defaults))
-            defaults.update((x.arg, d) for x, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
-            for name in f.positional + [x.arg for x in a.kwonlyargs]:
+            defaults = defaults_of(f.node)
+            for name in f.positional + [x.arg for x in f.node.args.kwonlyargs]:
                 if name in f.locals or name in ("self", "cls"):
                     continue
                 values = set()
@@ -496,7 +492,10 @@ class Program:
                         self.assigned(f, tg)
                 elif isinstance(n, (ast.AnnAssign, ast.AugAssign)):
                     self.assigned(f, n.target)
-        resolved, explained, seen = [], {}, set()
+        # each call the index resolves, once; (file, line): {id of each
+        # Func a call there resolves to} (preempt.py reads both too)
+        self.resolved, self.explained, seen = [], {}, set()
+        resolved, explained = self.resolved, self.explained
         for loc in sorted(self.calls):
             for call, enc in self.calls[loc]:
                 r = self.resolve(enc, call)
@@ -602,6 +601,15 @@ class Program:
                     " value derived from the config and held in no run of the corpus" % (
                         _text(gate, lines), gate[1])
         return "config", ""
+
+
+def defaults_of(node):
+    """{parameter: its default expression} of a function's ast."""
+    a = node.args
+    positional = a.posonlyargs + a.args
+    out = dict(zip([x.arg for x in positional[len(positional) - len(a.defaults):]], a.defaults))
+    out.update((x.arg, d) for x, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
+    return out
 
 
 def _bound(call, g, shift, name, default):

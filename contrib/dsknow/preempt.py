@@ -55,7 +55,7 @@ import os
 import sys
 import inspect
 
-from dataflow import EXTERNAL, own_nodes
+from dataflow import EXTERNAL, defaults_of, own_nodes
 from preempt_facts import (Fact, State, add, denoted, enum_field_values, implied, isdict,
                            negate, short, sym_of, syms_of, text_of)
 
@@ -98,8 +98,9 @@ class Ended(Exception):
 class Walk:
     """The symbolic walk over one trace's program (dataflow.Program, solved)."""
 
-    def __init__(self, program):
+    def __init__(self, program, rel=None):
         self.p = program
+        self.rel = rel          # file -> the name a reason gives it
         self.counter = 0
         self.alias = {}         # symbol: {symbols whose object it may be}
         self.up = {}            # symbol: {symbols whose object holds its object}
@@ -112,7 +113,6 @@ class Walk:
         self.stack = []         # Funcs being walked (no recursion)
         self.loops = []         # per loop: the states that leave it (break)
         self.effects = []       # ("forget", symbols) / ("attr", key), in walk order
-        self.rel = None
         self.cls_of = {}        # symbol: the class of the object it names
         self.json = set()       # symbols of values a JSON parser gave (or dicts)
 
@@ -607,11 +607,7 @@ class Walk:
                 leftover |= denoted(v)
         if g.kwarg:
             frame[g.kwarg] = self.fresh(holding=leftover)
-        a = g.node.args
-        positional = a.posonlyargs + a.args
-        defaults = dict(zip([x.arg for x in positional[len(positional) - len(a.defaults):]],
-                            a.defaults))
-        defaults.update((x.arg, d) for x, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
+        defaults = defaults_of(g.node)
         for name in g.params:
             if name in frame:
                 continue
@@ -718,10 +714,7 @@ class Walk:
         return st
 
     def where(self, f, node):
-        return "%s:%d" % (self.p_rel(f.key[0]), node.lineno)
-
-    def p_rel(self, fname):
-        return self.rel(fname) if self.rel else fname
+        return "%s:%d" % (self.rel(f.key[0]) if self.rel else f.key[0], node.lineno)
 
     def stmt(self, st, f, s, returns):
         t = type(s)
@@ -762,7 +755,7 @@ class Walk:
             return None
         if t is ast.If:
             test = self.ev(st, f, s.test)
-            here = "%s:%d" % (self.p_rel(f.key[0]), s.lineno)
+            here = self.where(f, s)
             if DEBUG and any(here.startswith(d) for d in DEBUG):
                 print("preempt: %s `%s` with %s" % (here, text_of(test), sorted(st.facts)),
                       file=sys.stderr)
@@ -885,9 +878,8 @@ class Walk:
                 hs.frames[-1][h.name] = self.fresh("e")
             ends.append(self.block(hs, f, h.body, returns))
         out = self.merge(ends)
-        if s.finalbody:
-            if out is not None:
-                out = self.block(out, f, s.finalbody, returns)
+        if s.finalbody and out is not None:
+            out = self.block(out, f, s.finalbody, returns)
         return out
 
     # -- reasons ---------------------------------------------------------------------
@@ -929,22 +921,16 @@ def refine(program, decided, rel=None):
     """Mark "preempted" the checks of decided ({(file, line): (kind, why)},
     dataflow.py's) the walk proves no config can fail. program: a solved
     dataflow.Program; rel(file) -> the name a reason gives it."""
-    w = Walk(program)
-    w.rel = rel
+    w = Walk(program, rel)
     funcs = {}
     for key, f in sorted(program.funcs.items()):
         funcs.setdefault(id(f), (key, f))
     # Where each function is called from: the calls the index resolves to
-    # it, and the trace's callers.
+    # it (dataflow.py resolved them), and the trace's callers.
     sites = {}
-    explained = {}
-    for loc in sorted(program.calls):
-        for call, enc in program.calls[loc]:
-            r = program.resolve(enc, call)
-            if r is None or r[0] is None:
-                continue
-            sites.setdefault(id(r[0]), {})[id(call)] = call
-            explained.setdefault(loc, set()).add(id(r[0]))
+    for call, _enc, (g, _shift) in program.resolved:
+        sites.setdefault(id(g), set()).add(id(call))
+    explained = program.explained
     entries = []
     for fid, (key, f) in sorted(funcs.items(), key=lambda kv: kv[1][0]):
         callers = program.edges.get(key, set())
@@ -969,7 +955,7 @@ def refine(program, decided, rel=None):
         if owner is None or id(owner) not in w.walked:
             continue
         if id(owner) not in entry_ids:
-            if any(cid not in w.inlined for cid in sites.get(id(owner), {})):
+            if any(cid not in w.inlined for cid in sites.get(id(owner), ())):
                 continue
         occ = w.occ.get((fname, line), [])
         if occ:

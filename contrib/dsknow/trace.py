@@ -324,6 +324,9 @@ def find_checks(rec, ds_root, files, per_file):
     root = os.path.realpath(ds_root)
     trees = {}
 
+    def rel(fname):   # deepspeed/...py
+        return os.path.relpath(os.path.realpath(fname), root)
+
     def parsed(fname):
         if fname not in trees:
             with open(fname, encoding="utf-8") as f:
@@ -375,8 +378,7 @@ def find_checks(rec, ds_root, files, per_file):
     decided, program = dataflow.decisions(functions, rec.edges, lambda f: parsed(f)[3], modules,
                                           lambda f: parsed(f)[2], executed)
     # Which of those no config can fail (preempt.py).
-    decided = preempt.refine(program, decided,
-                             rel=lambda f: os.path.relpath(os.path.realpath(f), root))
+    decided = preempt.refine(program, decided, rel=rel)
 
     checks, seen = [], set()
     for key in sorted(reach):
@@ -386,7 +388,6 @@ def find_checks(rec, ds_root, files, per_file):
             continue
         seen.add(id(func))
         quals, src = parsed(fname)[1], parsed(fname)[2]
-        rel = os.path.relpath(os.path.realpath(fname), root)
         for node, guard in own_checks(func):
             kind = "assert" if isinstance(node, ast.Assert) else "raise"
             body = span(node.lineno, (node.test if kind == "assert" else node).end_lineno)
@@ -403,7 +404,7 @@ def find_checks(rec, ds_root, files, per_file):
                         trig.append(name)
                     elif any((fname, ln) in lines for ln in body):
                         passed.append(name)
-            checks.append({"check": "%s:%d" % (rel, node.lineno), "kind": kind,
+            checks.append({"check": "%s:%d" % (rel(fname), node.lineno), "kind": kind,
                            "function": quals.get(id(func), func.name),
                            "called": key in called,
                            "code": src[node.lineno - 1].strip()[:160],
