@@ -144,38 +144,41 @@ class Committed(unittest.TestCase):
                     if c["status"] not in ("agreed", "outside", "preempted") and "allowed" not in c]
             self.assertEqual(gaps, [], stem)
 
-    def test_a_gap_allow_json_does_not_list_fails(self):
+    def check_allow_edited(self, edit):
+        """coverage.py --check on a copy of the reports whose allow.json
+        edit(entries) changed: its result."""
         tmp = copy_reports()
         self.addCleanup(shutil.rmtree, tmp)
         path = os.path.join(tmp, "allow.json")
         with open(path, encoding="utf-8") as f:
             allow = json.load(f)
-        dropped = allow.pop()
+        edit(allow)
         with open(path, "w", encoding="utf-8") as f:
             f.write(json.dumps(allow, indent=1, sort_keys=True) + "\n")
         p = run_coverage(["--check", "--dsforge", dsf.DSFORGE],
                          env={"DSKNOW_COVERAGE_DIR": tmp})
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        return p
+
+    def test_a_gap_allow_json_does_not_list_fails(self):
+        dropped = {}
+        p = self.check_allow_edited(lambda allow: dropped.update(allow.pop()))
         self.assertIn("%s %s is " % (dropped["release"], dropped["checks"][0]), p.stderr)
         self.assertIn("add a corpus file that triggers it", p.stderr)
 
     def test_more_than_ten_allowed_checks_fail(self):
         # The limit counts checks, not entries: one entry of eleven is too many.
-        tmp = copy_reports()
-        self.addCleanup(shutil.rmtree, tmp)
-        path = os.path.join(tmp, "allow.json")
-        with open(path, encoding="utf-8") as f:
-            allow = json.load(f)
-        release = allow[-1]["release"]
-        allow.append({"release": release, "reason": "padding", "source": "none",
-                      "checks": ["deepspeed/none.py:%d" % i for i in range(1, 12)]})
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(json.dumps(allow, indent=1, sort_keys=True) + "\n")
-        p = run_coverage(["--check", "--dsforge", dsf.DSFORGE],
-                         env={"DSKNOW_COVERAGE_DIR": tmp})
-        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
-        n = sum(len(e["checks"]) for e in allow if e["release"] == release)
-        self.assertIn("allow.json has %d checks for %s (at most 10)" % (n, release), p.stderr)
+        counted = {}
+
+        def pad(allow):
+            release = allow[-1]["release"]
+            allow.append({"release": release, "reason": "padding", "source": "none",
+                          "checks": ["deepspeed/none.py:%d" % i for i in range(1, 12)]})
+            counted.update(release=release, n=sum(len(e["checks"]) for e in allow
+                                                  if e["release"] == release))
+        p = self.check_allow_edited(pad)
+        self.assertIn("allow.json has %(n)d checks for %(release)s (at most 10)" % counted,
+                      p.stderr)
 
     def check_edited(self, edit):
         """coverage.py --check on a copy of the reports whose newest
